@@ -1,0 +1,4 @@
+//! One module per subcommand; each exposes `run(args) -> Result<(), String>`.
+
+pub mod bits;
+pub mod cast;

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs what bitbudget needs, once: each step checks first and skips what is already there.
+# Nothing comes from GitHub: Rust tools from crates.io, wasm-opt and playwright-core from npm,
+# Chromium, chromedriver and Mesa's lavapipe from Debian.
+#   scripts/setup.sh          tools to build and serve the app
+#   scripts/setup.sh --test   also the browser and GPU drivers the tests use
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+export PATH="$HOME/.cargo/bin:$PWD/tools/node_modules/.bin:$PATH"
+
+say() { printf '==> %s\n' "$*"; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+for component in rustfmt clippy; do
+  if ! rustup component list --installed | grep -q "^$component"; then
+    rustup component add "$component"
+  fi
+done
+
+if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION (cold: about 12 minutes)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
+# The CLI must match the wasm-bindgen in Cargo.lock exactly. --locked fails on crates.io today
+# (a pinned dependency is missing from the registry), so it resolves fresh.
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+# npm's binaryen 132 (Debian's wasm-opt 108 silently breaks the output) and playwright-core.
+if ! (cd tools && npm ls --depth=0 >/dev/null 2>&1) || ! wasm-opt --version 2>/dev/null | grep -q "version 132"; then
+  say "installing npm tools (binaryen, playwright-core)"
+  (cd tools && npm ci --no-audit --no-fund)
+fi
+
+if [ "${1:-}" = "--test" ]; then
+  need=()
+  command -v chromium >/dev/null || need+=(chromium)
+  command -v chromedriver >/dev/null || need+=(chromium-driver)
+  ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
+  if [ ${#need[@]} -gt 0 ]; then
+    say "installing ${need[*]} from Debian"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${need[@]}"
+  fi
+fi

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every check: formatting, clippy (native and wasm32), native tests of every crate, browser
+# tests in headless Chromium, a release build, and that build loaded in Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --test
+export PATH="$HOME/.cargo/bin:$PWD/tools/node_modules/.bin:$PATH"
+export CHROMEDRIVER=/usr/bin/chromedriver WGPU_BACKEND=vulkan
+
+step() { printf '\n==> %s\n' "$*"; }
+step "cargo fmt --check"
+cargo fmt --all -- --check
+step "clippy, native"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+step "clippy, wasm32"
+cargo clippy -p bitbudget-app -p bitbudget-math --all-targets --target wasm32-unknown-unknown --locked -- -D warnings
+step "native tests"
+cargo test --workspace --locked
+step "browser tests (wasm-bindgen-test in headless Chromium)"
+cargo test -p bitbudget-app --target wasm32-unknown-unknown --locked
+step "release build (trunk, wasm-opt -Oz)"
+trunk build --release
+wasm=$(ls dist/*.wasm)
+printf 'wasm: %s bytes raw, %s bytes gzip\n' "$(wc -c <"$wasm")" "$(gzip -9c "$wasm" | wc -c)"
+step "release build in headless Chromium"
+node tests/e2e/dist_check.mjs

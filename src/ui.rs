@@ -1,0 +1,11 @@
+//! The user interface: pages, components, charts and URL state.
+
+pub mod app;
+pub mod bits_state;
+pub mod browser;
+pub mod charts;
+pub mod components;
+pub mod numbers;
+pub mod pages;
+pub mod palette;
+pub mod url_state;

@@ -1,0 +1,3 @@
+//! Plotters drawing code: plain `draw(canvas, &data)` functions, no reactivity.
+
+pub mod number_line;

@@ -1,0 +1,248 @@
+//! The number line of a format: representable values near the input (linear), and how the spacing
+//! between neighbours grows with magnitude across the whole range (log-log), with the underflow and
+//! overflow regions marked.
+
+use crate::ui::numbers::short;
+use crate::ui::palette::{Rgb, Theme};
+use bitbudget_math::format::neighbours::{representable_around, spacing_bands};
+use bitbudget_math::format::{FormatId, Overflow};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use web_sys::HtmlCanvasElement;
+
+/// What to draw.
+#[derive(Clone, Copy, Debug)]
+pub struct NumberLineInput {
+    /// The format whose values are drawn.
+    pub id: FormatId,
+    /// The input value (binary64).
+    pub x: f64,
+    /// Overflow convention, for where x lands.
+    pub overflow: Overflow,
+    /// Colours.
+    pub theme: Theme,
+    /// Device pixels per CSS pixel.
+    pub dpr: f64,
+}
+
+/// Height of the chart in CSS pixels.
+pub const HEIGHT: u32 = 340;
+
+fn color(c: Rgb) -> RGBColor {
+    RGBColor(c.0, c.1, c.2)
+}
+
+/// Draws both panels onto `canvas` (already sized by the caller).
+pub fn draw(canvas: &HtmlCanvasElement, input: &NumberLineInput) -> Result<(), String> {
+    let backend =
+        CanvasBackend::with_canvas_object(canvas.clone()).ok_or("canvas has no 2D context")?;
+    let root = backend.into_drawing_area();
+    root.fill(&color(input.theme.surface))
+        .map_err(|e| e.to_string())?;
+    let (_, h) = root.dim_in_pixel();
+    let (top, bottom) = root.split_vertically(h / 2);
+    draw_zoom(&top, input).map_err(|e| e.to_string())?;
+    draw_spacing(&bottom, input).map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
+
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+
+fn draw_zoom(area: &DrawingArea<CanvasBackend, Shift>, input: &NumberLineInput) -> DrawResult {
+    let t = &input.theme;
+    let px = |v: f64| (v * input.dpr).round() as i32;
+    let font = |size: f64, c: Rgb| {
+        ("sans-serif", size * input.dpr)
+            .into_font()
+            .color(&color(c))
+    };
+    if input.x.is_nan() {
+        area.draw_text(
+            "NaN has no place on the number line.",
+            &font(14.0, t.muted),
+            (px(16.0), px(40.0)),
+        )?;
+        return Ok(());
+    }
+    let values = representable_around(input.id, input.x, 6);
+    let stored = input.id.decode(input.id.encode(input.x, input.overflow));
+    let (lo, hi) = (values[0], values[values.len() - 1]);
+    let pad = (hi - lo).max(1e-300) * 0.06;
+    let spacing = neighbour_gap(&values, stored);
+    let narrow = area.dim_in_pixel().0 as f64 / input.dpr < 560.0;
+    let caption = if narrow {
+        format!(
+            "{} near {}: gap {}",
+            input.id.label(),
+            short(input.x, 5),
+            short(spacing, 4)
+        )
+    } else {
+        format!(
+            "{} values near {}: neighbours {} apart here",
+            input.id.label(),
+            short(input.x, 6),
+            short(spacing, 4)
+        )
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin(px(10.0))
+        .margin_right(px(24.0))
+        .caption(caption, font(14.0, t.text))
+        .x_label_area_size(px(26.0))
+        .build_cartesian_2d(lo - pad..hi + pad, 0f64..1f64)?;
+    chart
+        .configure_mesh()
+        .disable_y_axis()
+        .disable_mesh()
+        .x_labels(5)
+        .x_label_formatter(&|v| short(*v, 5))
+        .axis_style(color(t.muted))
+        .x_label_style(font(11.0, t.muted))
+        .draw()?;
+    if stored.is_finite() {
+        let i = values.iter().position(|v| *v == stored).unwrap_or(0);
+        let below = if i > 0 {
+            (values[i - 1] + stored) / 2.0
+        } else {
+            stored
+        };
+        let above = if i + 1 < values.len() {
+            (values[i + 1] + stored) / 2.0
+        } else {
+            stored
+        };
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(below, 0.08), (above, 0.72)],
+            color(t.accent).mix(0.15).filled(),
+        )))?;
+    }
+    chart.draw_series(values.iter().map(|v| {
+        PathElement::new(
+            vec![(*v, 0.1), (*v, 0.6)],
+            color(t.grid_value).stroke_width(px(2.0) as u32),
+        )
+    }))?;
+    if stored.is_finite() {
+        chart.draw_series(std::iter::once(Circle::new(
+            (stored, 0.6),
+            px(5.0),
+            color(t.grid_value).filled(),
+        )))?;
+    }
+    if input.x.is_finite() && (lo - pad..=hi + pad).contains(&input.x) {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(input.x, 0.0), (input.x, 0.85)],
+            color(t.accent).stroke_width(px(2.0) as u32),
+        )))?;
+        chart.draw_series(std::iter::once(Text::new(
+            format!("x = {}", short(input.x, 6)),
+            (input.x, 0.97),
+            font(12.0, t.accent),
+        )))?;
+    } else {
+        let text = format!(
+            "x = {} is off this scale: beyond the largest value",
+            short(input.x, 4)
+        );
+        area.draw_text(&text, &font(12.0, t.danger), (px(16.0), px(34.0)))?;
+    }
+    Ok(())
+}
+
+fn neighbour_gap(values: &[f64], stored: f64) -> f64 {
+    let i = values.iter().position(|v| *v == stored).unwrap_or(0);
+    match (
+        values.get(i + 1),
+        i.checked_sub(1).and_then(|j| values.get(j)),
+    ) {
+        (Some(up), _) => up - stored,
+        (None, Some(down)) => stored - down,
+        _ => 0.0,
+    }
+}
+
+fn draw_spacing(area: &DrawingArea<CanvasBackend, Shift>, input: &NumberLineInput) -> DrawResult {
+    let t = &input.theme;
+    let px = |v: f64| (v * input.dpr).round() as i32;
+    let font = |size: f64, c: Rgb| {
+        ("sans-serif", size * input.dpr)
+            .into_font()
+            .color(&color(c))
+    };
+    let narrow = area.dim_in_pixel().0 as f64 / input.dpr < 560.0;
+    let bands = spacing_bands(input.id);
+    let smallest = bands[0].lo;
+    let max = input.id.max_value();
+    let underflow = smallest / 2.0;
+    let (x_lo, x_hi) = (smallest / 8.0, max * 8.0);
+    let (s_lo, s_hi) = (bands[0].spacing / 2.0, bands[bands.len() - 1].spacing * 2.0);
+    let mut chart = ChartBuilder::on(area)
+        .margin(px(10.0))
+        .margin_right(px(24.0))
+        .caption(
+            if narrow {
+                "Gap vs magnitude (log-log)"
+            } else {
+                "Gap between neighbours vs magnitude (both axes log scale)"
+            },
+            font(13.0, t.text),
+        )
+        .x_label_area_size(px(26.0))
+        .y_label_area_size(px(58.0))
+        .build_cartesian_2d((x_lo..x_hi).log_scale(), (s_lo..s_hi).log_scale())?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(6)
+        .y_labels(3)
+        .x_label_formatter(&|v| short(*v, 2))
+        .y_label_formatter(&|v| short(*v, 2))
+        .axis_style(color(t.muted))
+        .label_style(font(11.0, t.muted))
+        .draw()?;
+    let band_rect = |a: f64, b: f64, c: Rgb, alpha: f64| {
+        Rectangle::new([(a, s_lo), (b, s_hi)], color(c).mix(alpha).filled())
+    };
+    chart.draw_series([
+        band_rect(x_lo, underflow, t.muted, 0.18),
+        band_rect(max, x_hi, t.danger, 0.18),
+    ])?;
+    if bands[0].subnormal {
+        chart.draw_series(std::iter::once(band_rect(
+            bands[0].lo,
+            bands[0].hi,
+            t.caution,
+            0.25,
+        )))?;
+    }
+    let steps = bands
+        .iter()
+        .flat_map(|b| [(b.lo, b.spacing), (b.hi, b.spacing)]);
+    chart.draw_series(LineSeries::new(
+        steps,
+        color(t.grid_value).stroke_width(px(2.0) as u32),
+    ))?;
+    let label =
+        |text: &str, x: f64, c: Rgb| Text::new(text.to_string(), (x, s_hi / 1.6), font(11.0, c));
+    chart.draw_series([
+        label("→ 0", x_lo * 1.2, t.muted),
+        label("overflow", max * 1.3, t.danger),
+    ])?;
+    if bands[0].subnormal {
+        chart.draw_series(std::iter::once(label(
+            "subnormal",
+            bands[0].lo * 1.1,
+            t.text,
+        )))?;
+    }
+    let a = input.x.abs();
+    if a.is_finite() && a > x_lo && a < x_hi {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(a, s_lo), (a, s_hi)],
+            color(t.accent).stroke_width(px(2.0) as u32),
+        )))?;
+    }
+    Ok(())
+}

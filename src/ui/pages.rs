@@ -1,0 +1,3 @@
+//! One module per tab.
+
+pub mod bits;

@@ -1,0 +1,81 @@
+//! The Bits page: one value in every format, side by side.
+
+use crate::ui::bits_state::BitsState;
+use crate::ui::browser::prefers_dark;
+use crate::ui::charts::number_line::{self, NumberLineInput};
+use crate::ui::components::canvas_chart::{fit_to_box, CanvasChart};
+use crate::ui::components::facts_table::FactsTable;
+use crate::ui::components::format_card::FormatCard;
+use crate::ui::components::value_input::ValueInput;
+use crate::ui::palette::{DARK, LIGHT};
+use crate::ui::url_state::{bits_query_string, BitsQuery};
+use bitbudget_math::format::FormatId;
+use leptos::prelude::*;
+
+/// The number-format explorer. Writes its state to the URL when `sync_url` is set.
+#[component]
+pub fn BitsPage(
+    /// Starting state (from the URL).
+    initial: BitsQuery,
+    /// Embedded in an iframe: the widget alone, without the prose and facts table.
+    #[prop(optional)]
+    embed: bool,
+    /// Keep the address bar in step with the state.
+    #[prop(optional)]
+    sync_url: bool,
+) -> impl IntoView {
+    let state = BitsState::new(&initial);
+    provide_context(state);
+    if sync_url {
+        Effect::new(move |_| {
+            if state.parsed.get().is_ok() {
+                crate::ui::browser::replace_query(&bits_query_string(&state.query(), embed));
+            }
+        });
+    }
+    view! {
+        <section class="page bits" aria-labelledby="bits-title">
+            <Show when=move || !embed>
+                <h2 id="bits-title">"What does a number look like in BF16?"</h2>
+                <p class="lede">"Type a value and see how each format stores it: which bits are set, the value actually stored, and how far it is from what you typed. Click any bit to flip it. Notice how BF16 keeps FP32's range but only about 2–3 decimal digits, while FP16 has more digits and overflows past 65504."</p>
+            </Show>
+            <ValueInput />
+            <NumberLine />
+            <div class="cards">
+                {FormatId::ALL.into_iter().map(|id| view! { <FormatCard id /> }).collect_view()}
+            </div>
+            <Show when=move || !embed>
+                <h3>"Facts"</h3>
+                <p class="lede">"Epsilon is the gap between 1 and the next value; a format's decimal digits are its mantissa bits plus the implicit one, times log10(2). The last column is what a billion parameters cost in that format (GB = 10^9 bytes)."</p>
+                <FactsTable />
+            </Show>
+        </section>
+    }
+}
+
+/// The selected format's number line.
+#[component]
+fn NumberLine() -> impl IntoView {
+    let state = expect_context::<BitsState>();
+    let label = Signal::derive(move || {
+        format!("Number line of {}: representable values near {} and how their spacing grows with magnitude", state.fmt.get().label(), state.value.get())
+    });
+    let draw = move |canvas: &web_sys::HtmlCanvasElement| {
+        let input = NumberLineInput {
+            id: state.fmt.get(),
+            x: state.value.get(),
+            overflow: state.overflow(),
+            theme: if prefers_dark() { DARK } else { LIGHT },
+            dpr: fit_to_box(canvas, number_line::HEIGHT),
+        };
+        if let Err(e) = number_line::draw(canvas, &input) {
+            web_sys::console::warn_1(&format!("number line: {e}").into());
+        }
+    };
+    view! {
+        <figure class="number-line">
+            <CanvasChart label height=number_line::HEIGHT testid="number-line" draw />
+            <figcaption>"Top: the representable values (blue ticks) around your value (orange line); the shaded band is everything that rounds to the same stored value. Bottom: the gap between neighbours doubles with every power of two, until values overflow (right) or round to zero (left)."</figcaption>
+        </figure>
+    }
+}

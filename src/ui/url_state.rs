@@ -1,0 +1,242 @@
+//! Typed URL query state: `?tab=bits&x=0.1&fmt=bf16&embed=1`. Parsing is plain Rust, tested
+//! natively; every bad value falls back to its default and leaves a note saying so.
+
+use bitbudget_math::format::{parse_value, FormatId};
+use std::fmt;
+use std::str::FromStr;
+
+/// The app's pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Tab {
+    /// The number-format explorer.
+    #[default]
+    Bits,
+}
+
+impl Tab {
+    /// Every tab, in navigation order.
+    pub const ALL: [Tab; 1] = [Tab::Bits];
+
+    /// Name in the URL.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Tab::Bits => "bits",
+        }
+    }
+
+    /// Label in the navigation.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Tab::Bits => "Bits",
+        }
+    }
+}
+
+impl fmt::Display for Tab {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Tab {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Tab::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| format!("unknown tab '{s}'"))
+    }
+}
+
+/// State of the Bits page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BitsQuery {
+    /// The value as typed (always parseable in `fmt` when produced by [`parse_query`]).
+    pub x: String,
+    /// The selected format.
+    pub fmt: FormatId,
+    /// Saturating overflow instead of the formats' own inf/NaN convention.
+    pub saturate: bool,
+}
+
+impl Default for BitsQuery {
+    fn default() -> Self {
+        Self {
+            x: "0.1".into(),
+            fmt: FormatId::Bf16,
+            saturate: false,
+        }
+    }
+}
+
+/// Everything the URL says, plus notes about what was ignored.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct AppQuery {
+    /// The page to show.
+    pub tab: Tab,
+    /// Show the widget alone, for an iframe.
+    pub embed: bool,
+    /// Bits page state.
+    pub bits: BitsQuery,
+    /// One sentence per parameter that was not understood.
+    pub notes: Vec<String>,
+}
+
+/// Parses a `location.search` string (with or without the leading `?`).
+pub fn parse_query(search: &str) -> AppQuery {
+    let mut q = AppQuery::default();
+    let mut x_text = None;
+    for (key, value) in pairs(search) {
+        match key.as_str() {
+            "tab" => match value.parse() {
+                Ok(tab) => q.tab = tab,
+                Err(e) => q.notes.push(format!("{e}: showing {}", q.tab.label())),
+            },
+            "embed" => q.embed = flag(&key, &value, &mut q.notes),
+            "saturate" => q.bits.saturate = flag(&key, &value, &mut q.notes),
+            "fmt" => match value.parse() {
+                Ok(id) => q.bits.fmt = id,
+                Err(e) => q.notes.push(format!("fmt: {e}; showing {}", q.bits.fmt)),
+            },
+            "x" => x_text = Some(value),
+            _ => q.notes.push(format!("unknown parameter '{key}' ignored")),
+        }
+    }
+    if let Some(x) = x_text {
+        match parse_value(&x, q.bits.fmt) {
+            Ok(_) => q.bits.x = x,
+            Err(e) => q.notes.push(format!("x: {e}; showing {}", q.bits.x)),
+        }
+    }
+    q
+}
+
+fn flag(key: &str, value: &str, notes: &mut Vec<String>) -> bool {
+    match value {
+        "1" | "true" | "yes" | "" => true,
+        "0" | "false" | "no" => false,
+        _ => {
+            notes.push(format!("{key}={value} is not 0 or 1: ignored"));
+            false
+        }
+    }
+}
+
+/// The query string (with `?`) that reproduces a Bits view.
+pub fn bits_query_string(bits: &BitsQuery, embed: bool) -> String {
+    let mut s = format!("?tab=bits&x={}&fmt={}", encode_component(&bits.x), bits.fmt);
+    if bits.saturate {
+        s.push_str("&saturate=1");
+    }
+    if embed {
+        s.push_str("&embed=1");
+    }
+    s
+}
+
+/// Splits `a=b&c=d` into percent-decoded pairs (`+` is a space).
+fn pairs(search: &str) -> Vec<(String, String)> {
+    search
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (decode_component(k), decode_component(v))
+        })
+        .collect()
+}
+
+fn decode_component(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match (hex_digit(bytes[i + 1]), hex_digit(bytes[i + 2]))
+            {
+                (Some(hi), Some(lo)) => {
+                    out.push(hi * 16 + lo);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex_digit(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+fn encode_component(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_bits_url_is_reproduced() {
+        let q = parse_query("?tab=bits&x=0.1&fmt=bf16&embed=1");
+        assert_eq!(q.tab, Tab::Bits);
+        assert!(q.embed);
+        assert_eq!(
+            q.bits,
+            BitsQuery {
+                x: "0.1".into(),
+                fmt: FormatId::Bf16,
+                saturate: false
+            }
+        );
+        assert!(q.notes.is_empty());
+        assert_eq!(
+            bits_query_string(&q.bits, true),
+            "?tab=bits&x=0.1&fmt=bf16&embed=1"
+        );
+    }
+
+    #[test]
+    fn bad_values_fall_back_with_a_note_each() {
+        let q = parse_query("tab=nope&x=abc&fmt=f7&embed=maybe&zzz=1");
+        assert_eq!(q.tab, Tab::Bits);
+        assert_eq!(q.bits, BitsQuery::default());
+        assert!(!q.embed);
+        assert_eq!(q.notes.len(), 5, "{:?}", q.notes);
+        assert!(q.notes.iter().any(|n| n.contains("not a number")));
+    }
+
+    #[test]
+    fn percent_encoding_round_trips() {
+        let bits = BitsQuery {
+            x: "-1e-3 ".trim().into(),
+            fmt: FormatId::F8E4M3,
+            saturate: true,
+        };
+        let q = parse_query(&bits_query_string(&bits, false));
+        assert_eq!(q.bits, bits);
+        assert_eq!(parse_query("x=%2D2.5&fmt=f16").bits.x, "-2.5");
+        assert_eq!(parse_query("x=%zz").notes.len(), 1);
+        assert_eq!(parse_query("x=%").notes.len(), 1);
+    }
+
+    #[test]
+    fn a_pattern_is_read_in_the_format_given_anywhere_in_the_url() {
+        let q = parse_query("x=0x7e&fmt=f8e4m3");
+        assert_eq!(q.bits.x, "0x7e");
+        assert!(q.notes.is_empty());
+    }
+}

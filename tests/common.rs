@@ -1,0 +1,79 @@
+//! Helpers shared by the browser tests: mount into a fresh element, query by `data-testid`,
+//! fire events, and let effects run.
+#![cfg(target_arch = "wasm32")]
+#![allow(dead_code)]
+
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, HtmlInputElement};
+
+/// A fresh `<div>` appended to the body, so each test starts from nothing.
+pub fn fresh_root() -> HtmlElement {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let root: HtmlElement = document.create_element("div").unwrap().unchecked_into();
+    root.style().set_property("width", "1000px").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    root
+}
+
+/// The element with `data-testid="id"` under `root`; panics with the id when missing.
+pub fn by_testid(root: &HtmlElement, id: &str) -> HtmlElement {
+    root.query_selector(&format!("[data-testid='{id}']"))
+        .unwrap()
+        .unwrap_or_else(|| panic!("no element with data-testid={id}"))
+        .unchecked_into()
+}
+
+/// Trimmed text content of the element with `data-testid="id"`.
+pub fn text(root: &HtmlElement, id: &str) -> String {
+    by_testid(root, id)
+        .text_content()
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+/// Types `value` into the input with `data-testid="id"` (sets it and fires `input`).
+pub fn type_into(root: &HtmlElement, id: &str, value: &str) {
+    let input: HtmlInputElement = by_testid(root, id).unchecked_into();
+    input.set_value(value);
+    let event = web_sys::Event::new_with_event_init_dict("input", &{
+        let init = web_sys::EventInit::new();
+        init.set_bubbles(true);
+        init
+    })
+    .unwrap();
+    input.dispatch_event(&event).unwrap();
+}
+
+/// Lets Leptos flush effects: a reactive tick and then a macrotask.
+pub async fn settle() {
+    leptos::task::tick().await;
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 10)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+    leptos::task::tick().await;
+}
+
+/// A cheap fingerprint of a canvas's pixels and the number of distinct colours sampled.
+pub fn canvas_fingerprint(root: &HtmlElement, id: &str) -> (u64, usize) {
+    let canvas: web_sys::HtmlCanvasElement = by_testid(root, id).unchecked_into();
+    let ctx: web_sys::CanvasRenderingContext2d =
+        canvas.get_context("2d").unwrap().unwrap().unchecked_into();
+    let data = ctx
+        .get_image_data(0.0, 0.0, canvas.width() as f64, canvas.height() as f64)
+        .unwrap()
+        .data();
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let mut colours = std::collections::HashSet::new();
+    for (i, b) in data.iter().enumerate() {
+        hash = (hash ^ *b as u64).wrapping_mul(0x100_0000_01b3);
+        if i % 64 == 0 && i + 2 < data.len() {
+            colours.insert((data[i], data[i + 1], data[i + 2]));
+        }
+    }
+    (hash, colours.len())
+}

@@ -1,0 +1,101 @@
+// Loads the release build (dist/) in headless Chromium and checks that it renders real numbers
+// without console errors: `cargo test --target wasm32` never runs wasm-opt, this does.
+// Usage: node tests/e2e/dist_check.mjs [--screenshots DIR]
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(new URL('../../tools/package.json', import.meta.url));
+const { chromium } = require('playwright-core');
+
+const dist = new URL('../../dist/', import.meta.url).pathname;
+const shotsAt = process.argv.indexOf('--screenshots');
+const shotsDir = shotsAt > 0 ? process.argv[shotsAt + 1] : null;
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.bin': 'application/octet-stream' };
+
+const server = createServer(async (req, res) => {
+  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+  const file = join(dist, path.endsWith('/') ? 'index.html' : path);
+  try {
+    const body = await readFile(file);
+    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+    res.end(body);
+  } catch {
+    res.writeHead(404);
+    res.end('not found');
+  }
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const base = `http://127.0.0.1:${server.address().port}/`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--headless=new', '--no-first-run', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--disable-quic', '--disable-gpu'],
+});
+
+const failures = [];
+let passed = 0;
+async function check(name, width, url, assertions) {
+  const page = await browser.newPage({ viewport: { width, height: 900 }, deviceScaleFactor: 1 });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  try {
+    await page.goto(base + url, { waitUntil: 'load' });
+    await assertions(page);
+    if (errors.length) throw new Error(`console: ${errors.join(' | ')}`);
+    if (shotsDir) await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
+    passed += 1;
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failures.push(`${name}: ${e.message}`);
+    console.log(`FAIL ${name}: ${e.message}`);
+  } finally {
+    await page.close();
+  }
+}
+
+async function text(page, testid) {
+  const el = page.locator(`[data-testid="${testid}"]`).first();
+  await el.waitFor({ timeout: 20000 });
+  return (await el.textContent()).trim();
+}
+
+function expectEq(actual, expected, what) {
+  if (actual !== expected) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+}
+
+async function canvasInk(page, testid) {
+  return page.locator(`[data-testid="${testid}"]`).evaluate((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set();
+    for (let i = 0; i < d.length; i += 64) seen.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+    return seen.size;
+  });
+}
+
+for (const [name, width] of [['bits-1280', 1280], ['bits-390', 390]]) {
+  await check(name, width, '?tab=bits&x=0.1&fmt=bf16', async (page) => {
+    expectEq(await text(page, 'stored-bf16'), '0.10009765625', 'BF16 of 0.1');
+    expectEq(await text(page, 'stored-f32'), '0.100000001490116119384765625', 'FP32 of 0.1');
+    expectEq(await text(page, 'formula-bf16'), '(-1)^0 × 2^(123-127) × 1.6015625', 'BF16 decoding');
+    const colours = await canvasInk(page, 'number-line');
+    if (colours < 4) throw new Error(`number line looks blank (${colours} colours)`);
+  });
+}
+await check('bits-embed', 800, '?tab=bits&x=448&fmt=f8e4m3&embed=1', async (page) => {
+  expectEq(await text(page, 'stored-f8e4m3'), '448', 'E4M3 max');
+  if (await page.locator('header.top').count()) throw new Error('embed mode shows the site header');
+});
+await check('bits-bad-url', 800, '?tab=bits&x=banana&fmt=f99', async (page) => {
+  const notes = await text(page, 'url-notes');
+  if (!notes.includes('banana') || !notes.includes('f99')) throw new Error(`notes do not name the bad values: ${notes}`);
+  expectEq(await text(page, 'stored-bf16'), '0.10009765625', 'default value after a bad URL');
+});
+
+await browser.close();
+server.close();
+console.log(`${passed} passed, ${failures.length} failed`);
+process.exit(failures.length ? 1 : 0);
