@@ -1,6 +1,8 @@
 //! bitbudget-math: the numbers behind bitbudget, with no web or GPU dependencies.
 //!
 //! - [`format`]: bit-exact number formats (FP32 … FP4, INT8/INT4) and how values round into them.
+//! - [`memory`]: per-GPU memory of training and serving transformers, in integer bytes.
 #![warn(missing_docs)]
 
 pub mod format;
+pub mod memory;

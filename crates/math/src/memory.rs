@@ -1,0 +1,20 @@
+//! GPU memory of training and serving transformers: an exact, documented model in integer bytes.
+
+pub mod activations;
+pub mod arch;
+pub mod conventions;
+pub mod estimate;
+pub mod gpus;
+pub mod kv_cache;
+pub mod models;
+pub mod options;
+pub mod setup;
+pub mod units;
+
+pub use arch::{Mlp, ModelArch, Norm};
+pub use estimate::{estimate, Breakdown, Line};
+pub use gpus::{find_gpu, gpu_presets, GpuPreset};
+pub use models::{find_model, model_presets, ModelPreset};
+pub use options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
+pub use setup::{LoraTargets, MemoryError, ModelSpec, Setup};
+pub use units::{format_bytes, format_count, Units};

@@ -1,0 +1,236 @@
+//! Activation memory, after Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+//! Transformer Models" (section 4). Per layer, with 16-bit activations, micro-batch b, sequence s,
+//! hidden h, a heads:
+//!
+//! - no parallelism: sbh(34 + 5as/h) bytes;
+//! - tensor parallel t: sbh(10 + 24/t + 5as/(ht));
+//! - tensor + sequence parallel: sbh/t × (34 + 5as/h);
+//! - selective recomputation drops the 5as/h term; full recomputation keeps only 2sbh (the
+//!   layer input), split over t with sequence parallelism.
+//!
+//! The paper's 34 is a sum of named tensors; they are kept apart here so grouped-query attention
+//! (smaller K and V), a SwiGLU MLP with FFN width f, and MoE routing (k experts per token) change
+//! exactly the tensors they change. With MHA and a 4h GELU MLP the sums reproduce 34, 10 and 24.
+
+use super::arch::{Mlp, ModelArch};
+use super::options::Recompute;
+
+/// The activation inputs of one estimate.
+#[derive(Clone, Copy, Debug)]
+pub struct ActivationShape<'a> {
+    /// The architecture.
+    pub arch: &'a ModelArch,
+    /// Micro-batch.
+    pub batch: u64,
+    /// Sequence length.
+    pub seq: u64,
+    /// Tensor-parallel degree.
+    pub tp: u64,
+    /// Sequence parallelism.
+    pub sequence_parallel: bool,
+    /// Recomputation.
+    pub recompute: Recompute,
+    /// FlashAttention.
+    pub flash_attention: bool,
+    /// Bytes per activation element (2 for 16-bit, 4 for FP32).
+    pub elem_bytes: u64,
+}
+
+/// Bytes per token of one layer's stored activations, in the paper's 16-bit units, split into the
+/// part tensor parallelism replicates (without sequence parallelism) and the part it splits.
+struct PerToken {
+    replicated: u128,
+    split: u128,
+    scores: u128,
+}
+
+fn per_token(a: &ModelArch, seq: u64) -> PerToken {
+    let h = a.hidden as u128;
+    // LayerNorm inputs (2 × 2h), attention input (2h), MLP input (2h), two dropout masks (h each).
+    let replicated = 4 * h + 2 * h + 2 * h + 2 * h;
+    // Q (2·q_width), K and V (2·kv_width each), attention output projection input (2·q_width).
+    let attention = 4 * a.q_width() as u128 + 4 * a.kv_width() as u128;
+    let f = a.ffn as u128;
+    // GELU: activation input and second matmul input (2f each). SwiGLU: gate, up, SiLU output and
+    // product (2f each). Each token passes through `active_experts` experts.
+    let mlp = match a.mlp {
+        Mlp::Gelu => 4 * f,
+        Mlp::Swiglu => 8 * f,
+    } * a.active_experts.max(1) as u128;
+    // Softmax output (2as), dropout mask (as), dropout output (2as) per token: 5as.
+    let scores = 5 * a.heads as u128 * seq as u128;
+    PerToken {
+        replicated,
+        split: attention + mlp,
+        scores,
+    }
+}
+
+/// Stored activation bytes of one layer on one GPU, and the formula in words.
+pub fn per_layer_bytes(shape: &ActivationShape) -> (u128, String) {
+    let (s, b, t) = (shape.seq as u128, shape.batch as u128, shape.tp as u128);
+    let tokens = s * b;
+    let scale = shape.elem_bytes as u128;
+    let h = shape.arch.hidden as u128;
+    if shape.recompute == Recompute::Full {
+        let bytes = tokens * h * scale;
+        let (bytes, how) = if shape.sequence_parallel {
+            (bytes.div_ceil(t), " ÷ tp (sequence parallel)")
+        } else {
+            (bytes, "")
+        };
+        return (
+            bytes,
+            format!("full recomputation keeps each layer's input: s·b·h·{scale} B{how}"),
+        );
+    }
+    let p = per_token(shape.arch, shape.seq);
+    let drop_scores = shape.flash_attention || shape.recompute == Recompute::Selective;
+    let scores = if drop_scores { 0 } else { p.scores };
+    let per_token_bytes = if shape.sequence_parallel {
+        (p.replicated + p.split + scores).div_ceil(t)
+    } else {
+        p.replicated + (p.split + scores).div_ceil(t)
+    };
+    let bytes = tokens * per_token_bytes * scale / 2;
+    let why = match (shape.flash_attention, shape.recompute) {
+        (true, _) => "FlashAttention stores no s×s scores",
+        (false, Recompute::Selective) => "selective recomputation drops the 5as/h score term",
+        _ => "includes the 5as/h attention-score term",
+    };
+    let tp_text = match (shape.tp, shape.sequence_parallel) {
+        (1, _) => String::new(),
+        (_, true) => " ÷ tp (sequence parallel)".into(),
+        (_, false) => " (norms and dropout replicated across tp)".into(),
+    };
+    (
+        bytes,
+        format!(
+            "s·b·({} B per token){tp_text}; {why}",
+            per_token_bytes * scale / 2
+        ),
+    )
+}
+
+/// Activation bytes of the output layer (final norm, logits, cross-entropy): 4·s·b·(h + v)/t in
+/// 16-bit units (Korthikanti et al., eq. 4's last term).
+pub fn output_layer_bytes(shape: &ActivationShape) -> u128 {
+    let a = shape.arch;
+    let raw = 4 * shape.seq as u128 * shape.batch as u128 * (a.hidden as u128 + a.vocab as u128);
+    (raw * shape.elem_bytes as u128 / 2).div_ceil(shape.tp as u128)
+}
+
+/// Peak activation bytes of one inference forward pass (nothing is kept for a backward pass): the
+/// residual stream in and out of a layer, the larger of the attention and MLP working sets, and
+/// the last position's FP32 logits.
+pub fn inference_bytes(shape: &ActivationShape) -> (u128, String) {
+    let a = shape.arch;
+    let (tokens, e, t) = (
+        shape.seq as u128 * shape.batch as u128,
+        shape.elem_bytes as u128,
+        shape.tp as u128,
+    );
+    let residual = 2 * tokens * a.hidden as u128 * e;
+    let qkv = tokens * (a.q_width() as u128 + 2 * a.kv_width() as u128) * e;
+    let scores = if shape.flash_attention {
+        0
+    } else {
+        a.heads as u128 * shape.seq as u128 * tokens * e
+    };
+    let attention = (qkv + scores).div_ceil(t);
+    let mlp_tensors = match a.mlp {
+        Mlp::Gelu => 2,
+        Mlp::Swiglu => 3,
+    };
+    let mlp = (tokens * a.ffn as u128 * mlp_tensors * e).div_ceil(t);
+    let logits = shape.batch as u128 * a.vocab as u128 * 4;
+    let bytes = residual + attention.max(mlp) + logits;
+    let scores_text = if shape.flash_attention {
+        "no s×s scores (FlashAttention)"
+    } else {
+        "s×s scores per head"
+    };
+    (bytes, format!("residual in/out + max(attention with {scores_text}, MLP) + FP32 logits of the last position"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::models::find_model;
+
+    fn gpt3() -> ModelArch {
+        find_model("gpt-3-175b").unwrap().arch
+    }
+
+    fn shape(arch: &ModelArch, tp: u64, sp: bool, recompute: Recompute) -> ActivationShape<'_> {
+        ActivationShape {
+            arch,
+            batch: 1,
+            seq: 2048,
+            tp,
+            sequence_parallel: sp,
+            recompute,
+            flash_attention: false,
+            elem_bytes: 2,
+        }
+    }
+
+    /// Korthikanti et al. 2022, eq. 1: sbh(34 + 5as/h) per layer without parallelism.
+    #[test]
+    fn mha_gelu_reproduces_34_plus_5as_over_h() {
+        let a = gpt3();
+        let (s, b, h, heads) = (2048u128, 1u128, 12288u128, 96u128);
+        let expected = s * b * h * 34 + 5 * heads * s * s * b;
+        assert_eq!(
+            per_layer_bytes(&shape(&a, 1, false, Recompute::None)).0,
+            expected
+        );
+    }
+
+    /// Eq. 2 (tensor parallel t): sbh(10 + 24/t + 5as/(ht)); eq. 3 with sequence parallel: /t.
+    #[test]
+    fn tensor_and_sequence_parallel_rows_match_the_paper() {
+        let a = gpt3();
+        let (s, h, heads, t) = (2048u128, 12288u128, 96u128, 8u128);
+        let tp_only = s * h * 10 + (s * h * 24 + 5 * heads * s * s) / t;
+        assert_eq!(
+            per_layer_bytes(&shape(&a, 8, false, Recompute::None)).0,
+            tp_only
+        );
+        let tp_sp = (s * h * 34 + 5 * heads * s * s) / t;
+        assert_eq!(
+            per_layer_bytes(&shape(&a, 8, true, Recompute::None)).0,
+            tp_sp
+        );
+        // Selective recomputation with sequence parallelism: 34·sbh/t (Table 2).
+        assert_eq!(
+            per_layer_bytes(&shape(&a, 8, true, Recompute::Selective)).0,
+            s * h * 34 / t
+        );
+        // Full recomputation: 2sbh per layer, /t with sequence parallelism.
+        assert_eq!(
+            per_layer_bytes(&shape(&a, 8, true, Recompute::Full)).0,
+            2 * s * h / t
+        );
+    }
+
+    #[test]
+    fn flash_attention_removes_the_score_term() {
+        let a = gpt3();
+        let mut sh = shape(&a, 1, false, Recompute::None);
+        sh.flash_attention = true;
+        assert_eq!(per_layer_bytes(&sh).0, 2048 * 12288 * 34);
+    }
+
+    #[test]
+    fn gqa_and_swiglu_change_only_their_tensors() {
+        let a = find_model("llama-3-8b").unwrap().arch;
+        let sh = ActivationShape {
+            flash_attention: true,
+            ..shape(&a, 1, false, Recompute::None)
+        };
+        // 10h replicated + 4h (Q, out) + 4·1024 (K, V) + 8·14336 (SwiGLU), in bytes per token.
+        let per_token = 10 * 4096 + 4 * 4096 + 4 * 1024 + 8 * 14336;
+        assert_eq!(per_layer_bytes(&sh).0, 2048 * per_token);
+    }
+}

@@ -1,0 +1,221 @@
+//! Per-GPU memory of a job: model states (weights, gradients, optimizer), activations, KV cache and
+//! overhead, each with its formula filled in and one sentence of why.
+
+use super::activations::{inference_bytes, output_layer_bytes, per_layer_bytes, ActivationShape};
+use super::arch::ModelArch;
+use super::conventions::{model_states, StateLines};
+use super::kv_cache::kv_cache_bytes;
+use super::options::{Dtype, Mode};
+use super::setup::{MemoryError, ModelSpec, Setup};
+use super::units::{format_bytes, format_count};
+use serde::Serialize;
+
+/// One component of the per-GPU total.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Line {
+    /// Bytes on each GPU.
+    pub bytes: u64,
+    /// The arithmetic with the numbers filled in, e.g. `12 B × 7.00B params ÷ 8 GPUs = 10.50 GB`.
+    pub formula: String,
+    /// One sentence on why this memory is needed.
+    pub why: String,
+}
+
+/// The estimate for one setup.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Breakdown {
+    /// Total parameters of the model.
+    pub params: u64,
+    /// Parameters that receive gradients (all for training, the adapters for LoRA, 0 for inference).
+    pub trainable_params: u64,
+    /// Weights on each GPU.
+    pub weights: Line,
+    /// Gradients on each GPU.
+    pub gradients: Line,
+    /// Optimizer states (and FP32 master weights) on each GPU.
+    pub optimizer: Line,
+    /// Stored activations on each GPU.
+    pub activations: Line,
+    /// KV cache on each GPU (inference).
+    pub kv_cache: Line,
+    /// CUDA context and allocator reserve.
+    pub overhead: Line,
+    /// Weights + gradients + optimizer on each GPU.
+    pub model_states: u64,
+    /// Everything on each GPU.
+    pub total: u64,
+    /// Bytes held in CPU memory for each GPU by offloading (or, for DeepSpeed's convention, its
+    /// CPU estimate per node).
+    pub cpu_offload: u64,
+    /// GPUs in the job (dp × tp × pp).
+    pub gpus: u64,
+    /// Remarks: what was assumed or left out.
+    pub notes: Vec<String>,
+}
+
+/// Computes the per-GPU breakdown of `setup`.
+pub fn estimate(setup: &Setup) -> Result<Breakdown, MemoryError> {
+    setup.validate()?;
+    let mut notes = Vec::new();
+    let (params, arch) = match &setup.model {
+        ModelSpec::Arch { arch, .. } => (arch.params(), Some(arch.as_ref())),
+        ModelSpec::Params(n) => (*n, None),
+    };
+    let states = model_states(setup, params, &mut notes)?;
+    let (activations, kv_cache) = match arch {
+        Some(a) => (activation_line(setup, a, &mut notes)?, kv_line(setup, a)?),
+        None => {
+            notes.push("only a parameter count was given: activations and KV cache need an architecture and are 0 here".into());
+            (
+                zero_line("needs an architecture"),
+                zero_line("needs an architecture"),
+            )
+        }
+    };
+    let overhead = Line {
+        bytes: setup.overhead_bytes,
+        formula: format!("{} (editable)", format_bytes(setup.overhead_bytes, setup.units)),
+        why: "CUDA context, kernels and the caching allocator's reserve: memory no tensor accounts for.".into(),
+    };
+    if let Some(a) = arch {
+        if setup.seq > a.max_seq {
+            notes.push(format!(
+                "sequence {} is longer than the model's trained context of {}",
+                setup.seq, a.max_seq
+            ));
+        }
+    }
+    let StateLines {
+        weights,
+        gradients,
+        optimizer,
+        trainable,
+        cpu,
+    } = states;
+    let model_states = checked_sum(&[weights.bytes, gradients.bytes, optimizer.bytes])?;
+    let total = checked_sum(&[
+        model_states,
+        activations.bytes,
+        kv_cache.bytes,
+        overhead.bytes,
+    ])?;
+    Ok(Breakdown {
+        params,
+        trainable_params: trainable,
+        weights,
+        gradients,
+        optimizer,
+        activations,
+        kv_cache,
+        overhead,
+        model_states,
+        total,
+        cpu_offload: cpu,
+        gpus: setup.gpus(),
+        notes,
+    })
+}
+
+fn zero_line(why: &str) -> Line {
+    Line {
+        bytes: 0,
+        formula: "0".into(),
+        why: why.into(),
+    }
+}
+
+/// Converts to `u64`, or says the result is too large to be meaningful.
+pub fn to_u64(v: u128) -> Result<u64, MemoryError> {
+    u64::try_from(v)
+        .map_err(|_| MemoryError("the result exceeds 18 exabytes: check the inputs".into()))
+}
+
+fn checked_sum(parts: &[u64]) -> Result<u64, MemoryError> {
+    to_u64(parts.iter().map(|p| *p as u128).sum())
+}
+
+fn activation_line(
+    setup: &Setup,
+    arch: &ModelArch,
+    notes: &mut Vec<String>,
+) -> Result<Line, MemoryError> {
+    let elem_bytes = if setup.dtype == Dtype::Fp32 { 4 } else { 2 };
+    let shape = ActivationShape {
+        arch,
+        batch: setup.batch,
+        seq: setup.seq,
+        tp: setup.tp,
+        sequence_parallel: setup.sequence_parallel,
+        recompute: setup.recompute,
+        flash_attention: setup.flash_attention,
+        elem_bytes,
+    };
+    let u = setup.units;
+    if setup.mode == Mode::Inference {
+        let (bytes, text) = inference_bytes(&shape);
+        let bytes = to_u64(bytes)?;
+        return Ok(Line {
+            bytes,
+            formula: format!("{text} = {}", format_bytes(bytes, u)),
+            why: "A forward pass needs working buffers for one layer at a time; nothing is kept for a backward pass.".into(),
+        });
+    }
+    let (layer, text) = per_layer_bytes(&shape);
+    // With a 1F1B pipeline the first stage holds pp micro-batches of L/pp layers: L layers' worth.
+    let output = if setup.pp == 1 {
+        output_layer_bytes(&shape)
+    } else {
+        0
+    };
+    if setup.pp > 1 {
+        notes.push("pipeline parallel: the first stage holds activations of pp in-flight micro-batches (1F1B), L layers' worth; the output layer's logits live on the last stage and are not counted".into());
+    }
+    let bytes = to_u64(layer * arch.layers as u128 + output)?;
+    Ok(Line {
+        bytes,
+        formula: format!(
+            "{} layers × {} per layer [{text}] + {} output layer = {}",
+            arch.layers,
+            format_bytes(to_u64(layer)?, u),
+            format_bytes(to_u64(output)?, u),
+            format_bytes(bytes, u)
+        ),
+        why: "The backward pass needs each layer's inputs from the forward pass, so they stay in memory until it runs.".into(),
+    })
+}
+
+fn kv_line(setup: &Setup, arch: &ModelArch) -> Result<Line, MemoryError> {
+    if setup.mode != Mode::Inference {
+        return Ok(zero_line(
+            "Training processes whole sequences at once; no KV cache is kept.",
+        ));
+    }
+    let bytes = to_u64(kv_cache_bytes(
+        arch,
+        setup.seq,
+        setup.batch,
+        setup.kv_dtype.bits(),
+        setup.tp,
+        setup.pp,
+    ))?;
+    let per_elem = format!("{} bits", setup.kv_dtype.bits());
+    Ok(Line {
+        bytes,
+        formula: format!(
+            "2 × {} layers × {} KV heads × {} head dim × {} tokens × {} seqs × {per_elem}{} = {}",
+            arch.layers.div_ceil(setup.pp),
+            arch.kv_heads.div_ceil(setup.tp),
+            arch.head_dim,
+            setup.seq,
+            setup.batch,
+            if setup.tp > 1 { " (heads split over tp)" } else { "" },
+            format_bytes(bytes, setup.units)
+        ),
+        why: "Each generated token attends to the keys and values of every earlier token, so they are cached instead of recomputed.".into(),
+    })
+}
+
+/// `n params` for formulas.
+pub(crate) fn params_text(n: u64) -> String {
+    format!("{} params", format_count(n))
+}

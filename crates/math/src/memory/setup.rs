@@ -1,0 +1,282 @@
+//! A complete description of a job to size, and its validation.
+
+use super::arch::ModelArch;
+use super::gpus::GpuPreset;
+use super::options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
+use super::units::Units;
+use serde::Serialize;
+
+/// The model: a known architecture, or only a parameter count.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum ModelSpec {
+    /// A full architecture (preset or custom), with a name for display.
+    Arch {
+        /// Preset id or "custom".
+        name: String,
+        /// The architecture.
+        arch: Box<ModelArch>,
+    },
+    /// Only a parameter count: model states can be sized, activations and KV cache cannot.
+    Params(u64),
+}
+
+/// Which projections LoRA adapts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LoraTargets {
+    /// Query projection.
+    pub q: bool,
+    /// Key projection.
+    pub k: bool,
+    /// Value projection.
+    pub v: bool,
+    /// Attention output projection.
+    pub o: bool,
+    /// Every MLP matrix.
+    pub mlp: bool,
+}
+
+impl Default for LoraTargets {
+    /// Query and value, as in the LoRA paper (Hu et al. 2021, section 7.1).
+    fn default() -> Self {
+        Self {
+            q: true,
+            k: false,
+            v: true,
+            o: false,
+            mlp: false,
+        }
+    }
+}
+
+/// Everything an estimate depends on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Setup {
+    /// The model.
+    pub model: ModelSpec,
+    /// Training, fine-tuning or serving.
+    pub mode: Mode,
+    /// Weight dtype.
+    pub dtype: Dtype,
+    /// Optimizer (training modes).
+    pub optimizer: Optimizer,
+    /// ZeRO stage over the data-parallel group.
+    pub zero: ZeroStage,
+    /// Data-parallel degree.
+    pub dp: u64,
+    /// Tensor-parallel degree.
+    pub tp: u64,
+    /// Pipeline-parallel degree.
+    pub pp: u64,
+    /// Megatron sequence parallelism (splits the norm and dropout activations over tp).
+    pub sequence_parallel: bool,
+    /// Micro-batch size per GPU (sequences).
+    pub batch: u64,
+    /// Sequence length in tokens.
+    pub seq: u64,
+    /// Activation recomputation.
+    pub recompute: Recompute,
+    /// FlashAttention (no s×s attention matrices are stored).
+    pub flash_attention: bool,
+    /// CPU offload.
+    pub offload: Offload,
+    /// KV-cache element type (inference).
+    pub kv_dtype: Dtype,
+    /// LoRA rank.
+    pub lora_rank: u64,
+    /// LoRA target projections.
+    pub lora_targets: LoraTargets,
+    /// Keep an FP32 gradient-accumulation buffer (+4 B per trainable parameter).
+    pub fp32_grad_accum: bool,
+    /// CUDA context and allocator reserve per GPU, in bytes.
+    pub overhead_bytes: u64,
+    /// The GPU to compare against, if any.
+    pub gpu: Option<GpuPreset>,
+    /// Bookkeeping convention for the model states.
+    pub convention: Convention,
+    /// GPUs per node (DeepSpeed's estimator counts CPU memory per node).
+    pub gpus_per_node: u64,
+    /// GB or GiB in formulas.
+    pub units: Units,
+}
+
+/// Default overhead: 1 GiB for the CUDA context (about 0.5 GiB with PyTorch on an H100) plus the
+/// caching allocator's fragmentation. Editable.
+pub const DEFAULT_OVERHEAD_BYTES: u64 = 1 << 30;
+
+impl Setup {
+    /// Defaults for `model`: full BF16 training with AdamW on one GPU, batch 1, sequence 2048,
+    /// no recomputation, no FlashAttention.
+    pub fn new(model: ModelSpec) -> Self {
+        Self {
+            model,
+            mode: Mode::Train,
+            dtype: Dtype::Bf16,
+            optimizer: Optimizer::Adamw,
+            zero: ZeroStage(0),
+            dp: 1,
+            tp: 1,
+            pp: 1,
+            sequence_parallel: false,
+            batch: 1,
+            seq: 2048,
+            recompute: Recompute::None,
+            flash_attention: false,
+            offload: Offload::None,
+            kv_dtype: Dtype::Bf16,
+            lora_rank: 16,
+            lora_targets: LoraTargets::default(),
+            fp32_grad_accum: false,
+            overhead_bytes: DEFAULT_OVERHEAD_BYTES,
+            gpu: None,
+            convention: Convention::Bitbudget,
+            gpus_per_node: 8,
+            units: Units::Gb,
+        }
+    }
+
+    /// GPUs in the job: dp × tp × pp.
+    pub fn gpus(&self) -> u64 {
+        self.dp.saturating_mul(self.tp).saturating_mul(self.pp)
+    }
+
+    /// The architecture, when known.
+    pub fn arch(&self) -> Option<&ModelArch> {
+        match &self.model {
+            ModelSpec::Arch { arch, .. } => Some(arch),
+            ModelSpec::Params(_) => None,
+        }
+    }
+
+    /// Checks the setup, naming the first problem.
+    pub fn validate(&self) -> Result<(), MemoryError> {
+        let err = |m: String| Err(MemoryError(m));
+        for (name, v) in [
+            ("dp", self.dp),
+            ("tp", self.tp),
+            ("pp", self.pp),
+            ("gpus-per-node", self.gpus_per_node),
+        ] {
+            if v == 0 {
+                return err(format!("--{name} is 0: at least one GPU is needed"));
+            }
+            if v > MAX_DEGREE {
+                return err(format!(
+                    "--{name} {v} is more GPUs than any cluster has (limit {MAX_DEGREE})"
+                ));
+            }
+        }
+        if self.batch == 0 || self.seq == 0 {
+            return err("--batch and --seq must be at least 1".into());
+        }
+        if self.batch > MAX_BATCH || self.seq > MAX_SEQ {
+            return err(format!(
+                "--batch (max {MAX_BATCH}) or --seq (max {MAX_SEQ}) is out of range"
+            ));
+        }
+        if self.zero.0 > 3 {
+            return err(format!(
+                "--zero {} does not exist; stages are 0 to 3",
+                self.zero.0
+            ));
+        }
+        if self.mode == Mode::Train && matches!(self.dtype, Dtype::Int8 | Dtype::Int4) {
+            return err(format!(
+                "full training in {} is not a thing: use --mode qlora, or inference",
+                self.dtype
+            ));
+        }
+        if matches!(self.mode, Mode::Lora | Mode::Qlora) && self.lora_rank == 0 {
+            return err("--lora-rank must be at least 1".into());
+        }
+        if self.convention == Convention::Deepspeed
+            && self.zero.0 < 2
+            && self.mode != Mode::Inference
+        {
+            return err(
+                "DeepSpeed's estimators cover ZeRO-2 and ZeRO-3 only: use --zero 2 or 3".into(),
+            );
+        }
+        match &self.model {
+            ModelSpec::Params(0) => err("--params is 0".into()),
+            ModelSpec::Params(n) if *n > MAX_PARAMS => err(format!("--params {n} is above the {MAX_PARAMS} limit")),
+            ModelSpec::Params(_) if matches!(self.mode, Mode::Lora | Mode::Qlora) => {
+                err(format!("--mode {} needs an architecture (--model or --layers/--hidden/...) to place adapters", self.mode))
+            }
+            ModelSpec::Params(_) => Ok(()),
+            ModelSpec::Arch { arch, .. } => validate_arch(arch, self.tp, self.pp),
+        }
+    }
+}
+
+/// Largest parallel degree accepted.
+pub const MAX_DEGREE: u64 = 1 << 20;
+/// Largest parameter count accepted (one quadrillion).
+pub const MAX_PARAMS: u64 = 1_000_000_000_000_000;
+/// Largest micro-batch accepted.
+pub const MAX_BATCH: u64 = 1 << 20;
+/// Largest sequence length accepted.
+pub const MAX_SEQ: u64 = 1 << 30;
+
+fn validate_arch(a: &ModelArch, tp: u64, pp: u64) -> Result<(), MemoryError> {
+    let err = |m: String| Err(MemoryError(m));
+    for (name, v) in [
+        ("layers", a.layers),
+        ("hidden", a.hidden),
+        ("heads", a.heads),
+        ("kv-heads", a.kv_heads),
+        ("ffn", a.ffn),
+        ("vocab", a.vocab),
+    ] {
+        if v == 0 {
+            return err(format!("--{name} must be at least 1"));
+        }
+    }
+    if a.layers > 100_000
+        || a.hidden > 1 << 24
+        || a.ffn > 1 << 26
+        || a.vocab > 1 << 26
+        || a.heads > 1 << 16
+    {
+        return err("the architecture is far larger than any model (layers ≤ 100000, hidden ≤ 16M, ffn ≤ 64M, vocab ≤ 64M)".into());
+    }
+    if a.heads % a.kv_heads != 0 {
+        return err(format!(
+            "--kv-heads {} must divide --heads {}",
+            a.kv_heads, a.heads
+        ));
+    }
+    if a.head_dim == 0 {
+        return err(format!(
+            "--hidden {} is smaller than --heads {}",
+            a.hidden, a.heads
+        ));
+    }
+    if a.heads % tp != 0 {
+        return err(format!(
+            "--tp {tp} does not divide the {} attention heads",
+            a.heads
+        ));
+    }
+    if pp > a.layers {
+        return err(format!(
+            "--pp {pp} is more pipeline stages than the {} layers",
+            a.layers
+        ));
+    }
+    if a.experts == 0 || a.active_experts > a.experts {
+        return err("active experts must be between 1 and the number of experts".into());
+    }
+    Ok(())
+}
+
+/// An invalid setup, with a message naming the problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryError(pub String);
+
+impl std::fmt::Display for MemoryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for MemoryError {}

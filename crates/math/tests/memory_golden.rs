@@ -1,0 +1,212 @@
+//! Golden tests: published figures reproduced by the memory model, each citing its source, plus
+//! properties that must hold for any setup.
+
+use bitbudget_math::memory::conventions::lora_params;
+use bitbudget_math::memory::{
+    estimate, find_model, model_presets, Convention, ModelSpec, Offload, Setup, ZeroStage,
+};
+
+/// Relative tolerance for figures the source rounds to 3 significant digits.
+const PUBLISHED_ROUNDING: f64 = 0.005;
+
+fn preset(id: &str) -> ModelSpec {
+    let m = find_model(id).unwrap_or_else(|| panic!("no preset {id}"));
+    ModelSpec::Arch {
+        name: id.into(),
+        arch: Box::new(m.arch),
+    }
+}
+
+/// Totals from each model's own publication or safetensors index, exact.
+#[test]
+fn preset_parameter_counts_match_published_totals() {
+    let expected: &[(&str, u64)] = &[
+        ("gpt2", 124_439_808),       // Hugging Face gpt2 model card / num_parameters()
+        ("gpt2-xl", 1_557_611_200),  // Hugging Face gpt2-xl num_parameters()
+        ("opt-13b", 12_853_473_280), // Zhang et al. 2022 (OPT), 12.85B in Table 1
+        ("bloom-176b", 176_247_271_424), // BigScience BLOOM model card: 176,247,271,424
+        ("llama-2-7b", 6_738_415_616), // Llama 2 safetensors index: 6,738,415,616
+        ("llama-2-13b", 13_015_864_320), // Llama 2 13B: 13,015,864,320
+        ("llama-2-70b", 68_976_648_192), // Llama 2 70B: 68,976,648,192
+        ("llama-3-8b", 8_030_261_248), // Meta-Llama-3-8B: 8,030,261,248
+        ("llama-3-70b", 70_553_706_496), // Meta-Llama-3-70B: 70,553,706,496
+        ("llama-3.1-405b", 405_853_388_800), // Llama 3.1 405B: 405,853,388,800
+        ("mistral-7b", 7_241_732_096), // Mistral-7B-v0.1: 7,241,732,096
+        ("mixtral-8x7b", 46_702_792_704), // Mixtral-8x7B: 46,702,792,704
+        ("qwen2.5-7b", 7_615_616_512), // Qwen2.5-7B: 7.61B (7,615,616,512)
+        ("qwen2.5-72b", 72_706_203_648), // Qwen2.5-72B: 72.7B (72,706,203,648)
+    ];
+    for (id, n) in expected {
+        assert_eq!(find_model(id).unwrap().arch.params(), *n, "{id}");
+    }
+    // Published only to three digits: GPT-3 "175.0B" (Brown et al. Table 2.1), Falcon "40B".
+    let gpt3 = find_model("gpt-3-175b").unwrap().arch.params() as f64;
+    assert!((gpt3 / 175.0e9 - 1.0).abs() < 0.003, "{gpt3}");
+    let falcon = find_model("falcon-40b").unwrap().arch.params() as f64;
+    assert!((falcon / 41.3e9 - 1.0).abs() < 0.003, "{falcon}");
+    // Mixtral: 12.9B active parameters per token (Mistral AI's announcement).
+    let active = find_model("mixtral-8x7b").unwrap().arch.active_params() as f64;
+    assert!(
+        (active / 12.9e9 - 1.0).abs() < PUBLISHED_ROUNDING,
+        "{active}"
+    );
+    assert!(model_presets().len() >= 15);
+}
+
+/// Rajbhandari et al. 2020 (ZeRO), Figure 1: Ψ = 7.5B, N_d = 64, K = 12: 120 GB, 31.4 GB, 16.6 GB
+/// and 1.9 GB of model states per GPU for DDP, ZeRO-1 (P_os), ZeRO-2 (P_os+g), ZeRO-3 (P_os+g+p).
+#[test]
+fn zero_paper_figure_1() {
+    let published = [120.0, 31.4, 16.6, 1.9];
+    for convention in [Convention::Zero, Convention::Bitbudget] {
+        for (stage, gb) in published.iter().enumerate() {
+            let setup = Setup {
+                dp: 64,
+                zero: ZeroStage(stage as u8),
+                convention,
+                ..Setup::new(ModelSpec::Params(7_500_000_000))
+            };
+            let b = estimate(&setup).unwrap();
+            let got = (b.model_states as f64 / 1e9 * 10.0).round() / 10.0;
+            assert_eq!(got, *gb, "ZeRO-{stage} under {convention}");
+            assert_eq!(b.activations.bytes, 0);
+            assert!(b.notes.iter().any(|n| n.contains("architecture")));
+        }
+    }
+}
+
+/// Megatron-LM's distributed-optimizer documentation: 18 bytes per parameter without sharding
+/// (2 B weights + 4 B FP32 grads + 12 B FP32 master/m/v); with the optimizer sharded over d ranks,
+/// 6 + 12/d.
+#[test]
+fn megatron_counts_18_bytes_per_parameter() {
+    let base = Setup {
+        convention: Convention::HfMegatron,
+        ..Setup::new(ModelSpec::Params(1_000_000_000))
+    };
+    assert_eq!(estimate(&base).unwrap().model_states, 18_000_000_000);
+    let sharded = Setup {
+        dp: 8,
+        zero: ZeroStage(1),
+        ..base
+    };
+    assert_eq!(
+        estimate(&sharded).unwrap().model_states,
+        6_000_000_000 + 12_000_000_000 / 8
+    );
+}
+
+/// DeepSpeed's estimator through the whole pipeline: ZeRO-2 without offload is
+/// 4Ψ + int(16Ψ/N) per GPU; CPU memory 4Ψ × GPUs per node × 1.5.
+#[test]
+fn deepspeed_zero2_formula_through_estimate() {
+    let p = 3_000_000_000u64;
+    let setup = Setup {
+        convention: Convention::Deepspeed,
+        zero: ZeroStage(2),
+        dp: 8,
+        ..Setup::new(ModelSpec::Params(p))
+    };
+    let b = estimate(&setup).unwrap();
+    assert_eq!(b.model_states, 4 * p + 16 * p / 8);
+    assert_eq!(b.cpu_offload, (p * 4 * 8) as f64 as u64 * 3 / 2);
+    let offloaded = estimate(&Setup {
+        offload: Offload::Optimizer,
+        ..setup.clone()
+    })
+    .unwrap();
+    assert_eq!(offloaded.model_states, 2 * p);
+    assert!(estimate(&Setup {
+        zero: ZeroStage(1),
+        ..setup
+    })
+    .unwrap_err()
+    .0
+    .contains("ZeRO-2 and ZeRO-3"));
+}
+
+/// Hu et al. 2021 (LoRA), Table 4: GPT-3 175B with adapters on W_q and W_v has 4.7M trainable
+/// parameters at r = 1 and 37.7M at r = 8.
+#[test]
+fn lora_paper_gpt3_trainable_parameters() {
+    let gpt3 = find_model("gpt-3-175b").unwrap().arch;
+    let mut setup = Setup::new(preset("gpt-3-175b"));
+    setup.lora_rank = 1;
+    assert_eq!(lora_params(&gpt3, &setup), 4_718_592);
+    setup.lora_rank = 8;
+    assert_eq!(lora_params(&gpt3, &setup), 37_748_736);
+}
+
+/// Per-GPU model states never grow with more data-parallel GPUs, and ZeRO-3 ≤ ZeRO-2 ≤ ZeRO-1 ≤ DDP.
+#[test]
+fn sharding_never_costs_memory() {
+    for id in ["gpt2", "llama-3-8b", "mixtral-8x7b", "llama-3.1-405b"] {
+        for convention in [
+            Convention::Bitbudget,
+            Convention::Zero,
+            Convention::HfMegatron,
+        ] {
+            let mut previous_by_stage = [u64::MAX; 4];
+            for dp in [1u64, 2, 3, 8, 64, 1000, 1024] {
+                let mut previous_stage = u64::MAX;
+                for stage in 0..4u8 {
+                    let s = Setup {
+                        dp,
+                        zero: ZeroStage(stage),
+                        convention,
+                        ..Setup::new(preset(id))
+                    };
+                    let states = estimate(&s).unwrap().model_states;
+                    assert!(
+                        states <= previous_stage,
+                        "{id} dp {dp}: ZeRO-{stage} uses more than ZeRO-{}",
+                        stage - 1
+                    );
+                    assert!(
+                        states <= previous_by_stage[stage as usize],
+                        "{id} ZeRO-{stage}: dp {dp} uses more"
+                    );
+                    previous_stage = states;
+                    previous_by_stage[stage as usize] = states;
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ten_trillion_parameters_do_not_overflow() {
+    let s = Setup {
+        dp: 1,
+        ..Setup::new(ModelSpec::Params(10_000_000_000_000))
+    };
+    let b = estimate(&s).unwrap();
+    assert_eq!(b.model_states, 160_000_000_000_000);
+    let big = Setup {
+        batch: 1 << 20,
+        seq: 1 << 30,
+        ..Setup::new(preset("llama-3.1-405b"))
+    };
+    assert!(estimate(&big).unwrap_err().0.contains("exceeds"));
+}
+
+#[test]
+fn invalid_setups_name_the_problem() {
+    let err = |s: Setup| estimate(&s).unwrap_err().0;
+    assert!(err(Setup {
+        dp: 0,
+        ..Setup::new(preset("gpt2"))
+    })
+    .contains("--dp is 0"));
+    assert!(err(Setup {
+        tp: 5,
+        ..Setup::new(preset("gpt2"))
+    })
+    .contains("does not divide"));
+    assert!(err(Setup {
+        pp: 13,
+        ..Setup::new(preset("gpt2"))
+    })
+    .contains("pipeline"));
+    assert!(err(Setup::new(ModelSpec::Params(0))).contains("--params is 0"));
+}
