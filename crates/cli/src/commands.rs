@@ -2,3 +2,5 @@
 
 pub mod bits;
 pub mod cast;
+pub mod memory;
+pub mod presets;

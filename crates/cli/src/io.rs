@@ -25,3 +25,13 @@ pub fn write_all(path: &str, bytes: &[u8]) -> Result<(), String> {
     }
     std::fs::write(path, bytes).map_err(|e| format!("cannot write {path}: {e}"))
 }
+
+/// Prints `text` to stdout. A closed pipe (`bitbudget models | head`) ends output quietly instead
+/// of panicking; other write errors are returned.
+pub fn emit(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| format!("cannot write stdout: {e}")),
+    }
+}

@@ -21,6 +21,12 @@ enum Command {
     Cast(commands::cast::CastArgs),
     /// Show how a value is stored in a format: fields, stored value, rounding error.
     Bits(commands::bits::BitsArgs),
+    /// Per-GPU memory of training or serving a model (weights, gradients, optimizer, activations, KV cache).
+    Memory(Box<commands::memory::MemoryArgs>),
+    /// List the model presets with their computed parameter counts.
+    Models(commands::presets::ListArgs),
+    /// List the GPU presets with their memory capacities.
+    Gpus(commands::presets::ListArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +34,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Cast(args) => commands::cast::run(args),
         Command::Bits(args) => commands::bits::run(args),
+        Command::Memory(args) => commands::memory::run(*args),
+        Command::Models(args) => commands::presets::run_models(args),
+        Command::Gpus(args) => commands::presets::run_gpus(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

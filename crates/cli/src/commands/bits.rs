@@ -35,16 +35,13 @@ pub fn run(args: BitsArgs) -> Result<(), String> {
     if args.json {
         let facts = FormatFacts::of(args.format);
         let json = serde_json::json!({ "input": parsed.value, "described": d, "facts": facts });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?
-        );
-        return Ok(());
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        return crate::io::emit(&format!("{text}\n"));
     }
     if let Some(note) = parsed.note {
-        println!("note: {note}");
+        crate::io::emit(&format!("note: {note}\n"))?;
     }
-    print!("{}", render_text(&d, parsed.value));
+    crate::io::emit(&render_text(&d, parsed.value))?;
     Ok(())
 }
 

@@ -1,0 +1,244 @@
+//! End-to-end tests of the `bitbudget` binary: exit codes, messages and JSON contracts.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn bitbudget(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bitbudget"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = bitbudget(args, b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn fails_with(args: &[&str], stdin: &[u8], message: &str) {
+    let out = bitbudget(args, stdin);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(
+        err.contains(message),
+        "{args:?}: expected '{message}' in: {err}"
+    );
+}
+
+#[test]
+fn cast_f32_to_bf16_through_pipes() {
+    let input: Vec<u8> = [0.1f32, 1.0, -2.0, f32::MAX]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let out = bitbudget(&["cast", "--from", "f32", "--to", "bf16", "-", "-"], &input);
+    assert!(out.status.success());
+    assert_eq!(
+        out.stdout,
+        vec![0xCD, 0x3D, 0x80, 0x3F, 0x00, 0xC0, 0x80, 0x7F]
+    );
+    let e4m3 = bitbudget(
+        &["cast", "--from", "f32", "--to", "f8e4m3", "-", "-"],
+        &1000f32.to_le_bytes(),
+    );
+    assert_eq!(e4m3.stdout, vec![0x7F], "E4M3 overflow is NaN");
+    let sat = bitbudget(
+        &[
+            "cast",
+            "--saturate",
+            "--from",
+            "f32",
+            "--to",
+            "f8e4m3",
+            "-",
+            "-",
+        ],
+        &1000f32.to_le_bytes(),
+    );
+    assert_eq!(sat.stdout, vec![0x7E]);
+}
+
+#[test]
+fn cast_rejects_ragged_input_and_unknown_formats() {
+    fails_with(
+        &["cast", "--from", "f32", "--to", "f16", "-", "-"],
+        &[0; 6],
+        "not a whole number of f32 elements",
+    );
+    fails_with(
+        &["cast", "--from", "f33", "--to", "f16", "-", "-"],
+        &[],
+        "f33",
+    );
+    fails_with(
+        &["cast", "--from", "f32", "--to", "f16", "/no/such/file", "-"],
+        &[],
+        "/no/such/file",
+    );
+}
+
+#[test]
+fn bits_prints_fields_stored_value_and_error() {
+    let out = bitbudget(&["bits", "--format", "bf16", "0.1"], b"");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("exponent  01111011"), "{text}");
+    assert!(text.contains("stored    0.10009765625"));
+    assert!(text.contains("(-1)^0 × 2^(123-127) × 1.6015625"));
+    fails_with(&["bits", "--format", "bf16", "zebra"], b"", "not a number");
+}
+
+/// The ZeRO paper's Figure 1 through the CLI: 7.5B parameters on 64 GPUs.
+#[test]
+fn memory_json_reproduces_zero_figure_1() {
+    for (stage, gb) in [("0", 120.0), ("1", 31.4), ("2", 16.6), ("3", 1.9)] {
+        let v = json(&[
+            "memory", "--params", "7.5e9", "--dp", "64", "--zero", stage, "--json",
+        ]);
+        assert_eq!(v["params"], 7_500_000_000u64);
+        let states = v["per_gpu"]["model_states"].as_u64().unwrap();
+        assert_eq!((states as f64 / 1e8).round() / 10.0, gb, "ZeRO-{stage}");
+        assert_eq!(v["per_gpu"]["activations"], 0);
+        for key in [
+            "weights",
+            "gradients",
+            "optimizer",
+            "activations",
+            "kv_cache",
+            "overhead",
+            "total",
+        ] {
+            assert!(v["per_gpu"][key].is_u64(), "{key} is an integer");
+        }
+    }
+}
+
+#[test]
+fn memory_json_for_a_preset_adds_up_and_judges_the_gpu() {
+    let v = json(&[
+        "memory",
+        "--model",
+        "llama-3-8b",
+        "--zero",
+        "3",
+        "--dp",
+        "8",
+        "--seq",
+        "4096",
+        "--recompute",
+        "selective",
+        "--gpu",
+        "h100-80gb",
+        "--json",
+    ]);
+    assert_eq!(v["params"], 8_030_261_248u64);
+    let g = &v["per_gpu"];
+    let sum: u64 = [
+        "weights",
+        "gradients",
+        "optimizer",
+        "activations",
+        "kv_cache",
+        "overhead",
+    ]
+    .iter()
+    .map(|k| g[k].as_u64().unwrap())
+    .sum();
+    assert_eq!(g["total"].as_u64().unwrap(), sum);
+    assert_eq!(v["gpu"]["capacity_bytes"], 81559u64 << 20);
+    assert_eq!(
+        v["fits"],
+        serde_json::Value::Bool(g["total"].as_u64().unwrap() <= 81559u64 << 20)
+    );
+    assert_eq!(v["conventions"].as_array().unwrap().len(), 4);
+}
+
+/// Kwon et al. 2023 (vLLM): OPT-13B's KV cache is 800 KB per token.
+#[test]
+fn memory_kv_cache_of_opt_13b() {
+    let v = json(&[
+        "memory",
+        "--model",
+        "opt-13b",
+        "--mode",
+        "inference",
+        "--seq",
+        "1",
+        "--batch",
+        "1",
+        "--kv-dtype",
+        "fp16",
+        "--json",
+    ]);
+    assert_eq!(v["per_gpu"]["kv_cache"], 819_200);
+}
+
+#[test]
+fn memory_rejects_bad_input_by_name() {
+    fails_with(
+        &["memory", "--model", "lama-3-8b"],
+        b"",
+        "closest: llama-3-8b",
+    );
+    fails_with(
+        &["memory", "--model", "gpt2", "--dp", "0"],
+        b"",
+        "--dp is 0",
+    );
+    fails_with(
+        &["memory", "--params", "-5"],
+        b"",
+        "must be a finite number",
+    );
+    fails_with(
+        &["memory", "--params", "NaN"],
+        b"",
+        "must be a finite number",
+    );
+    fails_with(
+        &["memory", "--model", "llama-3-8b", "--tp", "3"],
+        b"",
+        "does not divide",
+    );
+    fails_with(
+        &["memory", "--model", "gpt2", "--gpu", "h100"],
+        b"",
+        "closest: h100-80gb",
+    );
+    fails_with(&["memory"], b"", "--model ID, --params N");
+    fails_with(
+        &["memory", "--layers", "0", "--hidden", "64", "--heads", "4"],
+        b"",
+        "--layers must be at least 1",
+    );
+}
+
+#[test]
+fn custom_architecture_defaults_to_gelu_with_4x_ffn() {
+    let v = json(&[
+        "memory", "--layers", "2", "--hidden", "64", "--heads", "4", "--vocab", "100", "--json",
+    ]);
+    // Per layer 4·64² attention + 2·64·256 MLP + 2·64 RMSNorm; embeddings and head 2·100·64; final norm 64.
+    assert_eq!(
+        v["params"],
+        2 * (4 * 64 * 64 + 2 * 64 * 256 + 128) + 2 * 100 * 64 + 64
+    );
+}
+
+#[test]
+fn presets_list_and_closed_pipes_are_quiet() {
+    let out = bitbudget(&["models", "--json"], b"");
+    let models: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(models.as_array().unwrap().len() >= 15);
+    let gpus = bitbudget(&["gpus"], b"");
+    assert!(String::from_utf8_lossy(&gpus.stdout).contains("h100-80gb"));
+}
