@@ -8,6 +8,7 @@ pub mod gpus;
 pub mod kv_cache;
 pub mod models;
 pub mod options;
+pub mod plan;
 pub mod setup;
 pub mod units;
 

@@ -82,7 +82,7 @@ impl ModelArch {
             hidden,
             heads,
             kv_heads,
-            head_dim: if heads == 0 { 0 } else { hidden / heads },
+            head_dim: hidden.checked_div(heads).unwrap_or(0),
             ffn,
             mlp,
             norm: Norm::RmsNorm,
