@@ -9,6 +9,7 @@ pub mod kv_cache;
 pub mod models;
 pub mod options;
 pub mod plan;
+pub mod report;
 pub mod setup;
 pub mod units;
 

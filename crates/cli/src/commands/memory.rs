@@ -1,14 +1,13 @@
 //! `bitbudget memory`: per-GPU memory of a training or serving setup, as text or JSON.
 
 use crate::commands::presets::{closest, parse_count};
-use bitbudget_math::memory::conventions::compare_conventions;
+use bitbudget_math::memory::report::report;
 use bitbudget_math::memory::{
-    estimate, find_gpu, find_model, format_bytes, format_count, gpu_presets, model_presets,
-    Breakdown, Convention, Dtype, LoraTargets, Mlp, Mode, ModelArch, ModelSpec, Offload, Optimizer,
-    Recompute, Setup, Units, ZeroStage,
+    find_gpu, find_model, format_bytes, format_count, gpu_presets, model_presets, Breakdown,
+    Convention, Dtype, LoraTargets, Mlp, Mode, ModelArch, ModelSpec, Offload, Optimizer, Recompute,
+    Setup, Units, ZeroStage,
 };
 use clap::Args;
-use serde_json::{json, Value};
 
 /// Arguments of `memory`. Counts accept scientific notation (`--params 7.5e9`).
 #[derive(Args)]
@@ -224,12 +223,13 @@ fn setup(a: &MemoryArgs) -> Result<Setup, String> {
 /// Runs `memory`.
 pub fn run(args: MemoryArgs) -> Result<(), String> {
     let s = setup(&args)?;
-    let b = estimate(&s).map_err(|e| e.to_string())?;
+    let r = report(&s).map_err(|e| e.to_string())?;
+    let b = &r.breakdown;
     if args.json {
-        let text = serde_json::to_string_pretty(&to_json(&s, &b)).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
         crate::io::emit(&format!("{text}\n"))?;
     } else {
-        crate::io::emit(&to_text(&s, &b))?;
+        crate::io::emit(&to_text(&s, b))?;
     }
     Ok(())
 }
@@ -239,62 +239,6 @@ fn model_name(s: &Setup) -> String {
         ModelSpec::Arch { name, .. } => name.clone(),
         ModelSpec::Params(n) => format!("{} params", format_count(*n)),
     }
-}
-
-/// The JSON document: integer bytes per GPU, formulas, the GPU verdict and the conventions table.
-pub fn to_json(s: &Setup, b: &Breakdown) -> Value {
-    let lines = [
-        ("weights", &b.weights),
-        ("gradients", &b.gradients),
-        ("optimizer", &b.optimizer),
-        ("activations", &b.activations),
-        ("kv_cache", &b.kv_cache),
-        ("overhead", &b.overhead),
-    ];
-    let mut per_gpu = serde_json::Map::new();
-    let mut formulas = serde_json::Map::new();
-    for (name, line) in lines {
-        per_gpu.insert(name.into(), json!(line.bytes));
-        formulas.insert(
-            name.into(),
-            json!({ "formula": line.formula, "why": line.why }),
-        );
-    }
-    per_gpu.insert("model_states".into(), json!(b.model_states));
-    per_gpu.insert("total".into(), json!(b.total));
-    let gpu = s.gpu.as_ref().map(|g| json!({ "id": g.id, "name": g.name, "capacity_bytes": g.capacity_bytes, "source": g.source }));
-    let fits = s.gpu.as_ref().map(|g| b.total <= g.capacity_bytes);
-    let headroom = s
-        .gpu
-        .as_ref()
-        .map(|g| g.capacity_bytes as i128 - b.total as i128);
-    let conventions: Vec<Value> = compare_conventions(s)
-        .into_iter()
-        .map(|row| match row.model_states {
-            Ok(bytes) => json!({ "name": row.convention.name(), "model_states": bytes, "cpu": row.cpu, "explanation": row.explanation }),
-            Err(why) => json!({ "name": row.convention.name(), "model_states": null, "unavailable": why, "explanation": row.explanation }),
-        })
-        .collect();
-    json!({
-        "model": model_name(s),
-        "params": b.params,
-        "trainable_params": b.trainable_params,
-        "setup": {
-            "mode": s.mode.name(), "dtype": s.dtype.name(), "optimizer": s.optimizer.name(), "zero": s.zero.0,
-            "dp": s.dp, "tp": s.tp, "pp": s.pp, "gpus": b.gpus, "sequence_parallel": s.sequence_parallel,
-            "batch": s.batch, "seq": s.seq, "recompute": s.recompute.name(), "flash_attention": s.flash_attention,
-            "offload": s.offload.name(), "kv_dtype": s.kv_dtype.name(), "lora_rank": s.lora_rank,
-            "convention": s.convention.name(), "units": s.units.to_string(),
-        },
-        "per_gpu": per_gpu,
-        "formulas": formulas,
-        "cpu_offload_per_gpu": b.cpu_offload,
-        "gpu": gpu,
-        "fits": fits,
-        "headroom_bytes": headroom.map(|h| h as i64),
-        "conventions": conventions,
-        "notes": b.notes,
-    })
 }
 
 fn to_text(s: &Setup, b: &Breakdown) -> String {

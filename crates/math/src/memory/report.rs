@@ -1,0 +1,295 @@
+//! The published shape of an estimate: what `bitbudget memory --json` prints and what the app
+//! downloads, so both always agree. Also a CSV rendering.
+
+use super::conventions::compare_conventions;
+use super::estimate::{estimate, Breakdown};
+use super::setup::{MemoryError, ModelSpec, Setup};
+use super::units::format_count;
+use serde::Serialize;
+
+/// Per-GPU bytes of each part.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PerGpu {
+    /// Weights.
+    pub weights: u64,
+    /// Gradients.
+    pub gradients: u64,
+    /// Optimizer states.
+    pub optimizer: u64,
+    /// Activations.
+    pub activations: u64,
+    /// KV cache.
+    pub kv_cache: u64,
+    /// Overhead.
+    pub overhead: u64,
+    /// Weights + gradients + optimizer.
+    pub model_states: u64,
+    /// Everything.
+    pub total: u64,
+}
+
+/// A formula and its explanation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Formula {
+    /// The arithmetic with numbers filled in.
+    pub formula: String,
+    /// Why this memory is needed.
+    pub why: String,
+}
+
+/// Formulas of each part.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Formulas {
+    /// Weights.
+    pub weights: Formula,
+    /// Gradients.
+    pub gradients: Formula,
+    /// Optimizer.
+    pub optimizer: Formula,
+    /// Activations.
+    pub activations: Formula,
+    /// KV cache.
+    pub kv_cache: Formula,
+    /// Overhead.
+    pub overhead: Formula,
+}
+
+/// The setup as echoed in a report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SetupSummary {
+    /// Mode.
+    pub mode: String,
+    /// Weight dtype.
+    pub dtype: String,
+    /// Optimizer.
+    pub optimizer: String,
+    /// ZeRO stage.
+    pub zero: u8,
+    /// Data-parallel degree.
+    pub dp: u64,
+    /// Tensor-parallel degree.
+    pub tp: u64,
+    /// Pipeline-parallel degree.
+    pub pp: u64,
+    /// dp × tp × pp.
+    pub gpus: u64,
+    /// Sequence parallelism.
+    pub sequence_parallel: bool,
+    /// Micro-batch.
+    pub batch: u64,
+    /// Sequence length.
+    pub seq: u64,
+    /// Recomputation.
+    pub recompute: String,
+    /// FlashAttention.
+    pub flash_attention: bool,
+    /// Offload.
+    pub offload: String,
+    /// KV-cache dtype.
+    pub kv_dtype: String,
+    /// LoRA rank.
+    pub lora_rank: u64,
+    /// Convention.
+    pub convention: String,
+    /// Units of the formulas.
+    pub units: String,
+}
+
+/// The GPU compared against.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GpuSummary {
+    /// Preset id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Capacity in bytes.
+    pub capacity_bytes: u64,
+    /// Source of the capacity.
+    pub source: String,
+}
+
+/// One convention's model states.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ConventionSummary {
+    /// Convention name.
+    pub name: String,
+    /// Model states per GPU, or null where the convention does not cover the setup.
+    pub model_states: Option<u64>,
+    /// CPU bytes.
+    pub cpu: u64,
+    /// Why it is absent, if it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<String>,
+    /// Why it differs.
+    pub explanation: String,
+}
+
+/// Everything an estimate reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// Model name (preset id, "custom", or the parameter count).
+    pub model: String,
+    /// Total parameters.
+    pub params: u64,
+    /// Trainable parameters.
+    pub trainable_params: u64,
+    /// The setup.
+    pub setup: SetupSummary,
+    /// Integer bytes per GPU.
+    pub per_gpu: PerGpu,
+    /// Formulas with numbers filled in.
+    pub formulas: Formulas,
+    /// CPU bytes from offloading (per GPU; per node under DeepSpeed's convention).
+    pub cpu_offload_per_gpu: u64,
+    /// The GPU, if one was chosen.
+    pub gpu: Option<GpuSummary>,
+    /// Whether the total fits the GPU.
+    pub fits: Option<bool>,
+    /// Capacity minus total (negative when it does not fit).
+    pub headroom_bytes: Option<i64>,
+    /// The same setup under each convention.
+    pub conventions: Vec<ConventionSummary>,
+    /// Remarks.
+    pub notes: Vec<String>,
+    /// The full breakdown, for programs that want every field.
+    #[serde(skip)]
+    pub breakdown: Breakdown,
+}
+
+/// Estimates `setup` and packages the result.
+pub fn report(setup: &Setup) -> Result<Report, MemoryError> {
+    let b = estimate(setup)?;
+    let s = setup;
+    let f = |l: &super::estimate::Line| Formula {
+        formula: l.formula.clone(),
+        why: l.why.clone(),
+    };
+    let model = match &s.model {
+        ModelSpec::Arch { name, .. } => name.clone(),
+        ModelSpec::Params(n) => format!("{} params", format_count(*n)),
+    };
+    let conventions = compare_conventions(s)
+        .into_iter()
+        .map(|row| ConventionSummary {
+            name: row.convention.name().into(),
+            model_states: row.model_states.as_ref().ok().copied(),
+            cpu: row.cpu,
+            unavailable: row.model_states.err(),
+            explanation: row.explanation.into(),
+        })
+        .collect();
+    Ok(Report {
+        model,
+        params: b.params,
+        trainable_params: b.trainable_params,
+        setup: SetupSummary {
+            mode: s.mode.name().into(),
+            dtype: s.dtype.name().into(),
+            optimizer: s.optimizer.name().into(),
+            zero: s.zero.0,
+            dp: s.dp,
+            tp: s.tp,
+            pp: s.pp,
+            gpus: b.gpus,
+            sequence_parallel: s.sequence_parallel,
+            batch: s.batch,
+            seq: s.seq,
+            recompute: s.recompute.name().into(),
+            flash_attention: s.flash_attention,
+            offload: s.offload.name().into(),
+            kv_dtype: s.kv_dtype.name().into(),
+            lora_rank: s.lora_rank,
+            convention: s.convention.name().into(),
+            units: s.units.to_string(),
+        },
+        per_gpu: PerGpu {
+            weights: b.weights.bytes,
+            gradients: b.gradients.bytes,
+            optimizer: b.optimizer.bytes,
+            activations: b.activations.bytes,
+            kv_cache: b.kv_cache.bytes,
+            overhead: b.overhead.bytes,
+            model_states: b.model_states,
+            total: b.total,
+        },
+        formulas: Formulas {
+            weights: f(&b.weights),
+            gradients: f(&b.gradients),
+            optimizer: f(&b.optimizer),
+            activations: f(&b.activations),
+            kv_cache: f(&b.kv_cache),
+            overhead: f(&b.overhead),
+        },
+        cpu_offload_per_gpu: b.cpu_offload,
+        gpu: s.gpu.as_ref().map(|g| GpuSummary {
+            id: g.id.into(),
+            name: g.name.into(),
+            capacity_bytes: g.capacity_bytes,
+            source: g.source.into(),
+        }),
+        fits: s.gpu.as_ref().map(|g| b.total <= g.capacity_bytes),
+        headroom_bytes: s
+            .gpu
+            .as_ref()
+            .map(|g| (g.capacity_bytes as i128 - b.total as i128) as i64),
+        conventions,
+        notes: b.notes.clone(),
+        breakdown: b,
+    })
+}
+
+impl Report {
+    /// CSV: `part,bytes,formula,why` per part, then total, model states and CPU rows. Fields are
+    /// quoted and inner quotes doubled (RFC 4180).
+    pub fn to_csv(&self) -> String {
+        let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+        let p = &self.per_gpu;
+        let fs = &self.formulas;
+        let rows = [
+            ("weights", p.weights, &fs.weights),
+            ("gradients", p.gradients, &fs.gradients),
+            ("optimizer", p.optimizer, &fs.optimizer),
+            ("activations", p.activations, &fs.activations),
+            ("kv_cache", p.kv_cache, &fs.kv_cache),
+            ("overhead", p.overhead, &fs.overhead),
+        ];
+        let mut out = String::from("part,bytes_per_gpu,formula,why\n");
+        for (name, bytes, f) in rows {
+            out += &format!("{name},{bytes},{},{}\n", q(&f.formula), q(&f.why));
+        }
+        out += &format!(
+            "model_states,{},,\ntotal,{},,\ncpu_offload,{},,\n",
+            p.model_states, p.total, self.cpu_offload_per_gpu
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::find_model;
+
+    #[test]
+    fn csv_rows_add_up_and_quote_formulas() {
+        let m = find_model("gpt2").unwrap();
+        let r = report(&Setup::new(ModelSpec::Arch {
+            name: "gpt2".into(),
+            arch: Box::new(m.arch),
+        }))
+        .unwrap();
+        let csv = r.to_csv();
+        let sum: u64 = csv
+            .lines()
+            .skip(1)
+            .take(6)
+            .map(|l| l.split(',').nth(1).unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(sum, r.per_gpu.total);
+        assert!(csv
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("weights,248879616,\"2 B × 124.4M params"));
+    }
+}
