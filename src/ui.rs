@@ -5,6 +5,8 @@ pub mod bits_state;
 pub mod browser;
 pub mod charts;
 pub mod components;
+pub mod memory_query;
+pub mod memory_state;
 pub mod numbers;
 pub mod pages;
 pub mod palette;

@@ -3,6 +3,7 @@
 use crate::ui::browser::{location_search, window_width};
 use crate::ui::components::notes::Notes;
 use crate::ui::pages::bits::BitsPage;
+use crate::ui::pages::memory::MemoryPage;
 use crate::ui::palette::stylesheet;
 use crate::ui::url_state::{parse_query, Tab};
 use leptos::prelude::*;
@@ -14,7 +15,12 @@ pub fn App() -> impl IntoView {
     provide_context(window_width());
     let embed = query.embed;
     let page = match query.tab {
-        Tab::Bits => view! { <BitsPage initial=query.bits.clone() embed sync_url=true /> },
+        Tab::Bits => {
+            view! { <BitsPage initial=query.bits.clone() embed sync_url=true /> }.into_any()
+        }
+        Tab::Memory => {
+            view! { <MemoryPage initial=query.memory.clone() embed sync_url=true /> }.into_any()
+        }
     };
     view! {
         <style>{stylesheet()}</style>

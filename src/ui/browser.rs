@@ -55,3 +55,33 @@ pub fn window_width() -> ReadSignal<f64> {
     on_cleanup(move || handle.remove());
     read
 }
+
+/// Offers `content` as a file download named `filename` with MIME type `mime`.
+pub fn download_text(filename: &str, mime: &str, content: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(content));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)
+        .map_err(|_| "cannot create the file")?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)
+        .map_err(|_| "cannot create a download link")?;
+    let result = download_url(filename, &url);
+    let _ = web_sys::Url::revoke_object_url(&url);
+    result
+}
+
+/// Offers the resource at `url` (e.g. a `data:` URL) as a download named `filename`.
+pub fn download_url(filename: &str, url: &str) -> Result<(), String> {
+    use wasm_bindgen::JsCast;
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(|_| "cannot create a link")?
+        .unchecked_into();
+    a.set_href(url);
+    a.set_download(filename);
+    a.click();
+    Ok(())
+}

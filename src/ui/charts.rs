@@ -1,3 +1,7 @@
-//! Plotters drawing code: plain `draw(canvas, &data)` functions, no reactivity.
+//! Plotters drawing code: plain `draw` functions over any backend (canvas, SVG), no reactivity.
 
+pub mod memory_bar;
 pub mod number_line;
+pub mod scaling;
+pub mod strategies;
+pub mod style;

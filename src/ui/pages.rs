@@ -1,3 +1,4 @@
 //! One module per tab.
 
 pub mod bits;
+pub mod memory;

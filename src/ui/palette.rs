@@ -39,6 +39,18 @@ pub struct Theme {
     pub danger: Rgb,
     /// Subnormal and underflow regions.
     pub caution: Rgb,
+    /// Memory: weights.
+    pub weights: Rgb,
+    /// Memory: gradients.
+    pub gradients: Rgb,
+    /// Memory: optimizer states.
+    pub optimizer: Rgb,
+    /// Memory: activations.
+    pub activations: Rgb,
+    /// Memory: KV cache.
+    pub kv_cache: Rgb,
+    /// Memory: overhead.
+    pub overhead: Rgb,
 }
 
 /// The light theme.
@@ -55,6 +67,12 @@ pub const LIGHT: Theme = Theme {
     grid_value: Rgb(0x00, 0x72, 0xb2),
     danger: Rgb(0xd5, 0x5e, 0x00),
     caution: Rgb(0xf0, 0xe4, 0x42),
+    weights: Rgb(0x00, 0x72, 0xb2),
+    gradients: Rgb(0xe6, 0x9f, 0x00),
+    optimizer: Rgb(0x00, 0x9e, 0x73),
+    activations: Rgb(0xcc, 0x79, 0xa7),
+    kv_cache: Rgb(0x56, 0xb4, 0xe9),
+    overhead: Rgb(0x99, 0x99, 0x99),
 };
 
 /// The dark theme: the same hues, lifted for contrast on a dark surface.
@@ -71,6 +89,12 @@ pub const DARK: Theme = Theme {
     grid_value: Rgb(0x6c, 0xc0, 0xf0),
     danger: Rgb(0xff, 0x8a, 0x3d),
     caution: Rgb(0xb8, 0xac, 0x20),
+    weights: Rgb(0x3a, 0x9a, 0xd9),
+    gradients: Rgb(0xf0, 0xb0, 0x2a),
+    optimizer: Rgb(0x2b, 0xb8, 0x8e),
+    activations: Rgb(0xd9, 0x8c, 0xb8),
+    kv_cache: Rgb(0x6c, 0xc0, 0xf0),
+    overhead: Rgb(0xa0, 0xa4, 0xaa),
 };
 
 fn variables(t: &Theme) -> String {
@@ -87,6 +111,12 @@ fn variables(t: &Theme) -> String {
         ("grid-value", t.grid_value),
         ("danger", t.danger),
         ("caution", t.caution),
+        ("weights", t.weights),
+        ("gradients", t.gradients),
+        ("optimizer", t.optimizer),
+        ("activations", t.activations),
+        ("kv-cache", t.kv_cache),
+        ("overhead", t.overhead),
     ];
     pairs
         .iter()
@@ -101,6 +131,15 @@ pub fn stylesheet() -> String {
         variables(&LIGHT),
         variables(&DARK)
     )
+}
+
+/// The theme the system asks for.
+pub fn current() -> Theme {
+    if crate::ui::browser::prefers_dark() {
+        DARK
+    } else {
+        LIGHT
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Typed URL query state: `?tab=bits&x=0.1&fmt=bf16&embed=1`. Parsing is plain Rust, tested
 //! natively; every bad value falls back to its default and leaves a note saying so.
 
+use crate::ui::memory_query::MemoryQuery;
 use bitbudget_math::format::{parse_value, FormatId};
 use std::fmt;
 use std::str::FromStr;
@@ -8,18 +9,21 @@ use std::str::FromStr;
 /// The app's pages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Tab {
-    /// The number-format explorer.
+    /// Where GPU memory goes.
     #[default]
+    Memory,
+    /// The number-format explorer.
     Bits,
 }
 
 impl Tab {
     /// Every tab, in navigation order.
-    pub const ALL: [Tab; 1] = [Tab::Bits];
+    pub const ALL: [Tab; 2] = [Tab::Memory, Tab::Bits];
 
     /// Name in the URL.
     pub const fn name(self) -> &'static str {
         match self {
+            Tab::Memory => "memory",
             Tab::Bits => "bits",
         }
     }
@@ -27,6 +31,7 @@ impl Tab {
     /// Label in the navigation.
     pub const fn label(self) -> &'static str {
         match self {
+            Tab::Memory => "Memory",
             Tab::Bits => "Bits",
         }
     }
@@ -79,6 +84,8 @@ pub struct AppQuery {
     pub embed: bool,
     /// Bits page state.
     pub bits: BitsQuery,
+    /// Memory page state.
+    pub memory: MemoryQuery,
     /// One sentence per parameter that was not understood.
     pub notes: Vec<String>,
 }
@@ -100,7 +107,11 @@ pub fn parse_query(search: &str) -> AppQuery {
                 Err(e) => q.notes.push(format!("fmt: {e}; showing {}", q.bits.fmt)),
             },
             "x" => x_text = Some(value),
-            _ => q.notes.push(format!("unknown parameter '{key}' ignored")),
+            _ => match q.memory.apply(&key, &value) {
+                Some(Ok(())) => {}
+                Some(Err(note)) => q.notes.push(note),
+                None => q.notes.push(format!("unknown parameter '{key}' ignored")),
+            },
         }
     }
     if let Some(x) = x_text {
@@ -212,7 +223,7 @@ mod tests {
     #[test]
     fn bad_values_fall_back_with_a_note_each() {
         let q = parse_query("tab=nope&x=abc&fmt=f7&embed=maybe&zzz=1");
-        assert_eq!(q.tab, Tab::Bits);
+        assert_eq!(q.tab, Tab::Memory);
         assert_eq!(q.bits, BitsQuery::default());
         assert!(!q.embed);
         assert_eq!(q.notes.len(), 5, "{:?}", q.notes);
@@ -231,6 +242,22 @@ mod tests {
         assert_eq!(parse_query("x=%2D2.5&fmt=f16").bits.x, "-2.5");
         assert_eq!(parse_query("x=%zz").notes.len(), 1);
         assert_eq!(parse_query("x=%").notes.len(), 1);
+        assert_eq!(
+            parse_query("x=%\u{e9}1").notes.len(),
+            1,
+            "a multi-byte character after % does not panic"
+        );
+    }
+
+    #[test]
+    fn the_issue_example_memory_url_is_understood() {
+        let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb");
+        assert!(q.notes.is_empty(), "{:?}", q.notes);
+        assert_eq!(q.tab, Tab::Memory);
+        assert_eq!((q.memory.dp, q.memory.zero.0, q.memory.seq), (8, 3, 4096));
+        let bad = parse_query("tab=memory&dp=zero&gpu=h1000");
+        assert_eq!(bad.notes.len(), 2);
+        assert_eq!(bad.memory, MemoryQuery::default());
     }
 
     #[test]

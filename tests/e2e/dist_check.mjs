@@ -76,6 +76,18 @@ async function canvasInk(page, testid) {
   });
 }
 
+for (const [name, width] of [['memory-1280', 1280], ['memory-390', 390]]) {
+  await check(name, width, '?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb', async (page) => {
+    const bytes = await page.locator('[data-testid="bytes-weights"]').getAttribute('data-bytes');
+    expectEq(bytes, '2007565312', 'Llama 3 8B weights per GPU under ZeRO-3 over 8 GPUs');
+    const verdict = await text(page, 'verdict');
+    if (!verdict.startsWith('Fits')) throw new Error(`verdict: ${verdict}`);
+    for (const id of ['memory-bar', 'strategies-chart', 'scaling-chart']) {
+      const colours = await canvasInk(page, id);
+      if (colours < 4) throw new Error(`${id} looks blank (${colours} colours)`);
+    }
+  });
+}
 for (const [name, width] of [['bits-1280', 1280], ['bits-390', 390]]) {
   await check(name, width, '?tab=bits&x=0.1&fmt=bf16', async (page) => {
     expectEq(await text(page, 'stored-bf16'), '0.10009765625', 'BF16 of 0.1');
@@ -85,6 +97,12 @@ for (const [name, width] of [['bits-1280', 1280], ['bits-390', 390]]) {
     if (colours < 4) throw new Error(`number line looks blank (${colours} colours)`);
   });
 }
+await check('memory-embed', 900, '?tab=memory&model=mixtral-8x7b&mode=inference&seq=32768&batch=4&gpu=a100-80gb&embed=1', async (page) => {
+  if (await page.locator('header.top').count()) throw new Error('embed mode shows the site header');
+  if (await page.locator('[data-testid="strategies-chart"]').count()) throw new Error('embed mode shows the comparisons');
+  const kv = await page.locator('[data-testid="bytes-kv_cache"]').getAttribute('data-bytes');
+  expectEq(kv, String(2 * 32 * 8 * 128 * 32768 * 4 * 2), 'Mixtral KV cache, 4 × 32k tokens in BF16');
+});
 await check('bits-embed', 800, '?tab=bits&x=448&fmt=f8e4m3&embed=1', async (page) => {
   expectEq(await text(page, 'stored-f8e4m3'), '448', 'E4M3 max');
   if (await page.locator('header.top').count()) throw new Error('embed mode shows the site header');

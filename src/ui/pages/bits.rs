@@ -1,13 +1,11 @@
 //! The Bits page: one value in every format, side by side.
 
 use crate::ui::bits_state::BitsState;
-use crate::ui::browser::prefers_dark;
 use crate::ui::charts::number_line::{self, NumberLineInput};
 use crate::ui::components::canvas_chart::{fit_to_box, CanvasChart};
 use crate::ui::components::facts_table::FactsTable;
 use crate::ui::components::format_card::FormatCard;
 use crate::ui::components::value_input::ValueInput;
-use crate::ui::palette::{DARK, LIGHT};
 use crate::ui::url_state::{bits_query_string, BitsQuery};
 use bitbudget_math::format::FormatId;
 use leptos::prelude::*;
@@ -65,7 +63,7 @@ fn NumberLine() -> impl IntoView {
             id: state.fmt.get(),
             x: state.value.get(),
             overflow: state.overflow(),
-            theme: if prefers_dark() { DARK } else { LIGHT },
+            theme: crate::ui::palette::current(),
             dpr: fit_to_box(canvas, number_line::HEIGHT),
         };
         if let Err(e) = number_line::draw(canvas, &input) {

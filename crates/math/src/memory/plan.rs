@@ -84,9 +84,12 @@ pub fn by_strategy(setup: &Setup) -> Vec<(Strategy, Result<Breakdown, String>)> 
 /// Data-parallel degrees swept by [`sweep`]: powers of two from 1 to 1024.
 pub const SWEEP_DP: [u64; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
+/// One strategy's (total GPUs, bytes per GPU) points.
+pub type SweepLine = (Strategy, Vec<(u64, u64)>);
+
 /// Per-GPU totals for each of the first four strategies (no offload) as the data-parallel degree
 /// goes from 1 to 1024: (total GPUs, bytes per GPU) points.
-pub fn sweep(setup: &Setup) -> Vec<(Strategy, Vec<(u64, u64)>)> {
+pub fn sweep(setup: &Setup) -> Vec<SweepLine> {
     STRATEGIES[..4]
         .iter()
         .map(|s| {
@@ -119,10 +122,15 @@ pub struct Fit {
     pub total: u64,
 }
 
-/// Fewest GPUs (data-parallel degree up to `max_dp`, tp and pp as given) with which some strategy
-/// fits in `capacity` bytes per GPU; among equal GPU counts the least aggressive strategy wins.
-/// Uses binary search: per-GPU memory never grows with the data-parallel degree.
-pub fn smallest_fit(setup: &Setup, capacity: u64, max_dp: u64) -> Option<Fit> {
+/// Fewest GPUs (data-parallel degree up to `max_dp`, tp and pp as given) with which one of
+/// `strategies` fits in `capacity` bytes per GPU; among equal GPU counts the earlier (less
+/// aggressive) strategy wins. Binary search: per-GPU memory never grows with the data-parallel degree.
+pub fn smallest_fit(
+    setup: &Setup,
+    capacity: u64,
+    max_dp: u64,
+    strategies: &[Strategy],
+) -> Option<Fit> {
     let fits = |s: &Strategy, dp: u64| {
         estimate(&Setup {
             dp,
@@ -132,7 +140,7 @@ pub fn smallest_fit(setup: &Setup, capacity: u64, max_dp: u64) -> Option<Fit> {
         .filter(|b| b.total <= capacity)
     };
     let mut best: Option<Fit> = None;
-    for s in STRATEGIES.iter() {
+    for s in strategies {
         if fits(s, max_dp).is_none() {
             continue;
         }
@@ -180,7 +188,7 @@ mod tests {
     fn smallest_fit_is_minimal_and_fits() {
         let s = llama8b();
         let cap = 81559u64 << 20;
-        let fit = smallest_fit(&s, cap, 1024).expect("some setup fits");
+        let fit = smallest_fit(&s, cap, 1024, &STRATEGIES).expect("some setup fits");
         assert!(fit.total <= cap);
         for strategy in STRATEGIES {
             if fit.dp > 1 {
@@ -201,7 +209,7 @@ mod tests {
 
     #[test]
     fn nothing_fits_a_tiny_gpu() {
-        assert_eq!(smallest_fit(&llama8b(), 1 << 30, 1024), None);
+        assert_eq!(smallest_fit(&llama8b(), 1 << 30, 1024, &STRATEGIES), None);
     }
 
     #[test]

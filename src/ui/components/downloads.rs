@@ -1,0 +1,110 @@
+//! Download the chart (PNG, SVG) and the breakdown (CSV, JSON, the same JSON as the CLI's).
+
+use crate::ui::browser::{download_text, download_url};
+use crate::ui::charts::memory_bar::{self, BarInput};
+use crate::ui::charts::style::Scale;
+use crate::ui::memory_state::MemoryState;
+use crate::ui::palette::LIGHT;
+use bitbudget_math::memory::report::report;
+use leptos::prelude::*;
+use plotters::prelude::*;
+use wasm_bindgen::JsCast;
+
+fn file_stem(state: &MemoryState) -> String {
+    state.query.with_untracked(|q| {
+        format!(
+            "bitbudget-{}-{}-zero{}-dp{}",
+            q.model.as_deref().unwrap_or("custom"),
+            q.mode,
+            q.zero,
+            q.dp
+        )
+    })
+}
+
+fn bar_svg(state: &MemoryState) -> Result<String, String> {
+    let setup = state.setup.get_untracked();
+    let b = state
+        .shown
+        .get_untracked()
+        .ok_or("no valid setup to draw")?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (720, memory_bar::HEIGHT)).into_drawing_area();
+        let input = BarInput {
+            breakdown: &b,
+            capacity: setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name)),
+            units: setup.units,
+            theme: LIGHT,
+            scale: Scale(1.0),
+            highlight: None,
+        };
+        memory_bar::draw(&root, &input)?;
+    }
+    Ok(svg)
+}
+
+/// The download buttons; a failure is shown next to them.
+#[component]
+pub fn Downloads() -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let (message, set_message) = signal(None::<String>);
+    let run = move |f: Box<dyn Fn() -> Result<(), String>>| set_message.set(f().err());
+    let png = move |_| {
+        run(Box::new(move || {
+            let canvas: web_sys::HtmlCanvasElement = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| {
+                    d.query_selector("[data-testid='memory-bar']")
+                        .ok()
+                        .flatten()
+                })
+                .ok_or("the chart is not on the page")?
+                .unchecked_into();
+            let url = canvas
+                .to_data_url()
+                .map_err(|_| "the browser refused to export the canvas")?;
+            download_url(&format!("{}.png", file_stem(&state)), &url)
+        }))
+    };
+    let svg = move |_| {
+        run(Box::new(move || {
+            download_text(
+                &format!("{}.svg", file_stem(&state)),
+                "image/svg+xml",
+                &bar_svg(&state)?,
+            )
+        }))
+    };
+    let csv = move |_| {
+        run(Box::new(move || {
+            let r = report(&state.setup.get_untracked()).map_err(|e| e.0)?;
+            download_text(
+                &format!("{}.csv", file_stem(&state)),
+                "text/csv",
+                &r.to_csv(),
+            )
+        }))
+    };
+    let json = move |_| {
+        run(Box::new(move || {
+            let r = report(&state.setup.get_untracked()).map_err(|e| e.0)?;
+            let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
+            download_text(
+                &format!("{}.json", file_stem(&state)),
+                "application/json",
+                &text,
+            )
+        }))
+    };
+    view! {
+        <div class="downloads" role="group" aria-label="Download">
+            <span>"Download"</span>
+            <button class="chip" data-testid="download-png" on:click=png>"PNG"</button>
+            <button class="chip" data-testid="download-svg" on:click=svg>"SVG"</button>
+            <button class="chip" data-testid="download-csv" on:click=csv>"CSV"</button>
+            <button class="chip" data-testid="download-json" on:click=json>"JSON"</button>
+            {move || message.get().map(|m| view! { <span class="field-error" role="alert">{m}</span> })}
+        </div>
+    }
+}

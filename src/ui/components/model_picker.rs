@@ -1,0 +1,97 @@
+//! Picking a model: a search box filtering a preset list grouped by family (with parameter counts),
+//! or a custom architecture.
+
+use crate::ui::components::fields::{NumberField, SelectField};
+use crate::ui::memory_state::MemoryState;
+use bitbudget_math::memory::{format_count, model_presets, Mlp};
+use leptos::prelude::*;
+
+const CUSTOM: &str = "custom";
+
+/// Model preset select with search, and the custom architecture's fields when chosen.
+#[component]
+pub fn ModelPicker() -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let (filter, set_filter) = signal(String::new());
+    let presets = model_presets();
+    let families: Vec<&'static str> = presets.iter().fold(Vec::new(), |mut acc, m| {
+        if !acc.contains(&m.family) {
+            acc.push(m.family);
+        }
+        acc
+    });
+    let selected = move || {
+        state
+            .query
+            .with(|q| q.model.clone().unwrap_or_else(|| CUSTOM.into()))
+    };
+    let groups = move || {
+        let f = filter.get().to_ascii_lowercase();
+        families
+            .iter()
+            .map(|family| {
+                let options = presets
+                    .iter()
+                    .filter(|m| m.family == *family && (f.is_empty() || m.id.contains(&f) || m.name.to_ascii_lowercase().contains(&f)))
+                    .map(|m| view! { <option value=m.id selected=selected() == m.id>{format!("{} · {} params", m.name, format_count(m.arch.params()))}</option> })
+                    .collect_view();
+                view! { <optgroup label=*family>{options}</optgroup> }
+            })
+            .collect_view()
+    };
+    let on_pick = move |ev| {
+        let v = event_target_value(&ev);
+        state.set(|q| q.model = (v != CUSTOM).then_some(v));
+    };
+    view! {
+        <div class="field-box model-picker">
+            <label for="field-model">"Model"</label>
+            <input type="search" class="filter" placeholder="filter: llama, 70b…" aria-label="Filter models" data-testid="model-filter"
+                prop:value=move || filter.get() on:input=move |ev| set_filter.set(event_target_value(&ev)) />
+            <select id="field-model" data-testid="input-model" prop:value=selected on:change=on_pick>
+                {groups}
+                <option value=CUSTOM selected=move || selected() == CUSTOM>"Custom architecture…"</option>
+            </select>
+        </div>
+        <Show when=move || state.query.with(|q| q.model.is_none())>
+            <CustomArchFields />
+        </Show>
+    }
+}
+
+/// The custom architecture's fields.
+#[component]
+fn CustomArchFields() -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let mlp = Signal::derive(move || {
+        if state.query.with(|q| q.custom.mlp) == Mlp::Swiglu {
+            "swiglu".to_string()
+        } else {
+            "gelu".to_string()
+        }
+    });
+    let set_mlp = Callback::new(move |v: String| {
+        state.set(|q| {
+            q.custom.mlp = if v == "swiglu" {
+                Mlp::Swiglu
+            } else {
+                Mlp::Gelu
+            }
+        })
+    });
+    let options: Vec<(String, String)> = vec![
+        ("gelu".into(), "GELU (2 matrices)".into()),
+        ("swiglu".into(), "SwiGLU (3 matrices)".into()),
+    ];
+    view! {
+        <div class="custom-arch">
+            <NumberField label="Layers" key="layers" />
+            <NumberField label="Hidden" key="hidden" />
+            <NumberField label="Heads" key="heads" />
+            <NumberField label="KV heads" key="kv-heads" />
+            <NumberField label="FFN" key="ffn" />
+            <NumberField label="Vocab" key="vocab" />
+            <SelectField label="MLP" key="mlp" options value=mlp on_change=set_mlp />
+        </div>
+    }
+}

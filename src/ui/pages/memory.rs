@@ -1,0 +1,118 @@
+//! The Memory page: will it fit, where every byte goes, and what sharding buys.
+
+use crate::ui::charts::style::Scale;
+use crate::ui::charts::{scaling, strategies};
+use crate::ui::components::breakdown_legend::BreakdownLegend;
+use crate::ui::components::canvas_chart::{fit_to_box, CanvasChart};
+use crate::ui::components::conventions_table::ConventionsTable;
+use crate::ui::components::downloads::Downloads;
+use crate::ui::components::memory_bar_chart::MemoryBarChart;
+use crate::ui::components::memory_controls::MemoryControls;
+use crate::ui::components::verdict::Verdict;
+use crate::ui::memory_query::MemoryQuery;
+use crate::ui::memory_state::MemoryState;
+use bitbudget_math::memory::plan::Strategy;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+
+/// The memory explorer. Writes its state to the URL when `sync_url` is set.
+#[component]
+pub fn MemoryPage(
+    /// Starting state (from the URL).
+    initial: MemoryQuery,
+    /// Embedded in an iframe: the controls and the main chart alone.
+    #[prop(optional)]
+    embed: bool,
+    /// Keep the address bar in step with the state.
+    #[prop(optional)]
+    sync_url: bool,
+) -> impl IntoView {
+    let state = MemoryState::new(initial);
+    provide_context(state);
+    if sync_url {
+        Effect::new(move |_| {
+            crate::ui::browser::replace_query(&state.query.with(|q| q.to_query_string(embed)))
+        });
+    }
+    view! {
+        <section class="page memory" aria-labelledby="memory-title">
+            <Show when=move || !embed>
+                <h2 id="memory-title">"Will it fit? Where GPU memory goes"</h2>
+                <p class="lede">"Pick a model and a way to run it. Each GPU holds the weights, their gradients, the optimizer's states, the activations saved for the backward pass (or a KV cache when serving), and some overhead. Point at a part of the bar to see how it is computed."</p>
+            </Show>
+            <div class="memory-layout">
+                <MemoryControls />
+                <div class="results">
+                    <Verdict />
+                    <div class="bar-and-legend">
+                        <MemoryBarChart />
+                        <div><BreakdownLegend /></div>
+                    </div>
+                    <Downloads />
+                    <Show when=move || !embed>
+                        <Comparisons />
+                    </Show>
+                </div>
+            </div>
+        </section>
+    }
+}
+
+/// The strategy comparison, the scaling chart and the conventions table.
+#[component]
+fn Comparisons() -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let current = move || {
+        state.query.with(|q| Strategy {
+            zero: q.zero,
+            offload: q.offload,
+        })
+    };
+    let draw_strategies = move |canvas: &web_sys::HtmlCanvasElement| {
+        let dpr = fit_to_box(canvas, strategies::HEIGHT);
+        let (bars, setup) = (state.strategies.get(), state.setup.get());
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
+            let r = strategies::draw(
+                &backend.into_drawing_area(),
+                &bars,
+                setup.gpu.as_ref().map(|g| g.capacity_bytes),
+                current(),
+                setup.units,
+                &crate::ui::palette::current(),
+                Scale(dpr),
+            );
+            if let Err(e) = r {
+                web_sys::console::warn_1(&format!("strategies chart: {e}").into());
+            }
+        }
+    };
+    let draw_scaling = move |canvas: &web_sys::HtmlCanvasElement| {
+        let dpr = fit_to_box(canvas, scaling::HEIGHT);
+        let (lines, setup) = (state.sweep.get(), state.setup.get());
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
+            let r = scaling::draw(
+                &backend.into_drawing_area(),
+                &lines,
+                setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name)),
+                setup.units,
+                &crate::ui::palette::current(),
+                Scale(dpr),
+            );
+            if let Err(e) = r {
+                web_sys::console::warn_1(&format!("scaling chart: {e}").into());
+            }
+        }
+    };
+    view! {
+        <h3>"Every strategy, same setup"</h3>
+        <p class="lede">"ZeRO-1 shards the optimizer states across the data-parallel GPUs, ZeRO-2 also the gradients, ZeRO-3 (FSDP FULL_SHARD) also the weights. Offload moves optimizer states (and weights) to CPU memory. Activations are never sharded by ZeRO: only tensor/sequence parallelism and recomputation shrink them."</p>
+        <CanvasChart label=Signal::derive(|| "Stacked bars of per-GPU memory for DDP, ZeRO-1, ZeRO-2, ZeRO-3 and offload variants".to_string()) height=strategies::HEIGHT testid="strategies-chart" draw=draw_strategies />
+        <h3>"More GPUs"</h3>
+        <p class="lede">"Per-GPU memory as the data-parallel degree grows from 1 to 1024 (log scales). DDP stays flat: every GPU holds everything. ZeRO-3 falls as 1/N until activations and overhead dominate. Rings mark where each strategy first fits."</p>
+        <CanvasChart label=Signal::derive(|| "Per-GPU memory against number of GPUs for each strategy".to_string()) height=scaling::HEIGHT testid="scaling-chart" draw=draw_scaling />
+        <h3>"How others count it"</h3>
+        <p class="lede">"Published calculators disagree on bytes per parameter. Here is the same setup's model states (weights, gradients, optimizer) under each convention."</p>
+        <ConventionsTable />
+    }
+}
