@@ -88,6 +88,29 @@ for (const [name, width] of [['memory-1280', 1280], ['memory-390', 390]]) {
     }
   });
 }
+// Benchmark, not a pass/fail timing: one control change → recompute every memo and redraw the
+// three charts, measured until all reactive work has run (a macrotask after the input event).
+for (const [name, extra] of [['memory-bench', ''], ['memory-bench-embed', '&embed=1']]) await check(name, 1280, '?tab=memory&model=llama-3-8b&zero=3&dp=8&seq=4096&recompute=selective&gpu=h100-80gb' + extra, async (page) => {
+  await text(page, 'bytes-total');
+  const times = await page.evaluate(async () => {
+    const input = document.querySelector('[data-testid="input-dp"]');
+    const total = () => document.querySelector('[data-testid="bytes-total"]').dataset.bytes;
+    const nextTask = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
+    const out = [];
+    for (let i = 0; i < 60; i++) {
+      const before = total();
+      input.value = String(i % 2 ? 8 : 16);
+      const t0 = performance.now();
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      await nextTask();
+      out.push(performance.now() - t0);
+      if (total() === before) throw new Error('the total did not change');
+    }
+    return out.sort((a, b) => a - b);
+  });
+  const at = (q) => times[Math.floor(q * (times.length - 1))].toFixed(1);
+  console.log(`     ${name}: one control change (recompute + redraw): median ${at(0.5)} ms, p90 ${at(0.9)} ms over ${times.length} changes`);
+});
 for (const [name, width] of [['bits-1280', 1280], ['bits-390', 390]]) {
   await check(name, width, '?tab=bits&x=0.1&fmt=bf16', async (page) => {
     expectEq(await text(page, 'stored-bf16'), '0.10009765625', 'BF16 of 0.1');

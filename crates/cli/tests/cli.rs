@@ -242,3 +242,45 @@ fn presets_list_and_closed_pipes_are_quiet() {
     let gpus = bitbudget(&["gpus"], b"");
     assert!(String::from_utf8_lossy(&gpus.stdout).contains("h100-80gb"));
 }
+
+/// The browser test `memory_page::numbers_match_the_cli_json` compares the page with this fixture;
+/// this test keeps the fixture equal to what the CLI prints today.
+#[test]
+fn memory_fixture_is_what_the_cli_prints() {
+    let v = json(&[
+        "memory",
+        "--model",
+        "llama-3-8b",
+        "--mode",
+        "train",
+        "--dtype",
+        "bf16",
+        "--optimizer",
+        "adamw",
+        "--zero",
+        "3",
+        "--dp",
+        "8",
+        "--tp",
+        "1",
+        "--pp",
+        "1",
+        "--batch",
+        "1",
+        "--seq",
+        "4096",
+        "--recompute",
+        "selective",
+        "--gpu",
+        "h100-80gb",
+        "--json",
+    ]);
+    let fixture: serde_json::Value = serde_json::from_str(include_str!(
+        "../../../tests/fixtures/memory_llama3_8b_zero3.json"
+    ))
+    .unwrap();
+    assert_eq!(
+        v, fixture,
+        "regenerate tests/fixtures/memory_llama3_8b_zero3.json with the command above"
+    );
+}

@@ -65,6 +65,7 @@ pub fn draw<DB: DrawingBackend>(
                 format!("{v:.2}")
             }
         })
+        .max_light_lines(1)
         .light_line_style(color(t.muted).mix(0.1))
         .bold_line_style(color(t.muted).mix(0.2))
         .axis_style(color(t.muted))

@@ -51,7 +51,14 @@ pub fn fit_to_box(canvas: &HtmlCanvasElement, height_css: u32) -> f64 {
         w if w > 0 => w as f64,
         _ => 640.0,
     };
-    canvas.set_width((css_width * dpr).round() as u32);
-    canvas.set_height((height_css as f64 * dpr).round() as u32);
+    let (w, h) = (
+        (css_width * dpr).round() as u32,
+        (height_css as f64 * dpr).round() as u32,
+    );
+    // Assigning a canvas's size reallocates its bitmap even when unchanged: only do it on resize.
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+    }
     dpr
 }
