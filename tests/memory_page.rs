@@ -178,3 +178,24 @@ async fn bad_url_parameters_show_a_note_and_defaults() {
     let defaults = bitbudget_math::memory::estimate(&MemoryQuery::default().to_setup()).unwrap();
     assert_eq!(bytes(&root, "total"), defaults.total);
 }
+
+#[wasm_bindgen_test]
+async fn every_download_is_produced_without_error() {
+    let (root, _app) = mount(parse_query(EXAMPLE).memory, false);
+    settle().await;
+    for id in [
+        "download-png",
+        "download-svg",
+        "download-csv",
+        "download-json",
+    ] {
+        by_testid(&root, id).click();
+        settle().await;
+        let error = root.query_selector(".downloads .field-error").unwrap();
+        assert!(
+            error.is_none(),
+            "{id}: {}",
+            error.and_then(|e| e.text_content()).unwrap_or_default()
+        );
+    }
+}

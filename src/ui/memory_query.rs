@@ -79,6 +79,8 @@ pub struct MemoryQuery {
     pub lora_rank: u64,
     /// GPU preset id.
     pub gpu: String,
+    /// CUDA context and allocator reserve, in MiB (the URL carries bytes, like the CLI's `--overhead`).
+    pub overhead_mib: u64,
     /// Display units.
     pub units: Units,
 }
@@ -106,6 +108,7 @@ impl Default for MemoryQuery {
             kv_dtype: Dtype::Bf16,
             lora_rank: 16,
             gpu: "h100-80gb".into(),
+            overhead_mib: 1024,
             units: Units::Gb,
         }
     }
@@ -125,6 +128,8 @@ pub const LIMITS: &[(&str, u64, u64)] = &[
     ("kv-heads", 1, 1 << 14),
     ("ffn", 1, 1 << 22),
     ("vocab", 1, 1 << 22),
+    ("overhead-mib", 0, 1 << 20),
+    ("overhead", 0, 1 << 40),
 ];
 
 /// Parses a count for the field `key`: a whole number within its limits, or a message.
@@ -195,6 +200,9 @@ impl MemoryQuery {
                 }
                 .map(|m| c.mlp = m),
             ),
+            "overhead" => with(
+                parse_field(key, value).map(|bytes| self.overhead_mib = (bytes + (1 << 19)) >> 20),
+            ),
             "dp" | "tp" | "pp" | "batch" | "seq" | "lora-rank" | "layers" | "hidden" | "heads"
             | "kv-heads" | "ffn" | "vocab" => {
                 with(parse_field(key, value).map(|n| *self.count_mut(key) = n))
@@ -217,6 +225,7 @@ impl MemoryQuery {
             "heads" => &mut self.custom.heads,
             "kv-heads" => &mut self.custom.kv_heads,
             "ffn" => &mut self.custom.ffn,
+            "overhead-mib" => &mut self.overhead_mib,
             _ => &mut self.custom.vocab,
         }
     }
@@ -295,6 +304,7 @@ impl MemoryQuery {
             lora_targets: LoraTargets::default(),
             gpu: find_gpu(&self.gpu),
             convention: Convention::Bitbudget,
+            overhead_bytes: self.overhead_mib << 20,
             units: self.units,
             ..Setup::new(model)
         }

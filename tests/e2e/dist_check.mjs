@@ -37,8 +37,8 @@ const browser = await chromium.launch({
 
 const failures = [];
 let passed = 0;
-async function check(name, width, url, assertions) {
-  const page = await browser.newPage({ viewport: { width, height: 900 }, deviceScaleFactor: 1 });
+async function check(name, width, url, assertions, colorScheme = 'light') {
+  const page = await browser.newPage({ viewport: { width, height: 900 }, deviceScaleFactor: 1, colorScheme });
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
@@ -126,6 +126,12 @@ await check('memory-embed', 900, '?tab=memory&model=mixtral-8x7b&mode=inference&
   const kv = await page.locator('[data-testid="bytes-kv_cache"]').getAttribute('data-bytes');
   expectEq(kv, String(2 * 32 * 8 * 128 * 32768 * 4 * 2), 'Mixtral KV cache, 4 × 32k tokens in BF16');
 });
+await check('memory-dark', 1280, '?tab=memory&model=llama-2-70b&mode=qlora&flash-attention=1&gpu=a100-80gb', async (page) => {
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  expectEq(bg, 'rgb(21, 22, 24)', 'dark background from the palette');
+  const colours = await canvasInk(page, 'memory-bar');
+  if (colours < 4) throw new Error('the bar chart is blank in dark mode');
+}, 'dark');
 await check('bits-embed', 800, '?tab=bits&x=448&fmt=f8e4m3&embed=1', async (page) => {
   expectEq(await text(page, 'stored-f8e4m3'), '448', 'E4M3 max');
   if (await page.locator('header.top').count()) throw new Error('embed mode shows the site header');

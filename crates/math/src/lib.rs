@@ -6,3 +6,4 @@
 
 pub mod format;
 pub mod memory;
+pub mod quant;

@@ -91,6 +91,7 @@ pub fn MemoryControls() -> impl IntoView {
             <fieldset>
                 <legend>"Hardware"</legend>
                 {bound_select("GPU", "gpu", gpu_options, |q| q.gpu.clone(), |q, v| q.gpu = v)}
+                <NumberField label="Overhead (MiB)" key="overhead-mib" hint="CUDA context and allocator reserve per GPU" />
                 {bound_select("Units", "units", vec![("gb".into(), "GB (10^9 bytes)".into()), ("gib".into(), "GiB (2^30 bytes)".into())], |q| q.units, |q, v: Units| q.units = v)}
             </fieldset>
         </form>

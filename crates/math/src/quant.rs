@@ -1,0 +1,3 @@
+//! Quantization schemes. [`ggml`] holds llama.cpp's block formats, byte for byte.
+
+pub mod ggml;

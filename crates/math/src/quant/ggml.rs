@@ -1,0 +1,348 @@
+//! GGML block quantizers, byte-compatible with llama.cpp's `quantize_row_*_ref` (ggml-quants.c)
+//! and the `gguf` Python package's numpy mirrors: Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and MXFP4.
+//!
+//! All arithmetic is `f32`, in the reference's order, so the bytes match exactly. Scales are stored
+//! as IEEE half (round to nearest, ties to even). Every block holds 32 weights.
+
+use crate::format::FormatId;
+use crate::format::Overflow;
+
+/// Weights per GGML block.
+pub const QK: usize = 32;
+
+/// `#[repr(C)]` layouts, for reference: sizes are checked at compile time.
+/// llama.cpp `block_q8_0 { ggml_half d; int8_t qs[32]; }`.
+#[repr(C)]
+pub struct BlockQ8_0 {
+    /// Scale (IEEE half bits).
+    pub d: u16,
+    /// Codes.
+    pub qs: [i8; QK],
+}
+const _: () = assert!(std::mem::size_of::<BlockQ8_0>() == 34);
+
+/// llama.cpp `block_q4_0 { ggml_half d; uint8_t qs[16]; }`: low nibbles hold weights 0..16,
+/// high nibbles 16..32.
+#[repr(C)]
+pub struct BlockQ4_0 {
+    /// Scale (IEEE half bits).
+    pub d: u16,
+    /// Packed nibbles.
+    pub qs: [u8; QK / 2],
+}
+const _: () = assert!(std::mem::size_of::<BlockQ4_0>() == 18);
+
+/// llama.cpp `block_q4_1 { ggml_half d; ggml_half m; uint8_t qs[16]; }`.
+#[repr(C)]
+pub struct BlockQ4_1 {
+    /// Scale.
+    pub d: u16,
+    /// Minimum.
+    pub m: u16,
+    /// Packed nibbles.
+    pub qs: [u8; QK / 2],
+}
+const _: () = assert!(std::mem::size_of::<BlockQ4_1>() == 20);
+
+/// llama.cpp `block_q5_0 { ggml_half d; uint8_t qh[4]; uint8_t qs[16]; }`: bit j of qh is the
+/// fifth bit of weight j.
+#[repr(C)]
+pub struct BlockQ5_0 {
+    /// Scale.
+    pub d: u16,
+    /// Fifth bits.
+    pub qh: [u8; 4],
+    /// Low nibbles.
+    pub qs: [u8; QK / 2],
+}
+const _: () = assert!(std::mem::size_of::<BlockQ5_0>() == 22);
+
+/// llama.cpp `block_q5_1 { ggml_half d; ggml_half m; uint8_t qh[4]; uint8_t qs[16]; }`.
+#[repr(C)]
+pub struct BlockQ5_1 {
+    /// Scale.
+    pub d: u16,
+    /// Minimum.
+    pub m: u16,
+    /// Fifth bits.
+    pub qh: [u8; 4],
+    /// Low nibbles.
+    pub qs: [u8; QK / 2],
+}
+const _: () = assert!(std::mem::size_of::<BlockQ5_1>() == 24);
+
+/// llama.cpp `block_mxfp4 { uint8_t e; uint8_t qs[16]; }`: an E8M0 shared exponent and E2M1 codes.
+#[repr(C)]
+pub struct BlockMxfp4 {
+    /// E8M0 scale exponent.
+    pub e: u8,
+    /// Packed E2M1 codes.
+    pub qs: [u8; QK / 2],
+}
+const _: () = assert!(std::mem::size_of::<BlockMxfp4>() == 17);
+
+/// The GGML block formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GgmlType {
+    /// 8-bit, absmax scale.
+    Q8_0,
+    /// 4-bit, signed scale from the largest-magnitude weight.
+    Q4_0,
+    /// 4-bit with scale and minimum.
+    Q4_1,
+    /// 5-bit, signed scale.
+    Q5_0,
+    /// 5-bit with scale and minimum.
+    Q5_1,
+    /// OCP MX FP4: E2M1 codes with a shared E8M0 exponent.
+    Mxfp4,
+}
+
+impl GgmlType {
+    /// Bytes per 32-weight block.
+    pub const fn block_bytes(self) -> usize {
+        match self {
+            GgmlType::Q8_0 => 34,
+            GgmlType::Q4_0 => 18,
+            GgmlType::Q4_1 => 20,
+            GgmlType::Q5_0 => 22,
+            GgmlType::Q5_1 => 24,
+            GgmlType::Mxfp4 => 17,
+        }
+    }
+}
+
+/// E2M1 values doubled, in llama.cpp's `kvalues_mxfp4` order.
+pub const KVALUES_MXFP4: [i8; 16] = [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
+
+fn f16_bits(v: f32) -> u16 {
+    FormatId::F16.encode(v as f64, Overflow::Native) as u16
+}
+
+fn f16_value(bits: u16) -> f32 {
+    FormatId::F16.decode(bits as u32) as f32
+}
+
+/// C `roundf`: round half away from zero.
+fn roundf(v: f32) -> f32 {
+    v.round()
+}
+
+/// (`x` with the largest magnitude, first on ties) of a block.
+fn signed_absmax(block: &[f32]) -> f32 {
+    let mut best = 0f32;
+    let mut amax = 0f32;
+    for &v in block {
+        if v.abs() > amax {
+            amax = v.abs();
+            best = v;
+        }
+    }
+    best
+}
+
+fn min_max(block: &[f32]) -> (f32, f32) {
+    block
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        })
+}
+
+fn inverse(d: f32) -> f32 {
+    if d == 0.0 {
+        0.0
+    } else {
+        1.0 / d
+    }
+}
+
+/// Quantizes one 32-weight block into `out` (`t.block_bytes()` long).
+pub fn quantize_block(t: GgmlType, x: &[f32], out: &mut [u8]) {
+    debug_assert_eq!((x.len(), out.len()), (QK, t.block_bytes()));
+    match t {
+        GgmlType::Q8_0 => {
+            let d = x.iter().fold(0f32, |a, v| a.max(v.abs())) / 127.0;
+            let id = inverse(d);
+            out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
+            for (o, v) in out[2..].iter_mut().zip(x) {
+                *o = roundf(v * id) as i8 as u8;
+            }
+        }
+        GgmlType::Q4_0 | GgmlType::Q5_0 => {
+            let (levels, offset) = if t == GgmlType::Q4_0 {
+                (-8.0, 8.5)
+            } else {
+                (-16.0, 16.5)
+            };
+            let d = signed_absmax(x) / levels;
+            let id = inverse(d);
+            out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
+            let top = if t == GgmlType::Q4_0 { 15 } else { 31 };
+            let q: Vec<u8> = x
+                .iter()
+                .map(|v| ((v * id + offset).trunc().max(0.0) as u32).min(top) as u8)
+                .collect();
+            pack(t, &q, &mut out[2..]);
+        }
+        GgmlType::Q4_1 | GgmlType::Q5_1 => {
+            let (min, max) = min_max(x);
+            let levels = if t == GgmlType::Q4_1 { 15.0 } else { 31.0 };
+            let d = (max - min) / levels;
+            let id = inverse(d);
+            out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
+            out[2..4].copy_from_slice(&f16_bits(min).to_le_bytes());
+            let top = levels as u32;
+            let q: Vec<u8> = x
+                .iter()
+                .map(|v| (((v - min) * id + 0.5).trunc().max(0.0) as u32).min(top) as u8)
+                .collect();
+            pack(t, &q, &mut out[4..]);
+        }
+        GgmlType::Mxfp4 => {
+            let amax = x.iter().fold(0f32, |a, v| a.max(v.abs()));
+            let e = if amax > 0.0 {
+                (amax.log2().floor() - 2.0 + 127.0) as u8
+            } else {
+                0
+            };
+            let d = e8m0_to_f32_half(e);
+            out[0] = e;
+            let q: Vec<u8> = x.iter().map(|v| best_mxfp4_index(*v, d)).collect();
+            for j in 0..QK / 2 {
+                out[1 + j] = q[j] | (q[j + QK / 2] << 4);
+            }
+        }
+    }
+}
+
+/// Packs 4- or 5-bit codes: low nibbles of weights 0..16 and 16..32 share a byte; for 5-bit
+/// formats the fifth bits go to a little-endian u32 before the nibbles.
+fn pack(t: GgmlType, q: &[u8], out: &mut [u8]) {
+    let nibbles = if matches!(t, GgmlType::Q5_0 | GgmlType::Q5_1) {
+        let qh = q
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (j, v)| acc | (((*v as u32) >> 4) << j));
+        out[..4].copy_from_slice(&qh.to_le_bytes());
+        &mut out[4..]
+    } else {
+        out
+    };
+    for j in 0..QK / 2 {
+        nibbles[j] = (q[j] & 0x0F) | ((q[j + QK / 2] & 0x0F) << 4);
+    }
+}
+
+/// `ggml_e8m0_to_fp32_half`: 2^(e-127) / 2, subnormal for e < 2.
+pub fn e8m0_to_f32_half(e: u8) -> f32 {
+    let bits = if e < 2 {
+        0x0020_0000u32 << e
+    } else {
+        ((e as u32) - 1) << 23
+    };
+    f32::from_bits(bits)
+}
+
+/// The first index of the nearest `KVALUES_MXFP4[i] × d` to `x` (error computed in f32).
+fn best_mxfp4_index(x: f32, d: f32) -> u8 {
+    let mut best = 0u8;
+    let mut best_err = (d * KVALUES_MXFP4[0] as f32 - x).abs();
+    for (i, k) in KVALUES_MXFP4.iter().enumerate().skip(1) {
+        let err = (d * *k as f32 - x).abs();
+        if err < best_err {
+            best = i as u8;
+            best_err = err;
+        }
+    }
+    best
+}
+
+/// Dequantizes one block into 32 weights.
+pub fn dequantize_block(t: GgmlType, b: &[u8], out: &mut [f32]) {
+    debug_assert_eq!((b.len(), out.len()), (t.block_bytes(), QK));
+    let half = |i: usize| f16_value(u16::from_le_bytes([b[i], b[i + 1]]));
+    let nibble = |qs: &[u8], j: usize| {
+        if j < QK / 2 {
+            qs[j] & 0x0F
+        } else {
+            qs[j - QK / 2] >> 4
+        }
+    };
+    match t {
+        GgmlType::Q8_0 => {
+            let d = half(0);
+            for (o, q) in out.iter_mut().zip(&b[2..]) {
+                *o = (*q as i8) as f32 * d;
+            }
+        }
+        GgmlType::Q4_0 => {
+            let d = half(0);
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = (nibble(&b[2..], j) as i32 - 8) as f32 * d;
+            }
+        }
+        GgmlType::Q4_1 => {
+            let (d, m) = (half(0), half(2));
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = nibble(&b[4..], j) as f32 * d + m;
+            }
+        }
+        GgmlType::Q5_0 | GgmlType::Q5_1 => {
+            let with_min = t == GgmlType::Q5_1;
+            let base = if with_min { 4 } else { 2 };
+            let (d, m) = (half(0), if with_min { half(2) } else { 0.0 });
+            let qh = u32::from_le_bytes([b[base], b[base + 1], b[base + 2], b[base + 3]]);
+            for (j, o) in out.iter_mut().enumerate() {
+                let q = nibble(&b[base + 4..], j) as u32 | (((qh >> j) & 1) << 4);
+                *o = if with_min {
+                    q as f32 * d + m
+                } else {
+                    (q as i32 - 16) as f32 * d
+                };
+            }
+        }
+        GgmlType::Mxfp4 => {
+            let d = e8m0_to_f32_half(b[0]);
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = KVALUES_MXFP4[nibble(&b[1..], j) as usize] as f32 * d;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn q8_0_round_trips_within_half_a_step() {
+        let x: Vec<f32> = (0..32).map(|i| (i as f32 - 15.5) * 0.37).collect();
+        let mut b = [0u8; 34];
+        quantize_block(GgmlType::Q8_0, &x, &mut b);
+        let mut y = [0f32; 32];
+        dequantize_block(GgmlType::Q8_0, &b, &mut y);
+        let d = f16_value(u16::from_le_bytes([b[0], b[1]]));
+        for (a, b) in x.iter().zip(&y) {
+            assert!((a - b).abs() <= d * 0.5 + 1e-3 * d.max(1.0), "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn zero_block_has_zero_scale_and_zero_codes() {
+        for t in [
+            GgmlType::Q8_0,
+            GgmlType::Q4_0,
+            GgmlType::Q4_1,
+            GgmlType::Q5_0,
+            GgmlType::Q5_1,
+            GgmlType::Mxfp4,
+        ] {
+            let mut b = vec![0u8; t.block_bytes()];
+            quantize_block(t, &[0.0; 32], &mut b);
+            let mut y = [1f32; 32];
+            dequantize_block(t, &b, &mut y);
+            assert!(y.iter().all(|v| *v == 0.0), "{t:?}");
+        }
+    }
+}
