@@ -4,3 +4,4 @@ pub mod bits;
 pub mod cast;
 pub mod memory;
 pub mod presets;
+pub mod quantize;

@@ -27,6 +27,10 @@ enum Command {
     Models(commands::presets::ListArgs),
     /// List the GPU presets with their memory capacities.
     Gpus(commands::presets::ListArgs),
+    /// Quantize raw little-endian f32 values (GGML blocks, MXFP4, NF4, absmax, zero-point, FP8).
+    Quantize(commands::quantize::QuantizeArgs),
+    /// Turn quantized bytes back into raw little-endian f32 values.
+    Dequantize(commands::quantize::DequantizeArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +41,8 @@ fn main() -> ExitCode {
         Command::Memory(args) => commands::memory::run(*args),
         Command::Models(args) => commands::presets::run_models(args),
         Command::Gpus(args) => commands::presets::run_gpus(args),
+        Command::Quantize(args) => commands::quantize::run_quantize(args),
+        Command::Dequantize(args) => commands::quantize::run_dequantize(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

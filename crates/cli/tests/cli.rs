@@ -284,3 +284,83 @@ fn memory_fixture_is_what_the_cli_prints() {
         "regenerate tests/fixtures/memory_llama3_8b_zero3.json with the command above"
     );
 }
+
+/// The CLI writes llama.cpp's Q4_0 bytes: the same fixture the math crate checks against the
+/// `gguf` package's reference quantizer.
+#[test]
+fn quantize_writes_reference_ggml_bytes_and_dequantize_reverses_them() {
+    let input = include_bytes!("../../math/tests/fixtures/ggml/input.f32");
+    let out = bitbudget(&["quantize", "--scheme", "q4_0", "-", "-"], input);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        out.stdout,
+        include_bytes!("../../math/tests/fixtures/ggml/q4_0.bin")
+    );
+    let back = bitbudget(&["dequantize", "--scheme", "q4_0", "-", "-"], &out.stdout);
+    assert_eq!(back.stdout.len(), input.len());
+}
+
+#[test]
+fn absmax_int8_layout_is_scale_then_codes() {
+    let x: Vec<u8> = [1.0f32, -0.5, 0.25, 0.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let out = bitbudget(
+        &[
+            "quantize",
+            "--scheme",
+            "absmax-int8",
+            "--block",
+            "4",
+            "-",
+            "-",
+        ],
+        &x,
+    );
+    assert_eq!(&out.stdout[..4], &(1.0f32 / 127.0).to_le_bytes());
+    assert_eq!(&out.stdout[4..], &[127u8, (-64i8) as u8, 32, 0]);
+}
+
+#[test]
+fn quantize_report_prints_metrics() {
+    let input = include_bytes!("../../math/tests/fixtures/ggml/input.f32");
+    let out = bitbudget(&["quantize", "--scheme", "q8_0", "--report", "-"], input);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["bits_per_weight"], 8.5);
+    assert!(v["sqnr_db"].as_f64().unwrap() > 30.0);
+    assert!(v["cosine"].as_f64().unwrap() > 0.999);
+}
+
+#[test]
+fn quantize_rejects_partial_blocks_and_bad_schemes() {
+    fails_with(
+        &["quantize", "--scheme", "q8_0", "-", "-"],
+        &[0; 12],
+        "not a whole number of 32-weight blocks",
+    );
+    fails_with(
+        &["quantize", "--scheme", "q8_0", "-", "-"],
+        &[0; 13],
+        "not a whole number of f32 values",
+    );
+    fails_with(
+        &["quantize", "--scheme", "q3_k", "-", "-"],
+        &[],
+        "unknown scheme",
+    );
+    fails_with(
+        &["quantize", "--scheme", "q4_0", "--block", "64", "-", "-"],
+        &[],
+        "fixed block of 32",
+    );
+    fails_with(
+        &["dequantize", "--scheme", "q8_0", "-", "-"],
+        &[0; 35],
+        "not a whole number of 34-byte",
+    );
+}

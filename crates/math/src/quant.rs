@@ -1,3 +1,10 @@
-//! Quantization schemes. [`ggml`] holds llama.cpp's block formats, byte for byte.
+//! Quantization schemes: llama.cpp's GGML blocks and MXFP4 byte for byte, absmax and zero-point
+//! integers, NF4, scaled FP8, LLM.int8()'s decomposition, and error metrics.
 
+pub mod absmax;
 pub mod ggml;
+pub mod llm_int8;
+pub mod metrics;
+pub mod nf4;
+pub mod scheme;
+pub mod zeropoint;

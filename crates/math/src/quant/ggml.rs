@@ -82,7 +82,7 @@ pub struct BlockMxfp4 {
 const _: () = assert!(std::mem::size_of::<BlockMxfp4>() == 17);
 
 /// The GGML block formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GgmlType {
     /// 8-bit, absmax scale.
     Q8_0,

@@ -1,0 +1,97 @@
+//! `bitbudget quantize` and `bitbudget dequantize`: raw little-endian f32 in, scheme bytes out, and
+//! back; `quantize --report` prints error metrics as JSON.
+
+use crate::io::{emit, read_all, write_all};
+use bitbudget_math::quant::metrics::error_metrics;
+use bitbudget_math::quant::scheme::{dequantize, quantize, Scheme};
+use clap::Args;
+
+/// Arguments of `quantize`.
+#[derive(Args)]
+pub struct QuantizeArgs {
+    /// q8_0 q4_0 q4_1 q5_0 q5_1 mxfp4 nf4 absmax-int8 zeropoint-uint8 f8e4m3 f8e5m2.
+    #[arg(long)]
+    scheme: Scheme,
+    /// Weights per block (GGML and mxfp4: 32 only; default 64 for absmax, zero-point and nf4).
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::commands::presets::parse_count)]
+    block: Option<u64>,
+    /// Print error metrics of a round trip as JSON instead of writing bytes.
+    #[arg(long)]
+    report: bool,
+    /// Raw little-endian f32 input, or - for stdin.
+    input: String,
+    /// Output file, or - for stdout (not used with --report).
+    #[arg(required_unless_present = "report")]
+    output: Option<String>,
+}
+
+/// Arguments of `dequantize`.
+#[derive(Args)]
+pub struct DequantizeArgs {
+    /// The scheme the input was written with.
+    #[arg(long)]
+    scheme: Scheme,
+    /// Weights per block, as used when quantizing.
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::commands::presets::parse_count)]
+    block: Option<u64>,
+    /// Quantized bytes, or - for stdin.
+    input: String,
+    /// Raw little-endian f32 output, or - for stdout.
+    output: String,
+}
+
+fn read_f32(path: &str) -> Result<Vec<f32>, String> {
+    let bytes = read_all(path)?;
+    if bytes.len() % 4 != 0 {
+        return Err(format!(
+            "{path}: {} bytes is not a whole number of f32 values ({} left over)",
+            bytes.len(),
+            bytes.len() % 4
+        ));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+fn block(scheme: Scheme, requested: Option<u64>) -> Result<usize, String> {
+    scheme.block(requested.map(|b| b.min(usize::MAX as u64) as usize))
+}
+
+/// Runs `quantize`.
+pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
+    let x = read_f32(&args.input)?;
+    let b = block(args.scheme, args.block)?;
+    let bytes = quantize(args.scheme, &x, b).map_err(|e| format!("{}: {e}", args.input))?;
+    if args.report {
+        let y = dequantize(args.scheme, &bytes, b)?;
+        let m = error_metrics(&x, &y);
+        let bits = args.scheme.bits_per_weight(b, x.len());
+        let json = serde_json::json!({
+            "scheme": args.scheme.name(),
+            "block": b,
+            "weights": x.len(),
+            "bytes": bytes.len(),
+            "bits_per_weight": bits,
+            "mse": m.mse,
+            "rmse": m.rmse,
+            "max_abs_error": m.max_abs_error,
+            "sqnr_db": if m.sqnr_db.is_finite() { serde_json::json!(m.sqnr_db) } else { serde_json::json!("inf") },
+            "cosine": m.cosine,
+            "bytes_per_billion_params": (bits * 1e9 / 8.0).round() as u64,
+        });
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        return emit(&format!("{text}\n"));
+    }
+    write_all(args.output.as_deref().unwrap_or("-"), &bytes)
+}
+
+/// Runs `dequantize`.
+pub fn run_dequantize(args: DequantizeArgs) -> Result<(), String> {
+    let bytes = read_all(&args.input)?;
+    let b = block(args.scheme, args.block)?;
+    let y = dequantize(args.scheme, &bytes, b).map_err(|e| format!("{}: {e}", args.input))?;
+    let out: Vec<u8> = y.iter().flat_map(|v| v.to_le_bytes()).collect();
+    write_all(&args.output, &out)
+}

@@ -1,0 +1,104 @@
+//! Symmetric absmax INT8, per tensor, per row or block-wise.
+//!
+//! scale = absmax / 127 (f32); q = x / scale rounded half away from zero (C `roundf`), clamped to
+//! [-127, 127]; a zero block has scale 0 and codes 0. Dequantization is q × scale.
+
+/// One block's scale and codes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AbsmaxBlock {
+    /// absmax / 127.
+    pub scale: f32,
+    /// Codes in [-127, 127].
+    pub codes: Vec<i8>,
+}
+
+/// Quantizes one block.
+pub fn quantize(x: &[f32]) -> AbsmaxBlock {
+    let absmax = x
+        .iter()
+        .fold(0f32, |a, v| if v.is_nan() { a } else { a.max(v.abs()) });
+    let scale = absmax / 127.0;
+    let codes = x
+        .iter()
+        .map(|v| {
+            if scale == 0.0 || v.is_nan() {
+                0
+            } else {
+                (v / scale).round().clamp(-127.0, 127.0) as i8
+            }
+        })
+        .collect();
+    AbsmaxBlock { scale, codes }
+}
+
+/// Dequantizes one block into `out`.
+pub fn dequantize(b: &AbsmaxBlock, out: &mut [f32]) {
+    for (o, q) in out.iter_mut().zip(&b.codes) {
+        *o = *q as f32 * b.scale;
+    }
+}
+
+/// Serialized form used by the CLI: per block, the f32 scale (little-endian) then the int8 codes.
+pub fn to_bytes(blocks: &[AbsmaxBlock]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(blocks.iter().map(|b| 4 + b.codes.len()).sum());
+    for b in blocks {
+        out.extend_from_slice(&b.scale.to_le_bytes());
+        out.extend(b.codes.iter().map(|c| *c as u8));
+    }
+    out
+}
+
+/// Parses [`to_bytes`] output with `block` codes per block.
+pub fn from_bytes(bytes: &[u8], block: usize) -> Result<Vec<AbsmaxBlock>, String> {
+    let stride = 4 + block;
+    if bytes.len() % stride != 0 {
+        return Err(format!("{} bytes is not a whole number of {stride}-byte absmax blocks (4-byte scale + {block} codes)", bytes.len()));
+    }
+    Ok(bytes
+        .chunks_exact(stride)
+        .map(|c| AbsmaxBlock {
+            scale: f32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+            codes: c[4..].iter().map(|b| *b as i8).collect(),
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_is_at_most_half_a_step() {
+        let x: Vec<f32> = (0..64)
+            .map(|i| ((i * 37 % 64) as f32 - 31.7) * 0.013)
+            .collect();
+        let b = quantize(&x);
+        let mut y = vec![0f32; 64];
+        dequantize(&b, &mut y);
+        for (a, z) in x.iter().zip(&y) {
+            assert!((a - z).abs() <= b.scale / 2.0 * (1.0 + 1e-6), "{a} {z}");
+        }
+        assert!(b.codes.iter().any(|c| c.abs() == 127));
+    }
+
+    #[test]
+    fn zero_block_and_ties() {
+        assert_eq!(
+            quantize(&[0.0; 4]),
+            AbsmaxBlock {
+                scale: 0.0,
+                codes: vec![0; 4]
+            }
+        );
+        // 127 × 0.5 / 127 = 0.5 step: 63.5 rounds away from zero to 64.
+        let b = quantize(&[127.0, 63.5, -63.5]);
+        assert_eq!(b.codes, vec![127, 64, -64]);
+    }
+
+    #[test]
+    fn bytes_round_trip_and_ragged_input_is_an_error() {
+        let blocks = vec![quantize(&[1.0, -2.0]), quantize(&[0.5, 0.25])];
+        assert_eq!(from_bytes(&to_bytes(&blocks), 2).unwrap(), blocks);
+        assert!(from_bytes(&[0; 7], 2).is_err());
+    }
+}

@@ -1,0 +1,141 @@
+//! NF4 (Dettmers et al. 2023, QLoRA): 4-bit codes of the bitsandbytes NormalFloat table, absmax per
+//! 64-weight block, with optional double quantization of the absmax values.
+
+/// bitsandbytes' NF4 code table (`functional.py`, `get_4bit_type("nf4")`), ascending.
+pub const NF4_CODE: [f32; 16] = [
+    -1.0,
+    -0.696_192_8,
+    -0.525_073_05,
+    -0.394_917_5,
+    -0.284_441_38,
+    -0.184_773_43,
+    -0.091_050_036,
+    0.0,
+    0.079_580_3,
+    0.160_930_2,
+    0.246_112_3,
+    0.337_915_24,
+    0.440_709_83,
+    0.562_617,
+    0.722_956_84,
+    1.0,
+];
+
+/// Index of the code nearest to `v` (which is in [-1, 1]); ties go to the lower code.
+pub fn nearest_code(v: f32) -> u8 {
+    let mut best = 0usize;
+    for (i, code) in NF4_CODE.iter().enumerate().skip(1) {
+        if (code - v).abs() < (NF4_CODE[best] - v).abs() {
+            best = i;
+        }
+    }
+    best as u8
+}
+
+/// NF4-quantized weights: codes, one absmax per block, and how the absmax values are stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Nf4 {
+    /// Block size (64 in QLoRA).
+    pub block: usize,
+    /// One code per weight.
+    pub codes: Vec<u8>,
+    /// Absmax per block as dequantized (FP32, or after double quantization).
+    pub absmax: Vec<f32>,
+    /// Whether the absmax values were double-quantized.
+    pub double_quant: bool,
+}
+
+/// Second-level block size of double quantization (QLoRA: 256).
+pub const DQ_BLOCK: usize = 256;
+
+/// Quantizes `x` in blocks of `block`. With `double_quant`, the absmax values minus their mean are
+/// quantized to 8 bits with one FP32 scale per 256 of them, as QLoRA's double quantization (whose
+/// bitsandbytes implementation uses a dynamic 8-bit code; this uses linear absmax INT8, documented).
+pub fn quantize(x: &[f32], block: usize, double_quant: bool) -> Nf4 {
+    let mut codes = Vec::with_capacity(x.len());
+    let mut absmax = Vec::with_capacity(x.len().div_ceil(block));
+    for chunk in x.chunks(block) {
+        let m = chunk.iter().fold(0f32, |a, v| a.max(v.abs()));
+        absmax.push(m);
+        codes.extend(
+            chunk
+                .iter()
+                .map(|v| if m == 0.0 { 7 } else { nearest_code(v / m) }),
+        );
+    }
+    if double_quant {
+        let mean =
+            absmax.iter().map(|v| *v as f64).sum::<f64>() as f32 / absmax.len().max(1) as f32;
+        let centred: Vec<f32> = absmax.iter().map(|v| v - mean).collect();
+        absmax = centred
+            .chunks(DQ_BLOCK)
+            .flat_map(|c| {
+                let q = super::absmax::quantize(c);
+                q.codes
+                    .iter()
+                    .map(|code| *code as f32 * q.scale + mean)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    }
+    Nf4 {
+        block,
+        codes,
+        absmax,
+        double_quant,
+    }
+}
+
+/// Dequantizes into `out`.
+pub fn dequantize(q: &Nf4, out: &mut [f32]) {
+    for (i, (o, c)) in out.iter_mut().zip(&q.codes).enumerate() {
+        *o = NF4_CODE[*c as usize] * q.absmax[i / q.block];
+    }
+}
+
+/// Storage bits per weight: 4 for the code plus the absmax (32 bits per block, or 8 bits per block
+/// plus 32 per 256 blocks and one FP32 mean with double quantization).
+pub fn bits_per_weight(block: usize, double_quant: bool) -> f64 {
+    if double_quant {
+        4.0 + 8.0 / block as f64 + 32.0 / (block * DQ_BLOCK) as f64
+    } else {
+        4.0 + 32.0 / block as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_the_table_and_zero_is_exact() {
+        assert_eq!(nearest_code(0.0), 7);
+        assert_eq!(nearest_code(1.0), 15);
+        assert_eq!(nearest_code(-1.0), 0);
+        assert_eq!(nearest_code(0.08), 8);
+    }
+
+    #[test]
+    fn qlora_storage_is_4_127_bits() {
+        assert!((bits_per_weight(64, true) - 4.127).abs() < 0.001);
+        assert_eq!(bits_per_weight(64, false), 4.5);
+    }
+
+    #[test]
+    fn round_trip_error_is_bounded_by_the_widest_code_gap() {
+        let x: Vec<f32> = (0..256)
+            .map(|i| ((i * 73 % 256) as f32 / 128.0 - 1.0) * 0.02)
+            .collect();
+        for dq in [false, true] {
+            let q = quantize(&x, 64, dq);
+            let mut y = vec![0f32; x.len()];
+            dequantize(&q, &mut y);
+            let worst = x
+                .iter()
+                .zip(&y)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max);
+            assert!(worst <= 0.02 * 0.31 / 2.0 + 1e-4, "{dq}: {worst}");
+        }
+    }
+}
