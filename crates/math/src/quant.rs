@@ -2,9 +2,11 @@
 //! integers, NF4, scaled FP8, LLM.int8()'s decomposition, and error metrics.
 
 pub mod absmax;
+pub mod generate;
 pub mod ggml;
 pub mod llm_int8;
 pub mod metrics;
 pub mod nf4;
 pub mod scheme;
+pub mod tensor_io;
 pub mod zeropoint;

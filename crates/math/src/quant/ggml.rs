@@ -123,9 +123,24 @@ fn f16_value(bits: u16) -> f32 {
     FormatId::F16.decode(bits as u32) as f32
 }
 
-/// C `roundf`: round half away from zero.
-fn roundf(v: f32) -> f32 {
-    v.round()
+/// C `roundf` (round half away from zero) for |v| < 2^31, as an integer, without a libm call: the
+/// truncation and the exact fractional remainder decide. NaN gives 0.
+#[inline]
+pub fn round_half_away(v: f32) -> i32 {
+    let t = v as i32;
+    let frac = v - t as f32;
+    t + (frac >= 0.5) as i32 - (frac <= -0.5) as i32
+}
+
+/// Largest |x| of a slice (NaN is skipped), written so it compiles to packed max instructions.
+#[inline]
+pub fn absmax(x: &[f32]) -> f32 {
+    let mut m = 0f32;
+    for v in x {
+        let a = v.abs();
+        m = if a > m { a } else { m };
+    }
+    m
 }
 
 /// (`x` with the largest magnitude, first on ties) of a block.
@@ -162,11 +177,11 @@ pub fn quantize_block(t: GgmlType, x: &[f32], out: &mut [u8]) {
     debug_assert_eq!((x.len(), out.len()), (QK, t.block_bytes()));
     match t {
         GgmlType::Q8_0 => {
-            let d = x.iter().fold(0f32, |a, v| a.max(v.abs())) / 127.0;
+            let d = absmax(x) / 127.0;
             let id = inverse(d);
             out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
             for (o, v) in out[2..].iter_mut().zip(x) {
-                *o = roundf(v * id) as i8 as u8;
+                *o = round_half_away(v * id) as i8 as u8;
             }
         }
         GgmlType::Q4_0 | GgmlType::Q5_0 => {
@@ -200,7 +215,7 @@ pub fn quantize_block(t: GgmlType, x: &[f32], out: &mut [u8]) {
             pack(t, &q, &mut out[4..]);
         }
         GgmlType::Mxfp4 => {
-            let amax = x.iter().fold(0f32, |a, v| a.max(v.abs()));
+            let amax = absmax(x);
             let e = if amax > 0.0 {
                 (amax.log2().floor() - 2.0 + 127.0) as u8
             } else {
@@ -343,6 +358,37 @@ mod tests {
             let mut y = [1f32; 32];
             dequantize_block(t, &b, &mut y);
             assert!(y.iter().all(|v| *v == 0.0), "{t:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod rounding_tests {
+    use super::round_half_away;
+
+    #[test]
+    fn round_half_away_matches_roundf_on_edges() {
+        for v in [
+            0.5f32,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            0.499_999_97,
+            -0.499_999_97,
+            126.5,
+            -127.49,
+            0.0,
+            -0.0,
+            3.0,
+        ] {
+            assert_eq!(round_half_away(v), v.round() as i32, "{v}");
+        }
+        let mut s = 1u32;
+        for _ in 0..100_000 {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let v = (s as f32 / u32::MAX as f32 - 0.5) * 300.0;
+            assert_eq!(round_half_away(v), v.round() as i32, "{v}");
         }
     }
 }

@@ -148,10 +148,12 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     match s {
         Scheme::Ggml(t) => {
-            let mut buf = vec![0u8; t.block_bytes()];
-            for chunk in x.chunks_exact(QK) {
-                ggml::quantize_block(t, chunk, &mut buf);
-                out.extend_from_slice(&buf);
+            out = vec![0u8; x.len() / QK * t.block_bytes()];
+            for (chunk, o) in x
+                .chunks_exact(QK)
+                .zip(out.chunks_exact_mut(t.block_bytes()))
+            {
+                ggml::quantize_block(t, chunk, o);
             }
         }
         Scheme::AbsmaxInt8 => {

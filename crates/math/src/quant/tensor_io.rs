@@ -1,0 +1,551 @@
+//! Reading user tensors: `.npy` (v1–v3, little-endian F32/F16, C order) and `.safetensors`
+//! (F32, F16, BF16). Every malformed, oversized, truncated or unsupported input is an `Err` with a
+//! message saying which; nothing panics.
+
+use crate::format::FormatId;
+
+/// Largest file accepted, in bytes (256 MiB).
+pub const MAX_FILE_BYTES: usize = 256 << 20;
+
+/// A named tensor as f32 values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    /// Name (the safetensors key, or "array" for .npy).
+    pub name: String,
+    /// Shape.
+    pub shape: Vec<usize>,
+    /// Values, row-major.
+    pub values: Vec<f32>,
+}
+
+/// Name, dtype and shape of a tensor in a safetensors file, without its values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorInfo {
+    /// Key.
+    pub name: String,
+    /// Dtype as written in the header.
+    pub dtype: String,
+    /// Shape.
+    pub shape: Vec<usize>,
+    /// Whether bitbudget can read it (F32, F16, BF16).
+    pub supported: bool,
+}
+
+fn elements(shape: &[usize]) -> Result<usize, String> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, d| acc.checked_mul(*d))
+        .ok_or_else(|| "the shape's element count overflows".to_string())
+}
+
+fn decode(dtype: &str, raw: &[u8]) -> Result<Vec<f32>, String> {
+    Ok(match dtype {
+        "F32" => raw
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+        "F16" => raw
+            .chunks_exact(2)
+            .map(|c| FormatId::F16.decode(u16::from_le_bytes([c[0], c[1]]) as u32) as f32)
+            .collect(),
+        "BF16" => raw
+            .chunks_exact(2)
+            .map(|c| f32::from_bits((u16::from_le_bytes([c[0], c[1]]) as u32) << 16))
+            .collect(),
+        other => {
+            return Err(format!(
+                "dtype {other} is not supported: use F32, F16 or BF16"
+            ))
+        }
+    })
+}
+
+fn elem_size(dtype: &str) -> Option<usize> {
+    match dtype {
+        "F32" => Some(4),
+        "F16" | "BF16" => Some(2),
+        _ => None,
+    }
+}
+
+/// The safetensors header: tensors with their dtype and shape, in file order (by offset).
+pub fn safetensors_index(bytes: &[u8]) -> Result<Vec<TensorInfo>, String> {
+    Ok(parse_safetensors_header(bytes)?
+        .0
+        .into_iter()
+        .map(|(info, _)| info)
+        .collect())
+}
+
+type Entries = Vec<(TensorInfo, (usize, usize))>;
+
+fn parse_safetensors_header(bytes: &[u8]) -> Result<(Entries, usize), String> {
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "the file is {} MiB; the limit is {} MiB",
+            bytes.len() >> 20,
+            MAX_FILE_BYTES >> 20
+        ));
+    }
+    if bytes.len() < 8 {
+        return Err("not a safetensors file: shorter than its 8-byte header length".into());
+    }
+    let header_len = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")) as usize;
+    if header_len > bytes.len() - 8 || header_len > 100 << 20 {
+        return Err(format!(
+            "not a safetensors file: header length {header_len} exceeds the file"
+        ));
+    }
+    let text = std::str::from_utf8(&bytes[8..8 + header_len])
+        .map_err(|_| "the safetensors header is not UTF-8")?;
+    let entries = json::parse_object(text)?;
+    let data_len = bytes.len() - 8 - header_len;
+    let mut out = Vec::new();
+    for (name, fields) in entries {
+        if name == "__metadata__" {
+            continue;
+        }
+        let dtype = fields
+            .string("dtype")
+            .ok_or_else(|| format!("tensor '{name}' has no dtype"))?;
+        let shape = fields
+            .numbers("shape")
+            .ok_or_else(|| format!("tensor '{name}' has no shape"))?;
+        let offsets = fields
+            .numbers("data_offsets")
+            .filter(|o| o.len() == 2)
+            .ok_or_else(|| format!("tensor '{name}' has no data_offsets"))?;
+        let (start, end) = (offsets[0], offsets[1]);
+        if start > end || end > data_len {
+            return Err(format!("tensor '{name}' is truncated: bytes {start}..{end} but the data is {data_len} bytes"));
+        }
+        if let Some(size) = elem_size(&dtype) {
+            if elements(&shape)?.checked_mul(size) != Some(end - start) {
+                return Err(format!(
+                    "tensor '{name}': shape {shape:?} of {dtype} does not match its {} bytes",
+                    end - start
+                ));
+            }
+        }
+        let supported = elem_size(&dtype).is_some();
+        out.push((
+            TensorInfo {
+                name,
+                dtype,
+                shape,
+                supported,
+            },
+            (start, end),
+        ));
+    }
+    out.sort_by_key(|(_, (start, _))| *start);
+    Ok((out, 8 + header_len))
+}
+
+/// Reads tensor `name` from a safetensors file.
+pub fn read_safetensors(bytes: &[u8], name: &str) -> Result<Tensor, String> {
+    let (entries, base) = parse_safetensors_header(bytes)?;
+    let (info, (start, end)) = entries
+        .into_iter()
+        .find(|(i, _)| i.name == name)
+        .ok_or_else(|| format!("no tensor named '{name}' in the file"))?;
+    let values = decode(&info.dtype, &bytes[base + start..base + end])?;
+    Ok(Tensor {
+        name: info.name,
+        shape: info.shape,
+        values,
+    })
+}
+
+/// Reads a `.npy` array (little-endian `<f4` or `<f2`, C order).
+pub fn read_npy(bytes: &[u8]) -> Result<Tensor, String> {
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "the file is {} MiB; the limit is {} MiB",
+            bytes.len() >> 20,
+            MAX_FILE_BYTES >> 20
+        ));
+    }
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("not a .npy file: the magic string \\x93NUMPY is missing".into());
+    }
+    let (header_len, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        ),
+        v => return Err(format!(".npy version {v} is not supported")),
+    };
+    let header = bytes
+        .get(start..start + header_len)
+        .ok_or("the .npy header is truncated")?;
+    let header = std::str::from_utf8(header).map_err(|_| "the .npy header is not text")?;
+    let descr = npy_field(header, "descr").ok_or("the .npy header has no descr")?;
+    if npy_field(header, "fortran_order").is_some_and(|v| v.trim() == "True") {
+        return Err(
+            "Fortran-ordered arrays are not supported: save with np.ascontiguousarray".into(),
+        );
+    }
+    let dtype = match descr.trim().trim_matches(|c| c == '\'' || c == '"') {
+        "<f4" => "F32",
+        "<f2" => "F16",
+        other => {
+            return Err(format!(
+                "dtype {other} is not supported: use float32 ('<f4') or float16 ('<f2')"
+            ))
+        }
+    };
+    let shape_text = npy_field(header, "shape").ok_or("the .npy header has no shape")?;
+    let shape: Vec<usize> = shape_text
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| format!("bad shape entry '{s}'"))
+        })
+        .collect::<Result<_, _>>()?;
+    let size = elem_size(dtype).expect("supported");
+    let need = elements(&shape)?
+        .checked_mul(size)
+        .ok_or("the array is too large")?;
+    let data = &bytes[start + header_len..];
+    if data.len() < need {
+        return Err(format!(
+            "the .npy data is truncated: {} of {need} bytes",
+            data.len()
+        ));
+    }
+    Ok(Tensor {
+        name: "array".into(),
+        shape,
+        values: decode(dtype, &data[..need])?,
+    })
+}
+
+/// The text after `'key':` in a numpy header dict, up to the next top-level comma.
+fn npy_field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
+    let at = header.find(&format!("'{key}'"))?;
+    let rest = &header[at + key.len() + 2..];
+    let rest = rest.trim_start().strip_prefix(':')?;
+    let mut depth = 0;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' | '}' if depth == 0 => return Some(&rest[..i]),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A minimal JSON reader for safetensors headers: an object of objects whose fields are strings,
+/// arrays of non-negative integers, or nested objects (metadata, skipped).
+mod json {
+    pub struct Fields(Vec<(String, Value)>);
+
+    enum Value {
+        Str(String),
+        Numbers(Vec<usize>),
+        Other,
+    }
+
+    impl Fields {
+        pub fn string(&self, key: &str) -> Option<String> {
+            self.0.iter().find(|(k, _)| k == key).and_then(|(_, v)| {
+                if let Value::Str(s) = v {
+                    Some(s.clone())
+                } else {
+                    None
+                }
+            })
+        }
+
+        pub fn numbers(&self, key: &str) -> Option<Vec<usize>> {
+            self.0.iter().find(|(k, _)| k == key).and_then(|(_, v)| {
+                if let Value::Numbers(n) = v {
+                    Some(n.clone())
+                } else {
+                    None
+                }
+            })
+        }
+    }
+
+    struct Cursor<'a> {
+        s: &'a [u8],
+        i: usize,
+    }
+
+    impl Cursor<'_> {
+        fn ws(&mut self) {
+            while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
+                self.i += 1;
+            }
+        }
+
+        fn expect(&mut self, c: u8) -> Result<(), String> {
+            self.ws();
+            if self.s.get(self.i) == Some(&c) {
+                self.i += 1;
+                Ok(())
+            } else {
+                Err(format!(
+                    "malformed safetensors header: expected '{}' at byte {}",
+                    c as char, self.i
+                ))
+            }
+        }
+
+        fn peek(&mut self) -> Option<u8> {
+            self.ws();
+            self.s.get(self.i).copied()
+        }
+
+        fn string(&mut self) -> Result<String, String> {
+            self.expect(b'"')?;
+            let mut out = Vec::new();
+            while let Some(&c) = self.s.get(self.i) {
+                self.i += 1;
+                match c {
+                    b'"' => {
+                        return String::from_utf8(out)
+                            .map_err(|_| "malformed safetensors header: bad UTF-8".into())
+                    }
+                    b'\\' => {
+                        let e = *self
+                            .s
+                            .get(self.i)
+                            .ok_or("malformed safetensors header: dangling escape")?;
+                        self.i += 1;
+                        out.push(match e {
+                            b'n' => b'\n',
+                            b't' => b'\t',
+                            b'u' => {
+                                self.i += 4;
+                                b'?'
+                            }
+                            other => other,
+                        });
+                    }
+                    c => out.push(c),
+                }
+            }
+            Err("malformed safetensors header: unterminated string".into())
+        }
+
+        fn value(&mut self, depth: usize) -> Result<Value, String> {
+            if depth > 8 {
+                return Err("malformed safetensors header: nested too deeply".into());
+            }
+            match self.peek() {
+                Some(b'"') => Ok(Value::Str(self.string()?)),
+                Some(b'[') => {
+                    self.i += 1;
+                    let mut nums = Vec::new();
+                    loop {
+                        match self.peek() {
+                            Some(b']') => {
+                                self.i += 1;
+                                return Ok(Value::Numbers(nums));
+                            }
+                            Some(b',') => self.i += 1,
+                            Some(c) if c.is_ascii_digit() => {
+                                let start = self.i;
+                                while self.s.get(self.i).is_some_and(|c| c.is_ascii_digit()) {
+                                    self.i += 1;
+                                }
+                                let text =
+                                    std::str::from_utf8(&self.s[start..self.i]).expect("digits");
+                                nums.push(text.parse().map_err(|_| {
+                                    format!("malformed safetensors header: number {text} too large")
+                                })?);
+                            }
+                            _ => {
+                                return Err(format!(
+                                    "malformed safetensors header: bad array at byte {}",
+                                    self.i
+                                ))
+                            }
+                        }
+                    }
+                }
+                Some(b'{') => {
+                    self.object(depth + 1)?;
+                    Ok(Value::Other)
+                }
+                _ => Err(format!(
+                    "malformed safetensors header: unexpected value at byte {}",
+                    self.i
+                )),
+            }
+        }
+
+        fn object(&mut self, depth: usize) -> Result<Vec<(String, Value)>, String> {
+            self.expect(b'{')?;
+            let mut out = Vec::new();
+            if self.peek() == Some(b'}') {
+                self.i += 1;
+                return Ok(out);
+            }
+            loop {
+                let key = self.string()?;
+                self.expect(b':')?;
+                out.push((key, self.value(depth)?));
+                match self.peek() {
+                    Some(b',') => self.i += 1,
+                    Some(b'}') => {
+                        self.i += 1;
+                        return Ok(out);
+                    }
+                    _ => {
+                        return Err(format!(
+                            "malformed safetensors header: expected ',' or '}}' at byte {}",
+                            self.i
+                        ))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Parses `{ "name": { ... }, ... }`.
+    pub fn parse_object(text: &str) -> Result<Vec<(String, Fields)>, String> {
+        let mut c = Cursor {
+            s: text.as_bytes(),
+            i: 0,
+        };
+        c.expect(b'{')?;
+        let mut out = Vec::new();
+        if c.peek() == Some(b'}') {
+            return Ok(out);
+        }
+        loop {
+            let key = c.string()?;
+            c.expect(b':')?;
+            let fields = if c.peek() == Some(b'{') {
+                c.object(1)?
+            } else {
+                vec![]
+            };
+            out.push((key, Fields(fields)));
+            match c.peek() {
+                Some(b',') => c.i += 1,
+                Some(b'}') => return Ok(out),
+                _ => {
+                    return Err(format!(
+                        "malformed safetensors header: expected ',' or '}}' at byte {}",
+                        c.i
+                    ))
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn safetensors(header: &str, data: &[u8]) -> Vec<u8> {
+        let mut out = (header.len() as u64).to_le_bytes().to_vec();
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn reads_f32_f16_and_bf16_safetensors() {
+        let data: Vec<u8> = [
+            1.5f32.to_le_bytes().to_vec(),
+            0x3C00u16.to_le_bytes().to_vec(),
+            0x4040u16.to_le_bytes().to_vec(),
+        ]
+        .concat();
+        let header = r#"{"__metadata__":{"a":"b"},"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"h":{"dtype":"F16","shape":[1],"data_offsets":[4,6]},"b":{"dtype":"BF16","shape":[1,1],"data_offsets":[6,8]}}"#;
+        let file = safetensors(header, &data);
+        assert_eq!(safetensors_index(&file).unwrap().len(), 3);
+        assert_eq!(read_safetensors(&file, "w").unwrap().values, vec![1.5]);
+        assert_eq!(read_safetensors(&file, "h").unwrap().values, vec![1.0]);
+        assert_eq!(read_safetensors(&file, "b").unwrap().values, vec![3.0]);
+    }
+
+    #[test]
+    fn bad_safetensors_say_why() {
+        assert!(read_safetensors(b"abc", "w")
+            .unwrap_err()
+            .contains("shorter"));
+        assert!(read_safetensors(&safetensors("{not json", b""), "w")
+            .unwrap_err()
+            .contains("malformed"));
+        let truncated = safetensors(
+            r#"{"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}"#,
+            &[0; 8],
+        );
+        assert!(read_safetensors(&truncated, "w")
+            .unwrap_err()
+            .contains("truncated"));
+        let int = safetensors(
+            r#"{"w":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}"#,
+            &[0; 8],
+        );
+        assert!(read_safetensors(&int, "w")
+            .unwrap_err()
+            .contains("not supported"));
+        assert!(!safetensors_index(&int).unwrap()[0].supported);
+        let mismatch = safetensors(
+            r#"{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#,
+            &[0; 8],
+        );
+        assert!(read_safetensors(&mismatch, "w")
+            .unwrap_err()
+            .contains("does not match"));
+        let mut huge = 1u64.to_le_bytes().to_vec();
+        huge[7] = 0x7f;
+        assert!(read_safetensors(&huge, "w")
+            .unwrap_err()
+            .contains("exceeds"));
+    }
+
+    fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+        let mut header =
+            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn reads_npy_and_rejects_bad_ones() {
+        let data: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let t = read_npy(&npy("<f4", "(2, 2)", &data)).unwrap();
+        assert_eq!((t.shape, t.values), (vec![2, 2], vec![1.0, 2.0, 3.0, 4.0]));
+        assert_eq!(
+            read_npy(&npy("<f2", "(1,)", &0x3C00u16.to_le_bytes()))
+                .unwrap()
+                .values,
+            vec![1.0]
+        );
+        assert!(read_npy(&npy("<i8", "(1,)", &[0; 8]))
+            .unwrap_err()
+            .contains("not supported"));
+        assert!(read_npy(&npy("<f4", "(3,)", &[0; 8]))
+            .unwrap_err()
+            .contains("truncated"));
+        assert!(read_npy(b"PK\x03\x04 zip").unwrap_err().contains("magic"));
+    }
+}
