@@ -10,4 +10,6 @@ pub mod memory_state;
 pub mod numbers;
 pub mod pages;
 pub mod palette;
+pub mod quant_query;
+pub mod quant_state;
 pub mod url_state;

@@ -4,6 +4,7 @@ use crate::ui::browser::{location_search, window_width};
 use crate::ui::components::notes::Notes;
 use crate::ui::pages::bits::BitsPage;
 use crate::ui::pages::memory::MemoryPage;
+use crate::ui::pages::quant::QuantPage;
 use crate::ui::palette::stylesheet;
 use crate::ui::url_state::{parse_query, Tab};
 use leptos::prelude::*;
@@ -20,6 +21,9 @@ pub fn App() -> impl IntoView {
         }
         Tab::Memory => {
             view! { <MemoryPage initial=query.memory.clone() embed sync_url=true /> }.into_any()
+        }
+        Tab::Quant => {
+            view! { <QuantPage initial=query.quant.clone() embed sync_url=true /> }.into_any()
         }
     };
     view! {

@@ -2,6 +2,7 @@
 
 pub mod memory_bar;
 pub mod number_line;
+pub mod quant;
 pub mod scaling;
 pub mod strategies;
 pub mod style;

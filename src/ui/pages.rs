@@ -2,3 +2,4 @@
 
 pub mod bits;
 pub mod memory;
+pub mod quant;

@@ -2,6 +2,7 @@
 //! natively; every bad value falls back to its default and leaves a note saying so.
 
 use crate::ui::memory_query::MemoryQuery;
+use crate::ui::quant_query::QuantQuery;
 use bitbudget_math::format::{parse_value, FormatId};
 use std::fmt;
 use std::str::FromStr;
@@ -14,17 +15,20 @@ pub enum Tab {
     Memory,
     /// The number-format explorer.
     Bits,
+    /// The quantization lab.
+    Quant,
 }
 
 impl Tab {
     /// Every tab, in navigation order.
-    pub const ALL: [Tab; 2] = [Tab::Memory, Tab::Bits];
+    pub const ALL: [Tab; 3] = [Tab::Memory, Tab::Bits, Tab::Quant];
 
     /// Name in the URL.
     pub const fn name(self) -> &'static str {
         match self {
             Tab::Memory => "memory",
             Tab::Bits => "bits",
+            Tab::Quant => "quant",
         }
     }
 
@@ -33,6 +37,7 @@ impl Tab {
         match self {
             Tab::Memory => "Memory",
             Tab::Bits => "Bits",
+            Tab::Quant => "Quantize",
         }
     }
 }
@@ -76,7 +81,7 @@ impl Default for BitsQuery {
 }
 
 /// Everything the URL says, plus notes about what was ignored.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct AppQuery {
     /// The page to show.
     pub tab: Tab,
@@ -86,6 +91,8 @@ pub struct AppQuery {
     pub bits: BitsQuery,
     /// Memory page state.
     pub memory: MemoryQuery,
+    /// Quantize lab state.
+    pub quant: QuantQuery,
     /// One sentence per parameter that was not understood.
     pub notes: Vec<String>,
 }
@@ -107,7 +114,11 @@ pub fn parse_query(search: &str) -> AppQuery {
                 Err(e) => q.notes.push(format!("fmt: {e}; showing {}", q.bits.fmt)),
             },
             "x" => x_text = Some(value),
-            _ => match q.memory.apply(&key, &value) {
+            _ => match q
+                .memory
+                .apply(&key, &value)
+                .or_else(|| q.quant.apply(&key, &value))
+            {
                 Some(Ok(())) => {}
                 Some(Err(note)) => q.notes.push(note),
                 None => q.notes.push(format!("unknown parameter '{key}' ignored")),

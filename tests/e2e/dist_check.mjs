@@ -132,6 +132,22 @@ await check('memory-dark', 1280, '?tab=memory&model=llama-2-70b&mode=qlora&flash
   const colours = await canvasInk(page, 'memory-bar');
   if (colours < 4) throw new Error('the bar chart is blank in dark mode');
 }, 'dark');
+for (const [name, width] of [['quant-1280', 1280], ['quant-390', 390]]) {
+  await check(name, width, '?tab=quant&scheme=q4_0&tensor=sample:layer0.attention.query.weight', async (page) => {
+    await page.locator('[data-testid="sqnr-q8_0"]').waitFor({ timeout: 30000 });
+    const status = await text(page, 'tensor-status');
+    if (!status.includes('[384, 384]')) throw new Error(`sample tensor not loaded: ${status}`);
+    const rows = await page.locator('[data-testid="quant-table"] tbody tr').count();
+    expectEq(rows, 11, 'one row per scheme');
+    const q8 = Number(await text(page, 'sqnr-q8_0'));
+    const q4 = Number(await text(page, 'sqnr-q4_0'));
+    if (!(q8 > q4 && q4 > 10)) throw new Error(`SQNR q8_0 ${q8}, q4_0 ${q4}`);
+    for (const id of ['quant-histogram', 'quant-errors', 'quant-heatmap', 'quant-tradeoff']) {
+      const colours = await canvasInk(page, id);
+      if (colours < 3) throw new Error(`${id} looks blank (${colours} colours)`);
+    }
+  });
+}
 await check('bits-embed', 800, '?tab=bits&x=448&fmt=f8e4m3&embed=1', async (page) => {
   expectEq(await text(page, 'stored-f8e4m3'), '448', 'E4M3 max');
   if (await page.locator('header.top').count()) throw new Error('embed mode shows the site header');

@@ -2,6 +2,7 @@
 //! integers, NF4, scaled FP8, LLM.int8()'s decomposition, and error metrics.
 
 pub mod absmax;
+pub mod analysis;
 pub mod generate;
 pub mod ggml;
 pub mod llm_int8;

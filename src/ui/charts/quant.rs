@@ -1,0 +1,256 @@
+//! Charts of the Quantize lab: value histograms with the quantization levels, the error
+//! histogram, per-block error heat map and the error-vs-bits trade-off of every scheme.
+
+use super::style::{color, err, Scale};
+use crate::ui::numbers::short;
+use crate::ui::palette::Theme;
+use bitbudget_math::quant::analysis::{histogram, SchemeResult};
+use bitbudget_math::quant::scheme::Scheme;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Height of each chart in CSS pixels.
+pub const HEIGHT: u32 = 260;
+const BINS: usize = 80;
+
+fn range(v: &[f32]) -> (f32, f32) {
+    let (lo, hi) = v
+        .iter()
+        .filter(|x| x.is_finite())
+        .fold((f32::MAX, f32::MIN), |(a, b), x| (a.min(*x), b.max(*x)));
+    if lo >= hi {
+        (lo - 1.0, lo + 1.0)
+    } else {
+        (lo, hi)
+    }
+}
+
+/// Original values (bars), dequantized values (line) and the levels of one block (ticks).
+pub fn draw_histogram<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    original: &[f32],
+    approx: &[f32],
+    levels: &[f32],
+    t: &Theme,
+    s: Scale,
+) -> Result<(), String> {
+    root.fill(&color(t.surface)).map_err(err)?;
+    let (lo, hi) = range(original);
+    let (h0, h1) = (
+        histogram(original, lo, hi, BINS),
+        histogram(approx, lo, hi, BINS),
+    );
+    let top = h0.iter().chain(&h1).copied().max().unwrap_or(1).max(1) as f64 * 1.1;
+    let width = (hi - lo) as f64 / BINS as f64;
+    let mut chart = ChartBuilder::on(root)
+        .margin(s.px(10.0))
+        .x_label_area_size(s.px(24.0))
+        .y_label_area_size(s.px(44.0))
+        .caption(
+            "Values: original (bars), dequantized (line), one block's levels (ticks)",
+            s.font(12.0, t.text),
+        )
+        .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(6)
+        .y_labels(4)
+        .x_label_formatter(&|v| short(*v, 3))
+        .axis_style(color(t.muted))
+        .label_style(s.font(10.5, t.muted))
+        .draw()
+        .map_err(err)?;
+    chart
+        .draw_series(h0.iter().enumerate().map(|(i, c)| {
+            let x0 = lo as f64 + i as f64 * width;
+            Rectangle::new(
+                [(x0, 0.0), (x0 + width, *c as f64)],
+                color(t.weights).mix(0.55).filled(),
+            )
+        }))
+        .map_err(err)?;
+    let line = h1
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (lo as f64 + (i as f64 + 0.5) * width, *c as f64));
+    chart
+        .draw_series(LineSeries::new(
+            line,
+            color(t.accent).stroke_width(s.stroke(2.0)),
+        ))
+        .map_err(err)?;
+    chart
+        .draw_series(levels.iter().map(|l| {
+            PathElement::new(
+                vec![(*l as f64, 0.0), (*l as f64, top * 0.06)],
+                color(t.text).stroke_width(s.stroke(1.5)),
+            )
+        }))
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+/// Histogram of dequantized − original.
+pub fn draw_error_histogram<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    errors: &[f32],
+    t: &Theme,
+    s: Scale,
+) -> Result<(), String> {
+    root.fill(&color(t.surface)).map_err(err)?;
+    let (lo, hi) = range(errors);
+    let h = histogram(errors, lo, hi, BINS);
+    let top = h.iter().copied().max().unwrap_or(1).max(1) as f64 * 1.1;
+    let width = (hi - lo) as f64 / BINS as f64;
+    let mut chart = ChartBuilder::on(root)
+        .margin(s.px(10.0))
+        .x_label_area_size(s.px(24.0))
+        .y_label_area_size(s.px(44.0))
+        .caption("Error (dequantized − original)", s.font(12.0, t.text))
+        .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)
+        .map_err(err)?;
+    let tiny = (hi - lo) as f64 * 1e-6;
+    let fmt = move |v: &f64| {
+        if v.abs() < tiny {
+            "0".to_string()
+        } else {
+            short(*v, 2)
+        }
+    };
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(5)
+        .y_labels(4)
+        .x_label_formatter(&fmt)
+        .axis_style(color(t.muted))
+        .label_style(s.font(10.5, t.muted))
+        .draw()
+        .map_err(err)?;
+    chart
+        .draw_series(h.iter().enumerate().map(|(i, c)| {
+            let x0 = lo as f64 + i as f64 * width;
+            Rectangle::new(
+                [(x0, 0.0), (x0 + width, *c as f64)],
+                color(t.danger).mix(0.6).filled(),
+            )
+        }))
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+/// Per-block RMSE as a heat map, `per_row` blocks per row (darker = larger error).
+pub fn draw_heatmap<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    rmse: &[f32],
+    per_row: usize,
+    t: &Theme,
+    s: Scale,
+) -> Result<(), String> {
+    root.fill(&color(t.surface)).map_err(err)?;
+    let per_row = per_row.max(1);
+    let rows = rmse.len().div_ceil(per_row).max(1);
+    let max = rmse
+        .iter()
+        .copied()
+        .fold(0f32, f32::max)
+        .max(f32::MIN_POSITIVE);
+    let mut chart = ChartBuilder::on(root)
+        .margin(s.px(10.0))
+        .caption(
+            format!("Error per block (RMSE, darkest = {})", short(max as f64, 3)),
+            s.font(12.0, t.text),
+        )
+        .build_cartesian_2d(0f64..per_row as f64, 0f64..rows as f64)
+        .map_err(err)?;
+    let hot = color(t.danger);
+    let cold = color(t.surface);
+    chart
+        .draw_series(rmse.iter().enumerate().map(|(i, e)| {
+            let (r, c) = ((i / per_row) as f64, (i % per_row) as f64);
+            let k = (e / max).clamp(0.0, 1.0) as f64;
+            let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * k).round() as u8;
+            let fill = RGBColor(mix(cold.0, hot.0), mix(cold.1, hot.1), mix(cold.2, hot.2));
+            Rectangle::new([(c, r), (c + 1.0, r + 1.0)], fill.filled())
+        }))
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+/// SQNR against storage bits per weight for every scheme; the selected one ringed.
+pub fn draw_tradeoff<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    rows: &[SchemeResult],
+    selected: Scheme,
+    t: &Theme,
+    s: Scale,
+) -> Result<(), String> {
+    root.fill(&color(t.surface)).map_err(err)?;
+    let finite: Vec<&SchemeResult> = rows
+        .iter()
+        .filter(|r| r.metrics.sqnr_db.is_finite())
+        .collect();
+    let top = finite
+        .iter()
+        .map(|r| r.metrics.sqnr_db)
+        .fold(10.0, f64::max)
+        * 1.15;
+    let bottom = finite
+        .iter()
+        .map(|r| r.metrics.sqnr_db)
+        .fold(top, f64::min)
+        .min(0.0);
+    let mut chart = ChartBuilder::on(root)
+        .margin(s.px(10.0))
+        .margin_right(s.px(24.0))
+        .x_label_area_size(s.px(30.0))
+        .y_label_area_size(s.px(44.0))
+        .caption(
+            "Accuracy vs storage: SQNR (dB, higher is better) vs bits per weight",
+            s.font(12.0, t.text),
+        )
+        .build_cartesian_2d(3.5f64..9.5f64, bottom..top)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("bits per weight (scales included)")
+        .y_desc("SQNR dB")
+        .max_light_lines(1)
+        .light_line_style(color(t.muted).mix(0.1))
+        .bold_line_style(color(t.muted).mix(0.2))
+        .axis_style(color(t.muted))
+        .label_style(s.font(10.5, t.muted))
+        .axis_desc_style(s.font(10.5, t.muted))
+        .draw()
+        .map_err(err)?;
+    for r in &finite {
+        let p = (r.bits_per_weight.min(9.4), r.metrics.sqnr_db);
+        let c = if r.scheme == selected {
+            color(t.accent)
+        } else {
+            color(t.grid_value)
+        };
+        chart
+            .draw_series(std::iter::once(Circle::new(p, s.px(4.0), c.filled())))
+            .map_err(err)?;
+        if r.scheme == selected {
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    p,
+                    s.px(8.0),
+                    c.stroke_width(s.stroke(2.0)),
+                )))
+                .map_err(err)?;
+        }
+        chart
+            .draw_series(std::iter::once(Text::new(
+                r.scheme.name().to_string(),
+                (p.0 + 0.06, p.1),
+                s.font(10.5, t.text),
+            )))
+            .map_err(err)?;
+    }
+    root.present().map_err(err)
+}

@@ -1,0 +1,160 @@
+//! Controls of the Quantize lab: tensor source (sample, synthetic with a seed, or your own file),
+//! scheme, block size and the model size used for whole-model bytes.
+
+use crate::ui::quant_query::{TensorSource, SAMPLE_TENSORS};
+use crate::ui::quant_state::QuantState;
+use bitbudget_math::quant::generate::Distribution;
+use bitbudget_math::quant::scheme::Scheme;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+fn read_file(state: QuantState, ev: leptos::ev::Event) {
+    let Some(input) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+    else {
+        return;
+    };
+    let Some(file) = input.files().and_then(|f| f.get(0)) else {
+        return;
+    };
+    let name = file.name();
+    if file.size() > bitbudget_math::quant::tensor_io::MAX_FILE_BYTES as f64 {
+        state.upload_error.set(Some(format!(
+            "{name}: {} MiB is over the 256 MiB limit",
+            (file.size() / 1048576.0).round()
+        )));
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+            Ok(buffer) => state.load_file(name, js_sys::Uint8Array::new(&buffer).to_vec()),
+            Err(_) => state
+                .upload_error
+                .set(Some(format!("{name}: the browser could not read the file"))),
+        }
+    });
+}
+
+/// The controls panel.
+#[component]
+pub fn QuantControls() -> impl IntoView {
+    let state = expect_context::<QuantState>();
+    let source = move || state.query.with(|q| q.tensor.url_value());
+    let on_source = move |ev| {
+        let v = event_target_value(&ev);
+        state.query.update(|q| {
+            let _ = q.apply("tensor", &v);
+            if v == "upload" {
+                q.tensor = TensorSource::Upload;
+            }
+        });
+    };
+    let synthetic = move || {
+        state
+            .query
+            .with(|q| matches!(q.tensor, TensorSource::Synthetic(_)))
+    };
+    let outliers = move || {
+        state.query.with(|q| {
+            matches!(
+                q.tensor,
+                TensorSource::Synthetic(Distribution::OutlierChannels { .. })
+            )
+        })
+    };
+    let field = move |key: &'static str,
+                      label: &'static str,
+                      get: fn(&crate::ui::quant_query::QuantQuery) -> String| {
+        let (error, set_error) = signal(None::<String>);
+        view! {
+            <div class="field-box">
+                <label for=format!("quant-{key}")>{label}</label>
+                <input id=format!("quant-{key}") type="text" inputmode="numeric" data-testid=format!("quant-{key}")
+                    prop:value=move || state.query.with(get)
+                    on:input=move |ev| {
+                        let v = event_target_value(&ev);
+                        let mut q = state.query.get_untracked();
+                        match q.apply(key, &v) {
+                            Some(Ok(())) => { set_error.set(None); state.query.set(q); }
+                            Some(Err(e)) => set_error.set(Some(e.replace("; keeping the default", ""))),
+                            None => {}
+                        }
+                    } />
+                {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+            </div>
+        }
+    };
+    view! {
+        <form class="controls" on:submit=|ev| ev.prevent_default() aria-label="Quantization setup">
+            <fieldset>
+                <legend>"Tensor"</legend>
+                <div class="field-box">
+                    <label for="quant-source">"Source"</label>
+                    <select id="quant-source" data-testid="quant-source" prop:value=source on:change=on_source>
+                        {SAMPLE_TENSORS.iter().map(|n| view! { <option value=format!("sample:{n}")>{format!("MiniLM {n}")}</option> }).collect_view()}
+                        <option value="normal">"synthetic: normal"</option>
+                        <option value="laplace">"synthetic: Laplace"</option>
+                        <option value="uniform">"synthetic: uniform"</option>
+                        <option value="outliers">"synthetic: normal + outlier channels"</option>
+                        <option value="upload" disabled=move || state.upload.with(|u| u.is_none())>"your file"</option>
+                    </select>
+                </div>
+                <Show when=synthetic>{field("seed", "Seed", |q| q.seed.to_string())}</Show>
+                <Show when=outliers>
+                    <div class="row2">{field("outliers", "Outlier channels", |q| q.outliers.to_string())}{field("magnitude", "Magnitude ×", |q| q.magnitude.to_string())}</div>
+                </Show>
+                <div class="field-box">
+                    <label for="quant-file">"Your tensor (.npy or .safetensors, F32/F16/BF16)"</label>
+                    <input id="quant-file" type="file" accept=".npy,.safetensors" data-testid="quant-file" on:change=move |ev| read_file(state, ev) />
+                </div>
+                <UploadedPicker />
+                {move || state.upload_error.get().map(|e| view! { <p class="field-error" role="alert" data-testid="upload-error">{e}</p> })}
+            </fieldset>
+            <fieldset>
+                <legend>"Scheme"</legend>
+                <div class="field-box">
+                    <label for="quant-scheme">"Shown in detail"</label>
+                    <select id="quant-scheme" data-testid="quant-scheme" prop:value=move || state.query.with(|q| q.scheme.to_string())
+                        on:change=move |ev| { if let Ok(s) = event_target_value(&ev).parse::<Scheme>() { state.query.update(|q| q.scheme = s) } }>
+                        {Scheme::ALL.iter().map(|s| view! { <option value=s.name()>{s.name()}</option> }).collect_view()}
+                    </select>
+                </div>
+                {field("block", "Block (absmax, zero-point, NF4)", |q| q.block.to_string())}
+                <div class="field-box">
+                    <label for="quant-params">"Model size for whole-model bytes (billions of params)"</label>
+                    <input id="quant-params" type="text" inputmode="decimal" prop:value=move || (state.model_params.get() / 1e9).to_string()
+                        on:input=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f64>() { if v.is_finite() && v > 0.0 && v < 1e5 { state.model_params.set(v * 1e9) } } } />
+                </div>
+            </fieldset>
+        </form>
+    }
+}
+
+/// Tensor picker for an uploaded safetensors file with several tensors.
+#[component]
+fn UploadedPicker() -> impl IntoView {
+    let state = expect_context::<QuantState>();
+    let index = move || {
+        state.upload.with(|u| {
+            u.as_ref()
+                .map(|u| (u.index.clone(), u.tensor.name.clone()))
+                .filter(|(i, _)| i.len() > 1)
+        })
+    };
+    move || {
+        index().map(|(index, current)| {
+            view! {
+                <div class="field-box">
+                    <label for="quant-pick">"Tensor in the file"</label>
+                    <select id="quant-pick" data-testid="quant-pick" on:change=move |ev| state.pick_uploaded(&event_target_value(&ev))>
+                        {index.into_iter().map(|t| {
+                            let label = format!("{} {} {:?}{}", t.name, t.dtype, t.shape, if t.supported { "" } else { " (unsupported)" });
+                            view! { <option value=t.name.clone() selected=t.name == current disabled=!t.supported>{label}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+            }
+        })
+    }
+}

@@ -1,0 +1,50 @@
+//! Every scheme's metrics on the current tensor; clicking a row shows that scheme in detail.
+
+use crate::ui::numbers::short;
+use crate::ui::quant_state::QuantState;
+use bitbudget_math::memory::{format_bytes, Units};
+use leptos::prelude::*;
+
+/// The metrics table.
+#[component]
+pub fn QuantTable() -> impl IntoView {
+    let state = expect_context::<QuantState>();
+    let rows = move || {
+        let selected = state.query.with(|q| q.scheme);
+        let params = state.model_params.get();
+        state.results.get().map(|r| {
+            r.rows
+                .into_iter()
+                .map(|row| {
+                    let s = row.scheme;
+                    let m = row.metrics;
+                    let model_bytes = (row.bits_per_weight / 8.0 * params).round() as u64;
+                    let sqnr = if m.sqnr_db.is_finite() { format!("{:.1}", m.sqnr_db) } else { "∞".into() };
+                    view! {
+                        <tr class:selected=s == selected data-testid=format!("row-{s}")>
+                            <th scope="row"><button class="link" on:click=move |_| state.query.update(|q| q.scheme = s)>{s.name()}</button></th>
+                            <td>{format!("{:.3}", row.bits_per_weight)}</td>
+                            <td>{format_bytes(row.bytes as u64, Units::Gb)}</td>
+                            <td>{format_bytes(model_bytes, Units::Gb)}</td>
+                            <td>{short(m.rmse, 3)}</td>
+                            <td>{short(m.max_abs_error, 3)}</td>
+                            <td data-testid=format!("sqnr-{s}")>{sqnr}</td>
+                            <td>{format!("{:.5}", m.cosine)}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    view! {
+        <div class="table-scroll">
+            <table class="facts quant-table" data-testid="quant-table">
+                <thead><tr>
+                    <th scope="col">"scheme"</th><th scope="col">"bits / weight"</th><th scope="col">"this tensor"</th><th scope="col">"whole model"</th>
+                    <th scope="col">"RMSE"</th><th scope="col">"max |error|"</th><th scope="col">"SQNR dB"</th><th scope="col">"cosine"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}

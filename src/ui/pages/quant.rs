@@ -1,0 +1,101 @@
+//! The Quantize lab: real quantization of real tensors, with errors you can see.
+
+use crate::ui::components::int8_demo::Int8Demo;
+use crate::ui::components::quant_controls::QuantControls;
+use crate::ui::components::quant_details::QuantDetails;
+use crate::ui::components::quant_table::QuantTable;
+use crate::ui::quant_query::QuantQuery;
+use crate::ui::quant_state::{compute, QuantState};
+use leptos::prelude::*;
+use std::sync::Arc;
+
+/// Where Trunk puts the shipped sample tensor (see index.html's copy-file link).
+const SAMPLE_URL: &str = "minilm-l6-layer0.safetensors";
+
+async fn fetch_sample() -> Result<Vec<u8>, String> {
+    use wasm_bindgen::JsCast;
+    let window = web_sys::window().ok_or("no window")?;
+    let response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(SAMPLE_URL))
+        .await
+        .map_err(|_| "the sample tensor could not be fetched")?;
+    let response: web_sys::Response = response.dyn_into().map_err(|_| "unexpected fetch result")?;
+    if !response.ok() {
+        return Err(format!(
+            "the sample tensor could not be loaded (HTTP {}): pick a synthetic tensor",
+            response.status()
+        ));
+    }
+    let buffer =
+        wasm_bindgen_futures::JsFuture::from(response.array_buffer().map_err(|_| "no body")?)
+            .await
+            .map_err(|_| "the download broke off")?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// The Quantize lab.
+#[component]
+pub fn QuantPage(
+    /// Starting state (from the URL).
+    initial: QuantQuery,
+    /// Embedded in an iframe: controls, table and charts only.
+    #[prop(optional)]
+    embed: bool,
+    /// Keep the address bar in step with the state.
+    #[prop(optional)]
+    sync_url: bool,
+) -> impl IntoView {
+    let state = QuantState::new(initial);
+    provide_context(state);
+    leptos::task::spawn_local(async move {
+        let loaded = fetch_sample().await.map(Arc::new);
+        state.sample.set(Some(loaded));
+    });
+    Effect::new(move |_| {
+        let block = state
+            .query
+            .with(|q| (q.block, q.seed, q.outliers, q.magnitude));
+        let tensor = state.tensor();
+        let _ = block;
+        let generation = state.generation.get_value() + 1;
+        state.generation.set_value(generation);
+        if let Ok(t) = tensor {
+            state.progress.set(0.0);
+            let query = state.query.get_untracked();
+            leptos::task::spawn_local(compute(state, t.values, query, generation));
+        }
+    });
+    if sync_url {
+        Effect::new(move |_| {
+            crate::ui::browser::replace_query(&state.query.with(|q| q.to_query_string(embed)))
+        });
+    }
+    let status = move || match state.tensor() {
+        Ok(t) => format!(
+            "{} · shape {:?} · {} values",
+            t.name,
+            t.shape,
+            t.values.len()
+        ),
+        Err(e) => e,
+    };
+    view! {
+        <section class="page quant" aria-labelledby="quant-title">
+            <Show when=move || !embed>
+                <h2 id="quant-title">"Quantize a real tensor"</h2>
+                <p class="lede">"Every scheme below really runs in your browser on the chosen tensor: llama.cpp's GGML blocks (byte for byte), MXFP4, NF4, absmax and zero-point integers, and scaled FP8. Compare the error each leaves against the bits it stores per weight."</p>
+            </Show>
+            <div class="memory-layout">
+                <QuantControls />
+                <div class="results">
+                    <p class="tensor-status" data-testid="tensor-status">{status}</p>
+                    <Show when=move || { state.progress.get() < 1.0 }>
+                        <progress max="1" prop:value=move || state.progress.get() data-testid="quant-progress" aria-label="Quantizing"></progress>
+                    </Show>
+                    <QuantTable />
+                    <QuantDetails />
+                    <Show when=move || !embed><Int8Demo /></Show>
+                </div>
+            </div>
+        </section>
+    }
+}

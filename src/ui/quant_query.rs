@@ -1,0 +1,198 @@
+//! Typed URL state of the Quantize lab:
+//! `?tab=quant&scheme=q4_0&tensor=sample:layer0.attention.query.weight&seed=1`.
+
+use bitbudget_math::quant::generate::Distribution;
+use bitbudget_math::quant::scheme::Scheme;
+
+/// Names of the tensors shipped in `assets/tensors/minilm-l6-layer0.safetensors`.
+pub const SAMPLE_TENSORS: [&str; 2] = [
+    "layer0.attention.query.weight",
+    "layer0.mlp.up.weight[:256]",
+];
+
+/// Where the tensor comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TensorSource {
+    /// A tensor of the shipped MiniLM sample.
+    Sample(String),
+    /// A seeded synthetic 256 × 512 tensor.
+    Synthetic(Distribution),
+    /// The user's own file (not in the URL: it never leaves the browser).
+    Upload,
+}
+
+impl TensorSource {
+    /// The URL value (`sample:NAME`, `normal`, `laplace`, `uniform`, `outliers`, `upload`).
+    pub fn url_value(&self) -> String {
+        match self {
+            TensorSource::Sample(name) => format!("sample:{name}"),
+            TensorSource::Synthetic(Distribution::Normal) => "normal".into(),
+            TensorSource::Synthetic(Distribution::Laplace) => "laplace".into(),
+            TensorSource::Synthetic(Distribution::Uniform) => "uniform".into(),
+            TensorSource::Synthetic(Distribution::OutlierChannels { .. }) => "outliers".into(),
+            TensorSource::Upload => "upload".into(),
+        }
+    }
+}
+
+/// Everything the lab's controls hold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuantQuery {
+    /// The scheme shown in detail.
+    pub scheme: Scheme,
+    /// The tensor.
+    pub tensor: TensorSource,
+    /// Seed of synthetic tensors.
+    pub seed: u64,
+    /// Outlier channels of the `outliers` distribution.
+    pub outliers: usize,
+    /// Their magnitude (× the other channels).
+    pub magnitude: f32,
+    /// Block size of absmax, zero-point and NF4 (GGML formats are fixed at 32).
+    pub block: usize,
+}
+
+impl Default for QuantQuery {
+    fn default() -> Self {
+        Self {
+            scheme: Scheme::Ggml(bitbudget_math::quant::ggml::GgmlType::Q4_0),
+            tensor: TensorSource::Sample(SAMPLE_TENSORS[0].into()),
+            seed: 1,
+            outliers: 4,
+            magnitude: 20.0,
+            block: 64,
+        }
+    }
+}
+
+impl QuantQuery {
+    /// The synthetic distribution with this query's outlier settings.
+    pub fn outlier_distribution(&self) -> Distribution {
+        Distribution::OutlierChannels {
+            count: self.outliers,
+            magnitude: self.magnitude,
+        }
+    }
+
+    /// Applies one URL parameter (`None` for keys this page does not know).
+    pub fn apply(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
+        let result = match key {
+            "scheme" => value.parse().map(|s| self.scheme = s),
+            "tensor" => self.parse_source(value).map(|t| self.tensor = t),
+            "seed" => value
+                .parse()
+                .map(|v| self.seed = v)
+                .map_err(|_| format!("'{value}' is not a whole number")),
+            "outliers" => value
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n <= 512)
+                .map(|n| self.outliers = n)
+                .ok_or_else(|| format!("'{value}' is not a count between 0 and 512")),
+            "magnitude" => value
+                .parse::<f32>()
+                .ok()
+                .filter(|m| m.is_finite() && (0.0..=1e4).contains(m))
+                .map(|m| self.magnitude = m)
+                .ok_or_else(|| format!("'{value}' is not a magnitude between 0 and 10000")),
+            "block" => value
+                .parse::<usize>()
+                .ok()
+                .filter(|b| (2..=4096).contains(b) && b % 2 == 0)
+                .map(|b| self.block = b)
+                .ok_or_else(|| format!("'{value}' is not an even block size between 2 and 4096")),
+            _ => return None,
+        };
+        if let TensorSource::Synthetic(Distribution::OutlierChannels { .. }) = self.tensor {
+            self.tensor = TensorSource::Synthetic(self.outlier_distribution());
+        }
+        Some(result.map_err(|e| format!("{key}: {e}; keeping the default")))
+    }
+
+    fn parse_source(&self, value: &str) -> Result<TensorSource, String> {
+        match value {
+            "normal" => Ok(TensorSource::Synthetic(Distribution::Normal)),
+            "laplace" => Ok(TensorSource::Synthetic(Distribution::Laplace)),
+            "uniform" => Ok(TensorSource::Synthetic(Distribution::Uniform)),
+            "outliers" => Ok(TensorSource::Synthetic(self.outlier_distribution())),
+            v => v
+                .strip_prefix("sample:")
+                .filter(|n| SAMPLE_TENSORS.contains(n))
+                .map(|name| TensorSource::Sample(name.into()))
+                .ok_or_else(|| format!("unknown tensor '{v}'; expected sample:{}, normal, laplace, uniform or outliers", SAMPLE_TENSORS[0])),
+        }
+    }
+
+    /// The query string (with `?`) for this view.
+    pub fn to_query_string(&self, embed: bool) -> String {
+        let mut s = format!(
+            "?tab=quant&scheme={}&tensor={}&seed={}&block={}",
+            self.scheme,
+            self.tensor.url_value(),
+            self.seed,
+            self.block
+        );
+        if matches!(
+            self.tensor,
+            TensorSource::Synthetic(Distribution::OutlierChannels { .. })
+        ) {
+            s += &format!("&outliers={}&magnitude={}", self.outliers, self.magnitude);
+        }
+        if embed {
+            s += "&embed=1";
+        }
+        s
+    }
+
+    /// The block size for `scheme` (GGML and FP8 ignore the query's block).
+    pub fn block_for(&self, scheme: Scheme) -> usize {
+        match scheme {
+            Scheme::Ggml(_) | Scheme::F8E4M3 | Scheme::F8E5M2 => scheme.default_block(),
+            _ => self.block,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_round_trips() {
+        let mut q = QuantQuery {
+            scheme: "nf4".parse().unwrap(),
+            seed: 9,
+            block: 128,
+            outliers: 3,
+            magnitude: 50.0,
+            ..Default::default()
+        };
+        q.tensor = TensorSource::Synthetic(q.outlier_distribution());
+        let mut back = QuantQuery::default();
+        for pair in q
+            .to_query_string(false)
+            .trim_start_matches('?')
+            .split('&')
+            .skip(1)
+        {
+            let (k, v) = pair.split_once('=').unwrap();
+            assert_eq!(back.apply(k, v), Some(Ok(())), "{k}");
+        }
+        assert_eq!(back, q);
+    }
+
+    #[test]
+    fn bad_values_keep_defaults() {
+        let mut q = QuantQuery::default();
+        for (k, v) in [
+            ("scheme", "q9"),
+            ("tensor", "sample:nope"),
+            ("seed", "-1"),
+            ("block", "7"),
+            ("magnitude", "NaN"),
+        ] {
+            assert!(q.apply(k, v).unwrap().is_err(), "{k}={v}");
+        }
+        assert_eq!(q, QuantQuery::default());
+    }
+}

@@ -1,0 +1,117 @@
+//! Browser tests of the Quantize lab in headless Chromium: every scheme runs on a synthetic tensor,
+//! switching schemes updates the detail, and a malformed upload shows an error and keeps the page.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use bitbudget_app::ui::pages::quant::QuantPage;
+use bitbudget_app::ui::url_state::parse_query;
+use common::*;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn rows(root: &web_sys::HtmlElement) -> u32 {
+    root.query_selector_all("[data-testid='quant-table'] tbody tr")
+        .unwrap()
+        .length()
+}
+
+async fn until_computed(root: &web_sys::HtmlElement) {
+    for _ in 0..200 {
+        if rows(root) == 11 {
+            return;
+        }
+        settle().await;
+    }
+    panic!("the schemes were not computed");
+}
+
+#[wasm_bindgen_test]
+async fn every_scheme_runs_and_the_detail_follows_the_selection() {
+    let q = parse_query("?tab=quant&scheme=q8_0&tensor=laplace&seed=3");
+    assert!(q.notes.is_empty(), "{:?}", q.notes);
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <QuantPage initial=q.quant /> },
+    );
+    until_computed(&root).await;
+    let sqnr = |s: &str| text(&root, &format!("sqnr-{s}")).parse::<f64>().unwrap();
+    assert!(
+        sqnr("q8_0") > sqnr("q5_0") && sqnr("q5_0") > sqnr("q4_0"),
+        "more bits, less error"
+    );
+    assert!(by_testid(&root, "row-q8_0")
+        .class_list()
+        .contains("selected"));
+    let q8_code = text(&root, "code-0");
+    let select: web_sys::HtmlSelectElement = by_testid(&root, "quant-scheme").unchecked_into();
+    select.set_value("q4_0");
+    select
+        .dispatch_event(
+            &web_sys::Event::new_with_event_init_dict("change", &{
+                let i = web_sys::EventInit::new();
+                i.set_bubbles(true);
+                i
+            })
+            .unwrap(),
+        )
+        .unwrap();
+    settle().await;
+    assert!(by_testid(&root, "row-q4_0")
+        .class_list()
+        .contains("selected"));
+    let q4_code: i32 = text(&root, "code-0").parse().unwrap();
+    assert!(
+        (0..16).contains(&q4_code),
+        "a 4-bit code, was {q4_code} (Q8_0 code {q8_code})"
+    );
+    for id in ["quant-histogram", "quant-tradeoff"] {
+        assert!(canvas_fingerprint(&root, id).1 >= 3, "{id} is blank");
+    }
+    assert!(text(&root, "int8-mixed-rmse").parse::<f64>().is_ok());
+}
+
+#[wasm_bindgen_test]
+async fn a_malformed_upload_shows_why_and_keeps_the_tensor() {
+    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <QuantPage initial=q.quant /> },
+    );
+    until_computed(&root).await;
+    let before = text(&root, "tensor-status");
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(
+        &b"\x93NUMPY\x01\x00\x10\x00{'descr': '<i8'}"[..],
+    ));
+    let file = web_sys::File::new_with_u8_array_sequence(&parts, "weights.npy").unwrap();
+    let transfer = web_sys::DataTransfer::new().unwrap();
+    transfer.items().add_with_file(&file).unwrap();
+    let input: web_sys::HtmlInputElement = by_testid(&root, "quant-file").unchecked_into();
+    input.set_files(transfer.files().as_ref());
+    input
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    for _ in 0..50 {
+        if root
+            .query_selector("[data-testid='upload-error']")
+            .unwrap()
+            .is_some()
+        {
+            break;
+        }
+        settle().await;
+    }
+    let error = text(&root, "upload-error");
+    assert!(error.contains("weights.npy"), "{error}");
+    assert_eq!(
+        text(&root, "tensor-status"),
+        before,
+        "the previous tensor stays"
+    );
+    assert_eq!(rows(&root), 11);
+}
