@@ -21,7 +21,7 @@ fn rows(root: &web_sys::HtmlElement) -> u32 {
 
 async fn until_computed(root: &web_sys::HtmlElement) {
     for _ in 0..200 {
-        if rows(root) == 11 {
+        if rows(root) == 14 {
             return;
         }
         settle().await;
@@ -113,5 +113,5 @@ async fn a_malformed_upload_shows_why_and_keeps_the_tensor() {
         before,
         "the previous tensor stays"
     );
-    assert_eq!(rows(&root), 11);
+    assert_eq!(rows(&root), 14);
 }

@@ -98,9 +98,11 @@ impl QuantQuery {
             "block" => value
                 .parse::<usize>()
                 .ok()
-                .filter(|b| (2..=4096).contains(b) && b % 2 == 0)
+                .filter(|b| (2..=1 << 24).contains(b) && b % 2 == 0)
                 .map(|b| self.block = b)
-                .ok_or_else(|| format!("'{value}' is not an even block size between 2 and 4096")),
+                .ok_or_else(|| {
+                    format!("'{value}' is not an even block size between 2 and 16777216")
+                }),
             _ => return None,
         };
         if let TensorSource::Synthetic(Distribution::OutlierChannels { .. }) = self.tensor {
@@ -147,7 +149,9 @@ impl QuantQuery {
     /// The block size for `scheme` (GGML and FP8 ignore the query's block).
     pub fn block_for(&self, scheme: Scheme) -> usize {
         match scheme {
-            Scheme::Ggml(_) | Scheme::F8E4M3 | Scheme::F8E5M2 => scheme.default_block(),
+            Scheme::Ggml(_) | Scheme::F8E4M3 | Scheme::F8E5M2 | Scheme::Bf16 | Scheme::F16 => {
+                scheme.default_block()
+            }
             _ => self.block,
         }
     }

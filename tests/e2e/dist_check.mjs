@@ -138,7 +138,7 @@ for (const [name, width] of [['quant-1280', 1280], ['quant-390', 390]]) {
     const status = await text(page, 'tensor-status');
     if (!status.includes('[384, 384]')) throw new Error(`sample tensor not loaded: ${status}`);
     const rows = await page.locator('[data-testid="quant-table"] tbody tr').count();
-    expectEq(rows, 11, 'one row per scheme');
+    expectEq(rows, 14, 'one row per scheme');
     const q8 = Number(await text(page, 'sqnr-q8_0'));
     const q4 = Number(await text(page, 'sqnr-q4_0'));
     if (!(q8 > q4 && q4 > 10)) throw new Error(`SQNR q8_0 ${q8}, q4_0 ${q4}`);
@@ -148,6 +148,14 @@ for (const [name, width] of [['quant-1280', 1280], ['quant-390', 390]]) {
     }
   });
 }
+// Benchmark: quantization throughput in the release wasm (GB/s of f32 input), per scheme.
+await check('quant-bench', 800, '?tab=bits', async (page) => {
+  await text(page, 'stored-bf16');
+  const schemes = ['q8_0', 'absmax-int8', 'q4_0', 'q4_1', 'q5_0', 'q5_1', 'mxfp4', 'nf4', 'zeropoint-uint8', 'f8e4m3', 'bf16'];
+  const rates = await page.evaluate((list) => list.map((s) => [s, window.wasmBindings.bench_quantize(s, 1 << 21, 5)]), schemes);
+  for (const [s, r] of rates) if (!(r > 0)) throw new Error(`${s}: benchmark failed (${r})`);
+  console.log('     wasm quantize GB/s: ' + rates.map(([s, r]) => `${s} ${r.toFixed(2)}`).join(', '));
+});
 await check('bits-embed', 800, '?tab=bits&x=448&fmt=f8e4m3&embed=1', async (page) => {
   expectEq(await text(page, 'stored-f8e4m3'), '448', 'E4M3 max');
   if (await page.locator('header.top').count()) throw new Error('embed mode shows the site header');

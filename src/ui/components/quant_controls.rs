@@ -121,6 +121,17 @@ pub fn QuantControls() -> impl IntoView {
                     </select>
                 </div>
                 {field("block", "Block (absmax, zero-point, NF4)", |q| q.block.to_string())}
+                <div class="examples" role="group" aria-label="Block presets">
+                    {[("64", 64usize), ("256", 256)].into_iter().map(|(label, b)| view! {
+                        <button type="button" class="chip" on:click=move |_| state.query.update(|q| q.block = b)>{label}</button>
+                    }).collect_view()}
+                    <button type="button" class="chip" data-testid="block-per-row" on:click=move |_| {
+                        if let Ok(t) = state.tensor() { let row = t.shape.last().copied().unwrap_or(t.values.len()); state.query.update(|q| q.block = row.next_multiple_of(2).max(2)) }
+                    }>"per row"</button>
+                    <button type="button" class="chip" data-testid="block-per-tensor" on:click=move |_| {
+                        if let Ok(t) = state.tensor() { state.query.update(|q| q.block = t.values.len().next_multiple_of(2).clamp(2, 1 << 24)) }
+                    }>"per tensor"</button>
+                </div>
                 <div class="field-box">
                     <label for="quant-params">"Model size for whole-model bytes (billions of params)"</label>
                     <input id="quant-params" type="text" inputmode="decimal" prop:value=move || (state.model_params.get() / 1e9).to_string()

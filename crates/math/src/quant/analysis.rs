@@ -163,6 +163,13 @@ pub fn codes(scheme: Scheme, bytes: &[u8], block: usize, count: usize) -> Vec<i3
             }
             Scheme::AbsmaxInt8 => bytes[i / block * (4 + block) + 4 + i % block] as i8 as i32,
             Scheme::ZeroPointUint8 => bytes[i / block * (5 + block) + 5 + i % block] as i32,
+            Scheme::ZeroPointInt4 => {
+                let byte = bytes[i / block * (5 + block / 2) + 5 + (i % block) / 2];
+                (if i % 2 == 0 { byte & 0x0F } else { byte >> 4 }) as i32
+            }
+            Scheme::Bf16 | Scheme::F16 => {
+                u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]) as i32
+            }
             Scheme::Nf4 => {
                 let byte = bytes[i / block * (4 + block / 2) + 4 + (i % block) / 2];
                 (if i % 2 == 0 { byte & 0x0F } else { byte >> 4 }) as i32

@@ -5,8 +5,10 @@
 //! - `zeropoint-uint8`: per block, the f32 scale, the u8 zero point, then B u8 codes.
 //! - `nf4`: per block, the f32 absmax then B/2 bytes of codes (element 2i in the low nibble);
 //!   double quantization is a storage estimate in reports, not part of these bytes.
+//! - `zeropoint-int4`: per block, the f32 scale, the u8 zero point, then B/2 bytes of 4-bit codes.
 //! - `f8e4m3`, `f8e5m2`: one f32 per-tensor scale (amax / format max), then one byte per weight
 //!   (saturating round to nearest even of x / scale).
+//! - `bf16`, `f16`: plain casts, two little-endian bytes per weight (round to nearest even).
 
 use super::ggml::{self, GgmlType, QK};
 use super::{absmax, nf4, zeropoint};
@@ -23,17 +25,23 @@ pub enum Scheme {
     AbsmaxInt8,
     /// Asymmetric min-max UINT8.
     ZeroPointUint8,
+    /// Asymmetric min-max 4-bit.
+    ZeroPointInt4,
     /// NormalFloat 4-bit.
     Nf4,
     /// FP8 E4M3 with a per-tensor scale.
     F8E4M3,
     /// FP8 E5M2 with a per-tensor scale.
     F8E5M2,
+    /// A plain cast to bfloat16.
+    Bf16,
+    /// A plain cast to IEEE half.
+    F16,
 }
 
 impl Scheme {
     /// Every scheme, in the CLI's order.
-    pub const ALL: [Scheme; 11] = [
+    pub const ALL: [Scheme; 14] = [
         Scheme::Ggml(GgmlType::Q8_0),
         Scheme::Ggml(GgmlType::Q4_0),
         Scheme::Ggml(GgmlType::Q4_1),
@@ -43,8 +51,11 @@ impl Scheme {
         Scheme::Nf4,
         Scheme::AbsmaxInt8,
         Scheme::ZeroPointUint8,
+        Scheme::ZeroPointInt4,
         Scheme::F8E4M3,
         Scheme::F8E5M2,
+        Scheme::Bf16,
+        Scheme::F16,
     ];
 
     /// CLI name.
@@ -59,8 +70,11 @@ impl Scheme {
             Scheme::Nf4 => "nf4",
             Scheme::AbsmaxInt8 => "absmax-int8",
             Scheme::ZeroPointUint8 => "zeropoint-uint8",
+            Scheme::ZeroPointInt4 => "zeropoint-int4",
             Scheme::F8E4M3 => "f8e4m3",
             Scheme::F8E5M2 => "f8e5m2",
+            Scheme::Bf16 => "bf16",
+            Scheme::F16 => "f16",
         }
     }
 
@@ -68,7 +82,7 @@ impl Scheme {
     pub const fn default_block(self) -> usize {
         match self {
             Scheme::Ggml(_) => QK,
-            Scheme::F8E4M3 | Scheme::F8E5M2 => 1,
+            Scheme::F8E4M3 | Scheme::F8E5M2 | Scheme::Bf16 | Scheme::F16 => 1,
             _ => 64,
         }
     }
@@ -98,6 +112,8 @@ impl Scheme {
             Scheme::Ggml(t) => t.block_bytes() as f64 * 8.0 / QK as f64,
             Scheme::AbsmaxInt8 => 8.0 + 32.0 / block as f64,
             Scheme::ZeroPointUint8 => 8.0 + 40.0 / block as f64,
+            Scheme::ZeroPointInt4 => 4.0 + 40.0 / block as f64,
+            Scheme::Bf16 | Scheme::F16 => 16.0,
             Scheme::Nf4 => nf4::bits_per_weight(block, false),
             Scheme::F8E4M3 | Scheme::F8E5M2 => 8.0 + 32.0 / n.max(1) as f64,
         }
@@ -171,6 +187,25 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, String> {
                 out.extend_from_slice(&q.codes);
             }
         }
+        Scheme::ZeroPointInt4 => {
+            for chunk in x.chunks_exact(block) {
+                let q = zeropoint::quantize(chunk, 4);
+                out.extend_from_slice(&q.scale.to_le_bytes());
+                out.push(q.zero_point);
+                out.extend(q.codes.chunks_exact(2).map(|p| p[0] | (p[1] << 4)));
+            }
+        }
+        Scheme::Bf16 | Scheme::F16 => {
+            let id = if s == Scheme::Bf16 {
+                FormatId::Bf16
+            } else {
+                FormatId::F16
+            };
+            out.extend(
+                x.iter()
+                    .flat_map(|v| (id.encode(*v as f64, Overflow::Native) as u16).to_le_bytes()),
+            );
+        }
         Scheme::Nf4 => {
             let q = nf4::quantize(x, block, false);
             for (codes, m) in q.codes.chunks_exact(block).zip(&q.absmax) {
@@ -206,7 +241,26 @@ pub fn dequantize(s: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, Str
         Scheme::Ggml(t) => t.block_bytes(),
         Scheme::AbsmaxInt8 => 4 + block,
         Scheme::ZeroPointUint8 => 5 + block,
+        Scheme::ZeroPointInt4 => 5 + block / 2,
         Scheme::Nf4 => 4 + block / 2,
+        Scheme::Bf16 | Scheme::F16 => {
+            if bytes.len() % 2 != 0 {
+                return Err(format!(
+                    "{} bytes is not a whole number of 2-byte {} values",
+                    bytes.len(),
+                    s
+                ));
+            }
+            let id = if s == Scheme::Bf16 {
+                FormatId::Bf16
+            } else {
+                FormatId::F16
+            };
+            return Ok(bytes
+                .chunks_exact(2)
+                .map(|c| id.decode(u16::from_le_bytes([c[0], c[1]]) as u32) as f32)
+                .collect());
+        }
         Scheme::F8E4M3 | Scheme::F8E5M2 => {
             if bytes.len() < 4 {
                 return Err(format!(
@@ -256,6 +310,25 @@ pub fn dequantize(s: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, Str
                 };
                 zeropoint::dequantize(&q, o)
             }
+            Scheme::ZeroPointInt4 => {
+                let codes = (0..block)
+                    .map(|i| {
+                        if i % 2 == 0 {
+                            b[5 + i / 2] & 0x0F
+                        } else {
+                            b[5 + i / 2] >> 4
+                        }
+                    })
+                    .collect();
+                zeropoint::dequantize(
+                    &zeropoint::ZeroPointBlock {
+                        scale: f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                        zero_point: b[4],
+                        codes,
+                    },
+                    o,
+                )
+            }
             Scheme::Nf4 => {
                 let m = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                 for (i, v) in o.iter_mut().enumerate() {
@@ -264,7 +337,9 @@ pub fn dequantize(s: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, Str
                     *v = nf4::NF4_CODE[code as usize] * m;
                 }
             }
-            Scheme::F8E4M3 | Scheme::F8E5M2 => unreachable!("handled above"),
+            Scheme::F8E4M3 | Scheme::F8E5M2 | Scheme::Bf16 | Scheme::F16 => {
+                unreachable!("handled above")
+            }
         }
     }
     Ok(out)
