@@ -73,6 +73,36 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
         assert!(canvas_fingerprint(&root, id).1 >= 3, "{id} is blank");
     }
     assert!(text(&root, "int8-mixed-rmse").parse::<f64>().is_ok());
+    // Switching the tensor recomputes every scheme on the new one.
+    let laplace_q8 = text(&root, "sqnr-q8_0");
+    let source: web_sys::HtmlSelectElement = by_testid(&root, "quant-source").unchecked_into();
+    source.set_value("uniform");
+    source
+        .dispatch_event(
+            &web_sys::Event::new_with_event_init_dict("change", &{
+                let i = web_sys::EventInit::new();
+                i.set_bubbles(true);
+                i
+            })
+            .unwrap(),
+        )
+        .unwrap();
+    for _ in 0..200 {
+        settle().await;
+        if rows(&root) == 14 && text(&root, "sqnr-q8_0") != laplace_q8 {
+            break;
+        }
+    }
+    assert!(
+        text(&root, "tensor-status").contains("Uniform"),
+        "{}",
+        text(&root, "tensor-status")
+    );
+    assert_ne!(
+        text(&root, "sqnr-q8_0"),
+        laplace_q8,
+        "the metrics follow the new tensor"
+    );
 }
 
 #[wasm_bindgen_test]

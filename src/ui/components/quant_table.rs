@@ -26,6 +26,7 @@ pub fn QuantTable() -> impl IntoView {
                             <td>{format!("{:.3}", row.bits_per_weight)}</td>
                             <td>{format_bytes(row.bytes as u64, Units::Gb)}</td>
                             <td>{format_bytes(model_bytes, Units::Gb)}</td>
+                            <td>{short(m.mse, 3)}</td>
                             <td>{short(m.rmse, 3)}</td>
                             <td>{short(m.max_abs_error, 3)}</td>
                             <td data-testid=format!("sqnr-{s}")>{sqnr}</td>
@@ -41,7 +42,7 @@ pub fn QuantTable() -> impl IntoView {
             <table class="facts quant-table" data-testid="quant-table">
                 <thead><tr>
                     <th scope="col">"scheme"</th><th scope="col">"bits / weight"</th><th scope="col">"this tensor"</th><th scope="col">"whole model"</th>
-                    <th scope="col">"RMSE"</th><th scope="col">"max |error|"</th><th scope="col">"SQNR dB"</th><th scope="col">"cosine"</th>
+                    <th scope="col">"MSE"</th><th scope="col">"RMSE"</th><th scope="col">"max |error|"</th><th scope="col">"SQNR dB"</th><th scope="col">"cosine"</th>
                 </tr></thead>
                 <tbody>{rows}</tbody>
             </table>

@@ -81,6 +81,27 @@ mod tests {
         assert!(b.codes.iter().any(|c| c.abs() == 127));
     }
 
+    /// Property with a fixed seed: |x − dequant(quant(x))| ≤ scale / 2 for every element of
+    /// random blocks of random sizes and magnitudes.
+    #[test]
+    fn round_trip_error_is_at_most_half_a_step_for_random_blocks() {
+        let mut rng = crate::quant::generate::SplitMix64(42);
+        for _ in 0..2000 {
+            let len = 1 + (rng.next_u64() % 300) as usize;
+            let magnitude = 10f64.powf(rng.unit() * 12.0 - 6.0);
+            let x: Vec<f32> = (0..len)
+                .map(|_| (rng.normal() * magnitude) as f32)
+                .collect();
+            let b = quantize(&x);
+            let mut y = vec![0f32; len];
+            dequantize(&b, &mut y);
+            for (a, z) in x.iter().zip(&y) {
+                let bound = b.scale / 2.0 * (1.0 + 1e-5) + f32::MIN_POSITIVE;
+                assert!((a - z).abs() <= bound, "{a} vs {z}, scale {}", b.scale);
+            }
+        }
+    }
+
     #[test]
     fn zero_block_and_ties() {
         assert_eq!(
