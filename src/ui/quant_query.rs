@@ -50,6 +50,8 @@ pub struct QuantQuery {
     pub magnitude: f32,
     /// Block size of absmax, zero-point and NF4 (GGML formats are fixed at 32).
     pub block: usize,
+    /// NF4 with QLoRA's double quantization of the block scales.
+    pub double_quant: bool,
 }
 
 impl Default for QuantQuery {
@@ -61,6 +63,7 @@ impl Default for QuantQuery {
             outliers: 4,
             magnitude: 20.0,
             block: 64,
+            double_quant: false,
         }
     }
 }
@@ -103,6 +106,12 @@ impl QuantQuery {
                 .ok_or_else(|| {
                     format!("'{value}' is not an even block size between 2 and 16777216")
                 }),
+            "dq" => match value {
+                "1" | "true" => Ok(true),
+                "0" | "false" => Ok(false),
+                _ => Err(format!("'{value}' is not 0 or 1")),
+            }
+            .map(|on| self.double_quant = on),
             _ => return None,
         };
         if let TensorSource::Synthetic(Distribution::OutlierChannels { .. }) = self.tensor {
@@ -140,6 +149,9 @@ impl QuantQuery {
         ) {
             s += &format!("&outliers={}&magnitude={}", self.outliers, self.magnitude);
         }
+        if self.double_quant {
+            s += "&dq=1";
+        }
         if embed {
             s += "&embed=1";
         }
@@ -169,6 +181,7 @@ mod tests {
             block: 128,
             outliers: 3,
             magnitude: 50.0,
+            double_quant: true,
             ..Default::default()
         };
         q.tensor = TensorSource::Synthetic(q.outlier_distribution());

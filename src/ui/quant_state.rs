@@ -5,7 +5,8 @@
 use crate::ui::quant_query::{QuantQuery, TensorSource};
 use bitbudget_math::quant::analysis::{analyse, padded, PartQuantizer, SchemeResult};
 use bitbudget_math::quant::generate::generate;
-use bitbudget_math::quant::scheme::Scheme;
+use bitbudget_math::quant::nf4;
+use bitbudget_math::quant::scheme::{nf4_double_quant_bytes, Scheme};
 use bitbudget_math::quant::tensor_io::{
     read_npy, read_safetensors, safetensors_index, Tensor, TensorInfo,
 };
@@ -189,7 +190,17 @@ pub async fn compute(state: QuantState, values: Vec<f32>, query: QuantQuery, gen
                 return;
             }
         }
-        if let Ok((row, y)) = analyse(scheme, &x, values.len(), block, &bytes) {
+        if scheme == Scheme::Nf4 && query.double_quant {
+            match nf4_double_quant_bytes(&x, block) {
+                Ok(b) => bytes = b,
+                Err(e) => web_sys::console::warn_1(&format!("nf4 double quantization: {e}").into()),
+            }
+        }
+        if let Ok((mut row, y)) = analyse(scheme, &x, values.len(), block, &bytes) {
+            if scheme == Scheme::Nf4 && query.double_quant {
+                row.bits_per_weight = nf4::bits_per_weight(block, true);
+                row.bytes = (row.bits_per_weight * x.len() as f64 / 8.0).ceil() as usize;
+            }
             results.rows.push(row);
             results.reconstructions.push(Arc::new(y));
             results.bytes.push(Arc::new(bytes));

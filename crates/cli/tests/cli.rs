@@ -364,3 +364,29 @@ fn quantize_rejects_partial_blocks_and_bad_schemes() {
         "not a whole number of 34-byte",
     );
 }
+
+#[test]
+fn nf4_double_quant_reports_4_127_bits() {
+    let input = include_bytes!("../../math/tests/fixtures/ggml/input.f32");
+    let out = bitbudget(
+        &[
+            "quantize",
+            "--scheme",
+            "nf4",
+            "--double-quant",
+            "--report",
+            "-",
+        ],
+        input,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        (v["bits_per_weight"].as_f64().unwrap() - 4.127).abs() < 0.001,
+        "{v}"
+    );
+    fails_with(
+        &["quantize", "--scheme", "q4_0", "--double-quant", "-", "-"],
+        input,
+        "nf4 only",
+    );
+}

@@ -132,6 +132,11 @@ pub fn QuantControls() -> impl IntoView {
                         if let Ok(t) = state.tensor() { state.query.update(|q| q.block = t.values.len().next_multiple_of(2).clamp(2, 1 << 24)) }
                     }>"per tensor"</button>
                 </div>
+                <label class="check-box">
+                    <input type="checkbox" data-testid="quant-dq" prop:checked=move || state.query.with(|q| q.double_quant)
+                        on:change=move |ev| state.query.update(|q| q.double_quant = event_target_checked(&ev)) />
+                    " NF4 double quantization (QLoRA: 8-bit block scales, 4.127 bits/weight)"
+                </label>
                 <div class="field-box">
                     <label for="quant-params">"Model size for whole-model bytes (billions of params)"</label>
                     <input id="quant-params" type="text" inputmode="decimal" prop:value=move || (state.model_params.get() / 1e9).to_string()

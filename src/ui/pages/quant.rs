@@ -53,7 +53,7 @@ pub fn QuantPage(
     Effect::new(move |_| {
         let block = state
             .query
-            .with(|q| (q.block, q.seed, q.outliers, q.magnitude));
+            .with(|q| (q.block, q.seed, q.outliers, q.magnitude, q.double_quant));
         let tensor = state.tensor();
         let _ = block;
         let generation = state.generation.get_value() + 1;

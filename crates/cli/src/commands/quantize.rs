@@ -3,7 +3,7 @@
 
 use crate::io::{emit, read_all, write_all};
 use bitbudget_math::quant::metrics::error_metrics;
-use bitbudget_math::quant::scheme::{dequantize, quantize, Scheme};
+use bitbudget_math::quant::scheme::{dequantize, nf4_double_quant_bytes, quantize, Scheme};
 use clap::Args;
 
 /// Arguments of `quantize`.
@@ -18,6 +18,10 @@ pub struct QuantizeArgs {
     /// Print error metrics of a round trip as JSON instead of writing bytes.
     #[arg(long)]
     report: bool,
+    /// nf4 only: double-quantize the block scales as QLoRA does (the bytes keep the nf4 layout,
+    /// with the reconstructed scales; storage is reported as 4.127 bits per weight at block 64).
+    #[arg(long)]
+    double_quant: bool,
     /// Raw little-endian f32 input, or - for stdin.
     input: String,
     /// Output file, or - for stdout (not used with --report).
@@ -63,16 +67,28 @@ fn block(scheme: Scheme, requested: Option<u64>) -> Result<usize, String> {
 pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
     let x = read_f32(&args.input)?;
     let b = block(args.scheme, args.block)?;
-    let bytes = quantize(args.scheme, &x, b).map_err(|e| format!("{}: {e}", args.input))?;
+    if args.double_quant && args.scheme != Scheme::Nf4 {
+        return Err("--double-quant applies to --scheme nf4 only".into());
+    }
+    let bytes = if args.double_quant {
+        nf4_double_quant_bytes(&x, b)
+    } else {
+        quantize(args.scheme, &x, b)
+    }
+    .map_err(|e| format!("{}: {e}", args.input))?;
     if args.report {
         let y = dequantize(args.scheme, &bytes, b)?;
         let m = error_metrics(&x, &y);
-        let bits = args.scheme.bits_per_weight(b, x.len());
+        let bits = if args.double_quant {
+            bitbudget_math::quant::nf4::bits_per_weight(b, true)
+        } else {
+            args.scheme.bits_per_weight(b, x.len())
+        };
         let json = serde_json::json!({
             "scheme": args.scheme.name(),
             "block": b,
             "weights": x.len(),
-            "bytes": bytes.len(),
+            "bytes": (bits * x.len() as f64 / 8.0).ceil() as u64,
             "bits_per_weight": bits,
             "mse": m.mse,
             "rmse": m.rmse,

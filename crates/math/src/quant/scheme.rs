@@ -235,6 +235,23 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// NF4 with double quantization, in the `nf4` byte layout: the codes are computed against each
+/// block's exact absmax, and the stored absmax is its double-quantized reconstruction (what a
+/// QLoRA model actually multiplies by). Storage is 4.127 bits per weight at block 64
+/// ([`nf4::bits_per_weight`]); the bytes stay readable by [`dequantize`] with `Scheme::Nf4`.
+pub fn nf4_double_quant_bytes(x: &[f32], block: usize) -> Result<Vec<u8>, String> {
+    if block % 2 == 1 || block == 0 || x.len() % block != 0 {
+        return Err(ragged(x.len(), block.max(1)));
+    }
+    let q = nf4::quantize(x, block, true);
+    let mut out = Vec::with_capacity(x.len() / block * (4 + block / 2));
+    for (codes, m) in q.codes.chunks_exact(block).zip(&q.absmax) {
+        out.extend_from_slice(&m.to_le_bytes());
+        out.extend(codes.chunks_exact(2).map(|p| p[0] | (p[1] << 4)));
+    }
+    Ok(out)
+}
+
 /// Reverses [`quantize`]. The byte length must match the scheme's layout.
 pub fn dequantize(s: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, String> {
     let stride = match s {
