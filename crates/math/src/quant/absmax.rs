@@ -12,23 +12,41 @@ pub struct AbsmaxBlock {
     pub codes: Vec<i8>,
 }
 
-/// Quantizes one block.
+fn scale_of(x: &[f32]) -> f32 {
+    super::ggml::absmax(x) / 127.0
+}
+
+/// x / scale rounded half away from zero and clamped to ±127, as a byte; 0 for a zero scale or NaN.
+#[inline]
+fn code(v: f32, scale: f32) -> u8 {
+    if scale == 0.0 {
+        return 0;
+    }
+    super::ggml::round_half_away_byte((v / scale).clamp(-127.0, 127.0))
+}
+
+/// Quantizes one block (NaN is skipped by the absmax and coded 0).
 pub fn quantize(x: &[f32]) -> AbsmaxBlock {
-    let absmax = x
-        .iter()
-        .fold(0f32, |a, v| if v.is_nan() { a } else { a.max(v.abs()) });
-    let scale = absmax / 127.0;
-    let codes = x
-        .iter()
-        .map(|v| {
-            if scale == 0.0 || v.is_nan() {
-                0
-            } else {
-                (v / scale).round().clamp(-127.0, 127.0) as i8
-            }
-        })
-        .collect();
-    AbsmaxBlock { scale, codes }
+    let scale = scale_of(x);
+    AbsmaxBlock {
+        scale,
+        codes: x.iter().map(|v| code(*v, scale) as i8).collect(),
+    }
+}
+
+/// Quantizes `x` in blocks of `block` straight into the CLI's layout (scale, then codes) without
+/// per-block allocation: the hot path of the benchmarks.
+pub fn quantize_to_bytes(x: &[f32], block: usize, out: &mut Vec<u8>) {
+    let mut at = out.len();
+    out.resize(at + x.len().div_ceil(block) * 4 + x.len(), 0);
+    for chunk in x.chunks(block) {
+        let scale = scale_of(chunk);
+        out[at..at + 4].copy_from_slice(&scale.to_le_bytes());
+        for (o, v) in out[at + 4..at + 4 + chunk.len()].iter_mut().zip(chunk) {
+            *o = code(*v, scale);
+        }
+        at += 4 + chunk.len();
+    }
 }
 
 /// Dequantizes one block into `out`.

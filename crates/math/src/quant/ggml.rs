@@ -132,6 +132,26 @@ pub fn round_half_away(v: f32) -> i32 {
     t + (frac >= 0.5) as i32 - (frac <= -0.5) as i32
 }
 
+/// `round_half_away(y)` as a two's complement byte, for |y| < 2^22, branch-free so loops over it
+/// vectorize: adding and subtracting 1.5·2^23 rounds to nearest-even, exact halves are then pushed
+/// away from zero, and the low byte of (r + 1.5·2^23)'s bits is r mod 256. NaN gives 0.
+#[inline]
+pub fn round_half_away_byte(y: f32) -> u8 {
+    const MAGIC: f32 = 12_582_912.0;
+    let even = (y + MAGIC) - MAGIC;
+    let diff = y - even;
+    let r = if diff.abs() == 0.5 {
+        y + 0.5f32.copysign(y)
+    } else {
+        even
+    };
+    if y.is_nan() {
+        0
+    } else {
+        (r + MAGIC).to_bits() as u8
+    }
+}
+
 /// Largest |x| of a slice (NaN is skipped), written so it compiles to packed max instructions.
 #[inline]
 pub fn absmax(x: &[f32]) -> f32 {
@@ -181,7 +201,7 @@ pub fn quantize_block(t: GgmlType, x: &[f32], out: &mut [u8]) {
             let id = inverse(d);
             out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
             for (o, v) in out[2..].iter_mut().zip(x) {
-                *o = round_half_away(v * id) as i8 as u8;
+                *o = round_half_away_byte(v * id);
             }
         }
         GgmlType::Q4_0 | GgmlType::Q5_0 => {
@@ -365,6 +385,38 @@ mod tests {
 #[cfg(test)]
 mod rounding_tests {
     use super::round_half_away;
+
+    #[test]
+    fn round_half_away_byte_matches_roundf() {
+        use super::round_half_away_byte;
+        for v in [
+            0.5f32,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            -2.5,
+            0.499_999_97,
+            -0.499_999_97,
+            126.5,
+            -126.5,
+            127.0,
+            -127.0,
+            0.0,
+            -0.0,
+            63.5,
+            f32::NAN,
+        ] {
+            let expected = if v.is_nan() { 0 } else { v.round() as i8 as u8 };
+            assert_eq!(round_half_away_byte(v), expected, "{v}");
+        }
+        let mut s = 7u32;
+        for _ in 0..200_000 {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let v = (s as f32 / u32::MAX as f32 - 0.5) * 254.0;
+            assert_eq!(round_half_away_byte(v), v.round() as i8 as u8, "{v}");
+        }
+    }
 
     #[test]
     fn round_half_away_matches_roundf_on_edges() {

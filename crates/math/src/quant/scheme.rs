@@ -172,13 +172,7 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, String> {
                 ggml::quantize_block(t, chunk, o);
             }
         }
-        Scheme::AbsmaxInt8 => {
-            out = absmax::to_bytes(
-                &x.chunks_exact(block)
-                    .map(absmax::quantize)
-                    .collect::<Vec<_>>(),
-            )
-        }
+        Scheme::AbsmaxInt8 => absmax::quantize_to_bytes(x, block, &mut out),
         Scheme::ZeroPointUint8 => {
             for chunk in x.chunks_exact(block) {
                 let q = zeropoint::quantize(chunk, 8);
