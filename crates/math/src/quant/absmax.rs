@@ -42,8 +42,11 @@ pub fn quantize_to_bytes(x: &[f32], block: usize, out: &mut Vec<u8>) {
     for chunk in x.chunks(block) {
         let scale = scale_of(chunk);
         out[at..at + 4].copy_from_slice(&scale.to_le_bytes());
-        for (o, v) in out[at + 4..at + 4 + chunk.len()].iter_mut().zip(chunk) {
-            *o = code(*v, scale);
+        let codes = &mut out[at + 4..at + 4 + chunk.len()];
+        if scale == 0.0 {
+            codes.fill(0);
+        } else {
+            super::ggml::divided_codes(chunk, scale, codes);
         }
         at += 4 + chunk.len();
     }

@@ -152,9 +152,93 @@ pub fn round_half_away_byte(y: f32) -> u8 {
     }
 }
 
-/// Largest |x| of a slice (NaN is skipped), written so it compiles to packed max instructions.
+/// `round_half_away_byte(clamp(x[i] / divisor, ±127))` for every i (the absmax INT8 inner loop),
+/// with the same explicit WebAssembly SIMD path as [`scaled_codes`].
+#[inline]
+pub fn divided_codes(x: &[f32], divisor: f32, out: &mut [u8]) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if x.len() % 4 == 0 && out.len() >= x.len() {
+        simd::divided_codes(x, divisor, out);
+        return;
+    }
+    divided_codes_scalar(x, divisor, out);
+}
+
+/// The scalar reference of [`divided_codes`].
+pub fn divided_codes_scalar(x: &[f32], divisor: f32, out: &mut [u8]) {
+    for (o, v) in out.iter_mut().zip(x) {
+        *o = round_half_away_byte((v / divisor).clamp(-127.0, 127.0));
+    }
+}
+
+/// `round_half_away_byte(x[i] × scale)` for every i (the Q8_0 inner loop), with an explicit
+/// WebAssembly SIMD path (the scalar loop is what the native tests check byte for byte; a browser
+/// test checks the two agree).
+#[inline]
+pub fn scaled_codes(x: &[f32], scale: f32, out: &mut [u8]) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if x.len() % 4 == 0 && out.len() >= x.len() {
+        simd::scaled_codes(x, scale, out);
+        return;
+    }
+    scaled_codes_scalar(x, scale, out);
+}
+
+/// The scalar reference of [`scaled_codes`].
+pub fn scaled_codes_scalar(x: &[f32], scale: f32, out: &mut [u8]) {
+    for (o, v) in out.iter_mut().zip(x) {
+        *o = round_half_away_byte(v * scale);
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd {
+    use core::arch::wasm32::*;
+
+    /// Four lanes at a time: the same magic-number rounding as `round_half_away_byte`.
+    pub fn scaled_codes(x: &[f32], scale: f32, out: &mut [u8]) {
+        let s = f32x4_splat(scale);
+        codes(x, out, |v| f32x4_mul(v, s));
+    }
+
+    /// Division and clamping to ±127 (`pmin`/`pmax` keep NaN, as `f32::clamp` does), then rounding.
+    pub fn divided_codes(x: &[f32], divisor: f32, out: &mut [u8]) {
+        let (d, lo, hi) = (
+            f32x4_splat(divisor),
+            f32x4_splat(-127.0),
+            f32x4_splat(127.0),
+        );
+        codes(x, out, |v| f32x4_pmax(f32x4_pmin(f32x4_div(v, d), hi), lo));
+    }
+
+    #[inline(always)]
+    fn codes(x: &[f32], out: &mut [u8], f: impl Fn(v128) -> v128) {
+        let magic = f32x4_splat(12_582_912.0);
+        let half = f32x4_splat(0.5);
+        let sign = u32x4_splat(0x8000_0000);
+        for (xs, os) in x.chunks_exact(4).zip(out.chunks_exact_mut(4)) {
+            let y = f(f32x4(xs[0], xs[1], xs[2], xs[3]));
+            let even = f32x4_sub(f32x4_add(y, magic), magic);
+            let tie = f32x4_eq(f32x4_abs(f32x4_sub(y, even)), half);
+            let away = f32x4_add(y, v128_or(v128_and(y, sign), half));
+            let r = v128_bitselect(away, even, tie);
+            let bits = v128_andnot(f32x4_add(r, magic), f32x4_ne(y, y));
+            os[0] = u8x16_extract_lane::<0>(bits);
+            os[1] = u8x16_extract_lane::<4>(bits);
+            os[2] = u8x16_extract_lane::<8>(bits);
+            os[3] = u8x16_extract_lane::<12>(bits);
+        }
+    }
+}
+
+/// Largest |x| of a slice (NaN is skipped), with an explicit WebAssembly SIMD path.
 #[inline]
 pub fn absmax(x: &[f32]) -> f32 {
+    absmax_scalar(x)
+}
+
+/// The scalar reference of [`absmax`], written so it compiles to packed max instructions.
+pub fn absmax_scalar(x: &[f32]) -> f32 {
     let mut m = 0f32;
     for v in x {
         let a = v.abs();
@@ -200,9 +284,7 @@ pub fn quantize_block(t: GgmlType, x: &[f32], out: &mut [u8]) {
             let d = absmax(x) / 127.0;
             let id = inverse(d);
             out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
-            for (o, v) in out[2..].iter_mut().zip(x) {
-                *o = round_half_away_byte(v * id);
-            }
+            scaled_codes(x, id, &mut out[2..]);
         }
         GgmlType::Q4_0 | GgmlType::Q5_0 => {
             let (levels, offset) = if t == GgmlType::Q4_0 {
