@@ -77,3 +77,14 @@ pub fn canvas_fingerprint(root: &HtmlElement, id: &str) -> (u64, usize) {
     }
     (hash, colours.len())
 }
+
+/// Picks `value` in the select with `data-testid="id"` and fires a bubbling `change`.
+pub fn choose(root: &HtmlElement, id: &str, value: &str) {
+    let select: web_sys::HtmlSelectElement = by_testid(root, id).unchecked_into();
+    select.set_value(value);
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    select
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
+        .unwrap();
+}

@@ -48,18 +48,7 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
         .class_list()
         .contains("selected"));
     let q8_code = text(&root, "code-0");
-    let select: web_sys::HtmlSelectElement = by_testid(&root, "quant-scheme").unchecked_into();
-    select.set_value("q4_0");
-    select
-        .dispatch_event(
-            &web_sys::Event::new_with_event_init_dict("change", &{
-                let i = web_sys::EventInit::new();
-                i.set_bubbles(true);
-                i
-            })
-            .unwrap(),
-        )
-        .unwrap();
+    choose(&root, "quant-scheme", "q4_0");
     settle().await;
     assert!(by_testid(&root, "row-q4_0")
         .class_list()
@@ -75,18 +64,7 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
     assert!(text(&root, "int8-mixed-rmse").parse::<f64>().is_ok());
     // Switching the tensor recomputes every scheme on the new one.
     let laplace_q8 = text(&root, "sqnr-q8_0");
-    let source: web_sys::HtmlSelectElement = by_testid(&root, "quant-source").unchecked_into();
-    source.set_value("uniform");
-    source
-        .dispatch_event(
-            &web_sys::Event::new_with_event_init_dict("change", &{
-                let i = web_sys::EventInit::new();
-                i.set_bubbles(true);
-                i
-            })
-            .unwrap(),
-        )
-        .unwrap();
+    choose(&root, "quant-source", "uniform");
     for _ in 0..200 {
         settle().await;
         if rows(&root) == 14 && text(&root, "sqnr-q8_0") != laplace_q8 {

@@ -80,7 +80,11 @@ impl QuantState {
 
     /// The tensor the query selects, or why there is none yet.
     pub fn tensor(&self) -> Result<Tensor, String> {
-        let q = self.query.get();
+        self.tensor_for(&self.query.get())
+    }
+
+    /// The tensor `q` selects (tracks the sample and the upload, not the query).
+    pub fn tensor_for(&self, q: &QuantQuery) -> Result<Tensor, String> {
         match &q.tensor {
             TensorSource::Synthetic(dist) => Ok(Tensor {
                 name: format!("{dist:?}"),

@@ -6,6 +6,7 @@ use crate::ui::components::quant_details::QuantDetails;
 use crate::ui::components::quant_table::QuantTable;
 use crate::ui::quant_query::QuantQuery;
 use crate::ui::quant_state::{compute, QuantState};
+use bitbudget_math::quant::scheme::Scheme;
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -50,17 +51,21 @@ pub fn QuantPage(
         let loaded = fetch_sample().await.map(Arc::new);
         state.sample.set(Some(loaded));
     });
+    // Everything that changes the computation; the scheme shown in detail does not, so picking
+    // another row only redraws.
+    let inputs = Memo::new(move |_| {
+        state.query.with(|q| QuantQuery {
+            scheme: Scheme::F16,
+            ..q.clone()
+        })
+    });
     Effect::new(move |_| {
-        let block = state
-            .query
-            .with(|q| (q.block, q.seed, q.outliers, q.magnitude, q.double_quant));
-        let tensor = state.tensor();
-        let _ = block;
+        let query = inputs.get();
+        let tensor = state.tensor_for(&query);
         let generation = state.generation.get_value() + 1;
         state.generation.set_value(generation);
         if let Ok(t) = tensor {
             state.progress.set(0.0);
-            let query = state.query.get_untracked();
             leptos::task::spawn_local(compute(state, t.values, query, generation));
         }
     });
