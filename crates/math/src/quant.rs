@@ -5,6 +5,7 @@ pub mod absmax;
 pub mod analysis;
 pub mod generate;
 pub mod ggml;
+pub mod kernels;
 pub mod llm_int8;
 pub mod metrics;
 pub mod nf4;

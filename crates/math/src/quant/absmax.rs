@@ -13,7 +13,7 @@ pub struct AbsmaxBlock {
 }
 
 fn scale_of(x: &[f32]) -> f32 {
-    super::ggml::absmax(x) / 127.0
+    super::kernels::absmax(x) / 127.0
 }
 
 /// x / scale rounded half away from zero and clamped to ±127, as a byte; 0 for a zero scale or NaN.
@@ -22,7 +22,7 @@ fn code(v: f32, scale: f32) -> u8 {
     if scale == 0.0 {
         return 0;
     }
-    super::ggml::round_half_away_byte((v / scale).clamp(-127.0, 127.0))
+    super::kernels::code_i8(v / scale)
 }
 
 /// Quantizes one block (NaN is skipped by the absmax and coded 0).
@@ -46,7 +46,7 @@ pub fn quantize_to_bytes(x: &[f32], block: usize, out: &mut Vec<u8>) {
         if scale == 0.0 {
             codes.fill(0);
         } else {
-            super::ggml::divided_codes(chunk, scale, codes);
+            super::kernels::divided_codes(chunk, scale, codes);
         }
         at += 4 + chunk.len();
     }

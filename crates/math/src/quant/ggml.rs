@@ -4,8 +4,8 @@
 //! All arithmetic is `f32`, in the reference's order, so the bytes match exactly. Scales are stored
 //! as IEEE half (round to nearest, ties to even). Every block holds 32 weights.
 
-use crate::format::FormatId;
-use crate::format::Overflow;
+use super::kernels::{absmax, scaled_codes};
+use crate::format::half::{f16_bits_to_f32 as f16_value, f32_to_f16_bits as f16_bits};
 
 /// Weights per GGML block.
 pub const QK: usize = 32;
@@ -114,138 +114,6 @@ impl GgmlType {
 
 /// E2M1 values doubled, in llama.cpp's `kvalues_mxfp4` order.
 pub const KVALUES_MXFP4: [i8; 16] = [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
-
-fn f16_bits(v: f32) -> u16 {
-    FormatId::F16.encode(v as f64, Overflow::Native) as u16
-}
-
-fn f16_value(bits: u16) -> f32 {
-    FormatId::F16.decode(bits as u32) as f32
-}
-
-/// C `roundf` (round half away from zero) for |v| < 2^31, as an integer, without a libm call: the
-/// truncation and the exact fractional remainder decide. NaN gives 0.
-#[inline]
-pub fn round_half_away(v: f32) -> i32 {
-    let t = v as i32;
-    let frac = v - t as f32;
-    t + (frac >= 0.5) as i32 - (frac <= -0.5) as i32
-}
-
-/// `round_half_away(y)` as a two's complement byte, for |y| < 2^22, branch-free so loops over it
-/// vectorize: adding and subtracting 1.5·2^23 rounds to nearest-even, exact halves are then pushed
-/// away from zero, and the low byte of (r + 1.5·2^23)'s bits is r mod 256. NaN gives 0.
-#[inline]
-pub fn round_half_away_byte(y: f32) -> u8 {
-    const MAGIC: f32 = 12_582_912.0;
-    let even = (y + MAGIC) - MAGIC;
-    let diff = y - even;
-    let r = if diff.abs() == 0.5 {
-        y + 0.5f32.copysign(y)
-    } else {
-        even
-    };
-    if y.is_nan() {
-        0
-    } else {
-        (r + MAGIC).to_bits() as u8
-    }
-}
-
-/// `round_half_away_byte(clamp(x[i] / divisor, ±127))` for every i (the absmax INT8 inner loop),
-/// with the same explicit WebAssembly SIMD path as [`scaled_codes`].
-#[inline]
-pub fn divided_codes(x: &[f32], divisor: f32, out: &mut [u8]) {
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if x.len() % 4 == 0 && out.len() >= x.len() {
-        simd::divided_codes(x, divisor, out);
-        return;
-    }
-    divided_codes_scalar(x, divisor, out);
-}
-
-/// The scalar reference of [`divided_codes`].
-pub fn divided_codes_scalar(x: &[f32], divisor: f32, out: &mut [u8]) {
-    for (o, v) in out.iter_mut().zip(x) {
-        *o = round_half_away_byte((v / divisor).clamp(-127.0, 127.0));
-    }
-}
-
-/// `round_half_away_byte(x[i] × scale)` for every i (the Q8_0 inner loop), with an explicit
-/// WebAssembly SIMD path (the scalar loop is what the native tests check byte for byte; a browser
-/// test checks the two agree).
-#[inline]
-pub fn scaled_codes(x: &[f32], scale: f32, out: &mut [u8]) {
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if x.len() % 4 == 0 && out.len() >= x.len() {
-        simd::scaled_codes(x, scale, out);
-        return;
-    }
-    scaled_codes_scalar(x, scale, out);
-}
-
-/// The scalar reference of [`scaled_codes`].
-pub fn scaled_codes_scalar(x: &[f32], scale: f32, out: &mut [u8]) {
-    for (o, v) in out.iter_mut().zip(x) {
-        *o = round_half_away_byte(v * scale);
-    }
-}
-
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod simd {
-    use core::arch::wasm32::*;
-
-    /// Four lanes at a time: the same magic-number rounding as `round_half_away_byte`.
-    pub fn scaled_codes(x: &[f32], scale: f32, out: &mut [u8]) {
-        let s = f32x4_splat(scale);
-        codes(x, out, |v| f32x4_mul(v, s));
-    }
-
-    /// Division and clamping to ±127 (`pmin`/`pmax` keep NaN, as `f32::clamp` does), then rounding.
-    pub fn divided_codes(x: &[f32], divisor: f32, out: &mut [u8]) {
-        let (d, lo, hi) = (
-            f32x4_splat(divisor),
-            f32x4_splat(-127.0),
-            f32x4_splat(127.0),
-        );
-        codes(x, out, |v| f32x4_pmax(f32x4_pmin(f32x4_div(v, d), hi), lo));
-    }
-
-    #[inline(always)]
-    fn codes(x: &[f32], out: &mut [u8], f: impl Fn(v128) -> v128) {
-        let magic = f32x4_splat(12_582_912.0);
-        let half = f32x4_splat(0.5);
-        let sign = u32x4_splat(0x8000_0000);
-        for (xs, os) in x.chunks_exact(4).zip(out.chunks_exact_mut(4)) {
-            let y = f(f32x4(xs[0], xs[1], xs[2], xs[3]));
-            let even = f32x4_sub(f32x4_add(y, magic), magic);
-            let tie = f32x4_eq(f32x4_abs(f32x4_sub(y, even)), half);
-            let away = f32x4_add(y, v128_or(v128_and(y, sign), half));
-            let r = v128_bitselect(away, even, tie);
-            let bits = v128_andnot(f32x4_add(r, magic), f32x4_ne(y, y));
-            os[0] = u8x16_extract_lane::<0>(bits);
-            os[1] = u8x16_extract_lane::<4>(bits);
-            os[2] = u8x16_extract_lane::<8>(bits);
-            os[3] = u8x16_extract_lane::<12>(bits);
-        }
-    }
-}
-
-/// Largest |x| of a slice (NaN is skipped), with an explicit WebAssembly SIMD path.
-#[inline]
-pub fn absmax(x: &[f32]) -> f32 {
-    absmax_scalar(x)
-}
-
-/// The scalar reference of [`absmax`], written so it compiles to packed max instructions.
-pub fn absmax_scalar(x: &[f32]) -> f32 {
-    let mut m = 0f32;
-    for v in x {
-        let a = v.abs();
-        m = if a > m { a } else { m };
-    }
-    m
-}
 
 /// (`x` with the largest magnitude, first on ties) of a block.
 fn signed_absmax(block: &[f32]) -> f32 {
@@ -460,69 +328,6 @@ mod tests {
             let mut y = [1f32; 32];
             dequantize_block(t, &b, &mut y);
             assert!(y.iter().all(|v| *v == 0.0), "{t:?}");
-        }
-    }
-}
-
-#[cfg(test)]
-mod rounding_tests {
-    use super::round_half_away;
-
-    #[test]
-    fn round_half_away_byte_matches_roundf() {
-        use super::round_half_away_byte;
-        for v in [
-            0.5f32,
-            -0.5,
-            1.5,
-            -1.5,
-            2.5,
-            -2.5,
-            0.499_999_97,
-            -0.499_999_97,
-            126.5,
-            -126.5,
-            127.0,
-            -127.0,
-            0.0,
-            -0.0,
-            63.5,
-            f32::NAN,
-        ] {
-            let expected = if v.is_nan() { 0 } else { v.round() as i8 as u8 };
-            assert_eq!(round_half_away_byte(v), expected, "{v}");
-        }
-        let mut s = 7u32;
-        for _ in 0..200_000 {
-            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            let v = (s as f32 / u32::MAX as f32 - 0.5) * 254.0;
-            assert_eq!(round_half_away_byte(v), v.round() as i8 as u8, "{v}");
-        }
-    }
-
-    #[test]
-    fn round_half_away_matches_roundf_on_edges() {
-        for v in [
-            0.5f32,
-            -0.5,
-            1.5,
-            -1.5,
-            2.5,
-            0.499_999_97,
-            -0.499_999_97,
-            126.5,
-            -127.49,
-            0.0,
-            -0.0,
-            3.0,
-        ] {
-            assert_eq!(round_half_away(v), v.round() as i32, "{v}");
-        }
-        let mut s = 1u32;
-        for _ in 0..100_000 {
-            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            let v = (s as f32 / u32::MAX as f32 - 0.5) * 300.0;
-            assert_eq!(round_half_away(v), v.round() as i32, "{v}");
         }
     }
 }

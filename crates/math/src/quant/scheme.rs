@@ -12,7 +12,7 @@
 
 use super::ggml::{self, GgmlType, QK};
 use super::{absmax, nf4, zeropoint};
-use crate::format::{FormatId, Overflow};
+use crate::format::{half, FormatId, Overflow};
 use std::fmt;
 use std::str::FromStr;
 
@@ -190,15 +190,12 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, String> {
             }
         }
         Scheme::Bf16 | Scheme::F16 => {
-            let id = if s == Scheme::Bf16 {
-                FormatId::Bf16
+            let cast = if s == Scheme::Bf16 {
+                half::f32_to_bf16_bits
             } else {
-                FormatId::F16
+                half::f32_to_f16_bits
             };
-            out.extend(
-                x.iter()
-                    .flat_map(|v| (id.encode(*v as f64, Overflow::Native) as u16).to_le_bytes()),
-            );
+            out.extend(x.iter().flat_map(|v| cast(*v).to_le_bytes()));
         }
         Scheme::Nf4 => {
             let q = nf4::quantize(x, block, false);
