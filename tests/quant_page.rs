@@ -1,5 +1,6 @@
 //! Browser tests of the Quantize lab in headless Chromium: every scheme runs on a synthetic tensor,
-//! switching schemes updates the detail, and a malformed upload shows an error and keeps the page.
+//! switching schemes updates the detail, an uploaded safetensors file's tensors can be picked by
+//! name, and a malformed upload shows an error and keeps the page.
 #![cfg(target_arch = "wasm32")]
 
 mod common;
@@ -83,6 +84,87 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
     );
 }
 
+/// Drops `bytes` as a file called `name` on the upload input.
+fn upload(root: &web_sys::HtmlElement, name: &str, bytes: &[u8]) {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let file = web_sys::File::new_with_u8_array_sequence(&parts, name).unwrap();
+    let transfer = web_sys::DataTransfer::new().unwrap();
+    transfer.items().add_with_file(&file).unwrap();
+    let input: web_sys::HtmlInputElement = by_testid(root, "quant-file").unchecked_into();
+    input.set_files(transfer.files().as_ref());
+    input
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+}
+
+/// A safetensors file with an F32 tensor `attn.weight` (4 × 64, a ramp) and a BF16 tensor
+/// `mlp.weight` (2 × 64, a different ramp).
+fn two_tensor_safetensors() -> Vec<u8> {
+    let header = r#"{"attn.weight":{"dtype":"F32","shape":[4,64],"data_offsets":[0,1024]},"mlp.weight":{"dtype":"BF16","shape":[2,64],"data_offsets":[1024,1280]}}"#;
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header.as_bytes());
+    for i in 0..256 {
+        bytes.extend_from_slice(&((i as f32 - 127.5) * 0.01).to_le_bytes());
+    }
+    for i in 0..128 {
+        let v = ((i * 37 % 128) as f32 - 64.0) * 0.25;
+        bytes.extend_from_slice(&((v.to_bits() >> 16) as u16).to_le_bytes());
+    }
+    bytes
+}
+
+async fn until_status_contains(root: &web_sys::HtmlElement, what: &str) {
+    for _ in 0..200 {
+        if text(root, "tensor-status").contains(what) && rows(root) == 14 {
+            return;
+        }
+        settle().await;
+    }
+    panic!(
+        "the status never showed {what}: {}",
+        text(root, "tensor-status")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn an_uploaded_safetensors_file_is_quantized_and_its_tensors_picked_by_name() {
+    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <QuantPage initial=q.quant /> },
+    );
+    until_computed(&root).await;
+    upload(&root, "two.safetensors", &two_tensor_safetensors());
+    until_status_contains(&root, "attn.weight").await;
+    assert!(
+        text(&root, "tensor-status").contains("256"),
+        "{}",
+        text(&root, "tensor-status")
+    );
+    let attn_sqnr = text(&root, "sqnr-q8_0");
+    // The picker lists both tensors; choosing the BF16 one recomputes every scheme on it.
+    choose(&root, "quant-pick", "mlp.weight");
+    until_status_contains(&root, "mlp.weight").await;
+    for _ in 0..200 {
+        if text(&root, "sqnr-q8_0") != attn_sqnr {
+            break;
+        }
+        settle().await;
+    }
+    assert_ne!(
+        text(&root, "sqnr-q8_0"),
+        attn_sqnr,
+        "the metrics follow the picked tensor"
+    );
+    // Every value of the BF16 ramp is a multiple of 0.25 within ±16, so BF16 keeps it exactly.
+    assert_eq!(text(&root, "sqnr-bf16"), "∞");
+    assert!(root
+        .query_selector("[data-testid='upload-error']")
+        .unwrap()
+        .is_none());
+}
+
 #[wasm_bindgen_test]
 async fn a_malformed_upload_shows_why_and_keeps_the_tensor() {
     let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
@@ -93,17 +175,11 @@ async fn a_malformed_upload_shows_why_and_keeps_the_tensor() {
     );
     until_computed(&root).await;
     let before = text(&root, "tensor-status");
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(
-        &b"\x93NUMPY\x01\x00\x10\x00{'descr': '<i8'}"[..],
-    ));
-    let file = web_sys::File::new_with_u8_array_sequence(&parts, "weights.npy").unwrap();
-    let transfer = web_sys::DataTransfer::new().unwrap();
-    transfer.items().add_with_file(&file).unwrap();
-    let input: web_sys::HtmlInputElement = by_testid(&root, "quant-file").unchecked_into();
-    input.set_files(transfer.files().as_ref());
-    input
-        .dispatch_event(&web_sys::Event::new("change").unwrap())
-        .unwrap();
+    upload(
+        &root,
+        "weights.npy",
+        b"\x93NUMPY\x01\x00\x10\x00{'descr': '<i8'}",
+    );
     for _ in 0..50 {
         if root
             .query_selector("[data-testid='upload-error']")

@@ -45,6 +45,8 @@ async function check(name, width, url, assertions, colorScheme = 'light') {
   try {
     await page.goto(base + url, { waitUntil: 'load' });
     await assertions(page);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    if (overflow > 0) throw new Error(`the page is ${overflow}px wider than the ${width}px window (horizontal scrolling)`);
     if (errors.length) throw new Error(`console: ${errors.join(' | ')}`);
     if (shotsDir) await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
     passed += 1;

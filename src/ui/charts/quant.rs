@@ -1,6 +1,7 @@
 //! Charts of the Quantize lab: value histograms with the quantization levels, the error
 //! histogram, per-block error heat map and the error-vs-bits trade-off of every scheme.
 
+use super::labels::{place_labels, LabelBox};
 use super::style::{color, err, Scale};
 use crate::ui::numbers::short;
 use crate::ui::palette::Theme;
@@ -42,13 +43,14 @@ pub fn draw_histogram<DB: DrawingBackend>(
     );
     let top = h0.iter().chain(&h1).copied().max().unwrap_or(1).max(1) as f64 * 1.1;
     let width = (hi - lo) as f64 / BINS as f64;
+    let title = "Values: original (bars), dequantized (line), one block's levels (ticks)";
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(10.0))
         .x_label_area_size(s.px(24.0))
         .y_label_area_size(s.px(44.0))
         .caption(
-            "Values: original (bars), dequantized (line), one block's levels (ticks)",
-            s.font(12.0, t.text),
+            title,
+            s.caption_font(title, root.dim_in_pixel().0, 12.0, t.text),
         )
         .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)
         .map_err(err)?;
@@ -58,6 +60,7 @@ pub fn draw_histogram<DB: DrawingBackend>(
         .x_labels(6)
         .y_labels(4)
         .x_label_formatter(&|v| short(*v, 3))
+        .y_label_formatter(&|v| format!("{v:.0}"))
         .axis_style(color(t.muted))
         .label_style(s.font(10.5, t.muted))
         .draw()
@@ -104,11 +107,15 @@ pub fn draw_error_histogram<DB: DrawingBackend>(
     let h = histogram(errors, lo, hi, BINS);
     let top = h.iter().copied().max().unwrap_or(1).max(1) as f64 * 1.1;
     let width = (hi - lo) as f64 / BINS as f64;
+    let title = "Error (dequantized − original)";
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(10.0))
         .x_label_area_size(s.px(24.0))
         .y_label_area_size(s.px(44.0))
-        .caption("Error (dequantized − original)", s.font(12.0, t.text))
+        .caption(
+            title,
+            s.caption_font(title, root.dim_in_pixel().0, 12.0, t.text),
+        )
         .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)
         .map_err(err)?;
     let tiny = (hi - lo) as f64 * 1e-6;
@@ -125,6 +132,7 @@ pub fn draw_error_histogram<DB: DrawingBackend>(
         .x_labels(5)
         .y_labels(4)
         .x_label_formatter(&fmt)
+        .y_label_formatter(&|v| format!("{v:.0}"))
         .axis_style(color(t.muted))
         .label_style(s.font(10.5, t.muted))
         .draw()
@@ -157,11 +165,12 @@ pub fn draw_heatmap<DB: DrawingBackend>(
         .copied()
         .fold(0f32, f32::max)
         .max(f32::MIN_POSITIVE);
+    let title = format!("Error per block (RMSE, darkest = {})", short(max as f64, 3));
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(10.0))
         .caption(
-            format!("Error per block (RMSE, darkest = {})", short(max as f64, 3)),
-            s.font(12.0, t.text),
+            &title,
+            s.caption_font(&title, root.dim_in_pixel().0, 12.0, t.text),
         )
         .build_cartesian_2d(0f64..per_row as f64, 0f64..rows as f64)
         .map_err(err)?;
@@ -202,21 +211,29 @@ pub fn draw_tradeoff<DB: DrawingBackend>(
         .map(|r| r.metrics.sqnr_db)
         .fold(top, f64::min)
         .min(0.0);
+    let title = "Accuracy vs storage: SQNR (dB, higher is better) vs bits per weight";
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(10.0))
         .margin_right(s.px(24.0))
         .x_label_area_size(s.px(30.0))
         .y_label_area_size(s.px(44.0))
         .caption(
-            "Accuracy vs storage: SQNR (dB, higher is better) vs bits per weight",
-            s.font(12.0, t.text),
+            title,
+            s.caption_font(title, root.dim_in_pixel().0, 12.0, t.text),
         )
-        .build_cartesian_2d(3.5f64..9.5f64, bottom..top)
+        .build_cartesian_2d(
+            (3.5f64..18.0)
+                .log_scale()
+                .with_key_points(vec![4.0, 5.0, 6.0, 8.0, 12.0, 16.0]),
+            bottom..top,
+        )
         .map_err(err)?;
     chart
         .configure_mesh()
-        .x_desc("bits per weight (scales included)")
+        .x_desc("bits per weight (scales included, log scale)")
         .y_desc("SQNR dB")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{v:.0}"))
         .max_light_lines(1)
         .light_line_style(color(t.muted).mix(0.1))
         .bold_line_style(color(t.muted).mix(0.2))
@@ -225,8 +242,9 @@ pub fn draw_tradeoff<DB: DrawingBackend>(
         .axis_desc_style(s.font(10.5, t.muted))
         .draw()
         .map_err(err)?;
+    let mut named = Vec::new();
     for r in &finite {
-        let p = (r.bits_per_weight.min(9.4), r.metrics.sqnr_db);
+        let p = (r.bits_per_weight.clamp(3.6, 17.5), r.metrics.sqnr_db);
         let c = if r.scheme == selected {
             color(t.accent)
         } else {
@@ -244,13 +262,30 @@ pub fn draw_tradeoff<DB: DrawingBackend>(
                 )))
                 .map_err(err)?;
         }
-        chart
-            .draw_series(std::iter::once(Text::new(
-                r.scheme.name().to_string(),
-                (p.0 + 0.06, p.1),
-                s.font(10.5, t.text),
-            )))
+        named.push((chart.backend_coord(&p), r.scheme.name()));
+    }
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let area = LabelBox {
+        x: xs.start,
+        y: ys.start,
+        w: xs.end - xs.start,
+        h: ys.end - ys.start,
+    };
+    let labels = place_labels(&named, s.px(5.0), 5.9 * s.0, s.px(12.0), area);
+    for label in labels {
+        if let Some(line) = label.leader {
+            root.draw(&PathElement::new(
+                line.to_vec(),
+                color(t.muted).stroke_width(s.stroke(1.0)),
+            ))
             .map_err(err)?;
+        }
+        root.draw(&Text::new(
+            label.text,
+            (label.at.x, label.at.y),
+            s.font(10.5, t.text),
+        ))
+        .map_err(err)?;
     }
     root.present().map_err(err)
 }

@@ -25,6 +25,13 @@ impl Scale {
         (css * self.0).round().max(1.0) as u32
     }
 
+    /// A chart caption's font: `size` CSS pixels, or smaller so that `text` fits in `width` device
+    /// pixels (about 0.55 em per character of a sans-serif face), but never below 9 CSS pixels.
+    pub fn caption_font(self, text: &str, width: u32, size: f64, c: Rgb) -> TextStyle<'static> {
+        let fits = width as f64 / self.0 / (0.55 * text.chars().count().max(1) as f64);
+        self.font(size.min(fits).max(9.0), c)
+    }
+
     /// A sans-serif font of `size` CSS pixels in colour `c`.
     pub fn font(self, size: f64, c: Rgb) -> TextStyle<'static> {
         ("sans-serif", size * self.0).into_font().color(&color(c))

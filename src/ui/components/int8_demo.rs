@@ -43,7 +43,8 @@ pub fn Int8Demo() -> impl IntoView {
     view! {
         <h3>"LLM.int8(): keep the outlier features in 16 bits"</h3>
         <p class="lede">"A 16 × 256 activation whose outlier channels are many times larger than the rest (set their count and size with the outlier-channel tensor) times the first 256 × 64 weights. Vector-wise INT8 gives every row one scale, so one huge feature crushes the others to a few levels; LLM.int8() multiplies the columns with any |x| ≥ 6 in FP16 and the rest in INT8."</p>
-        <table class="facts int8-demo" data-testid="int8-demo">
+        <div class="table-scroll int8-demo">
+        <table class="facts" data-testid="int8-demo">
             <thead><tr><th scope="col">"method"</th><th scope="col">"outlier columns"</th><th scope="col">"output RMSE"</th><th scope="col">"SQNR dB"</th></tr></thead>
             <tbody>
                 {move || {
@@ -55,5 +56,6 @@ pub fn Int8Demo() -> impl IntoView {
                 }}
             </tbody>
         </table>
+        </div>
     }
 }
