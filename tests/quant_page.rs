@@ -199,3 +199,61 @@ async fn a_malformed_upload_shows_why_and_keeps_the_tensor() {
     );
     assert_eq!(rows(&root), 14);
 }
+
+/// A 1-D little-endian f32 `.npy` file of `values`.
+fn npy(values: &[f32]) -> Vec<u8> {
+    let mut header = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}",
+        values.len()
+    );
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    values
+        .iter()
+        .for_each(|v| bytes.extend_from_slice(&v.to_le_bytes()));
+    bytes
+}
+
+#[wasm_bindgen_test]
+async fn an_infinity_in_the_tensor_is_reported_not_hidden() {
+    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <QuantPage initial=q.quant /> },
+    );
+    until_computed(&root).await;
+    assert!(
+        root.query_selector("[data-testid='non-finite-note']")
+            .unwrap()
+            .is_none(),
+        "a clean tensor has no warning"
+    );
+    let mut values = vec![0.5f32; 64];
+    values[0] = f32::INFINITY;
+    upload(&root, "inf.npy", &npy(&values));
+    until_status_contains(&root, "inf.npy").await;
+    for _ in 0..100 {
+        if root
+            .query_selector("[data-testid='non-finite-note']")
+            .unwrap()
+            .is_some()
+        {
+            break;
+        }
+        settle().await;
+    }
+    let note = text(&root, "non-finite-note");
+    assert!(note.starts_with("1 value is NaN or ±inf"), "{note}");
+    // llama.cpp's Q8_0 scale for the first block is infinite: its other 31 values come back NaN.
+    assert!(note.contains("q8_0 (31 values)"), "{note}");
+    assert_eq!(text(&root, "sqnr-q8_0"), "−∞");
+    assert!(by_testid(&root, "row-q8_0").class_list().contains("lost"));
+    // FP8's per-tensor scale ignores the infinity, so the finite values survive exactly.
+    assert_eq!(text(&root, "sqnr-f8e4m3"), "∞");
+}

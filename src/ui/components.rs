@@ -12,6 +12,7 @@ pub mod int8_demo;
 pub mod memory_bar_chart;
 pub mod memory_controls;
 pub mod model_picker;
+pub mod non_finite_note;
 pub mod notes;
 pub mod quant_controls;
 pub mod quant_details;

@@ -108,7 +108,11 @@ impl QuantState {
     pub fn load_file(&self, file: String, bytes: Vec<u8>) {
         let bytes = Arc::new(bytes);
         let result = if file.ends_with(".npy") {
-            read_npy(&bytes).map(|t| (Vec::new(), t))
+            // A .npy holds one unnamed array: the file's name says which it is.
+            read_npy(&bytes).map(|t| {
+                let name = file.clone();
+                (Vec::new(), Tensor { name, ..t })
+            })
         } else {
             safetensors_index(&bytes).and_then(|index| {
                 let first = index

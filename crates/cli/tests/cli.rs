@@ -334,6 +334,33 @@ fn quantize_report_prints_metrics() {
     assert_eq!(v["bits_per_weight"], 8.5);
     assert!(v["sqnr_db"].as_f64().unwrap() > 30.0);
     assert!(v["cosine"].as_f64().unwrap() > 0.999);
+    assert_eq!(v["skipped_non_finite_inputs"], 0);
+}
+
+#[test]
+fn quantize_report_counts_non_finite_values_instead_of_hiding_them() {
+    // One infinity makes llama.cpp's Q8_0 scale infinite, so the other 31 come back NaN.
+    let mut x = [0.5f32; 32];
+    x[0] = f32::INFINITY;
+    let input: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let out = bitbudget(&["quantize", "--scheme", "q8_0", "--report", "-"], &input);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["skipped_non_finite_inputs"], 1);
+    assert_eq!(v["lost_to_non_finite_outputs"], 31);
+    assert_eq!(
+        (v["mse"].as_str(), v["sqnr_db"].as_str()),
+        (Some("inf"), Some("-inf"))
+    );
+    assert_eq!(v["cosine"], "nan");
+    // A NaN input is skipped; the rest quantize exactly.
+    x[0] = f32::NAN;
+    let input: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let out = bitbudget(&["quantize", "--scheme", "q4_0", "--report", "-"], &input);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["skipped_non_finite_inputs"].as_u64(), v["mse"].as_f64()),
+        (Some(1), Some(0.0))
+    );
 }
 
 #[test]

@@ -59,7 +59,7 @@ pub fn draw_histogram<DB: DrawingBackend>(
         .disable_mesh()
         .x_labels(6)
         .y_labels(4)
-        .x_label_formatter(&|v| short(*v, 3))
+        .x_label_formatter(&|v| tick(*v, (hi - lo) as f64, 3))
         .y_label_formatter(&|v| format!("{v:.0}"))
         .axis_style(color(t.muted))
         .label_style(s.font(10.5, t.muted))
@@ -118,14 +118,8 @@ pub fn draw_error_histogram<DB: DrawingBackend>(
         )
         .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)
         .map_err(err)?;
-    let tiny = (hi - lo) as f64 * 1e-6;
-    let fmt = move |v: &f64| {
-        if v.abs() < tiny {
-            "0".to_string()
-        } else {
-            short(*v, 2)
-        }
-    };
+    let span = (hi - lo) as f64;
+    let fmt = move |v: &f64| tick(*v, span, 2);
     chart
         .configure_mesh()
         .disable_mesh()
@@ -149,6 +143,16 @@ pub fn draw_error_histogram<DB: DrawingBackend>(
     root.present().map_err(err)
 }
 
+/// An axis tick with `digits` significant digits; a tick within a millionth of the axis `span` of
+/// zero (floating-point residue of the tick arithmetic, like -5.55e-17) reads 0.
+fn tick(v: f64, span: f64, digits: usize) -> String {
+    if v.abs() < span * 1e-6 {
+        "0".into()
+    } else {
+        short(v, digits)
+    }
+}
+
 /// Per-block RMSE as a heat map, `per_row` blocks per row (darker = larger error).
 pub fn draw_heatmap<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -160,12 +164,19 @@ pub fn draw_heatmap<DB: DrawingBackend>(
     root.fill(&color(t.surface)).map_err(err)?;
     let per_row = per_row.max(1);
     let rows = rmse.len().div_ceil(per_row).max(1);
+    // The scale comes from the finite errors; an infinite one (a lost block) is drawn darkest.
     let max = rmse
         .iter()
         .copied()
+        .filter(|e| e.is_finite())
         .fold(0f32, f32::max)
         .max(f32::MIN_POSITIVE);
-    let title = format!("Error per block (RMSE, darkest = {})", short(max as f64, 3));
+    let darkest = short(max as f64, 3);
+    let title = if rmse.iter().any(|e| e.is_infinite()) {
+        format!("Error per block (RMSE, darkest = {darkest} or ∞)")
+    } else {
+        format!("Error per block (RMSE, darkest = {darkest})")
+    };
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(10.0))
         .caption(
@@ -179,7 +190,11 @@ pub fn draw_heatmap<DB: DrawingBackend>(
     chart
         .draw_series(rmse.iter().enumerate().map(|(i, e)| {
             let (r, c) = ((i / per_row) as f64, (i % per_row) as f64);
-            let k = (e / max).clamp(0.0, 1.0) as f64;
+            let k = if e.is_nan() {
+                0.0
+            } else {
+                (e / max).clamp(0.0, 1.0) as f64
+            };
             let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * k).round() as u8;
             let fill = RGBColor(mix(cold.0, hot.0), mix(cold.1, hot.1), mix(cold.2, hot.2));
             Rectangle::new([(c, r), (c + 1.0, r + 1.0)], fill.filled())

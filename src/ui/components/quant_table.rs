@@ -5,6 +5,15 @@ use crate::ui::quant_state::QuantState;
 use bitbudget_math::memory::{format_bytes, Units};
 use leptos::prelude::*;
 
+/// An error metric with 3 significant digits; an infinite error as ∞.
+fn metric(v: f64) -> String {
+    if v == f64::INFINITY {
+        "∞".into()
+    } else {
+        short(v, 3)
+    }
+}
+
 /// The metrics table.
 #[component]
 pub fn QuantTable() -> impl IntoView {
@@ -19,18 +28,24 @@ pub fn QuantTable() -> impl IntoView {
                     let s = row.scheme;
                     let m = row.metrics;
                     let model_bytes = (row.bits_per_weight / 8.0 * params).round() as u64;
-                    let sqnr = if m.sqnr_db.is_finite() { format!("{:.1}", m.sqnr_db) } else { "∞".into() };
+                    let sqnr = match m.sqnr_db {
+                        f64::INFINITY => "∞".to_string(),
+                        f64::NEG_INFINITY => "−∞".to_string(),
+                        v => format!("{v:.1}"),
+                    };
+                    let lost = m.lost > 0;
+                    let cosine = if m.cosine.is_nan() { "—".to_string() } else { format!("{:.5}", m.cosine) };
                     view! {
-                        <tr class:selected=s == selected data-testid=format!("row-{s}")>
+                        <tr class:selected=s == selected class:lost=lost data-testid=format!("row-{s}")>
                             <th scope="row"><button class="link" on:click=move |_| state.query.update(|q| q.scheme = s)>{s.name()}</button></th>
                             <td>{format!("{:.3}", row.bits_per_weight)}</td>
                             <td>{format_bytes(row.bytes as u64, Units::Gb)}</td>
                             <td>{format_bytes(model_bytes, Units::Gb)}</td>
-                            <td>{short(m.mse, 3)}</td>
-                            <td>{short(m.rmse, 3)}</td>
-                            <td>{short(m.max_abs_error, 3)}</td>
+                            <td>{metric(m.mse)}</td>
+                            <td>{metric(m.rmse)}</td>
+                            <td>{metric(m.max_abs_error)}</td>
                             <td data-testid=format!("sqnr-{s}")>{sqnr}</td>
-                            <td>{format!("{:.5}", m.cosine)}</td>
+                            <td>{cosine}</td>
                         </tr>
                     }
                 })

@@ -1,6 +1,7 @@
 //! The Quantize lab: real quantization of real tensors, with errors you can see.
 
 use crate::ui::components::int8_demo::Int8Demo;
+use crate::ui::components::non_finite_note::NonFiniteNote;
 use crate::ui::components::quant_controls::QuantControls;
 use crate::ui::components::quant_details::QuantDetails;
 use crate::ui::components::quant_table::QuantTable;
@@ -96,6 +97,7 @@ pub fn QuantPage(
                     <Show when=move || { state.progress.get() < 1.0 }>
                         <progress max="1" prop:value=move || state.progress.get() data-testid="quant-progress" aria-label="Quantizing"></progress>
                     </Show>
+                    <NonFiniteNote />
                     <QuantTable />
                     <QuantDetails />
                     <Show when=move || !embed><Int8Demo /></Show>

@@ -90,17 +90,29 @@ pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
             "weights": x.len(),
             "bytes": (bits * x.len() as f64 / 8.0).ceil() as u64,
             "bits_per_weight": bits,
-            "mse": m.mse,
-            "rmse": m.rmse,
-            "max_abs_error": m.max_abs_error,
-            "sqnr_db": if m.sqnr_db.is_finite() { serde_json::json!(m.sqnr_db) } else { serde_json::json!("inf") },
-            "cosine": m.cosine,
+            "mse": number(m.mse),
+            "rmse": number(m.rmse),
+            "max_abs_error": number(m.max_abs_error),
+            "sqnr_db": number(m.sqnr_db),
+            "cosine": number(m.cosine),
+            "skipped_non_finite_inputs": m.skipped,
+            "lost_to_non_finite_outputs": m.lost,
             "bytes_per_billion_params": (bits * 1e9 / 8.0).round() as u64,
         });
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         return emit(&format!("{text}\n"));
     }
     write_all(args.output.as_deref().unwrap_or("-"), &bytes)
+}
+
+/// A JSON number, or the strings `"inf"`, `"-inf"` and `"nan"` (JSON has no such numbers).
+fn number(v: f64) -> serde_json::Value {
+    match v {
+        v if v.is_nan() => "nan".into(),
+        f64::INFINITY => "inf".into(),
+        f64::NEG_INFINITY => "-inf".into(),
+        v => v.into(),
+    }
 }
 
 /// Runs `dequantize`.
