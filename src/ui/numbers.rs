@@ -42,6 +42,46 @@ pub fn short(v: f64, digits: usize) -> String {
     }
 }
 
+/// A count for an axis: integers up to 9 999, then `12k`, `1.5M`, `2G` (at most 3 significant
+/// digits).
+pub fn compact_count(v: f64) -> String {
+    let a = v.abs();
+    let (scaled, suffix) = if a < 1e4 {
+        return format!("{v:.0}");
+    } else if a < 1e6 {
+        (v / 1e3, "k")
+    } else if a < 1e9 {
+        (v / 1e6, "M")
+    } else {
+        (v / 1e9, "G")
+    };
+    format!("{}{suffix}", short(scaled, 3))
+}
+
+/// Bytes in decimal units with the unit that reads best: `512 B`, `156.7 KB`, `44.6 MB`, `1.34 GB`.
+pub fn human_bytes(bytes: u64) -> String {
+    let b = bytes as f64;
+    match bytes {
+        0..=999 => format!("{bytes} B"),
+        1_000..=999_999 => format!("{:.1} KB", b / 1e3),
+        1_000_000..=999_999_999 => format!("{:.1} MB", b / 1e6),
+        _ => format!("{:.2} GB", b / 1e9),
+    }
+}
+
+/// An integer with thousands separators: `133,169,152`.
+pub fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The shortest decimal that reads back as the same `f64` (what a user can paste back in).
 pub fn round_trip(v: f64) -> String {
     if v.is_nan() {
@@ -62,6 +102,28 @@ pub fn round_trip(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_and_counts_read_naturally() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(156_672), "156.7 KB");
+        assert_eq!(human_bytes(44_564_480), "44.6 MB");
+        assert_eq!(human_bytes(1_340_000_000), "1.34 GB");
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(133_169_152), "133,169,152");
+    }
+
+    #[test]
+    fn counts_read_compactly() {
+        assert_eq!(compact_count(0.0), "0");
+        assert_eq!(compact_count(9999.0), "9999");
+        assert_eq!(compact_count(12_000.0), "12k");
+        assert_eq!(compact_count(1_500_000.0), "1.5M");
+        assert_eq!(compact_count(2_000_000.0), "2M");
+        assert_eq!(compact_count(3.25e9), "3.25G");
+    }
 
     #[test]
     fn short_picks_plain_or_scientific() {

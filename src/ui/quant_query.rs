@@ -130,7 +130,16 @@ impl QuantQuery {
                 .strip_prefix("sample:")
                 .filter(|n| SAMPLE_TENSORS.contains(n))
                 .map(|name| TensorSource::Sample(name.into()))
-                .ok_or_else(|| format!("unknown tensor '{v}'; expected sample:{}, normal, laplace, uniform or outliers", SAMPLE_TENSORS[0])),
+                .ok_or_else(|| {
+                    let samples: Vec<String> = SAMPLE_TENSORS
+                        .iter()
+                        .map(|n| format!("sample:{n}"))
+                        .collect();
+                    format!(
+                        "unknown tensor '{v}'; expected {}, normal, laplace, uniform or outliers",
+                        samples.join(", ")
+                    )
+                }),
         }
     }
 

@@ -3,18 +3,18 @@
 //! never freeze the page. A newer request cancels an older one.
 
 use crate::ui::quant_query::{QuantQuery, TensorSource};
-use bitbudget_math::quant::analysis::{analyse, padded, PartQuantizer, SchemeResult};
+use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::generate::generate;
-use bitbudget_math::quant::nf4;
-use bitbudget_math::quant::scheme::{nf4_double_quant_bytes, Scheme};
+use bitbudget_math::quant::lab::{Overview, SchemeDetail, SchemeRun};
+use bitbudget_math::quant::scheme::Scheme;
 use bitbudget_math::quant::tensor_io::{
     read_npy, read_safetensors, safetensors_index, Tensor, TensorInfo,
 };
 use leptos::prelude::*;
 use std::sync::Arc;
 
-/// Values per chunk between yields to the browser.
-pub const CHUNK_VALUES: usize = 1 << 18;
+/// Values per part of the analysis (the page yields to the browser every [`SLICE_MS`]).
+pub const CHUNK_VALUES: usize = 1 << 16;
 
 /// A user's file, kept so another tensor in it can be picked.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,20 +26,22 @@ pub struct Upload {
     /// Tensors in a safetensors file (empty for .npy).
     pub index: Vec<TensorInfo>,
     /// The tensor in use.
-    pub tensor: Tensor,
+    pub tensor: Arc<Tensor>,
 }
 
-/// The computed view: every scheme's result and the selected scheme's reconstruction.
-#[derive(Clone, Debug, PartialEq, Default)]
+/// The computed view: what every scheme shares about the tensor, and per scheme its row and the
+/// summaries the charts draw. No per-scheme copy of the tensor is kept, so memory stays at about
+/// one copy of the tensor whatever its size.
+#[derive(Clone, Debug, PartialEq)]
 pub struct LabResults {
-    /// The tensor analysed.
-    pub original: Arc<Vec<f32>>,
+    /// The tensor analysed (shared, not copied).
+    pub tensor: Arc<Tensor>,
+    /// Range and histogram of the tensor.
+    pub overview: Arc<Overview>,
     /// One row per scheme.
     pub rows: Vec<SchemeResult>,
-    /// Dequantized values per scheme (same order as rows).
-    pub reconstructions: Vec<Arc<Vec<f32>>>,
-    /// Quantized bytes per scheme.
-    pub bytes: Vec<Arc<Vec<u8>>>,
+    /// Histograms, block errors and first values per scheme (same order as rows).
+    pub details: Vec<Arc<SchemeDetail>>,
 }
 
 /// The lab's state, provided through context.
@@ -79,27 +81,26 @@ impl QuantState {
     }
 
     /// The tensor the query selects, or why there is none yet.
-    pub fn tensor(&self) -> Result<Tensor, String> {
+    pub fn tensor(&self) -> Result<Arc<Tensor>, String> {
         self.tensor_for(&self.query.get())
     }
 
     /// The tensor `q` selects (tracks the sample and the upload, not the query).
-    pub fn tensor_for(&self, q: &QuantQuery) -> Result<Tensor, String> {
+    pub fn tensor_for(&self, q: &QuantQuery) -> Result<Arc<Tensor>, String> {
         match &q.tensor {
-            TensorSource::Synthetic(dist) => Ok(Tensor {
+            TensorSource::Synthetic(dist) => Ok(Arc::new(Tensor {
                 name: format!("{dist:?}"),
                 shape: vec![256, 512],
                 values: generate(*dist, 256, 512, 0.02, q.seed),
-            }),
+            })),
             TensorSource::Sample(name) => match self.sample.get() {
-                Some(Ok(bytes)) => read_safetensors(&bytes, name),
+                Some(Ok(bytes)) => read_safetensors(&bytes, name).map(Arc::new),
                 Some(Err(e)) => Err(e),
                 None => Err("loading the sample tensor…".into()),
             },
             TensorSource::Upload => self
                 .upload
-                .get()
-                .map(|u| u.tensor)
+                .with(|u| u.as_ref().map(|u| u.tensor.clone()))
                 .ok_or_else(|| "choose a .npy or .safetensors file".into()),
         }
     }
@@ -133,9 +134,14 @@ impl QuantState {
                 self.upload_error.set(None);
                 self.upload.set(Some(Upload {
                     file,
-                    bytes,
+                    // A .npy has nothing else to pick: keep only the values.
+                    bytes: if index.is_empty() {
+                        Arc::default()
+                    } else {
+                        bytes
+                    },
                     index,
-                    tensor,
+                    tensor: Arc::new(tensor),
                 }));
                 self.query.update(|q| q.tensor = TensorSource::Upload);
             }
@@ -151,11 +157,24 @@ impl QuantState {
         match read_safetensors(&u.bytes, name) {
             Ok(tensor) => {
                 self.upload_error.set(None);
-                self.upload.set(Some(Upload { tensor, ..u }));
+                self.upload.set(Some(Upload {
+                    tensor: Arc::new(tensor),
+                    ..u
+                }));
             }
             Err(e) => self.upload_error.set(Some(e)),
         }
     }
+}
+
+/// Milliseconds of work between yields to the browser (about two frames at 60 Hz).
+const SLICE_MS: f64 = 32.0;
+
+/// `performance.now()` in milliseconds (0 where there is no window).
+fn now() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
 }
 
 /// Yields to the browser's event loop (a zero-delay timeout).
@@ -168,54 +187,55 @@ async fn yield_now() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
-/// Analyses `values` under every scheme, a chunk at a time; publishes the results unless a newer
+/// Analyses `tensor` under every scheme, a part at a time; publishes the results unless a newer
 /// computation started meanwhile.
-pub async fn compute(state: QuantState, values: Vec<f32>, query: QuantQuery, generation: u64) {
+pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, generation: u64) {
     let outdated = move || state.generation.get_value() != generation;
-    let total = (Scheme::ALL.len() * values.len().div_ceil(CHUNK_VALUES).max(1)) as f64;
-    let mut done = 0.0;
-    let mut results = LabResults {
-        original: Arc::new(values.clone()),
-        ..Default::default()
-    };
-    for scheme in Scheme::ALL {
+    let values = &tensor.values;
+    let overview = Arc::new(Overview::new(values));
+    let mut rows = Vec::with_capacity(Scheme::ALL.len());
+    let mut details = Vec::with_capacity(Scheme::ALL.len());
+    let mut slice_start = now();
+    for (k, scheme) in Scheme::ALL.into_iter().enumerate() {
         let block = query.block_for(scheme);
-        let x = padded(&values, block);
-        let q = PartQuantizer::new(scheme, &x, block);
-        let mut bytes = q.header();
-        for part in x.chunks(q.part_len(CHUNK_VALUES)) {
-            match q.part(part) {
-                Ok(b) => bytes.extend(b),
-                Err(e) => {
-                    web_sys::console::warn_1(&format!("{scheme}: {e}").into());
-                    break;
+        let mut run = SchemeRun::new(
+            scheme,
+            values,
+            block,
+            query.double_quant,
+            &overview,
+            CHUNK_VALUES,
+        );
+        while !run.done() {
+            if let Err(e) = run.step() {
+                web_sys::console::warn_1(&format!("{scheme}: {e}").into());
+                break;
+            }
+            let part = run.parts_done() as f64 / run.parts().max(1) as f64;
+            // Yield about every frame, not after every part: each zero-delay timeout costs at
+            // least 4 ms once nested, which added up to seconds on large tensors.
+            if now() - slice_start >= SLICE_MS {
+                state
+                    .progress
+                    .set(((k as f64 + part) / Scheme::ALL.len() as f64).min(0.99));
+                yield_now().await;
+                if outdated() {
+                    return;
                 }
-            }
-            done += 1.0;
-            state.progress.set((done / total).min(0.99));
-            yield_now().await;
-            if outdated() {
-                return;
+                slice_start = now();
             }
         }
-        if scheme == Scheme::Nf4 && query.double_quant {
-            match nf4_double_quant_bytes(&x, block) {
-                Ok(b) => bytes = b,
-                Err(e) => web_sys::console::warn_1(&format!("nf4 double quantization: {e}").into()),
-            }
-        }
-        if let Ok((mut row, y)) = analyse(scheme, &x, values.len(), block, &bytes) {
-            if scheme == Scheme::Nf4 && query.double_quant {
-                row.bits_per_weight = nf4::bits_per_weight(block, true);
-                row.bytes = (row.bits_per_weight * x.len() as f64 / 8.0).ceil() as usize;
-            }
-            results.rows.push(row);
-            results.reconstructions.push(Arc::new(y));
-            results.bytes.push(Arc::new(bytes));
-        }
+        let (row, detail) = run.finish();
+        rows.push(row);
+        details.push(Arc::new(detail));
     }
     if !outdated() {
-        state.results.set(Some(results));
+        state.results.set(Some(LabResults {
+            tensor: tensor.clone(),
+            overview,
+            rows,
+            details,
+        }));
         state.progress.set(1.0);
     }
 }

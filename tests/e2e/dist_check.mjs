@@ -161,6 +161,9 @@ await check('quant-bench', 800, '?tab=bits', async (page) => {
   const rates = await page.evaluate((list) => list.map((s) => [s, window.wasmBindings.bench_quantize(s, 1 << 21, 10)]), schemes);
   for (const [s, r] of rates) if (!(r > 0)) throw new Error(`${s}: benchmark failed (${r})`);
   console.log('     wasm quantize GB/s: ' + rates.map(([s, r]) => `${s} ${r.toFixed(2)}`).join(', '));
+  const lab = await page.evaluate((list) => list.map((s) => [s, window.wasmBindings.bench_lab(s, 1 << 20, 3)]), schemes);
+  for (const [s, r] of lab) if (!(r > 0)) throw new Error(`${s}: lab benchmark failed (${r})`);
+  console.log('     wasm lab (quantize + dequantize + measure) GB/s: ' + lab.map(([s, r]) => `${s} ${r.toFixed(2)}`).join(', '));
 });
 await check('bits-embed', 800, '?tab=bits&x=448&fmt=f8e4m3&embed=1', async (page) => {
   expectEq(await text(page, 'stored-f8e4m3'), '448', 'E4M3 max');

@@ -3,46 +3,40 @@
 
 use super::labels::{place_labels, LabelBox};
 use super::style::{color, err, Scale};
-use crate::ui::numbers::short;
+use crate::ui::numbers::{compact_count, short};
 use crate::ui::palette::Theme;
-use bitbudget_math::quant::analysis::{histogram, SchemeResult};
+use bitbudget_math::quant::analysis::SchemeResult;
+use bitbudget_math::quant::histogram::Histogram;
+use bitbudget_math::quant::lab::{Overview, SchemeDetail};
 use bitbudget_math::quant::scheme::Scheme;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// Height of each chart in CSS pixels.
 pub const HEIGHT: u32 = 260;
-const BINS: usize = 80;
 
-fn range(v: &[f32]) -> (f32, f32) {
-    let (lo, hi) = v
-        .iter()
-        .filter(|x| x.is_finite())
-        .fold((f32::MAX, f32::MIN), |(a, b), x| (a.min(*x), b.max(*x)));
-    if lo >= hi {
-        (lo - 1.0, lo + 1.0)
-    } else {
-        (lo, hi)
-    }
-}
-
-/// Original values (bars), dequantized values (line) and the levels of one block (ticks).
+/// Original values (bars), dequantized values (line) and the levels of the block holding the
+/// largest |x| (ticks).
 pub fn draw_histogram<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    original: &[f32],
-    approx: &[f32],
-    levels: &[f32],
+    overview: &Overview,
+    detail: &SchemeDetail,
     t: &Theme,
     s: Scale,
 ) -> Result<(), String> {
     root.fill(&color(t.surface)).map_err(err)?;
-    let (lo, hi) = range(original);
-    let (h0, h1) = (
-        histogram(original, lo, hi, BINS),
-        histogram(approx, lo, hi, BINS),
-    );
-    let top = h0.iter().chain(&h1).copied().max().unwrap_or(1).max(1) as f64 * 1.1;
-    let width = (hi - lo) as f64 / BINS as f64;
+    let (lo, hi) = (overview.lo, overview.hi);
+    let (h0, h1) = (&overview.histogram, &detail.dequantized);
+    let levels = &detail.levels;
+    let top = h0
+        .iter()
+        .chain(h1.iter())
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64
+        * 1.1;
+    let width = (hi - lo) as f64 / h0.len().max(1) as f64;
     let title = "Values: original (bars), dequantized (line), one block's levels (ticks)";
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(10.0))
@@ -60,7 +54,7 @@ pub fn draw_histogram<DB: DrawingBackend>(
         .x_labels(6)
         .y_labels(4)
         .x_label_formatter(&|v| tick(*v, (hi - lo) as f64, 3))
-        .y_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| compact_count(*v))
         .axis_style(color(t.muted))
         .label_style(s.font(10.5, t.muted))
         .draw()
@@ -98,15 +92,14 @@ pub fn draw_histogram<DB: DrawingBackend>(
 /// Histogram of dequantized − original.
 pub fn draw_error_histogram<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    errors: &[f32],
+    errors: &Histogram,
     t: &Theme,
     s: Scale,
 ) -> Result<(), String> {
     root.fill(&color(t.surface)).map_err(err)?;
-    let (lo, hi) = range(errors);
-    let h = histogram(errors, lo, hi, BINS);
+    let (lo, hi, h) = (errors.lo, errors.hi, &errors.counts);
     let top = h.iter().copied().max().unwrap_or(1).max(1) as f64 * 1.1;
-    let width = (hi - lo) as f64 / BINS as f64;
+    let width = (hi - lo) as f64 / h.len().max(1) as f64;
     let title = "Error (dequantized − original)";
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(10.0))
@@ -126,7 +119,7 @@ pub fn draw_error_histogram<DB: DrawingBackend>(
         .x_labels(5)
         .y_labels(4)
         .x_label_formatter(&fmt)
-        .y_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| compact_count(*v))
         .axis_style(color(t.muted))
         .label_style(s.font(10.5, t.muted))
         .draw()
@@ -153,16 +146,17 @@ fn tick(v: f64, span: f64, digits: usize) -> String {
     }
 }
 
-/// Per-block RMSE as a heat map, `per_row` blocks per row (darker = larger error).
+/// Per-block RMSE as a heat map, row by row from the top left, twice as many cells across as down
+/// (darker = larger error; when there are more blocks than cells, each cell is its worst block).
 pub fn draw_heatmap<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    rmse: &[f32],
-    per_row: usize,
+    detail: &SchemeDetail,
     t: &Theme,
     s: Scale,
 ) -> Result<(), String> {
     root.fill(&color(t.surface)).map_err(err)?;
-    let per_row = per_row.max(1);
+    let rmse = &detail.heat;
+    let per_row = ((rmse.len() as f64).sqrt().ceil() as usize * 2).max(1);
     let rows = rmse.len().div_ceil(per_row).max(1);
     // The scale comes from the finite errors; an infinite one (a lost block) is drawn darkest.
     let max = rmse
@@ -172,10 +166,14 @@ pub fn draw_heatmap<DB: DrawingBackend>(
         .fold(0f32, f32::max)
         .max(f32::MIN_POSITIVE);
     let darkest = short(max as f64, 3);
+    let what = match detail.blocks_per_cell {
+        1 => format!("RMSE per {}-value block", detail.heat_block),
+        k => format!("worst RMSE of {k} blocks of {}", detail.heat_block),
+    };
     let title = if rmse.iter().any(|e| e.is_infinite()) {
-        format!("Error per block (RMSE, darkest = {darkest} or ∞)")
+        format!("Error map ({what}; darkest = {darkest} or ∞)")
     } else {
-        format!("Error per block (RMSE, darkest = {darkest})")
+        format!("Error map ({what}; darkest = {darkest})")
     };
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(10.0))
@@ -183,7 +181,8 @@ pub fn draw_heatmap<DB: DrawingBackend>(
             &title,
             s.caption_font(&title, root.dim_in_pixel().0, 12.0, t.text),
         )
-        .build_cartesian_2d(0f64..per_row as f64, 0f64..rows as f64)
+        // Rows run downwards, so the first block is at the top left.
+        .build_cartesian_2d(0f64..per_row as f64, rows as f64..0f64)
         .map_err(err)?;
     let hot = color(t.danger);
     let cold = color(t.surface);
@@ -203,6 +202,9 @@ pub fn draw_heatmap<DB: DrawingBackend>(
     root.present().map_err(err)
 }
 
+/// How far above the best scheme under 12 bits the trade-off chart's axis goes, in dB.
+const CLIP_DB: f64 = 35.0;
+
 /// SQNR against storage bits per weight for every scheme; the selected one ringed.
 pub fn draw_tradeoff<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -216,11 +218,23 @@ pub fn draw_tradeoff<DB: DrawingBackend>(
         .iter()
         .filter(|r| r.metrics.sqnr_db.is_finite())
         .collect();
-    let top = finite
+    // A 16-bit cast of a 16-bit tensor can sit 100 dB above everything else; the axis stops
+    // CLIP_DB above the best sub-12-bit scheme and such points are drawn on its top edge.
+    let limit = finite
         .iter()
+        .filter(|r| r.bits_per_weight < 12.0)
         .map(|r| r.metrics.sqnr_db)
         .fold(10.0, f64::max)
-        * 1.15;
+        + CLIP_DB;
+    let highest = finite
+        .iter()
+        .map(|r| r.metrics.sqnr_db)
+        .fold(10.0, f64::max);
+    let top = if highest > limit {
+        limit
+    } else {
+        highest * 1.15
+    };
     let bottom = finite
         .iter()
         .map(|r| r.metrics.sqnr_db)
@@ -257,9 +271,14 @@ pub fn draw_tradeoff<DB: DrawingBackend>(
         .axis_desc_style(s.font(10.5, t.muted))
         .draw()
         .map_err(err)?;
-    let mut named = Vec::new();
+    let mut named: Vec<((i32, i32), String)> = Vec::new();
     for r in &finite {
-        let p = (r.bits_per_weight.clamp(3.6, 17.5), r.metrics.sqnr_db);
+        let clipped = r.metrics.sqnr_db > top;
+        let edge = top - (top - bottom) * 0.03;
+        let p = (
+            r.bits_per_weight.clamp(3.6, 17.5),
+            if clipped { edge } else { r.metrics.sqnr_db },
+        );
         let c = if r.scheme == selected {
             color(t.accent)
         } else {
@@ -277,8 +296,14 @@ pub fn draw_tradeoff<DB: DrawingBackend>(
                 )))
                 .map_err(err)?;
         }
-        named.push((chart.backend_coord(&p), r.scheme.name()));
+        let name = if clipped {
+            format!("{} ↑ {:.0} dB", r.scheme.name(), r.metrics.sqnr_db)
+        } else {
+            r.scheme.name().to_string()
+        };
+        named.push((chart.backend_coord(&p), name));
     }
+    let named: Vec<((i32, i32), &str)> = named.iter().map(|(p, n)| (*p, n.as_str())).collect();
     let (xs, ys) = chart.plotting_area().get_pixel_range();
     let area = LabelBox {
         x: xs.start,

@@ -29,8 +29,8 @@ pub fn Int8Demo() -> impl IntoView {
             .results
             .with(|r| {
                 r.as_ref()
-                    .filter(|r| r.original.len() >= K * N)
-                    .map(|r| r.original[..K * N].to_vec())
+                    .filter(|r| r.tensor.values.len() >= K * N)
+                    .map(|r| r.tensor.values[..K * N].to_vec())
             })
             .unwrap_or_else(|| generate(Distribution::Normal, K, N, 0.02, seed + 1));
         let r = int8_matmul(&x, &w, M, K, N, OUTLIER_THRESHOLD);

@@ -5,11 +5,9 @@ use crate::ui::charts::style::Scale;
 use crate::ui::components::canvas_chart::{fit_to_box, CanvasChart};
 use crate::ui::numbers::short;
 use crate::ui::quant_state::{LabResults, QuantState};
-use bitbudget_math::quant::analysis::{block_rmse, codes};
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use std::sync::Arc;
 
 /// The selected scheme's index in the results.
 fn selected(state: &QuantState, r: &LabResults) -> Option<usize> {
@@ -46,46 +44,14 @@ where
 pub fn QuantDetails() -> impl IntoView {
     let state = expect_context::<QuantState>();
     let theme = crate::ui::palette::current();
-    let levels = |r: &LabResults, i: usize| -> Vec<f32> {
-        let block = r.rows[i].block.max(1);
-        let x = &r.original;
-        let peak = (0..x.len())
-            .max_by(|a, b| x[*a].abs().total_cmp(&x[*b].abs()))
-            .unwrap_or(0)
-            / block
-            * block;
-        let mut v: Vec<f32> = r.reconstructions[i][peak..(peak + block).min(x.len())].to_vec();
-        v.sort_by(f32::total_cmp);
-        v.dedup();
-        v
-    };
     let histogram = chart(state, move |root, r, i, s| {
-        quant::draw_histogram(
-            root,
-            &r.original,
-            &r.reconstructions[i][..r.original.len()],
-            &levels(r, i),
-            &theme,
-            s,
-        )
+        quant::draw_histogram(root, &r.overview, &r.details[i], &theme, s)
     });
     let errors = chart(state, move |root, r, i, s| {
-        let e: Vec<f32> = r
-            .original
-            .iter()
-            .zip(r.reconstructions[i].iter())
-            .map(|(a, b)| b - a)
-            .collect();
-        quant::draw_error_histogram(root, &e, &theme, s)
+        quant::draw_error_histogram(root, &r.details[i].errors, &theme, s)
     });
     let heat = chart(state, move |root, r, i, s| {
-        let rmse = block_rmse(
-            &r.original,
-            &r.reconstructions[i][..r.original.len()],
-            r.rows[i].block.max(32),
-        );
-        let per_row = (rmse.len() as f64).sqrt().ceil() as usize * 2;
-        quant::draw_heatmap(root, &rmse, per_row, &theme, s)
+        quant::draw_heatmap(root, &r.details[i], &theme, s)
     });
     let tradeoff = chart(state, move |root, r, _, s| {
         quant::draw_tradeoff(root, &r.rows, state.query.with(|q| q.scheme), &theme, s)
@@ -109,19 +75,19 @@ fn ValueGrid() -> impl IntoView {
     let rows = move || {
         let r = state.results.get()?;
         let i = selected(&state, &r)?;
-        let n = r.original.len().min(12);
-        let c = codes(r.rows[i].scheme, &r.bytes[i], r.rows[i].block, n);
-        let y: Arc<Vec<f32>> = r.reconstructions[i].clone();
         Some(
-            (0..n)
-                .map(|j| {
+            r.details[i]
+                .first
+                .iter()
+                .enumerate()
+                .map(|(j, v)| {
                     view! {
                         <tr>
                             <td>{j}</td>
-                            <td>{short(r.original[j] as f64, 6)}</td>
-                            <td data-testid=format!("code-{j}")>{c[j]}</td>
-                            <td data-testid=format!("dequant-{j}")>{short(y[j] as f64, 6)}</td>
-                            <td>{short((y[j] - r.original[j]) as f64, 3)}</td>
+                            <td>{short(v.original as f64, 6)}</td>
+                            <td data-testid=format!("code-{j}")>{v.code}</td>
+                            <td data-testid=format!("dequant-{j}")>{short(v.dequantized as f64, 6)}</td>
+                            <td>{short((v.dequantized - v.original) as f64, 3)}</td>
                         </tr>
                     }
                 })

@@ -1,6 +1,6 @@
 //! Every scheme's metrics on the current tensor; clicking a row shows that scheme in detail.
 
-use crate::ui::numbers::short;
+use crate::ui::numbers::{human_bytes, short};
 use crate::ui::quant_state::QuantState;
 use bitbudget_math::memory::{format_bytes, Units};
 use leptos::prelude::*;
@@ -39,7 +39,7 @@ pub fn QuantTable() -> impl IntoView {
                         <tr class:selected=s == selected class:lost=lost data-testid=format!("row-{s}")>
                             <th scope="row"><button class="link" on:click=move |_| state.query.update(|q| q.scheme = s)>{s.name()}</button></th>
                             <td>{format!("{:.3}", row.bits_per_weight)}</td>
-                            <td>{format_bytes(row.bytes as u64, Units::Gb)}</td>
+                            <td>{human_bytes(row.bytes as u64)}</td>
                             <td>{format_bytes(model_bytes, Units::Gb)}</td>
                             <td>{metric(m.mse)}</td>
                             <td>{metric(m.rmse)}</td>

@@ -67,7 +67,7 @@ pub fn QuantPage(
         state.generation.set_value(generation);
         if let Ok(t) = tensor {
             state.progress.set(0.0);
-            leptos::task::spawn_local(compute(state, t.values, query, generation));
+            leptos::task::spawn_local(compute(state, t, query, generation));
         }
     });
     if sync_url {
@@ -80,7 +80,7 @@ pub fn QuantPage(
             "{} · shape {:?} · {} values",
             t.name,
             t.shape,
-            t.values.len()
+            crate::ui::numbers::grouped(t.values.len())
         ),
         Err(e) => e,
     };

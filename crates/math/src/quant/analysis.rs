@@ -1,10 +1,12 @@
-//! What the Quantize lab shows about a scheme on a tensor: metrics, storage, per-element codes,
-//! histograms and per-block errors; and a quantizer that works in parts, so a page can process a
-//! large tensor in chunks and stay responsive.
+//! A scheme's result on a tensor (metrics and storage), the codes stored per weight, and a
+//! quantizer that works in parts, so a page can process a large tensor in chunks, stay responsive
+//! and hold only one part's bytes at a time.
 
-use super::metrics::{error_metrics, ErrorMetrics};
-use super::scheme::{dequantize, quantize, Scheme};
-use crate::format::FormatId;
+use super::metrics::ErrorMetrics;
+use super::nf4;
+use super::scheme::{
+    dequantize, fp8_encode, fp8_scale, nf4_double_quant_bytes_with_mean, quantize, Scheme,
+};
 use serde::Serialize;
 
 /// One scheme's result on a tensor.
@@ -27,38 +29,25 @@ fn name<S: serde::Serializer>(s: &Scheme, ser: S) -> Result<S::Ok, S::Error> {
     ser.serialize_str(s.name())
 }
 
-/// Zero-pads `x` to a whole number of blocks (the padding is not counted in any metric).
-pub fn padded(x: &[f32], block: usize) -> Vec<f32> {
-    let mut v = x.to_vec();
-    v.resize(x.len().div_ceil(block) * block, 0.0);
-    v
-}
-
-/// Quantizes `x` in parts whose concatenation equals [`quantize`] of the whole (FP8's per-tensor
-/// scale is computed up front).
+/// Quantizes a tensor in parts whose concatenation equals the whole tensor's bytes: FP8's
+/// per-tensor scale and NF4 double quantization's mean are computed up front, and parts are whole
+/// blocks (whole groups of 256 blocks for double quantization).
 pub struct PartQuantizer {
     scheme: Scheme,
     block: usize,
     fp8_scale: Option<f32>,
+    nf4_mean: Option<f32>,
 }
 
 impl PartQuantizer {
-    /// Prepares to quantize `x` (the whole tensor, already padded) with `scheme`.
-    pub fn new(scheme: Scheme, x: &[f32], block: usize) -> Self {
-        let fp8_scale = matches!(scheme, Scheme::F8E4M3 | Scheme::F8E5M2).then(|| {
-            let id = if scheme == Scheme::F8E4M3 {
-                FormatId::F8E4M3
-            } else {
-                FormatId::F8E5M2
-            };
-            x.iter()
-                .fold(0f32, |a, v| if v.is_finite() { a.max(v.abs()) } else { a })
-                / id.max_value() as f32
-        });
+    /// Prepares to quantize `x` (the whole tensor) with `scheme`; `double_quant` applies to NF4.
+    pub fn new(scheme: Scheme, x: &[f32], block: usize, double_quant: bool) -> Self {
+        let fp8 = matches!(scheme, Scheme::F8E4M3 | Scheme::F8E5M2);
         Self {
             scheme,
             block,
-            fp8_scale,
+            fp8_scale: fp8.then(|| fp8_scale(scheme, x)),
+            nf4_mean: (scheme == Scheme::Nf4 && double_quant).then(|| nf4::absmax_mean(x, block)),
         }
     }
 
@@ -71,67 +60,40 @@ impl PartQuantizer {
 
     /// Quantizes one part; `part.len()` must be a whole number of blocks.
     pub fn part(&self, part: &[f32]) -> Result<Vec<u8>, String> {
-        match self.fp8_scale {
-            Some(scale) => {
-                let id = if self.scheme == Scheme::F8E4M3 {
-                    FormatId::F8E4M3
-                } else {
-                    FormatId::F8E5M2
-                };
-                Ok(part
-                    .iter()
-                    .map(|v| {
-                        id.encode(
-                            if scale == 0.0 {
-                                0.0
-                            } else {
-                                (*v / scale) as f64
-                            },
-                            crate::format::Overflow::Saturate,
-                        ) as u8
-                    })
-                    .collect())
-            }
+        if let Some(scale) = self.fp8_scale {
+            let mut out = Vec::with_capacity(part.len());
+            fp8_encode(self.scheme, part, scale, &mut out);
+            return Ok(out);
+        }
+        match self.nf4_mean {
+            Some(mean) => nf4_double_quant_bytes_with_mean(part, self.block, mean),
             None => quantize(self.scheme, part, self.block),
         }
     }
 
-    /// Values per part for about `target` values (a whole number of blocks, at least one).
+    /// Dequantizes the bytes of one part (as [`PartQuantizer::part`] returned them).
+    pub fn dequantize_part(&self, bytes: &[u8]) -> Result<Vec<f32>, String> {
+        match self.fp8_scale {
+            Some(_) => {
+                let mut whole = self.header();
+                whole.extend_from_slice(bytes);
+                dequantize(self.scheme, &whole, self.block)
+            }
+            None => dequantize(self.scheme, bytes, self.block),
+        }
+    }
+
+    /// Values per part for about `target` values: a whole number of blocks (of 256 blocks with
+    /// double quantization), at least one.
     pub fn part_len(&self, target: usize) -> usize {
-        let unit = self.block.max(1);
+        let unit = self.block.max(1)
+            * if self.nf4_mean.is_some() {
+                nf4::DQ_BLOCK
+            } else {
+                1
+            };
         (target / unit).max(1) * unit
     }
-}
-
-/// Everything about one scheme on `x` (already padded to whole blocks; `n` real values).
-pub fn analyse(
-    scheme: Scheme,
-    x: &[f32],
-    n: usize,
-    block: usize,
-    bytes: &[u8],
-) -> Result<(SchemeResult, Vec<f32>), String> {
-    let y = dequantize(scheme, bytes, block)?;
-    let metrics = error_metrics(&x[..n], &y[..n]);
-    let result = SchemeResult {
-        scheme,
-        block,
-        bits_per_weight: scheme.bits_per_weight(block, x.len()),
-        bytes: bytes.len(),
-        metrics,
-    };
-    Ok((result, y))
-}
-
-/// Quantizes and analyses in one go (for tests and small tensors).
-pub fn analyse_all_at_once(
-    scheme: Scheme,
-    x: &[f32],
-    block: usize,
-) -> Result<(SchemeResult, Vec<f32>), String> {
-    let p = padded(x, block);
-    let bytes = quantize(scheme, &p, block)?;
-    analyse(scheme, &p, x.len(), block, &bytes)
 }
 
 /// The integer code stored for each of the first `count` weights (Q8_0: the int8; 4/5-bit
@@ -181,48 +143,41 @@ pub fn codes(scheme: Scheme, bytes: &[u8], block: usize, count: usize) -> Vec<i3
     out
 }
 
-/// Counts of `values` in `bins` equal bins over [lo, hi] (values outside are clamped into the end
-/// bins; NaN is skipped).
-pub fn histogram(values: &[f32], lo: f32, hi: f32, bins: usize) -> Vec<u32> {
-    let mut h = vec![0u32; bins.max(1)];
-    let width = (hi - lo) / bins.max(1) as f32;
-    for v in values.iter().filter(|v| !v.is_nan()) {
-        let i = if width > 0.0 {
-            ((v - lo) / width) as isize
-        } else {
-            0
-        };
-        h[i.clamp(0, bins.max(1) as isize - 1) as usize] += 1;
-    }
-    h
-}
-
-/// RMSE of each block of `block` values.
-pub fn block_rmse(x: &[f32], y: &[f32], block: usize) -> Vec<f32> {
-    x.chunks(block)
-        .zip(y.chunks(block))
-        .map(|(a, b)| error_metrics(a, b).rmse as f32)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::quant::generate::{generate, Distribution};
+    use crate::quant::scheme::nf4_double_quant_bytes;
 
     #[test]
     fn parts_concatenate_to_the_whole() {
         let x = generate(Distribution::Laplace, 32, 96, 0.1, 3);
         for s in Scheme::ALL {
             let block = s.block(None).unwrap();
-            let q = PartQuantizer::new(s, &x, block);
+            let q = PartQuantizer::new(s, &x, block, false);
             let len = q.part_len(500);
             let mut bytes = q.header();
             for part in x.chunks(len) {
-                bytes.extend(q.part(part).unwrap());
+                let b = q.part(part).unwrap();
+                assert_eq!(
+                    q.dequantize_part(&b).unwrap(),
+                    dequantize(s, &[q.header(), b.clone()].concat(), block).unwrap()
+                );
+                bytes.extend(b);
             }
             assert_eq!(bytes, quantize(s, &x, block).unwrap(), "{s}");
         }
+    }
+
+    #[test]
+    fn double_quantized_parts_concatenate_to_the_whole() {
+        // 40 groups of 256 blocks of 8: the mean of all absmax values is needed up front.
+        let x = generate(Distribution::Laplace, 40, 2048, 0.1, 4);
+        let q = PartQuantizer::new(Scheme::Nf4, &x, 8, true);
+        let len = q.part_len(5000);
+        assert_eq!(len, 8 * 256 * 2);
+        let bytes: Vec<u8> = x.chunks(len).flat_map(|p| q.part(p).unwrap()).collect();
+        assert_eq!(bytes, nf4_double_quant_bytes(&x, 8).unwrap());
     }
 
     #[test]
@@ -236,20 +191,5 @@ mod tests {
         for i in 0..32 {
             assert_eq!(y[i], (c[i] - 16) as f32 * d);
         }
-    }
-
-    #[test]
-    fn histogram_counts_everything_once() {
-        let h = histogram(&[-2.0, -1.0, 0.0, 0.5, 1.0, 9.0, f32::NAN], -1.0, 1.0, 4);
-        assert_eq!(h.iter().sum::<u32>(), 6);
-        assert_eq!(h, vec![2, 0, 1, 3]);
-    }
-
-    #[test]
-    fn padding_is_not_measured() {
-        let (r, y) = analyse_all_at_once("q8_0".parse().unwrap(), &[0.5; 33], 32).unwrap();
-        assert_eq!(y.len(), 64);
-        assert_eq!(r.bytes, 2 * 34);
-        assert!(r.metrics.sqnr_db > 40.0);
     }
 }

@@ -23,64 +23,100 @@ pub struct ErrorMetrics {
     pub lost: usize,
 }
 
+/// Running sums behind [`ErrorMetrics`], so a tensor can be measured a part at a time; adding
+/// the parts in order gives exactly the metrics of the whole.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MetricsAccumulator {
+    se: f64,
+    sx: f64,
+    sy: f64,
+    sxy: f64,
+    max: f64,
+    n: usize,
+    skipped: usize,
+    lost: usize,
+}
+
+impl MetricsAccumulator {
+    /// Adds the pairs of `original` and `approx` (zipped; the shorter length wins).
+    pub fn add(&mut self, original: &[f32], approx: &[f32]) {
+        for (a, b) in original.iter().zip(approx) {
+            self.push(*a, *b);
+        }
+    }
+
+    /// Adds one pair.
+    #[inline]
+    pub fn push(&mut self, original: f32, approx: f32) {
+        if !original.is_finite() {
+            self.skipped += 1;
+            return;
+        }
+        if !approx.is_finite() {
+            self.lost += 1;
+            return;
+        }
+        let (a, b) = (original as f64, approx as f64);
+        let e = a - b;
+        self.se += e * e;
+        self.sx += a * a;
+        self.sy += b * b;
+        self.sxy += a * b;
+        // Both are finite here, so a plain comparison (no NaN handling) is enough.
+        if e.abs() > self.max {
+            self.max = e.abs();
+        }
+        self.n += 1;
+    }
+
+    /// The metrics of everything added so far (see [`error_metrics`]).
+    pub fn finish(&self) -> ErrorMetrics {
+        let (skipped, lost) = (self.skipped, self.lost);
+        if lost > 0 {
+            return ErrorMetrics {
+                mse: f64::INFINITY,
+                rmse: f64::INFINITY,
+                max_abs_error: f64::INFINITY,
+                sqnr_db: f64::NEG_INFINITY,
+                cosine: f64::NAN,
+                skipped,
+                lost,
+            };
+        }
+        let (se, sx, sy) = (self.se, self.sx, self.sy);
+        let mse = if self.n == 0 { 0.0 } else { se / self.n as f64 };
+        let sqnr_db = if se == 0.0 {
+            f64::INFINITY
+        } else {
+            10.0 * (sx / se).log10()
+        };
+        let cosine = if sx == 0.0 && sy == 0.0 {
+            1.0
+        } else if sx == 0.0 || sy == 0.0 {
+            0.0
+        } else {
+            // One square root of the product: exactly 1 for identical vectors more often than two.
+            (self.sxy / (sx * sy).sqrt()).clamp(-1.0, 1.0)
+        };
+        ErrorMetrics {
+            mse,
+            rmse: mse.sqrt(),
+            max_abs_error: self.max,
+            sqnr_db,
+            cosine,
+            skipped,
+            lost,
+        }
+    }
+}
+
 /// Metrics over the pairs whose original is finite (NaN and ±inf originals are counted in
 /// `skipped`); a finite original that comes back non-finite is counted in `lost` and makes the
 /// error infinite.
 pub fn error_metrics(original: &[f32], approx: &[f32]) -> ErrorMetrics {
-    let (mut se, mut sx, mut sy, mut sxy, mut max, mut n) = (0f64, 0f64, 0f64, 0f64, 0f64, 0usize);
-    let (mut skipped, mut lost) = (0usize, 0usize);
-    for (a, b) in original.iter().zip(approx) {
-        if !a.is_finite() {
-            skipped += 1;
-            continue;
-        }
-        if !b.is_finite() {
-            lost += 1;
-            continue;
-        }
-        let (a, b) = (*a as f64, *b as f64);
-        let e = a - b;
-        se += e * e;
-        sx += a * a;
-        sy += b * b;
-        sxy += a * b;
-        max = f64::max(max, e.abs());
-        n += 1;
-    }
-    if lost > 0 {
-        return ErrorMetrics {
-            mse: f64::INFINITY,
-            rmse: f64::INFINITY,
-            max_abs_error: f64::INFINITY,
-            sqnr_db: f64::NEG_INFINITY,
-            cosine: f64::NAN,
-            skipped,
-            lost,
-        };
-    }
-    let mse = if n == 0 { 0.0 } else { se / n as f64 };
-    let sqnr_db = if se == 0.0 {
-        f64::INFINITY
-    } else {
-        10.0 * (sx / se).log10()
-    };
-    let cosine = if sx == 0.0 && sy == 0.0 {
-        1.0
-    } else if sx == 0.0 || sy == 0.0 {
-        0.0
-    } else {
-        // One square root of the product: exactly 1 for identical vectors more often than two.
-        (sxy / (sx * sy).sqrt()).clamp(-1.0, 1.0)
-    };
-    ErrorMetrics {
-        mse,
-        rmse: mse.sqrt(),
-        max_abs_error: max,
-        sqnr_db,
-        cosine,
-        skipped,
-        lost,
-    }
+    let mut acc = MetricsAccumulator::default();
+    acc.add(original, approx);
+    acc.finish()
 }
 
 #[cfg(test)]
@@ -96,6 +132,17 @@ mod tests {
         assert!((m.sqnr_db - 10.0 * (6.0f64 / 0.25).log10()).abs() < 1e-12);
         assert!(m.cosine > 0.99 && m.cosine < 1.0);
         assert_eq!(error_metrics(&[1.0], &[1.0]).sqnr_db, f64::INFINITY);
+    }
+
+    #[test]
+    fn parts_add_up_to_the_whole() {
+        let x: Vec<f32> = (0..100).map(|i| (i as f32 * 0.37).sin()).collect();
+        let y: Vec<f32> = x.iter().map(|v| (v * 16.0).round() / 16.0).collect();
+        let mut acc = MetricsAccumulator::default();
+        for (a, b) in x.chunks(7).zip(y.chunks(7)) {
+            acc.add(a, b);
+        }
+        assert_eq!(acc.finish(), error_metrics(&x, &y));
     }
 
     #[test]

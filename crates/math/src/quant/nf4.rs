@@ -48,14 +48,35 @@ pub struct Nf4 {
 /// Second-level block size of double quantization (QLoRA: 256).
 pub const DQ_BLOCK: usize = 256;
 
+/// Largest |x| of one block (NaN is skipped).
+fn block_absmax(chunk: &[f32]) -> f32 {
+    chunk.iter().fold(0f32, |a, v| a.max(v.abs()))
+}
+
+/// Mean of the blocks' absmax values (summed in f64, divided in f32): the offset that double
+/// quantization subtracts before quantizing them. Needed up front when a tensor is quantized in
+/// parts ([`quantize_with_mean`]).
+pub fn absmax_mean(x: &[f32], block: usize) -> f32 {
+    let blocks = x.len().div_ceil(block.max(1));
+    let sum: f64 = x.chunks(block.max(1)).map(|c| block_absmax(c) as f64).sum();
+    sum as f32 / blocks.max(1) as f32
+}
+
 /// Quantizes `x` in blocks of `block`. With `double_quant`, the absmax values minus their mean are
 /// quantized to 8 bits with one FP32 scale per 256 of them, as QLoRA's double quantization (whose
 /// bitsandbytes implementation uses a dynamic 8-bit code; this uses linear absmax INT8, documented).
 pub fn quantize(x: &[f32], block: usize, double_quant: bool) -> Nf4 {
+    quantize_with_mean(x, block, double_quant.then(|| absmax_mean(x, block)))
+}
+
+/// [`quantize`] with double quantization around a given `mean` (`None`: no double quantization).
+/// A part that starts on a 256-block boundary, quantized with the whole tensor's [`absmax_mean`],
+/// gives exactly the whole tensor's bytes for that part.
+pub fn quantize_with_mean(x: &[f32], block: usize, mean: Option<f32>) -> Nf4 {
     let mut codes = Vec::with_capacity(x.len());
     let mut absmax = Vec::with_capacity(x.len().div_ceil(block));
     for chunk in x.chunks(block) {
-        let m = chunk.iter().fold(0f32, |a, v| a.max(v.abs()));
+        let m = block_absmax(chunk);
         absmax.push(m);
         codes.extend(
             chunk
@@ -63,9 +84,7 @@ pub fn quantize(x: &[f32], block: usize, double_quant: bool) -> Nf4 {
                 .map(|v| if m == 0.0 { 7 } else { nearest_code(v / m) }),
         );
     }
-    if double_quant {
-        let mean =
-            absmax.iter().map(|v| *v as f64).sum::<f64>() as f32 / absmax.len().max(1) as f32;
+    if let Some(mean) = mean {
         let centred: Vec<f32> = absmax.iter().map(|v| v - mean).collect();
         absmax = centred
             .chunks(DQ_BLOCK)
@@ -82,7 +101,7 @@ pub fn quantize(x: &[f32], block: usize, double_quant: bool) -> Nf4 {
         block,
         codes,
         absmax,
-        double_quant,
+        double_quant: mean.is_some(),
     }
 }
 

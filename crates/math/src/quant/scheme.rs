@@ -156,6 +156,31 @@ fn fp8_format(s: Scheme) -> FormatId {
     }
 }
 
+/// FP8's per-tensor scale: the largest finite |x| over the format's largest value (0 for a zero
+/// tensor). `s` must be an FP8 scheme.
+pub fn fp8_scale(s: Scheme, x: &[f32]) -> f32 {
+    let amax = x
+        .iter()
+        .fold(0f32, |a, v| if v.is_finite() { a.max(v.abs()) } else { a });
+    amax / fp8_format(s).max_value() as f32
+}
+
+/// Appends the FP8 codes of `x / scale` (round to nearest even, saturating; all 0 when the scale
+/// is 0). `s` must be an FP8 scheme.
+pub fn fp8_encode(s: Scheme, x: &[f32], scale: f32, out: &mut Vec<u8>) {
+    let id = fp8_format(s);
+    out.extend(x.iter().map(|v| {
+        id.encode(
+            if scale == 0.0 {
+                0.0
+            } else {
+                (*v / scale) as f64
+            },
+            Overflow::Saturate,
+        ) as u8
+    }));
+}
+
 /// Quantizes `x` into the scheme's bytes. `x.len()` must be a whole number of blocks.
 pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, String> {
     if x.len() % block != 0 {
@@ -205,22 +230,9 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, String> {
             }
         }
         Scheme::F8E4M3 | Scheme::F8E5M2 => {
-            let id = fp8_format(s);
-            let amax = x
-                .iter()
-                .fold(0f32, |a, v| if v.is_finite() { a.max(v.abs()) } else { a });
-            let scale = amax / id.max_value() as f32;
+            let scale = fp8_scale(s, x);
             out.extend_from_slice(&scale.to_le_bytes());
-            out.extend(x.iter().map(|v| {
-                id.encode(
-                    if scale == 0.0 {
-                        0.0
-                    } else {
-                        (*v / scale) as f64
-                    },
-                    Overflow::Saturate,
-                ) as u8
-            }));
+            fp8_encode(s, x, scale, &mut out);
         }
     }
     Ok(out)
@@ -231,10 +243,21 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, String> {
 /// QLoRA model actually multiplies by). Storage is 4.127 bits per weight at block 64
 /// ([`nf4::bits_per_weight`]); the bytes stay readable by [`dequantize`] with `Scheme::Nf4`.
 pub fn nf4_double_quant_bytes(x: &[f32], block: usize) -> Result<Vec<u8>, String> {
+    nf4_double_quant_bytes_with_mean(x, block, nf4::absmax_mean(x, block))
+}
+
+/// [`nf4_double_quant_bytes`] of a part of a tensor, around the whole tensor's
+/// [`nf4::absmax_mean`]; parts that start on multiples of `block` × [`nf4::DQ_BLOCK`] weights
+/// concatenate to the whole tensor's bytes.
+pub fn nf4_double_quant_bytes_with_mean(
+    x: &[f32],
+    block: usize,
+    mean: f32,
+) -> Result<Vec<u8>, String> {
     if block % 2 == 1 || block == 0 || x.len() % block != 0 {
         return Err(ragged(x.len(), block.max(1)));
     }
-    let q = nf4::quantize(x, block, true);
+    let q = nf4::quantize_with_mean(x, block, Some(mean));
     let mut out = Vec::with_capacity(x.len() / block * (4 + block / 2));
     for (codes, m) in q.codes.chunks_exact(block).zip(&q.absmax) {
         out.extend_from_slice(&m.to_le_bytes());

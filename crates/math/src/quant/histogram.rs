@@ -1,0 +1,247 @@
+//! Histograms for the Quantize lab: fixed bins over a known range, and a histogram of values
+//! whose range is only known at the end (quantization errors), built a part at a time in bounded
+//! memory with exact counts.
+
+/// Counts in equal bins over [lo, hi].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Histogram {
+    /// Left edge of the first bin.
+    pub lo: f32,
+    /// Right edge of the last bin.
+    pub hi: f32,
+    /// Count per bin, left to right.
+    pub counts: Vec<u32>,
+}
+
+/// Counts of `values` in `bins` equal bins over [lo, hi] (values outside are clamped into the end
+/// bins; NaN is skipped).
+pub fn histogram(values: &[f32], lo: f32, hi: f32, bins: usize) -> Vec<u32> {
+    let mut h = vec![0u32; bins.max(1)];
+    add_to_histogram(&mut h, values, lo, hi);
+    h
+}
+
+/// Adds `values` to the counts `h` of equal bins over [lo, hi], as [`histogram`] does.
+pub fn add_to_histogram(h: &mut [u32], values: &[f32], lo: f32, hi: f32) {
+    let bins = Bins::new(h.len(), lo, hi);
+    for v in values {
+        if let Some(i) = bins.index(*v) {
+            h[i] += 1;
+        }
+    }
+}
+
+/// Where a value falls among equal bins over [lo, hi]: values outside go to the end bins, NaN to
+/// none. Positions are computed in f64, so even a range as wide as f32's is safe.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bins {
+    lo: f64,
+    scale: f64,
+    last: isize,
+}
+
+impl Bins {
+    /// `count` bins (at least one) over [lo, hi]; an empty range puts everything in the first.
+    pub fn new(count: usize, lo: f32, hi: f32) -> Self {
+        let span = hi as f64 - lo as f64;
+        Self {
+            lo: lo as f64,
+            scale: if span > 0.0 {
+                count.max(1) as f64 / span
+            } else {
+                0.0
+            },
+            last: count.max(1) as isize - 1,
+        }
+    }
+
+    /// The bin of `v`, or `None` for NaN.
+    #[inline]
+    pub fn index(&self, v: f32) -> Option<usize> {
+        // `as` saturates: ±inf land in the end bins.
+        (!v.is_nan())
+            .then(|| (((v as f64 - self.lo) * self.scale) as isize).clamp(0, self.last) as usize)
+    }
+}
+
+/// Fine bins of a [`GrowingHistogram`] over its symmetric range.
+const FINE: usize = 4096;
+
+/// A histogram of values centred on zero whose range is not known in advance: `FINE` bins over
+/// [−R, R], where R is a power of two that doubles (merging pairs of bins) whenever a value falls
+/// outside. Counts are exact; NaN and ±inf are skipped. [`GrowingHistogram::finish`] trims the
+/// empty ends and groups the fine bins into at most the requested number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GrowingHistogram {
+    /// log2 of R once a non-zero value has been seen.
+    exponent: Option<i32>,
+    /// R (0 until a non-zero value has been seen).
+    r: f64,
+    /// FINE / 2R. R and this are powers of two, so the bin arithmetic is exact.
+    scale: f64,
+    counts: Vec<u64>,
+    /// Zeros seen before any non-zero value (they belong in the bin just right of 0).
+    zeros: u64,
+}
+
+impl Default for GrowingHistogram {
+    fn default() -> Self {
+        Self {
+            exponent: None,
+            r: 0.0,
+            scale: 0.0,
+            counts: vec![0; FINE],
+            zeros: 0,
+        }
+    }
+}
+
+impl GrowingHistogram {
+    /// Adds values; each takes O(1) except the rare doubling of the range.
+    pub fn add(&mut self, values: &[f32]) {
+        for &v in values {
+            self.push(v);
+        }
+    }
+
+    /// Adds one value (NaN and ±inf are skipped).
+    #[inline]
+    pub fn push(&mut self, v: f32) {
+        if !v.is_finite() {
+            return;
+        }
+        let a = v.abs() as f64;
+        if a > self.r {
+            self.grow(a);
+        } else if self.r == 0.0 {
+            self.zeros += 1;
+            return;
+        }
+        // Through i64: a float-to-unsigned conversion is several instructions on x86.
+        let i = ((v as f64 + self.r) * self.scale) as i64;
+        self.counts[i.clamp(0, FINE as i64 - 1) as usize] += 1;
+    }
+
+    /// Makes R at least `a` (> 0).
+    #[cold]
+    fn grow(&mut self, a: f64) {
+        match self.exponent {
+            None => {
+                let e = a.log2().ceil() as i32;
+                // log2 can round down to an integer just below the true value.
+                self.exponent = Some(if 2f64.powi(e) < a { e + 1 } else { e });
+            }
+            Some(_) => {
+                while a > self.r {
+                    self.double();
+                }
+            }
+        }
+        let e = self.exponent.unwrap_or(0);
+        self.r = 2f64.powi(e);
+        self.scale = FINE as f64 / (2.0 * self.r);
+    }
+
+    /// Doubles R: bin pairs merge into the middle half.
+    fn double(&mut self) {
+        let mut merged = vec![0u64; FINE];
+        for (j, pair) in self.counts.chunks_exact(2).enumerate() {
+            merged[FINE / 4 + j] = pair[0] + pair[1];
+        }
+        self.counts = merged;
+        self.exponent = self.exponent.map(|e| e + 1);
+        self.r *= 2.0;
+    }
+
+    /// At most `bins` equal bins spanning the values seen (whole fine bins, so the edges can lie a
+    /// little outside the extreme values). No values, or only zeros: one bin over [−1, 1].
+    pub fn finish(&self, bins: usize) -> Histogram {
+        let mut counts = self.counts.clone();
+        counts[FINE / 2] += self.zeros;
+        let Some(e) = self.exponent else {
+            let mut counts = vec![0u32; bins.max(1)];
+            counts[bins.max(1) / 2] = self.zeros.min(u32::MAX as u64) as u32;
+            return Histogram {
+                lo: -1.0,
+                hi: 1.0,
+                counts,
+            };
+        };
+        let first = counts.iter().position(|c| *c > 0).unwrap_or(0);
+        let last = counts.iter().rposition(|c| *c > 0).unwrap_or(FINE - 1);
+        let group = (last - first + 1).div_ceil(bins.max(1));
+        let width = 2f64.powi(e + 1) / FINE as f64;
+        let lo = -(2f64.powi(e)) + first as f64 * width;
+        let grouped: Vec<u32> = counts[first..=last]
+            .chunks(group)
+            .map(|c| c.iter().sum::<u64>().min(u32::MAX as u64) as u32)
+            .collect();
+        let hi = lo + (grouped.len() * group) as f64 * width;
+        Histogram {
+            lo: lo as f32,
+            hi: hi as f32,
+            counts: grouped,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_bins_count_everything_once() {
+        let h = histogram(&[-2.0, -1.0, 0.0, 0.5, 1.0, 9.0, f32::NAN], -1.0, 1.0, 4);
+        assert_eq!(h.iter().sum::<u32>(), 6);
+        assert_eq!(h, vec![2, 0, 1, 3]);
+    }
+
+    #[test]
+    fn growing_counts_are_exact_and_bins_follow_the_values() {
+        let values: Vec<f32> = (0..10_000)
+            .map(|i| ((i as f32 * 0.618).fract() - 0.3) * 0.001)
+            .chain([f32::NAN, f32::INFINITY, 0.0])
+            .collect();
+        let mut g = GrowingHistogram::default();
+        // Small values first, then the large ones: the range has to grow several times.
+        g.add(&values[..10]);
+        g.add(&[5e-7]);
+        g.add(&values[10..]);
+        let h = g.finish(80);
+        assert_eq!(h.counts.iter().sum::<u32>(), 10_000 + 1 + 1);
+        assert!(
+            h.counts.len() <= 80 && h.counts.len() > 40,
+            "{}",
+            h.counts.len()
+        );
+        // The values span [-0.0003, 0.0007); the bins span that and not much more.
+        assert!(h.lo <= -0.0003 && h.lo > -0.00032, "{}", h.lo);
+        assert!(h.hi >= 0.0007 && h.hi < 0.00072, "{}", h.hi);
+        // The same values through fixed bins with the same edges give the same counts.
+        let finite: Vec<f32> = values
+            .iter()
+            .copied()
+            .chain([5e-7])
+            .filter(|v| v.is_finite())
+            .collect();
+        let fixed = histogram(&finite, h.lo, h.hi, h.counts.len());
+        let moved: i64 = fixed
+            .iter()
+            .zip(&h.counts)
+            .map(|(a, b)| (*a as i64 - *b as i64).abs())
+            .sum();
+        assert!(moved <= 4, "only values on a bin edge may differ: {moved}");
+    }
+
+    #[test]
+    fn growing_with_nothing_or_only_zeros() {
+        let empty = GrowingHistogram::default().finish(10);
+        assert_eq!(
+            (empty.lo, empty.hi, empty.counts.iter().sum::<u32>()),
+            (-1.0, 1.0, 0)
+        );
+        let mut g = GrowingHistogram::default();
+        g.add(&[0.0, -0.0, f32::NAN]);
+        assert_eq!(g.finish(10).counts.iter().sum::<u32>(), 2);
+    }
+}

@@ -1,0 +1,462 @@
+//! The Quantize lab's analysis of one scheme on a tensor, streamed a part at a time so that memory
+//! is bounded by the part size, not the tensor: the metrics, a histogram of the dequantized
+//! values, a histogram of the error, the error of every block (grouped into at most
+//! [`MAX_HEAT_CELLS`] cells), the first values with their stored codes, and the levels of the
+//! block that holds the largest |x|.
+
+use super::analysis::{codes, PartQuantizer, SchemeResult};
+use super::histogram::{histogram, Bins, GrowingHistogram, Histogram};
+use super::metrics::MetricsAccumulator;
+use super::nf4;
+use super::scheme::Scheme;
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// Bins of the value and error histograms.
+pub const BINS: usize = 80;
+/// Most cells of the per-block error map; beyond that, each cell shows the worst of several
+/// consecutive blocks.
+pub const MAX_HEAT_CELLS: usize = 16_384;
+/// Values in the grid of original, code and dequantized values.
+pub const FIRST_VALUES: usize = 12;
+/// Most distinct levels collected from the peak block (an 8-bit block has at most 256).
+const MAX_LEVELS: usize = 512;
+
+/// What the analyses of every scheme on one tensor share.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overview {
+    /// Smallest finite value (a constant tensor gets a range around its value; none: −1).
+    pub lo: f32,
+    /// Largest finite value (see `lo`; none: 1).
+    pub hi: f32,
+    /// Histogram of the original values over [lo, hi] in [`BINS`] bins.
+    pub histogram: Vec<u32>,
+    /// Index of the largest finite |x| (0 when there is none).
+    pub peak: usize,
+}
+
+impl Overview {
+    /// One pass over `x`.
+    pub fn new(x: &[f32]) -> Self {
+        let (mut lo, mut hi, mut peak, mut peak_abs) = (f32::INFINITY, f32::NEG_INFINITY, 0, -1f32);
+        for (i, v) in x.iter().enumerate().filter(|(_, v)| v.is_finite()) {
+            lo = lo.min(*v);
+            hi = hi.max(*v);
+            if v.abs() > peak_abs {
+                (peak, peak_abs) = (i, v.abs());
+            }
+        }
+        let (lo, hi) = if lo > hi {
+            (-1.0, 1.0)
+        } else if lo == hi {
+            let pad = lo.abs().max(1.0) * 0.5;
+            (lo - pad, lo + pad)
+        } else {
+            (lo, hi)
+        };
+        Self {
+            lo,
+            hi,
+            histogram: histogram(x, lo, hi, BINS),
+            peak,
+        }
+    }
+}
+
+/// One row of the values grid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ValueRow {
+    /// The original value.
+    pub original: f32,
+    /// The stored code (see [`codes`]).
+    pub code: i32,
+    /// The value it dequantizes to.
+    pub dequantized: f32,
+}
+
+/// Everything the lab draws about one scheme besides its metrics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemeDetail {
+    /// Histogram of the dequantized values over the [`Overview`]'s range and bins.
+    pub dequantized: Vec<u32>,
+    /// Histogram of dequantized − original (NaN and ±inf errors are left out).
+    pub errors: Histogram,
+    /// Per cell, the largest RMSE of its blocks (+inf where a value was lost).
+    pub heat: Vec<f32>,
+    /// Values per block of the error map (the scheme's block, at least 32).
+    pub heat_block: usize,
+    /// Blocks per cell of the error map.
+    pub blocks_per_cell: usize,
+    /// The first [`FIRST_VALUES`] values.
+    pub first: Vec<ValueRow>,
+    /// The distinct dequantized values of the block that holds the largest |x|, ascending.
+    pub levels: Vec<f32>,
+}
+
+/// Per-block RMSE, folded into cells of `per_cell` blocks (each the largest of its blocks).
+struct HeatCells {
+    block: usize,
+    per_cell: usize,
+    cells: Vec<f32>,
+    se: f64,
+    count: usize,
+    lost: bool,
+    in_block: usize,
+    in_cell: usize,
+    cell_max: f32,
+}
+
+impl HeatCells {
+    fn new(n: usize, block: usize) -> Self {
+        let blocks = n.div_ceil(block).max(1);
+        Self {
+            block,
+            per_cell: blocks.div_ceil(MAX_HEAT_CELLS),
+            cells: Vec::with_capacity(blocks.min(MAX_HEAT_CELLS)),
+            se: 0.0,
+            count: 0,
+            lost: false,
+            in_block: 0,
+            in_cell: 0,
+            cell_max: 0.0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, a: f32, b: f32) {
+        if a.is_finite() {
+            if b.is_finite() {
+                let e = a as f64 - b as f64;
+                self.se += e * e;
+                self.count += 1;
+            } else {
+                self.lost = true;
+            }
+        }
+        self.in_block += 1;
+        if self.in_block == self.block {
+            self.end_block();
+        }
+    }
+
+    fn end_block(&mut self) {
+        let rmse = if self.lost {
+            f32::INFINITY
+        } else if self.count == 0 {
+            0.0
+        } else {
+            (self.se / self.count as f64).sqrt() as f32
+        };
+        self.cell_max = self.cell_max.max(rmse);
+        (self.se, self.count, self.lost, self.in_block) = (0.0, 0, false, 0);
+        self.in_cell += 1;
+        if self.in_cell == self.per_cell {
+            self.cells.push(self.cell_max);
+            (self.cell_max, self.in_cell) = (0.0, 0);
+        }
+    }
+
+    fn finish(mut self) -> Vec<f32> {
+        if self.in_block > 0 {
+            self.end_block();
+        }
+        if self.in_cell > 0 {
+            self.cells.push(self.cell_max);
+        }
+        self.cells
+    }
+}
+
+/// One scheme's analysis of a tensor in progress: call [`SchemeRun::step`] until
+/// [`SchemeRun::done`], then [`SchemeRun::finish`]. Holds one part's bytes and values at a time.
+pub struct SchemeRun<'a> {
+    scheme: Scheme,
+    block: usize,
+    double_quant: bool,
+    x: &'a [f32],
+    overview: &'a Overview,
+    quantizer: PartQuantizer,
+    part_len: usize,
+    pos: usize,
+    bytes: usize,
+    metrics: MetricsAccumulator,
+    dequantized: Vec<u32>,
+    errors: GrowingHistogram,
+    heat: HeatCells,
+    first: Vec<ValueRow>,
+    peak_block: std::ops::Range<usize>,
+    levels: HashSet<u32>,
+}
+
+impl<'a> SchemeRun<'a> {
+    /// Prepares `scheme` (block `block`; `double_quant` applies to NF4) on `x`, in parts of about
+    /// `target` values. The last block is zero-padded; padding is stored but never measured.
+    pub fn new(
+        scheme: Scheme,
+        x: &'a [f32],
+        block: usize,
+        double_quant: bool,
+        overview: &'a Overview,
+        target: usize,
+    ) -> Self {
+        let block = block.max(1);
+        let quantizer = PartQuantizer::new(scheme, x, block, double_quant);
+        let start = overview.peak / block * block;
+        Self {
+            scheme,
+            block,
+            double_quant: double_quant && scheme == Scheme::Nf4,
+            x,
+            overview,
+            part_len: quantizer.part_len(target),
+            bytes: quantizer.header().len(),
+            quantizer,
+            pos: 0,
+            metrics: MetricsAccumulator::default(),
+            dequantized: vec![0; BINS],
+            errors: GrowingHistogram::default(),
+            heat: HeatCells::new(x.len(), block.max(32)),
+            first: Vec::with_capacity(FIRST_VALUES),
+            peak_block: start..(start + block).min(x.len()),
+            levels: HashSet::new(),
+        }
+    }
+
+    /// Parts in all (for a progress bar).
+    pub fn parts(&self) -> usize {
+        self.x.len().div_ceil(self.part_len)
+    }
+
+    /// Parts processed so far.
+    pub fn parts_done(&self) -> usize {
+        self.pos.div_ceil(self.part_len)
+    }
+
+    /// Whether every part has been processed.
+    pub fn done(&self) -> bool {
+        self.pos >= self.x.len()
+    }
+
+    /// Quantizes, dequantizes and measures the next part (nothing when done).
+    pub fn step(&mut self) -> Result<(), String> {
+        if self.done() {
+            return Ok(());
+        }
+        let end = (self.pos + self.part_len).min(self.x.len());
+        let part = &self.x[self.pos..end];
+        let padded: Cow<[f32]> = if part.len() % self.block == 0 {
+            Cow::Borrowed(part)
+        } else {
+            let mut v = part.to_vec();
+            v.resize(part.len().next_multiple_of(self.block), 0.0);
+            Cow::Owned(v)
+        };
+        let bytes = self.quantizer.part(&padded)?;
+        let y = self.quantizer.dequantize_part(&bytes)?;
+        let y = &y[..part.len()];
+        self.bytes += bytes.len();
+        // One fused pass over the part for every measure.
+        let bins = Bins::new(BINS, self.overview.lo, self.overview.hi);
+        for (a, b) in part.iter().zip(y) {
+            self.metrics.push(*a, *b);
+            if let Some(i) = bins.index(*b) {
+                self.dequantized[i] += 1;
+            }
+            self.errors.push(b - a);
+            self.heat.push(*a, *b);
+        }
+        self.collect_first(part, y, &bytes);
+        let (from, to) = (
+            self.peak_block.start.max(self.pos),
+            self.peak_block.end.min(end),
+        );
+        if from < to {
+            for v in &y[from - self.pos..to - self.pos] {
+                if self.levels.len() < MAX_LEVELS {
+                    self.levels.insert(v.to_bits());
+                }
+            }
+        }
+        self.pos = end;
+        Ok(())
+    }
+
+    fn collect_first(&mut self, part: &[f32], y: &[f32], bytes: &[u8]) {
+        let k = (FIRST_VALUES - self.first.len()).min(part.len());
+        if k == 0 {
+            return;
+        }
+        let with_header = [self.quantizer.header().as_slice(), bytes].concat();
+        let c = codes(self.scheme, &with_header, self.block, k);
+        self.first.extend((0..k).map(|j| ValueRow {
+            original: part[j],
+            code: c[j],
+            dequantized: y[j],
+        }));
+    }
+
+    /// The scheme's row and detail.
+    pub fn finish(self) -> (SchemeResult, SchemeDetail) {
+        let padded = self.x.len().next_multiple_of(self.block);
+        let (bits_per_weight, bytes) = if self.double_quant {
+            // The byte layout stores each double-quantized absmax as an f32; the format stores 8 bits.
+            let bits = nf4::bits_per_weight(self.block, true);
+            (bits, (bits * padded as f64 / 8.0).ceil() as usize)
+        } else {
+            (self.scheme.bits_per_weight(self.block, padded), self.bytes)
+        };
+        let mut levels: Vec<f32> = self.levels.into_iter().map(f32::from_bits).collect();
+        levels.sort_by(f32::total_cmp);
+        let result = SchemeResult {
+            scheme: self.scheme,
+            block: self.block,
+            bits_per_weight,
+            bytes,
+            metrics: self.metrics.finish(),
+        };
+        let detail = SchemeDetail {
+            dequantized: self.dequantized,
+            errors: self.errors.finish(BINS),
+            heat_block: self.heat.block,
+            blocks_per_cell: self.heat.per_cell,
+            heat: self.heat.finish(),
+            first: self.first,
+            levels,
+        };
+        (result, detail)
+    }
+}
+
+/// Runs [`SchemeRun`] to the end in parts of 2^18 values (for tests, benchmarks and the CLI).
+pub fn analyse(
+    scheme: Scheme,
+    x: &[f32],
+    block: usize,
+    double_quant: bool,
+) -> Result<(SchemeResult, SchemeDetail), String> {
+    let overview = Overview::new(x);
+    let mut run = SchemeRun::new(scheme, x, block, double_quant, &overview, 1 << 18);
+    while !run.done() {
+        run.step()?;
+    }
+    Ok(run.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quant::generate::{generate, Distribution};
+    use crate::quant::metrics::error_metrics;
+    use crate::quant::scheme::{dequantize, nf4_double_quant_bytes, quantize};
+
+    /// Whole-tensor reference: pad, quantize, dequantize, measure.
+    fn whole(s: Scheme, x: &[f32], block: usize, dq: bool) -> (Vec<u8>, Vec<f32>) {
+        let mut p = x.to_vec();
+        p.resize(x.len().next_multiple_of(block), 0.0);
+        let bytes = if dq {
+            nf4_double_quant_bytes(&p, block).unwrap()
+        } else {
+            quantize(s, &p, block).unwrap()
+        };
+        let y = dequantize(s, &bytes, block).unwrap();
+        (bytes, y)
+    }
+
+    #[test]
+    fn parts_measure_exactly_what_the_whole_tensor_gives() {
+        // 3 000 values: not a whole number of blocks, parts of about 700.
+        let x = generate(Distribution::Laplace, 3, 1000, 0.05, 9);
+        let overview = Overview::new(&x);
+        for s in Scheme::ALL {
+            for dq in [false, s == Scheme::Nf4] {
+                let block = if s == Scheme::Nf4 {
+                    8
+                } else {
+                    s.default_block()
+                };
+                let mut run = SchemeRun::new(s, &x, block, dq, &overview, 700);
+                while !run.done() {
+                    run.step().unwrap();
+                }
+                let (row, detail) = run.finish();
+                let (bytes, y) = whole(s, &x, block, dq);
+                let y = &y[..x.len()];
+                assert_eq!(row.metrics, error_metrics(&x, y), "{s} dq={dq}");
+                if !dq {
+                    assert_eq!(row.bytes, bytes.len(), "{s}");
+                }
+                assert_eq!(
+                    detail.dequantized,
+                    histogram(y, overview.lo, overview.hi, BINS)
+                );
+                let c = codes(s, &bytes, block, FIRST_VALUES);
+                for (j, r) in detail.first.iter().enumerate() {
+                    assert_eq!(
+                        (r.original, r.code, r.dequantized),
+                        (x[j], c[j], y[j]),
+                        "{s}"
+                    );
+                }
+                let errors: u32 = detail.errors.counts.iter().sum();
+                assert_eq!(errors as usize, x.len(), "{s}: every error counted once");
+            }
+        }
+    }
+
+    #[test]
+    fn heat_cells_are_block_rmse_and_the_worst_block_of_a_group() {
+        let x = generate(Distribution::Normal, 1, 4096, 1.0, 2);
+        let (_, detail) = analyse(Scheme::AbsmaxInt8, &x, 64, false).unwrap();
+        assert_eq!((detail.heat_block, detail.blocks_per_cell), (64, 1));
+        let (_, y) = whole(Scheme::AbsmaxInt8, &x, 64, false);
+        for (i, cell) in detail.heat.iter().enumerate() {
+            let r = error_metrics(&x[i * 64..][..64], &y[i * 64..][..64]).rmse as f32;
+            assert_eq!(*cell, r);
+        }
+        // 2^20 values in blocks of 32 are 32 768 blocks: two per cell.
+        let big = generate(Distribution::Normal, 1, 1 << 20, 1.0, 3);
+        let (_, d) = analyse(
+            Scheme::Ggml(crate::quant::ggml::GgmlType::Q8_0),
+            &big,
+            32,
+            false,
+        )
+        .unwrap();
+        assert_eq!((d.heat.len(), d.blocks_per_cell), (MAX_HEAT_CELLS, 2));
+    }
+
+    #[test]
+    fn levels_are_those_of_the_block_with_the_largest_value() {
+        let mut x = vec![0.01f32; 256];
+        x[130] = -3.0;
+        x[131] = 1.5;
+        let (_, d) = analyse(Scheme::AbsmaxInt8, &x, 64, false).unwrap();
+        // Block 2 (128..192): scale 3/127, levels -127, 64 and the code of 0.01 (0).
+        assert_eq!(d.levels.len(), 3, "{:?}", d.levels);
+        assert_eq!(d.levels[0], -3.0);
+    }
+
+    #[test]
+    fn an_infinity_is_a_lost_block_in_the_map() {
+        let mut x = vec![0.5f32; 128];
+        x[40] = f32::INFINITY;
+        let (row, d) = analyse(Scheme::AbsmaxInt8, &x, 64, false).unwrap();
+        assert_eq!((row.metrics.skipped, row.metrics.lost), (1, 63));
+        assert_eq!(d.heat, vec![f32::INFINITY, 0.0]);
+        assert_eq!(
+            d.errors.counts.iter().sum::<u32>(),
+            64,
+            "lost values are not in the histogram"
+        );
+    }
+
+    #[test]
+    fn empty_and_constant_tensors() {
+        let (row, d) = analyse(Scheme::AbsmaxInt8, &[], 64, false).unwrap();
+        assert_eq!((row.bytes, d.first.len(), d.heat.len()), (0, 0, 0));
+        let o = Overview::new(&[2.0; 10]);
+        assert_eq!((o.lo, o.hi), (1.0, 3.0));
+        let o = Overview::new(&[f32::NAN]);
+        assert_eq!((o.lo, o.hi, o.peak), (-1.0, 1.0, 0));
+    }
+}
