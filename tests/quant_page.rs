@@ -59,6 +59,16 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
         (0..16).contains(&q4_code),
         "a 4-bit code, was {q4_code} (Q8_0 code {q8_code})"
     );
+    assert_eq!(
+        text(&root, "block-hint"),
+        "131,072 values → 2,048 blocks of 64"
+    );
+    by_testid(&root, "block-per-row").click();
+    settle().await;
+    assert_eq!(
+        text(&root, "block-hint"),
+        "131,072 values → 256 blocks of 512"
+    );
     for id in ["quant-histogram", "quant-tradeoff"] {
         assert!(canvas_fingerprint(&root, id).1 >= 3, "{id} is blank");
     }

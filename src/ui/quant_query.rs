@@ -101,7 +101,7 @@ impl QuantQuery {
             "block" => value
                 .parse::<usize>()
                 .ok()
-                .filter(|b| (2..=1 << 24).contains(b) && b % 2 == 0)
+                .filter(|b| (2..=MAX_BLOCK).contains(b) && b % 2 == 0)
                 .map(|b| self.block = b)
                 .ok_or_else(|| {
                     format!("'{value}' is not an even block size between 2 and 16777216")
@@ -178,6 +178,32 @@ impl QuantQuery {
     }
 }
 
+/// Largest block the lab takes (2^24 values), so that one block stays a short piece of work.
+pub const MAX_BLOCK: usize = 1 << 24;
+
+/// How `n` values split into blocks of `block`: "147,456 values → 2,304 blocks of 64", saying when
+/// the last block is zero-padded and when a "per tensor" block was capped at [`MAX_BLOCK`].
+pub fn describe_blocks(n: usize, block: usize) -> String {
+    use crate::ui::numbers::grouped;
+    let block = block.max(1);
+    let blocks = n.div_ceil(block);
+    let mut text = format!(
+        "{} values → {} block{} of {}",
+        grouped(n),
+        grouped(blocks),
+        if blocks == 1 { "" } else { "s" },
+        grouped(block)
+    );
+    let pad = blocks * block - n;
+    if pad > 0 {
+        text.push_str(&format!(", the last padded with {} zeros", grouped(pad)));
+    }
+    if block == MAX_BLOCK && n > MAX_BLOCK {
+        text.push_str(" (a block holds at most 16,777,216 values)");
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,6 +231,21 @@ mod tests {
             assert_eq!(back.apply(k, v), Some(Ok(())), "{k}");
         }
         assert_eq!(back, q);
+    }
+
+    #[test]
+    fn blocks_are_described_with_padding_and_the_cap() {
+        assert_eq!(
+            describe_blocks(147_456, 64),
+            "147,456 values → 2,304 blocks of 64"
+        );
+        assert_eq!(
+            describe_blocks(257, 256),
+            "257 values → 2 blocks of 256, the last padded with 255 zeros"
+        );
+        assert_eq!(describe_blocks(256, 256), "256 values → 1 block of 256");
+        assert!(describe_blocks(40_000_000, MAX_BLOCK)
+            .ends_with("(a block holds at most 16,777,216 values)"));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Controls of the Quantize lab: tensor source (sample, synthetic with a seed, or your own file),
 //! scheme, block size and the model size used for whole-model bytes.
 
-use crate::ui::quant_query::{TensorSource, SAMPLE_TENSORS};
+use crate::ui::quant_query::{describe_blocks, TensorSource, MAX_BLOCK, SAMPLE_TENSORS};
 use crate::ui::quant_state::QuantState;
 use bitbudget_math::quant::generate::Distribution;
 use bitbudget_math::quant::scheme::Scheme;
@@ -129,9 +129,13 @@ pub fn QuantControls() -> impl IntoView {
                         if let Ok(t) = state.tensor() { let row = t.shape.last().copied().unwrap_or(t.values.len()); state.query.update(|q| q.block = row.next_multiple_of(2).max(2)) }
                     }>"per row"</button>
                     <button type="button" class="chip" data-testid="block-per-tensor" on:click=move |_| {
-                        if let Ok(t) = state.tensor() { state.query.update(|q| q.block = t.values.len().next_multiple_of(2).clamp(2, 1 << 24)) }
+                        if let Ok(t) = state.tensor() { state.query.update(|q| q.block = t.values.len().next_multiple_of(2).clamp(2, MAX_BLOCK)) }
                     }>"per tensor"</button>
                 </div>
+                <p class="help" data-testid="block-hint">{move || {
+                    let block = state.query.with(|q| q.block);
+                    state.tensor().ok().map(|t| describe_blocks(t.values.len(), block))
+                }}</p>
                 <label class="check-box">
                     <input type="checkbox" data-testid="quant-dq" prop:checked=move || state.query.with(|q| q.double_quant)
                         on:change=move |ev| state.query.update(|q| q.double_quant = event_target_checked(&ev)) />
