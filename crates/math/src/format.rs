@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod decimal;
 pub mod describe;
 pub mod facts;
+pub mod fp8;
 pub mod half;
 pub mod integer;
 pub mod minifloat;

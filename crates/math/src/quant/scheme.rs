@@ -12,7 +12,7 @@
 
 use super::ggml::{self, GgmlType, QK};
 use super::{absmax, nf4, zeropoint};
-use crate::format::{half, FormatId, Overflow};
+use crate::format::{fp8, half, FormatId};
 use std::fmt;
 use std::str::FromStr;
 
@@ -168,17 +168,21 @@ pub fn fp8_scale(s: Scheme, x: &[f32]) -> f32 {
 /// Appends the FP8 codes of `x / scale` (round to nearest even, saturating; all 0 when the scale
 /// is 0). `s` must be an FP8 scheme.
 pub fn fp8_encode(s: Scheme, x: &[f32], scale: f32, out: &mut Vec<u8>) {
-    let id = fp8_format(s);
-    out.extend(x.iter().map(|v| {
-        id.encode(
-            if scale == 0.0 {
-                0.0
-            } else {
-                (*v / scale) as f64
-            },
-            Overflow::Saturate,
-        ) as u8
-    }));
+    let codec = fp8_codec(s);
+    if scale == 0.0 {
+        out.extend(std::iter::repeat_n(codec.encode_saturating(0.0), x.len()));
+    } else {
+        out.extend(x.iter().map(|v| codec.encode_saturating(*v / scale)));
+    }
+}
+
+/// The fast codec of an FP8 scheme (bit-exact with the general one, see [`crate::format::fp8`]).
+fn fp8_codec(s: Scheme) -> &'static fp8::Fp8Codec {
+    if s == Scheme::F8E4M3 {
+        fp8::e4m3()
+    } else {
+        fp8::e5m2()
+    }
 }
 
 /// Quantizes `x` into the scheme's bytes. `x.len()` must be a whole number of blocks.
@@ -301,10 +305,10 @@ pub fn dequantize(s: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, Str
                 ));
             }
             let scale = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-            let id = fp8_format(s);
+            let codec = fp8_codec(s);
             return Ok(bytes[4..]
                 .iter()
-                .map(|b| id.decode(*b as u32) as f32 * scale)
+                .map(|b| codec.decode(*b) * scale)
                 .collect());
         }
     };
