@@ -193,7 +193,10 @@ pub fn quantize_block(t: GgmlType, x: &[f32], out: &mut [u8]) {
             };
             let d = e8m0_to_f32_half(e);
             out[0] = e;
-            let q: Vec<u8> = x.iter().map(|v| best_mxfp4_index(*v, d)).collect();
+            let mut q = [0u8; QK];
+            for (c, v) in q.iter_mut().zip(x) {
+                *c = best_mxfp4_index(*v, d);
+            }
             for j in 0..QK / 2 {
                 out[1 + j] = q[j] | (q[j + QK / 2] << 4);
             }
@@ -229,8 +232,35 @@ pub fn e8m0_to_f32_half(e: u8) -> f32 {
     f32::from_bits(bits)
 }
 
-/// The first index of the nearest `KVALUES_MXFP4[i] × d` to `x` (error computed in f32).
+/// The first index of the nearest `KVALUES_MXFP4[i] × d` to `x` (error computed in f32), as
+/// llama.cpp's scan over all 16 finds it, from a search over the 8 magnitudes.
+///
+/// Negative codes mirror the positive ones (index i + 8 holds −`KVALUES_MXFP4[i]`), and the f32
+/// error of −k·d against x equals that of k·d against |x|, so the nearest magnitude to |x| decides;
+/// ties keep the smaller magnitude, which is the first index, and a zero is always index 0. The
+/// two magnitudes around |x| are the only candidates: they are at least d apart, while |x| ≤ 16·d
+/// in its block, so rounding cannot make a third one tie. Non-finite x takes the full scan.
 fn best_mxfp4_index(x: f32, d: f32) -> u8 {
+    if !x.is_finite() || !d.is_finite() {
+        return best_mxfp4_index_by_scan(x, d);
+    }
+    let a = x.abs();
+    let value = |i: usize| d * KVALUES_MXFP4[i] as f32;
+    let above = (0..8).position(|i| value(i) > a).unwrap_or(8);
+    let lo = above.saturating_sub(1).min(6);
+    let i = if (value(lo + 1) - a).abs() < (value(lo) - a).abs() {
+        lo + 1
+    } else {
+        lo
+    };
+    match (i, x < 0.0) {
+        (0, _) | (_, false) => i as u8,
+        (_, true) => (i + 8) as u8,
+    }
+}
+
+/// llama.cpp's `best_index_mxfp4`: a scan over all 16 codes, first index on ties.
+fn best_mxfp4_index_by_scan(x: f32, d: f32) -> u8 {
     let mut best = 0u8;
     let mut best_err = (d * KVALUES_MXFP4[0] as f32 - x).abs();
     for (i, k) in KVALUES_MXFP4.iter().enumerate().skip(1) {
@@ -299,6 +329,42 @@ pub fn dequantize_block(t: GgmlType, b: &[u8], out: &mut [f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mxfp4_search_agrees_with_llama_cpp_scan() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for e in [0u8, 1, 2, 100, 120, 127, 130, 200, 254] {
+            let d = e8m0_to_f32_half(e);
+            let mut probes = Vec::new();
+            // Every code value, every midpoint, and their neighbours, of both signs.
+            for k in [0f32, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0] {
+                for half in [0.0, 0.5, 1.0] {
+                    let v = d * (k + half);
+                    for step in -2i32..=2 {
+                        probes.push(f32::from_bits((v.to_bits() as i32 + step).max(0) as u32));
+                    }
+                }
+            }
+            // Random values within the block's range.
+            probes.extend((0..2000).map(|_| (next() % 1_000_000) as f32 / 1_000_000.0 * 13.0 * d));
+            for v in probes.into_iter().flat_map(|v| [v, -v]) {
+                assert_eq!(
+                    best_mxfp4_index(v, d),
+                    best_mxfp4_index_by_scan(v, d),
+                    "x = {v:e}, d = {d:e}"
+                );
+            }
+        }
+        for x in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            assert_eq!(best_mxfp4_index(x, 1.0), best_mxfp4_index_by_scan(x, 1.0));
+        }
+    }
 
     #[test]
     fn q8_0_round_trips_within_half_a_step() {

@@ -21,15 +21,19 @@ pub const NF4_CODE: [f32; 16] = [
     1.0,
 ];
 
-/// Index of the code nearest to `v` (which is in [-1, 1]); ties go to the lower code.
+/// Index of the code nearest to `v` (which is in [-1, 1]); ties go to the lower code, NaN gives 0.
+///
+/// A binary search finds the two codes around `v`, and the same f32 distances as a scan over all
+/// 16 decide between them. No other code can tie with them: the codes are at least 0.079 apart,
+/// far more than an f32 rounding error.
 pub fn nearest_code(v: f32) -> u8 {
-    let mut best = 0usize;
-    for (i, code) in NF4_CODE.iter().enumerate().skip(1) {
-        if (code - v).abs() < (NF4_CODE[best] - v).abs() {
-            best = i;
-        }
+    let above = NF4_CODE.partition_point(|c| *c <= v);
+    let lo = above.saturating_sub(1).min(NF4_CODE.len() - 2);
+    if (NF4_CODE[lo + 1] - v).abs() < (NF4_CODE[lo] - v).abs() {
+        (lo + 1) as u8
+    } else {
+        lo as u8
     }
-    best as u8
 }
 
 /// NF4-quantized weights: codes, one absmax per block, and how the absmax values are stored.
@@ -125,6 +129,45 @@ pub fn bits_per_weight(block: usize, double_quant: bool) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The definition: scan every code, keep the first of the nearest.
+    fn nearest_by_scan(v: f32) -> u8 {
+        let mut best = 0usize;
+        for (i, code) in NF4_CODE.iter().enumerate().skip(1) {
+            if (code - v).abs() < (NF4_CODE[best] - v).abs() {
+                best = i;
+            }
+        }
+        best as u8
+    }
+
+    #[test]
+    fn search_agrees_with_the_scan_everywhere_it_matters() {
+        let mut probes: Vec<f32> = vec![f32::NAN, -0.0, 0.0, 1.0, -1.0, 1.5, -1.5];
+        // Every code and every midpoint (as f32 computes it and exactly), with neighbours.
+        for w in NF4_CODE.windows(2) {
+            for c in [
+                w[0],
+                w[1],
+                (w[0] + w[1]) / 2.0,
+                ((w[0] as f64 + w[1] as f64) / 2.0) as f32,
+            ] {
+                for d in -3i32..=3 {
+                    probes.push(f32::from_bits((c.to_bits() as i32 + d) as u32));
+                }
+            }
+        }
+        // A fine sweep of [-1, 1].
+        probes.extend((0..=200_000).map(|i| i as f32 / 100_000.0 - 1.0));
+        for v in probes {
+            assert_eq!(
+                nearest_code(v),
+                nearest_by_scan(v),
+                "{v:e} ({:#010x})",
+                v.to_bits()
+            );
+        }
+    }
 
     #[test]
     fn codes_are_the_table_and_zero_is_exact() {
