@@ -58,6 +58,23 @@ pub async fn settle() {
     leptos::task::tick().await;
 }
 
+/// Whether an element with `data-testid=id` is in `root`.
+pub fn present(root: &HtmlElement, id: &str) -> bool {
+    root.query_selector(&format!("[data-testid='{id}']"))
+        .unwrap()
+        .is_some()
+}
+
+/// Waits (up to `tries` settles) for an element with `data-testid=id` to appear.
+pub async fn until_present(root: &HtmlElement, id: &str, tries: usize) {
+    for _ in 0..tries {
+        if present(root, id) {
+            return;
+        }
+        settle().await;
+    }
+}
+
 /// A cheap fingerprint of a canvas's pixels and the number of distinct colours sampled.
 pub fn canvas_fingerprint(root: &HtmlElement, id: &str) -> (u64, usize) {
     let canvas: web_sys::HtmlCanvasElement = by_testid(root, id).unchecked_into();

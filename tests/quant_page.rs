@@ -169,10 +169,7 @@ async fn an_uploaded_safetensors_file_is_quantized_and_its_tensors_picked_by_nam
     );
     // Every value of the BF16 ramp is a multiple of 0.25 within ±16, so BF16 keeps it exactly.
     assert_eq!(text(&root, "sqnr-bf16"), "∞");
-    assert!(root
-        .query_selector("[data-testid='upload-error']")
-        .unwrap()
-        .is_none());
+    assert!(!present(&root, "upload-error"));
 }
 
 #[wasm_bindgen_test]
@@ -190,16 +187,7 @@ async fn a_malformed_upload_shows_why_and_keeps_the_tensor() {
         "weights.npy",
         b"\x93NUMPY\x01\x00\x10\x00{'descr': '<i8'}",
     );
-    for _ in 0..50 {
-        if root
-            .query_selector("[data-testid='upload-error']")
-            .unwrap()
-            .is_some()
-        {
-            break;
-        }
-        settle().await;
-    }
+    until_present(&root, "upload-error", 50).await;
     let error = text(&root, "upload-error");
     assert!(error.contains("weights.npy"), "{error}");
     assert_eq!(
@@ -239,25 +227,14 @@ async fn an_infinity_in_the_tensor_is_reported_not_hidden() {
     );
     until_computed(&root).await;
     assert!(
-        root.query_selector("[data-testid='non-finite-note']")
-            .unwrap()
-            .is_none(),
+        !present(&root, "non-finite-note"),
         "a clean tensor has no warning"
     );
     let mut values = vec![0.5f32; 64];
     values[0] = f32::INFINITY;
     upload(&root, "inf.npy", &npy(&values));
     until_status_contains(&root, "inf.npy").await;
-    for _ in 0..100 {
-        if root
-            .query_selector("[data-testid='non-finite-note']")
-            .unwrap()
-            .is_some()
-        {
-            break;
-        }
-        settle().await;
-    }
+    until_present(&root, "non-finite-note", 100).await;
     let note = text(&root, "non-finite-note");
     assert!(note.starts_with("1 value is NaN or ±inf"), "{note}");
     // llama.cpp's Q8_0 scale for the first block is infinite: its other 31 values come back NaN.

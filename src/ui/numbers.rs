@@ -42,22 +42,6 @@ pub fn short(v: f64, digits: usize) -> String {
     }
 }
 
-/// A count for an axis: integers up to 9 999, then `12k`, `1.5M`, `2G` (at most 3 significant
-/// digits).
-pub fn compact_count(v: f64) -> String {
-    let a = v.abs();
-    let (scaled, suffix) = if a < 1e4 {
-        return format!("{v:.0}");
-    } else if a < 1e6 {
-        (v / 1e3, "k")
-    } else if a < 1e9 {
-        (v / 1e6, "M")
-    } else {
-        (v / 1e9, "G")
-    };
-    format!("{}{suffix}", short(scaled, 3))
-}
-
 /// Bytes in decimal units with the unit that reads best: `512 B`, `156.7 KB`, `44.6 MB`, `1.34 GB`.
 pub fn human_bytes(bytes: u64) -> String {
     let b = bytes as f64;
@@ -113,16 +97,6 @@ mod tests {
         assert_eq!(grouped(999), "999");
         assert_eq!(grouped(1000), "1,000");
         assert_eq!(grouped(133_169_152), "133,169,152");
-    }
-
-    #[test]
-    fn counts_read_compactly() {
-        assert_eq!(compact_count(0.0), "0");
-        assert_eq!(compact_count(9999.0), "9999");
-        assert_eq!(compact_count(12_000.0), "12k");
-        assert_eq!(compact_count(1_500_000.0), "1.5M");
-        assert_eq!(compact_count(2_000_000.0), "2M");
-        assert_eq!(compact_count(3.25e9), "3.25G");
     }
 
     #[test]

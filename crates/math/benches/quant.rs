@@ -8,28 +8,34 @@ use bitbudget_math::quant::lab::analyse;
 use bitbudget_math::quant::scheme::{quantize, Scheme};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
+/// One criterion group timing `run(scheme, x, default block)` for every scheme.
+fn per_scheme(
+    c: &mut Criterion,
+    group: &str,
+    samples: usize,
+    x: &[f32],
+    run: impl Fn(Scheme, &[f32], usize) -> Result<(), String>,
+) {
+    let mut group = c.benchmark_group(group);
+    group.throughput(Throughput::Bytes((x.len() * 4) as u64));
+    group.sample_size(samples);
+    for s in Scheme::ALL {
+        let block = s.block(None).expect("default block");
+        group.bench_function(s.name(), |b| {
+            b.iter(|| run(s, std::hint::black_box(x), block).expect("whole blocks"))
+        });
+    }
+    group.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let x = generate(Distribution::Normal, 1024, 1024, 0.02, 1);
-    let mut group = c.benchmark_group("quantize");
-    group.throughput(Throughput::Bytes((x.len() * 4) as u64));
-    group.sample_size(20);
-    for s in Scheme::ALL {
-        let block = s.block(None).expect("default block");
-        group.bench_function(s.name(), |b| {
-            b.iter(|| quantize(s, std::hint::black_box(&x), block).expect("whole blocks"))
-        });
-    }
-    group.finish();
-    let mut group = c.benchmark_group("lab");
-    group.throughput(Throughput::Bytes((x.len() * 4) as u64));
-    group.sample_size(10);
-    for s in Scheme::ALL {
-        let block = s.block(None).expect("default block");
-        group.bench_function(s.name(), |b| {
-            b.iter(|| analyse(s, std::hint::black_box(&x), block, false).expect("analysed"))
-        });
-    }
-    group.finish();
+    per_scheme(c, "quantize", 20, &x, |s, x, b| {
+        quantize(s, x, b).map(|_| ())
+    });
+    per_scheme(c, "lab", 10, &x, |s, x, b| {
+        analyse(s, x, b, false).map(|_| ())
+    });
 }
 
 criterion_group!(benches, bench);

@@ -3,8 +3,9 @@
 
 use super::labels::{place_labels, LabelBox};
 use super::style::{color, err, Scale};
-use crate::ui::numbers::{compact_count, short};
+use crate::ui::numbers::short;
 use crate::ui::palette::Theme;
+use bitbudget_math::memory::format_count;
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::histogram::Histogram;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail};
@@ -54,7 +55,7 @@ pub fn draw_histogram<DB: DrawingBackend>(
         .x_labels(6)
         .y_labels(4)
         .x_label_formatter(&|v| tick(*v, (hi - lo) as f64, 3))
-        .y_label_formatter(&|v| compact_count(*v))
+        .y_label_formatter(&|v| format_count(v.round().max(0.0) as u64))
         .axis_style(color(t.muted))
         .label_style(s.font(10.5, t.muted))
         .draw()
@@ -119,7 +120,7 @@ pub fn draw_error_histogram<DB: DrawingBackend>(
         .x_labels(5)
         .y_labels(4)
         .x_label_formatter(&fmt)
-        .y_label_formatter(&|v| compact_count(*v))
+        .y_label_formatter(&|v| format_count(v.round().max(0.0) as u64))
         .axis_style(color(t.muted))
         .label_style(s.font(10.5, t.muted))
         .draw()

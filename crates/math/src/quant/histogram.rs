@@ -17,18 +17,11 @@ pub struct Histogram {
 /// bins; NaN is skipped).
 pub fn histogram(values: &[f32], lo: f32, hi: f32, bins: usize) -> Vec<u32> {
     let mut h = vec![0u32; bins.max(1)];
-    add_to_histogram(&mut h, values, lo, hi);
-    h
-}
-
-/// Adds `values` to the counts `h` of equal bins over [lo, hi], as [`histogram`] does.
-pub fn add_to_histogram(h: &mut [u32], values: &[f32], lo: f32, hi: f32) {
-    let bins = Bins::new(h.len(), lo, hi);
-    for v in values {
-        if let Some(i) = bins.index(*v) {
-            h[i] += 1;
-        }
+    let place = Bins::new(h.len(), lo, hi);
+    for i in values.iter().filter_map(|v| place.index(*v)) {
+        h[i] += 1;
     }
+    h
 }
 
 /// Where a value falls among equal bins over [lo, hi]: values outside go to the end bins, NaN to

@@ -1,6 +1,8 @@
 //! NF4 (Dettmers et al. 2023, QLoRA): 4-bit codes of the bitsandbytes NormalFloat table, absmax per
 //! 64-weight block, with optional double quantization of the absmax values.
 
+use super::kernels;
+
 /// bitsandbytes' NF4 code table (`functional.py`, `get_4bit_type("nf4")`), ascending.
 pub const NF4_CODE: [f32; 16] = [
     -1.0,
@@ -52,17 +54,15 @@ pub struct Nf4 {
 /// Second-level block size of double quantization (QLoRA: 256).
 pub const DQ_BLOCK: usize = 256;
 
-/// Largest |x| of one block (NaN is skipped).
-fn block_absmax(chunk: &[f32]) -> f32 {
-    chunk.iter().fold(0f32, |a, v| a.max(v.abs()))
-}
-
 /// Mean of the blocks' absmax values (summed in f64, divided in f32): the offset that double
 /// quantization subtracts before quantizing them. Needed up front when a tensor is quantized in
 /// parts ([`quantize_with_mean`]).
 pub fn absmax_mean(x: &[f32], block: usize) -> f32 {
     let blocks = x.len().div_ceil(block.max(1));
-    let sum: f64 = x.chunks(block.max(1)).map(|c| block_absmax(c) as f64).sum();
+    let sum: f64 = x
+        .chunks(block.max(1))
+        .map(|c| kernels::absmax(c) as f64)
+        .sum();
     sum as f32 / blocks.max(1) as f32
 }
 
@@ -80,7 +80,7 @@ pub fn quantize_with_mean(x: &[f32], block: usize, mean: Option<f32>) -> Nf4 {
     let mut codes = Vec::with_capacity(x.len());
     let mut absmax = Vec::with_capacity(x.len().div_ceil(block));
     for chunk in x.chunks(block) {
-        let m = block_absmax(chunk);
+        let m = kernels::absmax(chunk);
         absmax.push(m);
         codes.extend(
             chunk
