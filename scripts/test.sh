@@ -16,7 +16,8 @@ step "clippy, wasm32"
 cargo clippy -p bitbudget-app -p bitbudget-math --all-targets --target wasm32-unknown-unknown --locked -- -D warnings
 step "native tests"
 cargo test --workspace --locked
-step "browser tests (wasm-bindgen-test in headless Chromium)"
+step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, then the app"
+cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked
 cargo test -p bitbudget-app --target wasm32-unknown-unknown --locked
 step "release build (trunk, wasm-opt -Oz)"
 trunk build --release

@@ -7,7 +7,6 @@ pub mod charts;
 pub mod components;
 pub mod memory_query;
 pub mod memory_state;
-pub mod numbers;
 pub mod pages;
 pub mod palette;
 pub mod quant_query;

@@ -3,8 +3,9 @@
 
 use bitbudget_math::memory::{
     find_gpu, find_model, Convention, Dtype, LoraTargets, Mlp, Mode, ModelArch, ModelSpec, Offload,
-    Optimizer, Recompute, Setup, Units, ZeroStage,
+    Optimizer, Recompute, Setup, ZeroStage,
 };
+use bitbudget_math::numbers::Units;
 
 /// A custom architecture's numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -184,7 +184,7 @@ pub const MAX_BLOCK: usize = 1 << 24;
 /// How `n` values split into blocks of `block`: "147,456 values → 2,304 blocks of 64", saying when
 /// the last block is zero-padded and when a "per tensor" block was capped at [`MAX_BLOCK`].
 pub fn describe_blocks(n: usize, block: usize) -> String {
-    use crate::ui::numbers::grouped;
+    use bitbudget_math::numbers::grouped;
     let block = block.max(1);
     let blocks = n.div_ceil(block);
     let mut text = format!(

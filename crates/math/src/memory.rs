@@ -11,7 +11,6 @@ pub mod options;
 pub mod plan;
 pub mod report;
 pub mod setup;
-pub mod units;
 
 pub use arch::{Mlp, ModelArch, Norm};
 pub use estimate::{estimate, Breakdown, Line};
@@ -19,4 +18,3 @@ pub use gpus::{find_gpu, gpu_presets, GpuPreset};
 pub use models::{find_model, model_presets, ModelPreset};
 pub use options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
 pub use setup::{LoraTargets, MemoryError, ModelSpec, Setup};
-pub use units::{format_bytes, format_count, Units};

@@ -4,7 +4,8 @@
 use super::style::{color, err, hatch_lines, Scale};
 use crate::ui::memory_state::Part;
 use crate::ui::palette::Theme;
-use bitbudget_math::memory::{format_bytes, Breakdown, Units};
+use bitbudget_math::memory::Breakdown;
+use bitbudget_math::numbers::{format_bytes, Units};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

@@ -2,10 +2,10 @@
 //! between neighbours grows with magnitude across the whole range (log-log), with the underflow and
 //! overflow regions marked.
 
-use crate::ui::numbers::short;
 use crate::ui::palette::{Rgb, Theme};
 use bitbudget_math::format::neighbours::{representable_around, spacing_bands};
 use bitbudget_math::format::{FormatId, Overflow};
+use bitbudget_math::numbers::short;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;

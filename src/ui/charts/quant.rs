@@ -3,9 +3,9 @@
 
 use super::labels::{place_labels, LabelBox};
 use super::style::{color, err, Scale};
-use crate::ui::numbers::short;
 use crate::ui::palette::Theme;
-use bitbudget_math::memory::format_count;
+use bitbudget_math::numbers::format_count;
+use bitbudget_math::numbers::short;
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::histogram::Histogram;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail};

@@ -4,7 +4,7 @@
 use super::style::{color, err, Scale};
 use crate::ui::palette::{Rgb, Theme};
 use bitbudget_math::memory::plan::Strategy;
-use bitbudget_math::memory::{format_bytes, Units};
+use bitbudget_math::numbers::{format_bytes, Units};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

@@ -2,7 +2,7 @@
 //! segment) shows its formula with the numbers filled in and why the memory is needed.
 
 use crate::ui::memory_state::{MemoryState, Part};
-use bitbudget_math::memory::format_bytes;
+use bitbudget_math::numbers::format_bytes;
 use leptos::prelude::*;
 
 /// Legend rows and the explanation panel.

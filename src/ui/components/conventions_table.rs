@@ -2,7 +2,7 @@
 
 use crate::ui::memory_state::MemoryState;
 use bitbudget_math::memory::conventions::compare_conventions;
-use bitbudget_math::memory::format_bytes;
+use bitbudget_math::numbers::format_bytes;
 use leptos::prelude::*;
 
 /// Conventions table.

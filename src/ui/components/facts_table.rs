@@ -1,8 +1,8 @@
 //! The facts table: range, precision and cost of every format, the selected one highlighted.
 
 use crate::ui::bits_state::BitsState;
-use crate::ui::numbers::short;
 use bitbudget_math::format::{FormatFacts, FormatId};
+use bitbudget_math::numbers::short;
 use leptos::prelude::*;
 
 fn opt(v: Option<f64>) -> String {

@@ -2,8 +2,8 @@
 
 use crate::ui::bits_state::BitsState;
 use crate::ui::components::bit_row::BitRow;
-use crate::ui::numbers::short;
 use bitbudget_math::format::{describe, FormatFacts, FormatId};
+use bitbudget_math::numbers::short;
 use leptos::prelude::*;
 
 fn error_text(abs: f64, rel: Option<f64>) -> (String, String) {

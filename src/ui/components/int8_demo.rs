@@ -1,8 +1,8 @@
 //! LLM.int8() on a sample product: a synthetic activation with outlier feature channels times a
 //! slice of the current weights, with and without the mixed-precision decomposition.
 
-use crate::ui::numbers::short;
 use crate::ui::quant_state::QuantState;
+use bitbudget_math::numbers::short;
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::llm_int8::{int8_matmul, OUTLIER_THRESHOLD};
 use bitbudget_math::quant::metrics::error_metrics;

@@ -4,9 +4,8 @@ use crate::ui::components::fields::{CheckField, NumberField, SelectField};
 use crate::ui::components::model_picker::ModelPicker;
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::memory_state::MemoryState;
-use bitbudget_math::memory::{
-    gpu_presets, Dtype, Mode, Offload, Optimizer, Recompute, Units, ZeroStage,
-};
+use bitbudget_math::memory::{gpu_presets, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
+use bitbudget_math::numbers::Units;
 use leptos::prelude::*;
 
 fn names<T: Copy + ToString>(all: &[T]) -> Vec<(String, String)> {

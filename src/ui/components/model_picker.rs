@@ -3,7 +3,8 @@
 
 use crate::ui::components::fields::{NumberField, SelectField};
 use crate::ui::memory_state::MemoryState;
-use bitbudget_math::memory::{format_count, model_presets, Mlp};
+use bitbudget_math::memory::{model_presets, Mlp};
+use bitbudget_math::numbers::format_count;
 use leptos::prelude::*;
 
 const CUSTOM: &str = "custom";

@@ -3,8 +3,8 @@
 use crate::ui::charts::quant;
 use crate::ui::charts::style::Scale;
 use crate::ui::components::canvas_chart::{fit_to_box, CanvasChart};
-use crate::ui::numbers::short;
 use crate::ui::quant_state::{LabResults, QuantState};
+use bitbudget_math::numbers::short;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;

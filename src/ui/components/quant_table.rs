@@ -1,8 +1,8 @@
 //! Every scheme's metrics on the current tensor; clicking a row shows that scheme in detail.
 
-use crate::ui::numbers::{human_bytes, short};
 use crate::ui::quant_state::QuantState;
-use bitbudget_math::memory::{format_bytes, Units};
+use bitbudget_math::numbers::{format_bytes, Units};
+use bitbudget_math::numbers::{human_bytes, short};
 use leptos::prelude::*;
 
 /// An error metric with 3 significant digits; an infinite error as ∞.

@@ -1,7 +1,8 @@
 //! "Will it fit?": the verdict in words, the smallest setup that fits, and invalid-setup messages.
 
 use crate::ui::memory_state::MemoryState;
-use bitbudget_math::memory::{format_bytes, Breakdown, GpuPreset, Units};
+use bitbudget_math::memory::{Breakdown, GpuPreset};
+use bitbudget_math::numbers::{format_bytes, Units};
 use leptos::prelude::*;
 
 /// The verdict sentence for `b` on `gpu`.

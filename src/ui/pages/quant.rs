@@ -80,7 +80,7 @@ pub fn QuantPage(
             "{} · shape {:?} · {} values",
             t.name,
             t.shape,
-            crate::ui::numbers::grouped(t.values.len())
+            bitbudget_math::numbers::grouped(t.values.len())
         ),
         Err(e) => e,
     };

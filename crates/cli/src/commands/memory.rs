@@ -3,10 +3,10 @@
 use crate::commands::presets::{closest, parse_count};
 use bitbudget_math::memory::report::report;
 use bitbudget_math::memory::{
-    find_gpu, find_model, format_bytes, format_count, gpu_presets, model_presets, Breakdown,
-    Convention, Dtype, LoraTargets, Mlp, Mode, ModelArch, ModelSpec, Offload, Optimizer, Recompute,
-    Setup, Units, ZeroStage,
+    find_gpu, find_model, gpu_presets, model_presets, Breakdown, Convention, Dtype, LoraTargets,
+    Mlp, Mode, ModelArch, ModelSpec, Offload, Optimizer, Recompute, Setup, ZeroStage,
 };
+use bitbudget_math::numbers::{format_bytes, format_count, Units};
 use clap::Args;
 
 /// Arguments of `memory`. Counts accept scientific notation (`--params 7.5e9`).

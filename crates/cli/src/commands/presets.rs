@@ -1,6 +1,7 @@
 //! `bitbudget models` and `bitbudget gpus`, plus argument helpers shared by the memory command.
 
-use bitbudget_math::memory::{format_bytes, format_count, gpu_presets, model_presets, Units};
+use bitbudget_math::memory::{gpu_presets, model_presets};
+use bitbudget_math::numbers::{format_bytes, format_count, Units};
 use clap::Args;
 use serde_json::json;
 

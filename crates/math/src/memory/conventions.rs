@@ -10,7 +10,7 @@ use super::arch::{Mlp, ModelArch};
 use super::estimate::{params_text, to_u64, Line};
 use super::options::{Convention, Dtype, Mode, Offload, Optimizer};
 use super::setup::{MemoryError, ModelSpec, Setup};
-use super::units::{format_bytes, format_count};
+use crate::numbers::{format_bytes, format_count};
 use serde::Serialize;
 
 /// The three model-state lines, trainable parameters and CPU bytes.

@@ -7,7 +7,7 @@ use super::conventions::{model_states, StateLines};
 use super::kv_cache::kv_cache_bytes;
 use super::options::{Dtype, Mode};
 use super::setup::{MemoryError, ModelSpec, Setup};
-use super::units::{format_bytes, format_count};
+use crate::numbers::{format_bytes, format_count};
 use serde::Serialize;
 
 /// One component of the per-GPU total.

@@ -4,7 +4,7 @@
 use super::conventions::compare_conventions;
 use super::estimate::{estimate, Breakdown};
 use super::setup::{MemoryError, ModelSpec, Setup};
-use super::units::format_count;
+use crate::numbers::format_count;
 use serde::Serialize;
 
 /// Per-GPU bytes of each part.

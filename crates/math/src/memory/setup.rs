@@ -3,7 +3,7 @@
 use super::arch::ModelArch;
 use super::gpus::GpuPreset;
 use super::options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
-use super::units::Units;
+use crate::numbers::Units;
 use serde::Serialize;
 
 /// The model: a known architecture, or only a parameter count.
