@@ -2,89 +2,11 @@
 //! from it (the breakdown, every strategy, the GPU sweep, the smallest fit).
 
 use crate::ui::memory_query::MemoryQuery;
-use crate::ui::palette::{Rgb, Theme};
 use bitbudget_math::memory::plan::{
     by_strategy, smallest_fit, sweep, Fit, Strategy, SweepLine, STRATEGIES,
 };
-use bitbudget_math::memory::{estimate, Breakdown, Line, Setup};
+use bitbudget_math::memory::{estimate, Breakdown, Part, Setup};
 use leptos::prelude::*;
-
-/// The six parts of a GPU's memory, bottom of the bar first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Part {
-    /// Weights.
-    Weights,
-    /// Gradients.
-    Gradients,
-    /// Optimizer states.
-    Optimizer,
-    /// Activations.
-    Activations,
-    /// KV cache.
-    KvCache,
-    /// Overhead.
-    Overhead,
-}
-
-impl Part {
-    /// Bottom to top.
-    pub const ALL: [Part; 6] = [
-        Part::Weights,
-        Part::Gradients,
-        Part::Optimizer,
-        Part::Activations,
-        Part::KvCache,
-        Part::Overhead,
-    ];
-
-    /// Label.
-    pub const fn label(self) -> &'static str {
-        match self {
-            Part::Weights => "weights",
-            Part::Gradients => "gradients",
-            Part::Optimizer => "optimizer states",
-            Part::Activations => "activations",
-            Part::KvCache => "KV cache",
-            Part::Overhead => "overhead",
-        }
-    }
-
-    /// Key used in CSV/JSON and test ids.
-    pub const fn key(self) -> &'static str {
-        match self {
-            Part::Weights => "weights",
-            Part::Gradients => "gradients",
-            Part::Optimizer => "optimizer",
-            Part::Activations => "activations",
-            Part::KvCache => "kv_cache",
-            Part::Overhead => "overhead",
-        }
-    }
-
-    /// Its colour in `theme`.
-    pub const fn color(self, theme: &Theme) -> Rgb {
-        match self {
-            Part::Weights => theme.weights,
-            Part::Gradients => theme.gradients,
-            Part::Optimizer => theme.optimizer,
-            Part::Activations => theme.activations,
-            Part::KvCache => theme.kv_cache,
-            Part::Overhead => theme.overhead,
-        }
-    }
-
-    /// Its line in a breakdown.
-    pub fn line(self, b: &Breakdown) -> &Line {
-        match self {
-            Part::Weights => &b.weights,
-            Part::Gradients => &b.gradients,
-            Part::Optimizer => &b.optimizer,
-            Part::Activations => &b.activations,
-            Part::KvCache => &b.kv_cache,
-            Part::Overhead => &b.overhead,
-        }
-    }
-}
 
 /// The Memory page's state, provided through context.
 #[derive(Clone, Copy)]

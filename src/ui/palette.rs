@@ -1,6 +1,8 @@
 //! The one palette (Okabe–Ito, colour-blind safe), used by the CSS (as custom properties generated
 //! here) and by the plotters charts, in light and dark variants.
 
+use bitbudget_math::memory::Part;
+
 /// An sRGB colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rgb(pub u8, pub u8, pub u8);
@@ -51,6 +53,20 @@ pub struct Theme {
     pub kv_cache: Rgb,
     /// Memory: overhead.
     pub overhead: Rgb,
+}
+
+impl Theme {
+    /// The colour of a memory part.
+    pub const fn part(&self, part: Part) -> Rgb {
+        match part {
+            Part::Weights => self.weights,
+            Part::Gradients => self.gradients,
+            Part::Optimizer => self.optimizer,
+            Part::Activations => self.activations,
+            Part::KvCache => self.kv_cache,
+            Part::Overhead => self.overhead,
+        }
+    }
 }
 
 /// The light theme.

@@ -2,9 +2,9 @@
 //! line, and whatever does not fit hatched.
 
 use super::style::{color, err, hatch_lines, Scale};
-use crate::ui::memory_state::Part;
 use crate::ui::palette::Theme;
 use bitbudget_math::memory::Breakdown;
+use bitbudget_math::memory::Part;
 use bitbudget_math::numbers::{format_bytes, Units};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -85,7 +85,7 @@ pub fn draw<DB: DrawingBackend>(
         chart
             .draw_series(std::iter::once(Rectangle::new(
                 [(x0, base), (x1, base + h)],
-                color(part.color(t)).mix(alpha).filled(),
+                color(t.part(part)).mix(alpha).filled(),
             )))
             .map_err(err)?;
         let (_, y_top) = chart.backend_coord(&(x0, base + h));

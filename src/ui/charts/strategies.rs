@@ -1,10 +1,10 @@
 //! The same setup under every sharding strategy, side by side, against the GPU's capacity.
 
 use super::style::{color, err, Scale};
-use crate::ui::memory_state::Part;
 use crate::ui::palette::Theme;
 use bitbudget_math::memory::plan::Strategy;
 use bitbudget_math::memory::Breakdown;
+use bitbudget_math::memory::Part;
 use bitbudget_math::numbers::{format_bytes, Units};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -88,7 +88,7 @@ pub fn draw<DB: DrawingBackend>(
                 chart
                     .draw_series(std::iter::once(Rectangle::new(
                         [(x0, base), (x1, base + h)],
-                        color(part.color(t)).filled(),
+                        color(t.part(part)).filled(),
                     )))
                     .map_err(err)?;
                 base += h;

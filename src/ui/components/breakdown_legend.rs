@@ -1,7 +1,8 @@
 //! The breakdown as a legend table: each part's size; hovering or focusing a row (or its bar
 //! segment) shows its formula with the numbers filled in and why the memory is needed.
 
-use crate::ui::memory_state::{MemoryState, Part};
+use crate::ui::memory_state::MemoryState;
+use bitbudget_math::memory::Part;
 use bitbudget_math::numbers::format_bytes;
 use leptos::prelude::*;
 

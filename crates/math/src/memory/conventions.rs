@@ -296,12 +296,8 @@ pub fn lora_params(a: &ModelArch, setup: &Setup) -> u64 {
     per_layer * a.layers
 }
 
-/// NF4 bytes of `n` weights: 4 bits each, an 8-bit scale per 64-block and an FP32 scale per 256
-/// scales (double quantization): 4.127 bits per parameter (Dettmers et al. 2023, section 3).
-pub fn nf4_bytes(n: u64) -> u128 {
-    let n = n as u128;
-    (4 * n + 8 * n.div_ceil(64) + 32 * n.div_ceil(64 * 256)).div_ceil(8)
-}
+/// QLoRA's NF4 block size (Dettmers et al. 2023, section 3).
+const QLORA_BLOCK: u64 = 64;
 
 fn adapter_states(
     setup: &Setup,
@@ -327,7 +323,7 @@ fn adapter_states(
             );
         }
         (
-            nf4_bytes(linear) + 2 * rest as u128,
+            crate::quant::nf4::storage_bytes(linear, QLORA_BLOCK, true) + 2 * rest as u128,
             format!(
                 "NF4 4.127 bits × {} linears + 2 B × {} other",
                 format_count(linear),
@@ -642,13 +638,6 @@ mod tests {
         assert_eq!((gib(opt.cpu), gib(opt.gpu)), (1.35, 0.17));
         let none = deepspeed_estimate(p, l, 1, 1, 3, Offload::None);
         assert_eq!((gib(none.cpu), gib(none.gpu)), (0.09, 1.08));
-    }
-
-    #[test]
-    fn nf4_with_double_quantization_costs_4_127_bits() {
-        let n = 64 * 256 * 1000;
-        let bits = nf4_bytes(n) as f64 * 8.0 / n as f64;
-        assert!((bits - 4.127).abs() < 0.001, "{bits}");
     }
 
     #[test]

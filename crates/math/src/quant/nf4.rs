@@ -116,6 +116,21 @@ pub fn dequantize(q: &Nf4, out: &mut [f32]) {
     }
 }
 
+/// Bytes that `n` weights take in NF4 with blocks of `block`: 4 bits per code, plus an FP32
+/// absmax per block, or with `double_quant` an 8-bit absmax per block and an FP32 scale per 256
+/// blocks (the one FP32 mean per tensor is not counted, as in the QLoRA paper's 4.127 bits per
+/// parameter, section 3). Rounded up to whole bytes; `block` 0 is taken as 1.
+pub fn storage_bytes(n: u64, block: u64, double_quant: bool) -> u128 {
+    let n = n as u128;
+    let blocks = n.div_ceil(block.max(1) as u128);
+    let scale_bits = if double_quant {
+        8 * blocks + 32 * blocks.div_ceil(DQ_BLOCK as u128)
+    } else {
+        32 * blocks
+    };
+    (4 * n + scale_bits).div_ceil(8)
+}
+
 /// Storage bits per weight: 4 for the code plus the absmax (32 bits per block, or 8 bits per block
 /// plus 32 per 256 blocks and one FP32 mean with double quantization).
 pub fn bits_per_weight(block: usize, double_quant: bool) -> f64 {
@@ -180,6 +195,10 @@ mod tests {
     #[test]
     fn qlora_storage_is_4_127_bits() {
         assert!((bits_per_weight(64, true) - 4.127).abs() < 0.001);
+        let n = 64 * 256 * 1000;
+        let bits = storage_bytes(n, 64, true) as f64 * 8.0 / n as f64;
+        assert!((bits - 4.127).abs() < 0.001, "{bits}");
+        assert_eq!(storage_bytes(64, 64, false), 32 + 4);
         assert_eq!(bits_per_weight(64, false), 4.5);
     }
 
