@@ -1,6 +1,7 @@
 //! GPU memory of training and serving transformers: an exact, documented model in integer bytes.
 
 pub mod activations;
+pub mod advice;
 pub mod arch;
 pub mod conventions;
 pub mod estimate;

@@ -1,0 +1,443 @@
+//! "What would make it fit?": a search over the levers a user can pull (FlashAttention, ZeRO stage,
+//! activation recomputation, CPU offload, tensor/pipeline/data parallelism) that starts from the
+//! setup as it is, never proposes what is already applied, and keeps only the changes that matter.
+//!
+//! Two answers: the smallest change that fits on the GPUs already chosen, and the fewest GPUs that
+//! fit at all (with and without CPU offload). Each is a list of [`Change`]s in the CLI's and the
+//! URL's option names, so the page can apply it and the CLI can print it.
+
+use super::estimate::estimate;
+use super::options::{Mode, Offload, Recompute, ZeroStage};
+use super::setup::Setup;
+use serde::Serialize;
+
+/// One lever moved from its current setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Change {
+    /// Turn FlashAttention on.
+    FlashAttention,
+    /// Use this ZeRO stage.
+    Zero(ZeroStage),
+    /// Recompute activations this way.
+    Recompute(Recompute),
+    /// Offload this to CPU memory.
+    Offload(Offload),
+    /// Data-parallel degree.
+    Dp(u64),
+    /// Tensor-parallel degree.
+    Tp(u64),
+    /// Pipeline-parallel degree.
+    Pp(u64),
+}
+
+impl Change {
+    /// The option's name (as in the CLI and the URL).
+    pub const fn key(self) -> &'static str {
+        match self {
+            Change::FlashAttention => "flash-attention",
+            Change::Zero(_) => "zero",
+            Change::Recompute(_) => "recompute",
+            Change::Offload(_) => "offload",
+            Change::Dp(_) => "dp",
+            Change::Tp(_) => "tp",
+            Change::Pp(_) => "pp",
+        }
+    }
+
+    /// The option's new value, as the CLI and the URL write it.
+    pub fn value(self) -> String {
+        match self {
+            Change::FlashAttention => "1".into(),
+            Change::Zero(z) => z.to_string(),
+            Change::Recompute(r) => r.to_string(),
+            Change::Offload(o) => o.to_string(),
+            Change::Dp(n) | Change::Tp(n) | Change::Pp(n) => n.to_string(),
+        }
+    }
+
+    /// `setup` with this change made.
+    pub fn apply(self, setup: &mut Setup) {
+        match self {
+            Change::FlashAttention => setup.flash_attention = true,
+            Change::Zero(z) => setup.zero = z,
+            Change::Recompute(r) => setup.recompute = r,
+            Change::Offload(o) => setup.offload = o,
+            Change::Dp(n) => setup.dp = n,
+            Change::Tp(n) => setup.tp = n,
+            Change::Pp(n) => setup.pp = n,
+        }
+    }
+}
+
+impl std::fmt::Display for Change {
+    /// In words: "full recomputation (gradient checkpointing)", "tensor parallel 2".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Change::FlashAttention => f.write_str("FlashAttention"),
+            Change::Zero(z) => f.write_str(z.label()),
+            Change::Recompute(Recompute::Full) => {
+                f.write_str("full recomputation (gradient checkpointing)")
+            }
+            Change::Recompute(Recompute::Selective) => f.write_str("selective recomputation"),
+            Change::Recompute(Recompute::None) => f.write_str("no recomputation"),
+            Change::Offload(Offload::Optimizer) => f.write_str("optimizer offload to the CPU"),
+            Change::Offload(Offload::All) => {
+                f.write_str("weights and optimizer offload to the CPU")
+            }
+            Change::Offload(Offload::None) => f.write_str("no offload"),
+            Change::Dp(n) => write!(f, "data parallel {n}"),
+            Change::Tp(n) => write!(f, "tensor parallel {n}"),
+            Change::Pp(n) => write!(f, "pipeline parallel {n}"),
+        }
+    }
+}
+
+/// A set of changes that makes the setup fit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Suggestion {
+    /// What to change, cheapest in compute first; never a lever already in place.
+    pub changes: Vec<Change>,
+    /// GPUs in the job after the changes (dp × tp × pp).
+    pub gpus: u64,
+    /// Bytes per GPU after the changes.
+    pub total: u64,
+}
+
+impl Suggestion {
+    /// `setup` with every change made.
+    pub fn apply(&self, setup: &Setup) -> Setup {
+        let mut s = setup.clone();
+        for c in &self.changes {
+            c.apply(&mut s);
+        }
+        s
+    }
+
+    /// The changes in words, joined: "full recomputation (gradient checkpointing) and tensor
+    /// parallel 2".
+    pub fn describe(&self) -> String {
+        let words: Vec<String> = self.changes.iter().map(Change::to_string).collect();
+        match words.as_slice() {
+            [] => "nothing".into(),
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        }
+    }
+}
+
+/// Everything the search found for one setup and GPU capacity.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Advice {
+    /// The fewest changes that fit on the GPUs already chosen (same dp × tp × pp).
+    pub same_gpus: Option<Suggestion>,
+    /// The fewest GPUs that fit without CPU offload (ties: fewest changes).
+    pub fewest_gpus: Option<Suggestion>,
+    /// The fewest GPUs that fit when CPU offload is allowed, when that is fewer than without it.
+    pub fewest_gpus_with_offload: Option<Suggestion>,
+}
+
+/// The largest data-parallel degree the search tries.
+pub const MAX_SEARCH_DP: u64 = 1024;
+
+/// Tensor- and pipeline-parallel degrees the search tries (within one 8-GPU node for tp, as
+/// Megatron-LM recommends; pp up to 16 stages).
+const TP_DEGREES: [u64; 4] = [1, 2, 4, 8];
+const PP_DEGREES: [u64; 5] = [1, 2, 4, 8, 16];
+
+/// Searches for setups that fit in `capacity` bytes per GPU, starting from `setup`. Returns an
+/// empty [`Advice`] when the setup already fits or is invalid. Each answer lists only the levers
+/// that were needed: after finding a fit, every lever that can be put back without losing the fit
+/// is put back. Costs a few hundred estimates (about 1 ms natively).
+pub fn advise(setup: &Setup, capacity: u64) -> Advice {
+    match estimate(setup) {
+        Ok(b) if b.total > capacity => {}
+        _ => return Advice::default(),
+    }
+    let levers = memory_levers(setup);
+    let same_gpus = fit_with_levers(setup, &levers, &[], capacity);
+    let on_gpu: Vec<Change> = levers
+        .iter()
+        .copied()
+        .filter(|c| !matches!(c, Change::Offload(_)))
+        .collect();
+    let on_gpu = search_gpus(setup, &on_gpu, capacity);
+    let with_offload = search_gpus(setup, &levers, capacity)
+        .filter(|s| on_gpu.as_ref().is_none_or(|f| s.gpus < f.gpus));
+    Advice {
+        same_gpus,
+        fewest_gpus: on_gpu,
+        fewest_gpus_with_offload: with_offload,
+    }
+}
+
+/// Levers that save memory without changing the GPU count, cheapest in compute first, skipping
+/// those already applied or meaningless for the mode.
+fn memory_levers(setup: &Setup) -> Vec<Change> {
+    let mut levers = Vec::new();
+    if !setup.flash_attention {
+        levers.push(Change::FlashAttention);
+    }
+    let training = setup.mode != Mode::Inference;
+    if training {
+        for stage in (setup.zero.0 + 1)..=3 {
+            levers.push(Change::Zero(ZeroStage(stage)));
+        }
+        for r in [Recompute::Selective, Recompute::Full] {
+            if r as u8 > setup.recompute as u8 {
+                levers.push(Change::Recompute(r));
+            }
+        }
+    }
+    for o in [Offload::Optimizer, Offload::All] {
+        if o as u8 > setup.offload as u8 && (training || o == Offload::All) {
+            levers.push(Change::Offload(o));
+        }
+    }
+    levers
+}
+
+fn total_of(setup: &Setup) -> Option<u64> {
+    estimate(setup).ok().map(|b| b.total)
+}
+
+/// Applies `levers` one at a time (later ones replace earlier ones of the same kind) on top of
+/// `base_changes` until the setup fits, then drops every lever that is not needed.
+fn fit_with_levers(
+    setup: &Setup,
+    levers: &[Change],
+    base_changes: &[Change],
+    capacity: u64,
+) -> Option<Suggestion> {
+    let with = |changes: &[Change]| {
+        let mut s = setup.clone();
+        for c in base_changes.iter().chain(changes) {
+            c.apply(&mut s);
+        }
+        total_of(&s).filter(|t| *t <= capacity)
+    };
+    let mut chosen: Vec<Change> = Vec::new();
+    let mut fits = with(&chosen);
+    for lever in levers {
+        if fits.is_some() {
+            break;
+        }
+        chosen.retain(|c| std::mem::discriminant(c) != std::mem::discriminant(lever));
+        chosen.push(*lever);
+        fits = with(&chosen);
+    }
+    fits?;
+    // Put back every lever that is not needed, most expensive first.
+    let mut i = chosen.len();
+    while i > 0 {
+        i -= 1;
+        let mut fewer = chosen.clone();
+        fewer.remove(i);
+        if with(&fewer).is_some() {
+            chosen = fewer;
+        }
+    }
+    let mut changes = base_changes.to_vec();
+    changes.extend(chosen);
+    let mut s = setup.clone();
+    for c in &changes {
+        c.apply(&mut s);
+    }
+    Some(Suggestion {
+        gpus: s.gpus(),
+        total: total_of(&s)?,
+        changes,
+    })
+}
+
+/// The fewest GPUs over tensor/pipeline splits and data-parallel degrees, with every lever in
+/// `levers` available; then the fewest levers at that GPU count.
+fn search_gpus(setup: &Setup, levers: &[Change], capacity: u64) -> Option<Suggestion> {
+    let mut all = setup.clone();
+    for c in levers {
+        c.apply(&mut all);
+    }
+    let mut best: Option<(u64, Vec<Change>)> = None;
+    // Pipeline stages outermost: at equal GPU counts a tensor split (one node, no bubble) wins.
+    for pp in PP_DEGREES {
+        for tp in TP_DEGREES {
+            let split = Setup {
+                tp,
+                pp,
+                ..all.clone()
+            };
+            let Some(dp) = smallest_dp(&split, capacity) else {
+                continue;
+            };
+            let gpus = dp * tp * pp;
+            let mut moves = Vec::new();
+            for (c, now, was) in [
+                (Change::Dp(dp), dp, setup.dp),
+                (Change::Tp(tp), tp, setup.tp),
+                (Change::Pp(pp), pp, setup.pp),
+            ] {
+                if now != was {
+                    moves.push(c);
+                }
+            }
+            // Fewer GPUs wins; at equal GPUs, fewer parallelism changes.
+            let better = best
+                .as_ref()
+                .is_none_or(|(g, m)| gpus < *g || (gpus == *g && moves.len() < m.len()));
+            if better {
+                best = Some((gpus, moves));
+            }
+        }
+    }
+    let (_, moves) = best?;
+    fit_with_levers(setup, levers, &moves, capacity)
+}
+
+/// The smallest data-parallel degree up to [`MAX_SEARCH_DP`] with which `setup` fits (per-GPU
+/// memory never grows with the data-parallel degree, so a binary search finds it).
+fn smallest_dp(setup: &Setup, capacity: u64) -> Option<u64> {
+    let fits = |dp: u64| {
+        total_of(&Setup {
+            dp,
+            ..setup.clone()
+        })
+        .is_some_and(|t| t <= capacity)
+    };
+    if !fits(MAX_SEARCH_DP) {
+        return None;
+    }
+    let (mut lo, mut hi) = (1, MAX_SEARCH_DP);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(lo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{find_gpu, find_model, ModelSpec};
+
+    fn setup(model: &str, mode: Mode) -> Setup {
+        let m = find_model(model).unwrap();
+        Setup {
+            mode,
+            ..Setup::new(ModelSpec::Arch {
+                name: m.id.into(),
+                arch: Box::new(m.arch),
+            })
+        }
+    }
+
+    fn capacity(gpu: &str) -> u64 {
+        find_gpu(gpu).unwrap().capacity_bytes
+    }
+
+    /// The first-time user's case: Llama 3 70B, QLoRA with FlashAttention, 2 × A100 80GB. It fits
+    /// on the GPUs already there by recomputing, and on one GPU; FlashAttention and QLoRA, already
+    /// on, are never suggested.
+    #[test]
+    fn qlora_70b_fits_with_recomputation_not_with_what_is_already_on() {
+        let s = Setup {
+            dp: 2,
+            flash_attention: true,
+            seq: 4096,
+            ..setup("llama-3-70b", Mode::Qlora)
+        };
+        let cap = capacity("a100-80gb");
+        assert!(estimate(&s).unwrap().total > cap);
+        let a = advise(&s, cap);
+        let same = a.same_gpus.expect("fits on two GPUs");
+        assert!(same
+            .changes
+            .iter()
+            .any(|c| matches!(c, Change::Recompute(_))));
+        assert!(!same.changes.contains(&Change::FlashAttention));
+        let fewest = a.fewest_gpus.expect("fits somewhere");
+        assert_eq!(fewest.gpus, 1, "{fewest:?}");
+        assert!(fewest.total <= cap);
+        assert!(fewest.changes.contains(&Change::Dp(1)));
+    }
+
+    /// 70B inference in BF16 (141 GB of weights) cannot fit one 80 GB GPU, but tensor parallel 2 does.
+    #[test]
+    fn inference_70b_suggests_tensor_parallel() {
+        let s = Setup {
+            flash_attention: true,
+            ..setup("llama-3-70b", Mode::Inference)
+        };
+        let a = advise(&s, capacity("a100-80gb"));
+        let fewest = a.fewest_gpus.expect("tp fits");
+        assert_eq!(fewest.gpus, 2, "{fewest:?}");
+        assert!(fewest.changes.contains(&Change::Tp(2)), "{fewest:?}");
+        assert!(!fewest.changes.iter().any(|c| matches!(c, Change::Dp(_))));
+    }
+
+    #[test]
+    fn a_setup_that_fits_needs_no_advice() {
+        let s = setup("gpt2", Mode::Train);
+        assert_eq!(advise(&s, capacity("h100-80gb")), Advice::default());
+    }
+
+    /// Every suggestion fits, and dropping any one of its memory levers makes it stop fitting.
+    #[test]
+    fn suggestions_fit_and_carry_no_needless_lever() {
+        let cap = capacity("h100-80gb");
+        for (model, mode) in [
+            ("llama-3-8b", Mode::Train),
+            ("llama-3-70b", Mode::Lora),
+            ("mixtral-8x7b", Mode::Train),
+        ] {
+            let s = Setup {
+                seq: 4096,
+                dp: 4,
+                ..setup(model, mode)
+            };
+            let a = advise(&s, cap);
+            for sug in [a.same_gpus, a.fewest_gpus, a.fewest_gpus_with_offload]
+                .into_iter()
+                .flatten()
+            {
+                let applied = sug.apply(&s);
+                assert!(estimate(&applied).unwrap().total <= cap, "{model}: {sug:?}");
+                for (i, c) in sug.changes.iter().enumerate() {
+                    if matches!(c, Change::Dp(_) | Change::Tp(_) | Change::Pp(_)) {
+                        continue;
+                    }
+                    let mut fewer = sug.clone();
+                    fewer.changes.remove(i);
+                    let t = estimate(&fewer.apply(&s)).unwrap().total;
+                    assert!(t > cap, "{model}: {c} is not needed in {sug:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_fits_a_tiny_gpu() {
+        let s = setup("llama-3-70b", Mode::Train);
+        let a = advise(&s, 1 << 30);
+        assert_eq!(a.same_gpus, None);
+        assert_eq!(a.fewest_gpus, None);
+    }
+
+    #[test]
+    fn changes_read_as_words_and_as_options() {
+        let s = Suggestion {
+            changes: vec![Change::Recompute(Recompute::Full), Change::Tp(2)],
+            gpus: 2,
+            total: 0,
+        };
+        assert_eq!(
+            s.describe(),
+            "full recomputation (gradient checkpointing) and tensor parallel 2"
+        );
+        assert_eq!(Change::Tp(2).key(), "tp");
+        assert_eq!(Change::Recompute(Recompute::Full).value(), "full");
+        assert_eq!(Change::FlashAttention.value(), "1");
+    }
+}
