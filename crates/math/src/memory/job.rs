@@ -945,6 +945,28 @@ mod tests {
     }
 
     #[test]
+    fn counts_accept_scientific_and_reject_nonsense() {
+        assert_eq!(parse_count("7.5e9"), Ok(7_500_000_000));
+        assert_eq!(parse_count("4096"), Ok(4096));
+        assert_eq!(
+            parse_count("-1"),
+            Err("'-1' must be a finite number ≥ 0".into())
+        );
+        assert!(parse_count("NaN").is_err());
+        assert!(parse_count("1.5").is_err());
+        assert!(parse_count("1e300").is_err());
+        assert!(parse_count("seven").unwrap_err().contains("not a number"));
+    }
+
+    #[test]
+    fn closest_ids_suggest_the_typo() {
+        assert_eq!(
+            closest("lama-3-8b", &["gpt2", "llama-3-8b", "llama-2-7b"])[0],
+            "llama-3-8b"
+        );
+    }
+
+    #[test]
     fn the_default_job_is_valid() {
         assert!(super::super::estimate(&Job::default().to_setup()).is_ok());
     }
