@@ -4,6 +4,7 @@
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::quant_query::QuantQuery;
 use bitbudget_math::format::{parse_value, FormatId};
+use bitbudget_math::memory::job::find_option;
 use std::fmt;
 use std::str::FromStr;
 
@@ -101,7 +102,14 @@ pub struct AppQuery {
 pub fn parse_query(search: &str) -> AppQuery {
     let mut q = AppQuery::default();
     let mut x_text = None;
+    let mut memory_named = false;
     for (key, value) in pairs(search) {
+        // A URL that names memory options means the table's defaults for the rest, as the CLI
+        // does; only a URL that names none opens on the landing example.
+        if !memory_named && find_option(&key).is_some() {
+            memory_named = true;
+            q.memory = MemoryQuery::defaults();
+        }
         match key.as_str() {
             "tab" => match value.parse() {
                 Ok(tab) => q.tab = tab,
@@ -268,7 +276,7 @@ mod tests {
         assert_eq!((q.memory.dp, q.memory.zero.0, q.memory.seq), (8, 3, 4096));
         let bad = parse_query("tab=memory&dp=zero&gpu=h1000");
         assert_eq!(bad.notes.len(), 2);
-        assert_eq!(bad.memory, MemoryQuery::default());
+        assert_eq!(bad.memory, MemoryQuery::defaults());
     }
 
     #[test]

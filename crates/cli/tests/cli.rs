@@ -261,15 +261,33 @@ fn memory_accepts_model_custom_and_every_table_option() {
     assert_eq!(custom["setup"]["vocab"], "50304");
     let lora = |targets: &str| {
         json(&[
-            "memory", "--model", "gpt2", "--mode", "lora", "--lora-targets", targets, "--json",
+            "memory",
+            "--model",
+            "gpt2",
+            "--mode",
+            "lora",
+            "--lora-targets",
+            targets,
+            "--json",
         ])["trainable_params"]
             .as_u64()
             .unwrap()
     };
     assert!(lora("q,k,v,o,mlp") > lora("q,v"));
     let ds = json(&[
-        "memory", "--model", "gpt2", "--zero", "3", "--dp", "16", "--convention", "deepspeed",
-        "--gpus-per-node", "4", "--flash-attention", "--json",
+        "memory",
+        "--model",
+        "gpt2",
+        "--zero",
+        "3",
+        "--dp",
+        "16",
+        "--convention",
+        "deepspeed",
+        "--gpus-per-node",
+        "4",
+        "--flash-attention",
+        "--json",
     ]);
     assert_eq!(ds["setup"]["convention"], "deepspeed");
     assert_eq!(ds["setup"]["flash-attention"], "1");

@@ -28,7 +28,7 @@ pub fn NumberField(
                 on:input=move |ev| match parse_field(key, &event_target_value(&ev)) {
                     Ok(n) => {
                         set_error.set(None);
-                        state.set(|q| *q.count_mut(key) = n);
+                        state.set(|q| q.set_count(key, n));
                     }
                     Err(e) => set_error.set(Some(e)),
                 } />
