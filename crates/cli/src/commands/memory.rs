@@ -6,7 +6,7 @@
 
 use bitbudget_math::memory::job::{Group, Job, MemoryOption, OPTIONS};
 use bitbudget_math::memory::report::report;
-use bitbudget_math::memory::{verdict, Breakdown, MemoryError, ModelSpec, Setup};
+use bitbudget_math::memory::{verdict, Breakdown, MemoryError, ModelSpec, Part, Setup};
 use bitbudget_math::numbers::{format_bytes, format_count};
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
@@ -135,28 +135,23 @@ fn to_text(s: &Setup, b: &Breakdown) -> String {
         s.pp,
         b.gpus
     );
-    for (name, line) in [
-        ("weights", &b.weights),
-        ("gradients", &b.gradients),
-        ("optimizer", &b.optimizer),
-        ("activations", &b.activations),
-        ("kv cache", &b.kv_cache),
-        ("overhead", &b.overhead),
-    ] {
+    for part in Part::ALL {
+        let line = part.line(b);
         out += &format!(
-            "  {name:<12}{:>12}   {}\n",
+            "  {:<18}{:>12}   {}\n",
+            part.label(),
             format_bytes(line.bytes, u),
             line.formula
         );
     }
     out += &format!(
-        "  {:<12}{:>12}   per GPU\n",
+        "  {:<18}{:>12}   per GPU\n",
         "total",
         format_bytes(b.total, u)
     );
     if b.cpu_offload > 0 {
         out += &format!(
-            "  {:<12}{:>12}   in CPU memory\n",
+            "  {:<18}{:>12}   in CPU memory\n",
             "cpu",
             format_bytes(b.cpu_offload, u)
         );

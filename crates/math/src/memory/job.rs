@@ -179,8 +179,10 @@ pub enum Kind {
     },
     /// On or off: `1`/`true`/`yes` (or no value) and `0`/`false`/`no`.
     Flag {
-        /// The field.
-        field: fn(&mut Job) -> &mut bool,
+        /// Reads the value.
+        get: fn(&Job) -> bool,
+        /// Writes the value.
+        put: fn(&mut Job, bool),
     },
     /// Any other text: a name, a list, or a count with a special word.
     Text {
@@ -228,7 +230,7 @@ impl MemoryOption {
     pub fn get(&self, job: &Job) -> String {
         match self.kind {
             Kind::Count { get, .. } => get(job).to_string(),
-            Kind::Flag { field } => u8::from(*field(&mut job.clone())).to_string(),
+            Kind::Flag { get, .. } => u8::from(get(job)).to_string(),
             Kind::Text { get, .. } => get(job),
         }
     }
@@ -265,7 +267,7 @@ impl MemoryOption {
                 }
                 put(job, n);
             }
-            Kind::Flag { field } => *field(job) = flag(text).map_err(bad)?,
+            Kind::Flag { put, .. } => put(job, flag(text).map_err(bad)?),
             Kind::Text { set, .. } => set(job, text).map_err(bad)?,
         }
         Ok(())
@@ -510,7 +512,8 @@ macro_rules! flag_option {
             value_name: "",
             group: Group::Job,
             kind: Kind::Flag {
-                field: |$j| &mut $f,
+                get: |$j| $f,
+                put: |$j, on| $f = on,
             },
         }
     };

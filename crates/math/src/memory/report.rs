@@ -4,6 +4,7 @@
 use super::convention_comparison::compare_conventions;
 use super::estimate::{estimate, Breakdown};
 use super::job::Job;
+use super::part::Part;
 use super::setup::{MemoryError, ModelSpec, Setup};
 use crate::numbers::format_count;
 use serde::Serialize;
@@ -205,18 +206,16 @@ impl Report {
     pub fn to_csv(&self) -> String {
         let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
         let p = &self.per_gpu;
-        let fs = &self.formulas;
-        let rows = [
-            ("weights", p.weights, &fs.weights),
-            ("gradients", p.gradients, &fs.gradients),
-            ("optimizer", p.optimizer, &fs.optimizer),
-            ("activations", p.activations, &fs.activations),
-            ("kv_cache", p.kv_cache, &fs.kv_cache),
-            ("overhead", p.overhead, &fs.overhead),
-        ];
         let mut out = String::from("part,bytes_per_gpu,formula,why\n");
-        for (name, bytes, f) in rows {
-            out += &format!("{name},{bytes},{},{}\n", q(&f.formula), q(&f.why));
+        for part in Part::ALL {
+            let line = part.line(&self.breakdown);
+            out += &format!(
+                "{},{},{},{}\n",
+                part.key(),
+                line.bytes,
+                q(&line.formula),
+                q(&line.why)
+            );
         }
         out += &format!(
             "model_states,{},,\ntotal,{},,\ncpu_offload,{},,\n",
