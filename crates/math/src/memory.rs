@@ -7,6 +7,9 @@ pub mod deepspeed;
 pub mod error;
 pub mod estimate;
 pub mod gpus;
+// Reads the sources from disk, so native only.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod import_graph;
 pub mod job;
 pub mod keys;
 pub mod kv_cache;
