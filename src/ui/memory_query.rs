@@ -143,13 +143,15 @@ mod tests {
 
     #[test]
     fn every_field_round_trips_through_the_url() {
-        let mut q = MemoryQuery::default();
-        q.model = None;
-        q.dp = 8;
-        q.zero = ZeroStage(3);
-        q.flash_attention = false;
-        q.sequence_parallel = true;
-        q.units = Units::Gib;
+        let mut q = MemoryQuery(Job {
+            model: None,
+            dp: 8,
+            zero: ZeroStage(3),
+            flash_attention: false,
+            sequence_parallel: true,
+            units: Units::Gib,
+            ..MemoryQuery::default().0
+        });
         q.custom.mlp = Mlp::Swiglu;
         q.custom.layers = 7;
         q.set_count("overhead-mib", 512);
