@@ -279,6 +279,41 @@ mod tests {
         assert_eq!(bad.memory, MemoryQuery::defaults());
     }
 
+    /// The page accepts every option the CLI does: a URL with a non-default value for each option of
+    /// the table gives the setup the CLI's arguments give.
+    #[test]
+    fn every_cli_option_is_a_url_parameter() {
+        use bitbudget_math::memory::job::{Job, OPTIONS};
+        let values = |key: &str| match key {
+            "model" => "custom",
+            "params" => "none",
+            "kv-heads" | "pp" | "tp" => "2",
+            "mlp" => "swiglu",
+            "mode" => "lora",
+            "dtype" | "kv-dtype" => "fp16",
+            "optimizer" => "sgd",
+            "zero" => "3",
+            "recompute" => "full",
+            "lora-targets" => "q,k,mlp",
+            "offload" => "all",
+            "gpu" => "a100-80gb",
+            "convention" => "hf-megatron",
+            "units" => "gib",
+            "sequence-parallel" | "flash-attention" | "fp32-grad-accum" => "1",
+            _ => "4",
+        };
+        let pairs: Vec<(&str, &str)> = OPTIONS
+            .iter()
+            .map(|o| (o.name.key, values(o.name.key)))
+            .collect();
+        let url: String = pairs.iter().map(|(k, v)| format!("&{k}={v}")).collect();
+        let q = parse_query(&format!("?tab=memory{url}"));
+        assert!(q.notes.is_empty(), "{:?}", q.notes);
+        let cli = Job::from_pairs(pairs.iter().copied()).unwrap();
+        assert_eq!(q.memory.0, cli);
+        assert_eq!(q.memory.to_setup(), cli.to_setup());
+    }
+
     #[test]
     fn a_pattern_is_read_in_the_format_given_anywhere_in_the_url() {
         let q = parse_query("x=0x7e&fmt=f8e4m3");

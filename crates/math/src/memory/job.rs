@@ -668,10 +668,10 @@ impl Job {
         find_option(key).map(|o| o.set(self, value))
     }
 
-    /// A job from `(key, value)` pairs, strictly: an unknown key or a bad value is an error. Setting
-    /// custom-architecture numbers without `model` selects `custom`; giving both `model` and
-    /// `params` is an error ([`MemoryError::ModelAndParams`]); giving none of model, params or
-    /// custom numbers is [`MemoryError::NoModel`].
+    /// A job from `(key, value)` pairs, strictly: an unknown key or a bad value is an error.
+    /// Setting custom-architecture numbers without `model` selects `custom`; giving both `model`
+    /// and a parameter count (`params` other than `none`) is [`MemoryError::ModelAndParams`];
+    /// giving none of model, parameter count or custom numbers is [`MemoryError::NoModel`].
     pub fn from_pairs<'a>(
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Job, MemoryError> {
@@ -682,7 +682,7 @@ impl Job {
                 find_option(key).ok_or_else(|| MemoryError::UnknownOption { key: key.into() })?;
             o.set(&mut job, value)?;
             model |= o.name == keys::MODEL;
-            params |= o.name == keys::PARAMS;
+            params |= o.name == keys::PARAMS && job.params.is_some();
             custom |= o.group == Group::Custom;
         }
         match (model, params, custom) {
