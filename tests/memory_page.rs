@@ -175,7 +175,8 @@ async fn bad_url_parameters_show_a_note_and_defaults() {
         notes.contains("dp") && notes.contains("h1000") && notes.contains("bogus"),
         "{notes}"
     );
-    let defaults = bitbudget_math::memory::estimate(&MemoryQuery::default().to_setup()).unwrap();
+    // The URL names memory options, so the rest are the option table's defaults (as on the CLI).
+    let defaults = bitbudget_math::memory::estimate(&MemoryQuery::defaults().to_setup()).unwrap();
     assert_eq!(bytes(&root, "total"), defaults.total);
 }
 

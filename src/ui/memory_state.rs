@@ -36,7 +36,7 @@ impl MemoryState {
     pub fn new(initial: MemoryQuery) -> Self {
         let query = RwSignal::new(initial);
         let setup = Memo::new(move |_| query.with(MemoryQuery::to_setup));
-        let result = Memo::new(move |_| setup.with(|s| estimate(s).map_err(|e| e.0)));
+        let result = Memo::new(move |_| setup.with(|s| estimate(s).map_err(|e| e.to_string())));
         let shown = Memo::new(move |prev: Option<&Option<Breakdown>>| match result.get() {
             Ok(b) => Some(b),
             Err(_) => prev.cloned().flatten(),

@@ -4,6 +4,7 @@
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::quant_query::QuantQuery;
 use bitbudget_math::format::{parse_value, FormatId};
+use bitbudget_math::memory::job::find_option;
 use std::fmt;
 use std::str::FromStr;
 
@@ -101,7 +102,14 @@ pub struct AppQuery {
 pub fn parse_query(search: &str) -> AppQuery {
     let mut q = AppQuery::default();
     let mut x_text = None;
+    let mut memory_named = false;
     for (key, value) in pairs(search) {
+        // A URL that names memory options means the table's defaults for the rest, as the CLI
+        // does; only a URL that names none opens on the landing example.
+        if !memory_named && find_option(&key).is_some() {
+            memory_named = true;
+            q.memory = MemoryQuery::defaults();
+        }
         match key.as_str() {
             "tab" => match value.parse() {
                 Ok(tab) => q.tab = tab,
@@ -268,7 +276,42 @@ mod tests {
         assert_eq!((q.memory.dp, q.memory.zero.0, q.memory.seq), (8, 3, 4096));
         let bad = parse_query("tab=memory&dp=zero&gpu=h1000");
         assert_eq!(bad.notes.len(), 2);
-        assert_eq!(bad.memory, MemoryQuery::default());
+        assert_eq!(bad.memory, MemoryQuery::defaults());
+    }
+
+    /// The page accepts every option the CLI does: a URL with a non-default value for each option of
+    /// the table gives the setup the CLI's arguments give.
+    #[test]
+    fn every_cli_option_is_a_url_parameter() {
+        use bitbudget_math::memory::job::{Job, OPTIONS};
+        let values = |key: &str| match key {
+            "model" => "custom",
+            "params" => "none",
+            "kv-heads" | "pp" | "tp" => "2",
+            "mlp" => "swiglu",
+            "mode" => "lora",
+            "dtype" | "kv-dtype" => "fp16",
+            "optimizer" => "sgd",
+            "zero" => "3",
+            "recompute" => "full",
+            "lora-targets" => "q,k,mlp",
+            "offload" => "all",
+            "gpu" => "a100-80gb",
+            "convention" => "hf-megatron",
+            "units" => "gib",
+            "sequence-parallel" | "flash-attention" | "fp32-grad-accum" => "1",
+            _ => "4",
+        };
+        let pairs: Vec<(&str, &str)> = OPTIONS
+            .iter()
+            .map(|o| (o.name.key, values(o.name.key)))
+            .collect();
+        let url: String = pairs.iter().map(|(k, v)| format!("&{k}={v}")).collect();
+        let q = parse_query(&format!("?tab=memory{url}"));
+        assert!(q.notes.is_empty(), "{:?}", q.notes);
+        let cli = Job::from_pairs(pairs.iter().copied()).unwrap();
+        assert_eq!(q.memory.0, cli);
+        assert_eq!(q.memory.to_setup(), cli.to_setup());
     }
 
     #[test]

@@ -3,21 +3,35 @@
 pub mod activations;
 pub mod advice;
 pub mod arch;
-pub mod conventions;
+pub mod convention_comparison;
+pub mod deepspeed;
+pub mod error;
 pub mod estimate;
 pub mod gpus;
+// Reads the sources from disk, so native only.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod import_graph;
+pub mod job;
+pub mod keys;
 pub mod kv_cache;
+pub mod line;
+pub mod lora;
+pub mod model_states;
 pub mod models;
 pub mod options;
 pub mod part;
 pub mod plan;
 pub mod report;
 pub mod setup;
+pub mod verdict;
 
 pub use arch::{Mlp, ModelArch, Norm};
+pub use error::MemoryError;
 pub use estimate::{estimate, Breakdown, Line};
 pub use gpus::{find_gpu, gpu_presets, GpuPreset};
+pub use job::{CustomArch, Job};
 pub use models::{find_model, model_presets, ModelPreset};
 pub use options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
 pub use part::Part;
-pub use setup::{LoraTargets, MemoryError, ModelSpec, Setup};
+pub use setup::{LoraTargets, ModelSpec, Setup};
+pub use verdict::verdict;

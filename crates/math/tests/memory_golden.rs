@@ -1,9 +1,10 @@
 //! Golden tests: published figures reproduced by the memory model, each citing its source, plus
 //! properties that must hold for any setup.
 
-use bitbudget_math::memory::conventions::lora_params;
+use bitbudget_math::memory::lora::lora_params;
 use bitbudget_math::memory::{
-    estimate, find_model, model_presets, Convention, ModelSpec, Offload, Setup, ZeroStage,
+    estimate, find_model, model_presets, Convention, Dtype, LoraTargets, ModelSpec, Offload, Setup,
+    ZeroStage,
 };
 
 /// Relative tolerance for figures the source rounds to 3 significant digits.
@@ -121,7 +122,7 @@ fn deepspeed_zero2_formula_through_estimate() {
         ..setup
     })
     .unwrap_err()
-    .0
+    .to_string()
     .contains("ZeRO-2 and ZeRO-3"));
 }
 
@@ -130,11 +131,9 @@ fn deepspeed_zero2_formula_through_estimate() {
 #[test]
 fn lora_paper_gpt3_trainable_parameters() {
     let gpt3 = find_model("gpt-3-175b").unwrap().arch;
-    let mut setup = Setup::new(preset("gpt-3-175b"));
-    setup.lora_rank = 1;
-    assert_eq!(lora_params(&gpt3, &setup), 4_718_592);
-    setup.lora_rank = 8;
-    assert_eq!(lora_params(&gpt3, &setup), 37_748_736);
+    let q_and_v = LoraTargets::default();
+    assert_eq!(lora_params(&gpt3, 1, q_and_v), 4_718_592);
+    assert_eq!(lora_params(&gpt3, 8, q_and_v), 37_748_736);
 }
 
 /// Per-GPU model states never grow with more data-parallel GPUs, and ZeRO-3 ≤ ZeRO-2 ≤ ZeRO-1 ≤ DDP.
@@ -187,17 +186,17 @@ fn ten_trillion_parameters_do_not_overflow() {
         seq: 1 << 30,
         ..Setup::new(preset("llama-3.1-405b"))
     };
-    assert!(estimate(&big).unwrap_err().0.contains("exceeds"));
+    assert!(estimate(&big).unwrap_err().to_string().contains("exceeds"));
 }
 
 #[test]
 fn invalid_setups_name_the_problem() {
-    let err = |s: Setup| estimate(&s).unwrap_err().0;
+    let err = |s: Setup| estimate(&s).unwrap_err().to_string();
     assert!(err(Setup {
         dp: 0,
         ..Setup::new(preset("gpt2"))
     })
-    .contains("--dp is 0"));
+    .contains("data-parallel degree is 0: at least one GPU is needed"));
     assert!(err(Setup {
         tp: 5,
         ..Setup::new(preset("gpt2"))
@@ -208,5 +207,15 @@ fn invalid_setups_name_the_problem() {
         ..Setup::new(preset("gpt2"))
     })
     .contains("pipeline"));
-    assert!(err(Setup::new(ModelSpec::Params(0))).contains("--params is 0"));
+    assert_eq!(
+        err(Setup::new(ModelSpec::Params(0))),
+        "parameter count must be at least 1"
+    );
+    assert_eq!(
+        err(Setup {
+            dtype: Dtype::Int4,
+            ..Setup::new(preset("gpt2"))
+        }),
+        "full training in int4 is not possible: choose QLoRA or inference"
+    );
 }

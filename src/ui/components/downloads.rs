@@ -78,7 +78,7 @@ pub fn Downloads() -> impl IntoView {
     };
     let csv = move |_| {
         run(Box::new(move || {
-            let r = report(&state.setup.get_untracked()).map_err(|e| e.0)?;
+            let r = report(&state.setup.get_untracked()).map_err(|e| e.to_string())?;
             download_text(
                 &format!("{}.csv", file_stem(&state)),
                 "text/csv",
@@ -88,7 +88,7 @@ pub fn Downloads() -> impl IntoView {
     };
     let json = move |_| {
         run(Box::new(move || {
-            let r = report(&state.setup.get_untracked()).map_err(|e| e.0)?;
+            let r = report(&state.setup.get_untracked()).map_err(|e| e.to_string())?;
             let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
             download_text(
                 &format!("{}.json", file_stem(&state)),

@@ -4,8 +4,9 @@ use crate::ui::memory_query::parse_field;
 use crate::ui::memory_state::MemoryState;
 use leptos::prelude::*;
 
-/// A whole-number field bound to the query's count `key` (see `memory_query::LIMITS`). Invalid text
-/// stays in the box with a message; the last valid value keeps driving the charts.
+/// A whole-number field bound to the query's count `key` (parsed and limited by the option table,
+/// through `memory_query::parse_field`). Invalid text stays in the box with a message; the last
+/// valid value keeps driving the charts.
 #[component]
 pub fn NumberField(
     /// Visible label.
@@ -28,7 +29,7 @@ pub fn NumberField(
                 on:input=move |ev| match parse_field(key, &event_target_value(&ev)) {
                     Ok(n) => {
                         set_error.set(None);
-                        state.set(|q| *q.count_mut(key) = n);
+                        state.set(|q| q.set_count(key, n));
                     }
                     Err(e) => set_error.set(Some(e)),
                 } />

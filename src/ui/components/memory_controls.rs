@@ -4,7 +4,9 @@ use crate::ui::components::fields::{CheckField, NumberField, SelectField};
 use crate::ui::components::model_picker::ModelPicker;
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::memory_state::MemoryState;
-use bitbudget_math::memory::{gpu_presets, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
+use bitbudget_math::memory::{
+    gpu_presets, Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage,
+};
 use bitbudget_math::numbers::Units;
 use leptos::prelude::*;
 
@@ -41,12 +43,16 @@ pub fn MemoryControls() -> impl IntoView {
         .iter()
         .map(|z| (z.to_string(), z.label().to_string()))
         .collect();
-    let gpu_options: Vec<(String, String)> = gpu_presets()
-        .into_iter()
-        .map(|g| (g.id.to_string(), g.name.to_string()))
+    let gpu_options: Vec<(String, String)> = std::iter::once(("none".into(), "No GPU".into()))
+        .chain(
+            gpu_presets()
+                .into_iter()
+                .map(|g| (g.id.to_string(), g.name.to_string())),
+        )
         .collect();
     let flash = Signal::derive(move || state.query.with(|q| q.flash_attention));
     let sp = Signal::derive(move || state.query.with(|q| q.sequence_parallel));
+    let accum = Signal::derive(move || state.query.with(|q| q.fp32_grad_accum));
     let is_lora = move || {
         state
             .query
@@ -65,6 +71,8 @@ pub fn MemoryControls() -> impl IntoView {
                 <legend>"Precision"</legend>
                 {bound_select("Weights dtype", "dtype", names(Dtype::ALL), |q| q.dtype, |q, v| q.dtype = v)}
                 {bound_select("Optimizer", "optimizer", names(Optimizer::ALL), |q| q.optimizer, |q, v| q.optimizer = v)}
+                {bound_select("Convention", "convention", names(Convention::ALL), |q| q.convention, |q, v| q.convention = v)}
+                <CheckField label="FP32 gradient accumulation" key="fp32-grad-accum" value=accum on_change=Callback::new(move |v| state.set(|q| q.fp32_grad_accum = v)) />
                 <Show when=is_inference>{bound_select("KV cache dtype", "kv-dtype", names(Dtype::ALL), |q| q.kv_dtype, |q, v| q.kv_dtype = v)}</Show>
             </fieldset>
             <fieldset>
@@ -89,7 +97,7 @@ pub fn MemoryControls() -> impl IntoView {
             </fieldset>
             <fieldset>
                 <legend>"Hardware"</legend>
-                {bound_select("GPU", "gpu", gpu_options, |q| q.gpu.clone(), |q, v| q.gpu = v)}
+                {bound_select("GPU", "gpu", gpu_options, |q| q.gpu.clone().unwrap_or_else(|| "none".into()), |q, v: String| { let _ = q.apply("gpu", &v); })}
                 <NumberField label="Overhead (MiB)" key="overhead-mib" hint="CUDA context and allocator reserve per GPU" />
                 {bound_select("Units", "units", vec![("gb".into(), "GB (10^9 bytes)".into()), ("gib".into(), "GiB (2^30 bytes)".into())], |q| q.units, |q, v: Units| q.units = v)}
             </fieldset>

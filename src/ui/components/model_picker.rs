@@ -3,11 +3,14 @@
 
 use crate::ui::components::fields::{NumberField, SelectField};
 use crate::ui::memory_state::MemoryState;
+use bitbudget_math::memory::job::mlp_name;
 use bitbudget_math::memory::{model_presets, Mlp};
 use bitbudget_math::numbers::format_count;
 use leptos::prelude::*;
 
 const CUSTOM: &str = "custom";
+/// The picker's value while the URL gave a parameter count instead of a model.
+const PARAMS: &str = "params";
 
 /// Model preset select with search, and the custom architecture's fields when chosen.
 #[component]
@@ -22,9 +25,16 @@ pub fn ModelPicker() -> impl IntoView {
         acc
     });
     let selected = move || {
-        state
-            .query
-            .with(|q| q.model.clone().unwrap_or_else(|| CUSTOM.into()))
+        state.query.with(|q| match (q.params, &q.model) {
+            (Some(_), _) => PARAMS.to_string(),
+            (None, Some(id)) => id.clone(),
+            (None, None) => CUSTOM.to_string(),
+        })
+    };
+    let params_label = move || {
+        state.query.with(|q| q.params).map(|n| view! {
+            <option value=PARAMS disabled=true selected=true>{format!("{} params only (from the link)", format_count(n))}</option>
+        })
     };
     let groups = move || {
         let f = filter.get().to_ascii_lowercase();
@@ -42,7 +52,10 @@ pub fn ModelPicker() -> impl IntoView {
     };
     let on_pick = move |ev| {
         let v = event_target_value(&ev);
-        state.set(|q| q.model = (v != CUSTOM).then_some(v));
+        state.set(|q| {
+            // The picker offers only presets and custom, which the table accepts.
+            let _ = q.apply("model", &v);
+        });
     };
     view! {
         <div class="field-box model-picker">
@@ -50,6 +63,7 @@ pub fn ModelPicker() -> impl IntoView {
             <input type="search" class="filter" placeholder="filter: llama, 70b…" aria-label="Filter models" data-testid="model-filter"
                 prop:value=move || filter.get() on:input=move |ev| set_filter.set(event_target_value(&ev)) />
             <select id="field-model" data-testid="input-model" prop:value=selected on:change=on_pick>
+                {params_label}
                 {groups}
                 <option value=CUSTOM selected=move || selected() == CUSTOM>"Custom architecture…"</option>
             </select>
@@ -64,26 +78,19 @@ pub fn ModelPicker() -> impl IntoView {
 #[component]
 fn CustomArchFields() -> impl IntoView {
     let state = expect_context::<MemoryState>();
-    let mlp = Signal::derive(move || {
-        if state.query.with(|q| q.custom.mlp) == Mlp::Swiglu {
-            "swiglu".to_string()
-        } else {
-            "gelu".to_string()
-        }
-    });
+    let mlp = Signal::derive(move || state.query.with(|q| mlp_name(q.custom.mlp).to_string()));
     let set_mlp = Callback::new(move |v: String| {
         state.set(|q| {
-            q.custom.mlp = if v == "swiglu" {
-                Mlp::Swiglu
-            } else {
-                Mlp::Gelu
-            }
+            // The select offers only the table's names.
+            let _ = q.apply("mlp", &v);
         })
     });
-    let options: Vec<(String, String)> = vec![
-        ("gelu".into(), "GELU (2 matrices)".into()),
-        ("swiglu".into(), "SwiGLU (3 matrices)".into()),
-    ];
+    let options: Vec<(String, String)> = [
+        (Mlp::Gelu, "GELU (2 matrices)"),
+        (Mlp::Swiglu, "SwiGLU (3 matrices)"),
+    ]
+    .map(|(m, label)| (mlp_name(m).to_string(), label.to_string()))
+    .into();
     view! {
         <div class="custom-arch">
             <NumberField label="Layers" key="layers" />

@@ -1,31 +1,9 @@
 //! "Will it fit?": the verdict in words, the smallest setup that fits, and invalid-setup messages.
 
 use crate::ui::memory_state::MemoryState;
-use bitbudget_math::memory::{Breakdown, GpuPreset};
-use bitbudget_math::numbers::{format_bytes, Units};
+use bitbudget_math::memory::verdict;
 use leptos::prelude::*;
 
-/// The verdict sentence for `b` on `gpu`.
-pub fn verdict_text(b: &Breakdown, gpu: &GpuPreset, units: Units) -> String {
-    if b.total <= gpu.capacity_bytes {
-        let used = b.total as f64 / gpu.capacity_bytes as f64 * 100.0;
-        format!(
-            "Fits: {} of {} per {} ({used:.0}% used).",
-            format_bytes(b.total, units),
-            format_bytes(gpu.capacity_bytes, units),
-            gpu.name
-        )
-    } else {
-        format!(
-            "Does not fit: needs {:.1}x an {} ({} per GPU).",
-            b.total as f64 / gpu.capacity_bytes as f64,
-            gpu.name,
-            format_bytes(b.total, units)
-        )
-    }
-}
-
-/// Verdict, error and suggestion.
 #[component]
 pub fn Verdict() -> impl IntoView {
     let state = expect_context::<MemoryState>();
@@ -34,7 +12,7 @@ pub fn Verdict() -> impl IntoView {
         state.setup.with(|s| {
             state
                 .shown
-                .with(|b| Some(verdict_text(b.as_ref()?, s.gpu.as_ref()?, units)))
+                .with(|b| Some(verdict(b.as_ref()?.total, s.gpu.as_ref()?, units)))
         })
     };
     let fits = move || {

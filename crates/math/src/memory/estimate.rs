@@ -3,23 +3,14 @@
 
 use super::activations::{inference_bytes, output_layer_bytes, per_layer_bytes, ActivationShape};
 use super::arch::ModelArch;
-use super::conventions::{model_states, StateLines};
 use super::kv_cache::kv_cache_bytes;
+pub use super::line::Line;
+use super::line::{to_u64, StateLines};
+use super::model_states::model_states;
 use super::options::{Dtype, Mode};
 use super::setup::{MemoryError, ModelSpec, Setup};
-use crate::numbers::{format_bytes, format_count};
+use crate::numbers::format_bytes;
 use serde::Serialize;
-
-/// One component of the per-GPU total.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Line {
-    /// Bytes on each GPU.
-    pub bytes: u64,
-    /// The arithmetic with the numbers filled in, e.g. `12 B × 7.00B params ÷ 8 GPUs = 10.50 GB`.
-    pub formula: String,
-    /// One sentence on why this memory is needed.
-    pub why: String,
-}
 
 /// The estimate for one setup.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -124,12 +115,6 @@ fn zero_line(why: &str) -> Line {
     }
 }
 
-/// Converts to `u64`, or says the result is too large to be meaningful.
-pub fn to_u64(v: u128) -> Result<u64, MemoryError> {
-    u64::try_from(v)
-        .map_err(|_| MemoryError("the result exceeds 18 exabytes: check the inputs".into()))
-}
-
 fn checked_sum(parts: &[u64]) -> Result<u64, MemoryError> {
     to_u64(parts.iter().map(|p| *p as u128).sum())
 }
@@ -213,9 +198,4 @@ fn kv_line(setup: &Setup, arch: &ModelArch) -> Result<Line, MemoryError> {
         ),
         why: "Each generated token attends to the keys and values of every earlier token, so they are cached instead of recomputed.".into(),
     })
-}
-
-/// `n params` for formulas.
-pub(crate) fn params_text(n: u64) -> String {
-    format!("{} params", format_count(n))
 }

@@ -77,7 +77,7 @@ pub const STRATEGIES: [Strategy; 7] = [
 pub fn by_strategy(setup: &Setup) -> Vec<(Strategy, Result<Breakdown, String>)> {
     STRATEGIES
         .iter()
-        .map(|s| (*s, estimate(&s.apply(setup)).map_err(|e| e.0)))
+        .map(|s| (*s, estimate(&s.apply(setup)).map_err(|e| e.to_string())))
         .collect()
 }
 

@@ -1,8 +1,10 @@
 //! The published shape of an estimate: what `bitbudget memory --json` prints and what the app
 //! downloads, so both always agree. Also a CSV rendering.
 
-use super::conventions::compare_conventions;
+use super::convention_comparison::compare_conventions;
 use super::estimate::{estimate, Breakdown};
+use super::job::Job;
+use super::part::Part;
 use super::setup::{MemoryError, ModelSpec, Setup};
 use crate::numbers::format_count;
 use serde::Serialize;
@@ -54,45 +56,21 @@ pub struct Formulas {
     pub overhead: Formula,
 }
 
-/// The setup as echoed in a report.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SetupSummary {
-    /// Mode.
-    pub mode: String,
-    /// Weight dtype.
-    pub dtype: String,
-    /// Optimizer.
-    pub optimizer: String,
-    /// ZeRO stage.
-    pub zero: u8,
-    /// Data-parallel degree.
-    pub dp: u64,
-    /// Tensor-parallel degree.
-    pub tp: u64,
-    /// Pipeline-parallel degree.
-    pub pp: u64,
-    /// dp × tp × pp.
-    pub gpus: u64,
-    /// Sequence parallelism.
-    pub sequence_parallel: bool,
-    /// Micro-batch.
-    pub batch: u64,
-    /// Sequence length.
-    pub seq: u64,
-    /// Recomputation.
-    pub recompute: String,
-    /// FlashAttention.
-    pub flash_attention: bool,
-    /// Offload.
-    pub offload: String,
-    /// KV-cache dtype.
-    pub kv_dtype: String,
-    /// LoRA rank.
-    pub lora_rank: u64,
-    /// Convention.
-    pub convention: String,
-    /// Units of the formulas.
-    pub units: String,
+/// The setup as echoed in a report: every option the job uses, in the option table's order, as the
+/// text the CLI and the URL accept (`{"model": "llama-3-8b", "mode": "train", "dp": "8", ...}`),
+/// so a report says exactly how to ask for it again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetupEcho(pub Vec<(&'static str, String)>);
+
+impl Serialize for SetupEcho {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
 }
 
 /// The GPU compared against.
@@ -133,8 +111,10 @@ pub struct Report {
     pub params: u64,
     /// Trainable parameters.
     pub trainable_params: u64,
-    /// The setup.
-    pub setup: SetupSummary,
+    /// GPUs in the job (dp × tp × pp).
+    pub gpus: u64,
+    /// The options that describe the setup.
+    pub setup: SetupEcho,
     /// Integer bytes per GPU.
     pub per_gpu: PerGpu,
     /// Formulas with numbers filled in.
@@ -182,26 +162,8 @@ pub fn report(setup: &Setup) -> Result<Report, MemoryError> {
         model,
         params: b.params,
         trainable_params: b.trainable_params,
-        setup: SetupSummary {
-            mode: s.mode.name().into(),
-            dtype: s.dtype.name().into(),
-            optimizer: s.optimizer.name().into(),
-            zero: s.zero.0,
-            dp: s.dp,
-            tp: s.tp,
-            pp: s.pp,
-            gpus: b.gpus,
-            sequence_parallel: s.sequence_parallel,
-            batch: s.batch,
-            seq: s.seq,
-            recompute: s.recompute.name().into(),
-            flash_attention: s.flash_attention,
-            offload: s.offload.name().into(),
-            kv_dtype: s.kv_dtype.name().into(),
-            lora_rank: s.lora_rank,
-            convention: s.convention.name().into(),
-            units: s.units.to_string(),
-        },
+        gpus: b.gpus,
+        setup: SetupEcho(Job::from_setup(s).to_pairs(false)),
         per_gpu: PerGpu {
             weights: b.weights.bytes,
             gradients: b.gradients.bytes,
@@ -244,18 +206,16 @@ impl Report {
     pub fn to_csv(&self) -> String {
         let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
         let p = &self.per_gpu;
-        let fs = &self.formulas;
-        let rows = [
-            ("weights", p.weights, &fs.weights),
-            ("gradients", p.gradients, &fs.gradients),
-            ("optimizer", p.optimizer, &fs.optimizer),
-            ("activations", p.activations, &fs.activations),
-            ("kv_cache", p.kv_cache, &fs.kv_cache),
-            ("overhead", p.overhead, &fs.overhead),
-        ];
         let mut out = String::from("part,bytes_per_gpu,formula,why\n");
-        for (name, bytes, f) in rows {
-            out += &format!("{name},{bytes},{},{}\n", q(&f.formula), q(&f.why));
+        for part in Part::ALL {
+            let line = part.line(&self.breakdown);
+            out += &format!(
+                "{},{},{},{}\n",
+                part.key(),
+                line.bytes,
+                q(&line.formula),
+                q(&line.why)
+            );
         }
         out += &format!(
             "model_states,{},,\ntotal,{},,\ncpu_offload,{},,\n",

@@ -1,7 +1,9 @@
 //! A complete description of a job to size, and its validation.
 
 use super::arch::ModelArch;
+pub use super::error::MemoryError;
 use super::gpus::GpuPreset;
+use super::keys::*;
 use super::options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
 use crate::numbers::Units;
 use serde::Serialize;
@@ -147,60 +149,69 @@ impl Setup {
         }
     }
 
-    /// Checks the setup, naming the first problem.
+    /// Checks the setup, naming the first problem (see [`MemoryError`] for the messages).
     pub fn validate(&self) -> Result<(), MemoryError> {
-        let err = |m: String| Err(MemoryError(m));
-        for (name, v) in [
-            ("dp", self.dp),
-            ("tp", self.tp),
-            ("pp", self.pp),
-            ("gpus-per-node", self.gpus_per_node),
+        use MemoryError as E;
+        for (option, v) in [
+            (DP, self.dp),
+            (TP, self.tp),
+            (PP, self.pp),
+            (GPUS_PER_NODE, self.gpus_per_node),
         ] {
             if v == 0 {
-                return err(format!("--{name} is 0: at least one GPU is needed"));
+                return Err(E::NoGpu { option });
             }
             if v > MAX_DEGREE {
-                return err(format!(
-                    "--{name} {v} is more GPUs than any cluster has (limit {MAX_DEGREE})"
-                ));
+                return Err(E::TooLarge {
+                    option,
+                    value: v,
+                    limit: MAX_DEGREE,
+                });
             }
         }
-        if self.batch == 0 || self.seq == 0 {
-            return err("--batch and --seq must be at least 1".into());
-        }
-        if self.batch > MAX_BATCH || self.seq > MAX_SEQ {
-            return err(format!(
-                "--batch (max {MAX_BATCH}) or --seq (max {MAX_SEQ}) is out of range"
-            ));
+        for (option, v, limit) in [(BATCH, self.batch, MAX_BATCH), (SEQ, self.seq, MAX_SEQ)] {
+            if v == 0 {
+                return Err(E::Zero { option });
+            }
+            if v > limit {
+                return Err(E::TooLarge {
+                    option,
+                    value: v,
+                    limit,
+                });
+            }
         }
         if self.zero.0 > 3 {
-            return err(format!(
-                "--zero {} does not exist; stages are 0 to 3",
-                self.zero.0
-            ));
+            return Err(E::NoSuchZeroStage { stage: self.zero.0 });
         }
         if self.mode == Mode::Train && matches!(self.dtype, Dtype::Int8 | Dtype::Int4) {
-            return err(format!(
-                "full training in {} is not a thing: use --mode qlora, or inference",
-                self.dtype
-            ));
+            return Err(E::IntegerTraining { dtype: self.dtype });
         }
         if matches!(self.mode, Mode::Lora | Mode::Qlora) && self.lora_rank == 0 {
-            return err("--lora-rank must be at least 1".into());
+            return Err(E::Zero { option: LORA_RANK });
+        }
+        if self.lora_rank > MAX_LORA_RANK {
+            return Err(E::TooLarge {
+                option: LORA_RANK,
+                value: self.lora_rank,
+                limit: MAX_LORA_RANK,
+            });
         }
         if self.convention == Convention::Deepspeed
             && self.zero.0 < 2
             && self.mode != Mode::Inference
         {
-            return err(
-                "DeepSpeed's estimators cover ZeRO-2 and ZeRO-3 only: use --zero 2 or 3".into(),
-            );
+            return Err(E::DeepspeedNeedsZero2 { stage: self.zero.0 });
         }
         match &self.model {
-            ModelSpec::Params(0) => err("--params is 0".into()),
-            ModelSpec::Params(n) if *n > MAX_PARAMS => err(format!("--params {n} is above the {MAX_PARAMS} limit")),
+            ModelSpec::Params(0) => Err(E::Zero { option: PARAMS }),
+            ModelSpec::Params(n) if *n > MAX_PARAMS => Err(E::TooLarge {
+                option: PARAMS,
+                value: *n,
+                limit: MAX_PARAMS,
+            }),
             ModelSpec::Params(_) if matches!(self.mode, Mode::Lora | Mode::Qlora) => {
-                err(format!("--mode {} needs an architecture (--model or --layers/--hidden/...) to place adapters", self.mode))
+                Err(E::AdaptersNeedArchitecture { mode: self.mode })
             }
             ModelSpec::Params(_) => Ok(()),
             ModelSpec::Arch { arch, .. } => validate_arch(arch, self.tp, self.pp),
@@ -217,66 +228,73 @@ pub const MAX_BATCH: u64 = 1 << 20;
 /// Largest sequence length accepted.
 pub const MAX_SEQ: u64 = 1 << 30;
 
+/// Largest LoRA rank accepted.
+pub const MAX_LORA_RANK: u64 = 1 << 16;
+/// Largest number of layers accepted.
+pub const MAX_LAYERS: u64 = 100_000;
+/// Largest hidden size accepted.
+pub const MAX_HIDDEN: u64 = 1 << 24;
+/// Largest feed-forward width accepted.
+pub const MAX_FFN: u64 = 1 << 26;
+/// Largest vocabulary accepted.
+pub const MAX_VOCAB: u64 = 1 << 26;
+/// Largest number of attention heads accepted.
+pub const MAX_HEADS: u64 = 1 << 16;
+
 fn validate_arch(a: &ModelArch, tp: u64, pp: u64) -> Result<(), MemoryError> {
-    let err = |m: String| Err(MemoryError(m));
-    for (name, v) in [
-        ("layers", a.layers),
-        ("hidden", a.hidden),
-        ("heads", a.heads),
-        ("kv-heads", a.kv_heads),
-        ("ffn", a.ffn),
-        ("vocab", a.vocab),
+    use MemoryError as E;
+    for (option, v, limit) in [
+        (LAYERS, a.layers, MAX_LAYERS),
+        (HIDDEN, a.hidden, MAX_HIDDEN),
+        (HEADS, a.heads, MAX_HEADS),
+        (KV_HEADS, a.kv_heads, MAX_HEADS),
+        (FFN, a.ffn, MAX_FFN),
+        (VOCAB, a.vocab, MAX_VOCAB),
     ] {
         if v == 0 {
-            return err(format!("--{name} must be at least 1"));
+            return Err(E::Zero { option });
+        }
+        if v > limit {
+            return Err(E::TooLarge {
+                option,
+                value: v,
+                limit,
+            });
         }
     }
-    if a.layers > 100_000
-        || a.hidden > 1 << 24
-        || a.ffn > 1 << 26
-        || a.vocab > 1 << 26
-        || a.heads > 1 << 16
-    {
-        return err("the architecture is far larger than any model (layers ≤ 100000, hidden ≤ 16M, ffn ≤ 64M, vocab ≤ 64M)".into());
-    }
     if a.heads % a.kv_heads != 0 {
-        return err(format!(
-            "--kv-heads {} must divide --heads {}",
-            a.kv_heads, a.heads
-        ));
+        return Err(E::DoesNotDivide {
+            option: KV_HEADS,
+            value: a.kv_heads,
+            of: "attention heads",
+            total: a.heads,
+        });
     }
     if a.head_dim == 0 {
-        return err(format!(
-            "--hidden {} is smaller than --heads {}",
-            a.hidden, a.heads
-        ));
+        return Err(E::HiddenBelowHeads {
+            hidden: a.hidden,
+            heads: a.heads,
+        });
     }
     if a.heads % tp != 0 {
-        return err(format!(
-            "--tp {tp} does not divide the {} attention heads",
-            a.heads
-        ));
+        return Err(E::DoesNotDivide {
+            option: TP,
+            value: tp,
+            of: "attention heads",
+            total: a.heads,
+        });
     }
     if pp > a.layers {
-        return err(format!(
-            "--pp {pp} is more pipeline stages than the {} layers",
-            a.layers
-        ));
+        return Err(E::MoreStagesThanLayers {
+            pp,
+            layers: a.layers,
+        });
     }
     if a.experts == 0 || a.active_experts > a.experts {
-        return err("active experts must be between 1 and the number of experts".into());
+        return Err(E::BadExperts {
+            experts: a.experts,
+            active: a.active_experts,
+        });
     }
     Ok(())
 }
-
-/// An invalid setup, with a message naming the problem.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MemoryError(pub String);
-
-impl std::fmt::Display for MemoryError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for MemoryError {}

@@ -1,31 +1,21 @@
-//! Model states (weights, gradients, optimizer) under each bookkeeping convention, sharded by ZeRO
-//! and split by tensor/pipeline parallelism, with CPU offload.
+//! The default model-state model: weights, gradients and optimizer states per GPU for full
+//! training, LoRA/QLoRA and inference, sharded by ZeRO, split by tensor/pipeline parallelism, with
+//! CPU offload; and the dispatch to the other conventions' fixed bytes per parameter (the ZeRO
+//! paper's 2 + 2 + 12, Megatron's 2 + 4 + 12) and to the DeepSpeed reproduction.
 //!
 //! Why published numbers disagree: the ZeRO paper counts 2 + 2 + 12 = 16 B/param for mixed-precision
 //! Adam; Megatron-LM keeps FP32 gradients (2 + 4 + 12 = 18 B); DeepSpeed's estimator adds a gathered
 //! FP32 copy of the largest layer, counts FP32 gradients inside 16 B of sharded state, multiplies
 //! CPU memory by 1.5 and prints GiB labelled "GB"; some calculators count only Adam's 8 B of moments.
 
-use super::arch::{Mlp, ModelArch};
-use super::estimate::{params_text, to_u64, Line};
+use super::deepspeed::deepspeed_states;
+use super::line::{
+    params_text, state_line as line, to_u64, Line, StateLines, WHY_GRADS, WHY_OPT, WHY_WEIGHTS,
+};
+use super::lora::lora_params;
 use super::options::{Convention, Dtype, Mode, Offload, Optimizer};
 use super::setup::{MemoryError, ModelSpec, Setup};
 use crate::numbers::{format_bytes, format_count};
-use serde::Serialize;
-
-/// The three model-state lines, trainable parameters and CPU bytes.
-pub struct StateLines {
-    /// Weights per GPU.
-    pub weights: Line,
-    /// Gradients per GPU.
-    pub gradients: Line,
-    /// Optimizer states per GPU.
-    pub optimizer: Line,
-    /// Parameters that are trained.
-    pub trainable: u64,
-    /// Bytes in CPU memory per GPU.
-    pub cpu: u64,
-}
 
 /// Model states of `setup` under its convention.
 pub fn model_states(
@@ -159,20 +149,6 @@ fn share(setup: &Setup, sharded: bool) -> Share {
     }
 }
 
-fn line(bytes: u128, formula: String, why: &str, setup: &Setup) -> Result<Line, MemoryError> {
-    let bytes = to_u64(bytes)?;
-    Ok(Line {
-        formula: format!("{formula} = {}", format_bytes(bytes, setup.units)),
-        bytes,
-        why: why.into(),
-    })
-}
-
-const WHY_WEIGHTS: &str = "The parameters themselves, in the dtype the matmuls read.";
-const WHY_GRADS: &str =
-    "Backpropagation produces one gradient per trainable parameter before the optimizer step.";
-const WHY_OPT: &str = "Adam keeps running means of the gradient and its square, and mixed precision keeps an FP32 master copy to apply small updates exactly.";
-
 fn train_states(setup: &Setup, params: u64, per: PerParam) -> Result<StateLines, MemoryError> {
     let (ws, gs, os) = (
         share(setup, setup.zero.0 >= 3),
@@ -270,32 +246,6 @@ fn apply_offload(
     Ok(())
 }
 
-/// Trainable LoRA parameters of the whole model for `rank` and the targets in `setup`.
-pub fn lora_params(a: &ModelArch, setup: &Setup) -> u64 {
-    let (h, r, t) = (a.hidden, setup.lora_rank, setup.lora_targets);
-    let mut per_layer = 0;
-    if t.q {
-        per_layer += r * (h + a.q_width());
-    }
-    if t.k {
-        per_layer += r * (h + a.kv_width());
-    }
-    if t.v {
-        per_layer += r * (h + a.kv_width());
-    }
-    if t.o {
-        per_layer += r * (a.q_width() + h);
-    }
-    if t.mlp {
-        let matrices = match a.mlp {
-            Mlp::Gelu => 2,
-            Mlp::Swiglu => 3,
-        };
-        per_layer += matrices * r * (h + a.ffn) * a.experts;
-    }
-    per_layer * a.layers
-}
-
 /// QLoRA's NF4 block size (Dettmers et al. 2023, section 3).
 const QLORA_BLOCK: u64 = 64;
 
@@ -305,9 +255,9 @@ fn adapter_states(
     notes: &mut Vec<String>,
 ) -> Result<StateLines, MemoryError> {
     let ModelSpec::Arch { arch, .. } = &setup.model else {
-        return Err(MemoryError("LoRA needs an architecture".into()));
+        return Err(MemoryError::AdaptersNeedArchitecture { mode: setup.mode });
     };
-    let adapters = lora_params(arch, setup);
+    let adapters = lora_params(arch, setup.lora_rank, setup.lora_targets);
     let (ws, gs, os) = (
         share(setup, setup.zero.0 >= 3),
         share(setup, setup.zero.0 >= 2),
@@ -446,199 +396,9 @@ fn inference_states(
     Ok(lines)
 }
 
-/// DeepSpeed's `estimate_zero2_model_states_mem_needs` and `estimate_zero3_model_states_mem_needs`
-/// (deepspeed/runtime/zero/stage_1_and_2.py and stage3.py; zero_init=1, buffer factor 1.5),
-/// reproduced with Python's float arithmetic. CPU memory is per node.
-fn deepspeed_states(
-    setup: &Setup,
-    params: u64,
-    notes: &mut Vec<String>,
-) -> Result<StateLines, MemoryError> {
-    let mp = setup.tp * setup.pp;
-    if mp > 1 {
-        notes.push("DeepSpeed's estimator knows no tensor/pipeline parallelism: applied to params ÷ (tp × pp)".into());
-    }
-    let p = params.div_ceil(mp);
-    let largest = setup
-        .arch()
-        .map(|a| a.largest_layer_params().div_ceil(setup.tp))
-        .unwrap_or_else(|| {
-            notes.push("largest layer unknown without an architecture: taken as 0".into());
-            0
-        });
-    let est = deepspeed_estimate(
-        p,
-        largest,
-        setup.dp,
-        setup.gpus_per_node,
-        setup.zero.0,
-        setup.offload,
-    );
-    notes.push("DeepSpeed prints these sizes divided by 2^30 but labels them GB".into());
-    let t = |s: &str| s.to_string();
-    let (w, g, o) = match (setup.zero.0, setup.offload) {
-        (2, Offload::None) => (
-            (2 * p as u128, t("2 B × params")),
-            (2 * p as u128, t("2 B × params")),
-            (
-                (est.gpu - 4 * p) as u128,
-                format!("int(16 B × params ÷ {} GPUs)", setup.dp),
-            ),
-        ),
-        (2, _) => (
-            (2 * p as u128, t("2 B × params")),
-            (0, t("on the CPU")),
-            (0, t("on the CPU")),
-        ),
-        (_, Offload::All) => (
-            (est.gpu as u128, t("4 B × largest layer")),
-            (0, t("on the CPU")),
-            (0, t("on the CPU")),
-        ),
-        (_, off) => {
-            let weights = 4 * largest as u128 + 2 * p as u128 / setup.dp as u128;
-            let rest = est.gpu as u128 - weights;
-            let text = if off == Offload::None {
-                format!("rest of int(18 B × params ÷ {} GPUs)", setup.dp)
-            } else {
-                t("on the CPU")
-            };
-            (
-                (
-                    weights,
-                    format!("4 B × largest layer + 2 B × params ÷ {} GPUs", setup.dp),
-                ),
-                (0, t("inside DeepSpeed's 16 B of FP32 state")),
-                (rest, text),
-            )
-        }
-    };
-    let pt = params_text(p);
-    Ok(StateLines {
-        weights: line(w.0, format!("{} ({pt})", w.1), WHY_WEIGHTS, setup)?,
-        gradients: line(g.0, g.1, WHY_GRADS, setup)?,
-        optimizer: line(o.0, format!("{} ({pt})", o.1), WHY_OPT, setup)?,
-        trainable: params,
-        cpu: est.cpu,
-    })
-}
-
-/// GPU and CPU bytes of DeepSpeed's estimators (CPU per node, GPU per GPU).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct DeepspeedEstimate {
-    /// Bytes per GPU.
-    pub gpu: u64,
-    /// Bytes of CPU memory per node.
-    pub cpu: u64,
-}
-
-/// DeepSpeed's model-state estimate for `total_params`, `largest_layer_params`, `total_gpus`,
-/// `gpus_per_node`, ZeRO `stage` (2 or 3) and offload, with zero_init=1 and buffer factor 1.5.
-pub fn deepspeed_estimate(
-    total_params: u64,
-    largest_layer_params: u64,
-    total_gpus: u64,
-    gpus_per_node: u64,
-    stage: u8,
-    offload: Offload,
-) -> DeepspeedEstimate {
-    let (p, l, n) = (total_params, largest_layer_params, total_gpus);
-    let per_node = gpus_per_node.min(n).max(1);
-    let nodes = n.div_ceil(per_node);
-    let buffer = 1.5f64;
-    let int = |v: f64| v as u64;
-    if stage == 2 {
-        return match offload {
-            Offload::None => DeepspeedEstimate {
-                gpu: 4 * p + int((16 * p) as f64 / n as f64),
-                cpu: int((p * 4 * per_node) as f64 * buffer),
-            },
-            _ => DeepspeedEstimate {
-                gpu: 2 * p,
-                cpu: int((p * (4 * n).max(16)) as f64 * buffer),
-            },
-        };
-    }
-    let gpus_factor = 1.0 / nodes as f64;
-    let largest = 4 * l;
-    match offload {
-        Offload::All => DeepspeedEstimate {
-            gpu: largest,
-            cpu: int((p * 18) as f64 * gpus_factor * buffer),
-        },
-        Offload::Optimizer => DeepspeedEstimate {
-            gpu: largest + int((2 * p) as f64 / n as f64),
-            cpu: int((p * 16) as f64 * gpus_factor * buffer),
-        },
-        Offload::None => DeepspeedEstimate {
-            gpu: largest + int((18 * p) as f64 / n as f64),
-            cpu: int((l * 4 * per_node) as f64 * buffer),
-        },
-    }
-}
-
-/// One row of the conventions table.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ConventionRow {
-    /// The convention.
-    pub convention: Convention,
-    /// Model states per GPU, or why this convention does not cover the setup.
-    pub model_states: Result<u64, String>,
-    /// CPU bytes (per GPU for offload; per node for DeepSpeed).
-    pub cpu: u64,
-    /// Why it differs from the others, in words.
-    pub explanation: &'static str,
-}
-
-/// The same setup's model states under every convention.
-pub fn compare_conventions(setup: &Setup) -> Vec<ConventionRow> {
-    Convention::ALL
-        .iter()
-        .map(|&c| {
-            let s = Setup {
-                convention: c,
-                ..setup.clone()
-            };
-            let result = super::estimate::estimate(&s)
-                .map(|b| (b.model_states, b.cpu_offload))
-                .map_err(|e| e.0);
-            ConventionRow {
-                convention: c,
-                model_states: result.clone().map(|r| r.0),
-                cpu: result.map(|r| r.1).unwrap_or(0),
-                explanation: explain(c),
-            }
-        })
-        .collect()
-}
-
-/// Why a convention counts what it counts.
-pub const fn explain(c: Convention) -> &'static str {
-    match c {
-        Convention::Bitbudget => "The ZeRO paper's and EleutherAI's accounting (16-bit weights and gradients plus K bytes of optimizer state), with K and the widths following the chosen dtype and optimizer.",
-        Convention::Zero => "Rajbhandari et al. 2020: mixed-precision Adam is 2Ψ + 2Ψ + KΨ with K = 12 (FP32 master weights, momentum, variance), whatever optimizer is chosen.",
-        Convention::HfMegatron => "Megatron-LM keeps gradients in FP32 for accumulation: 2 + 4 + 12 = 18 bytes per parameter; Hugging Face's anatomy of training memory reaches the same 18 as 6 (FP32 + 16-bit weights) + 4 + 8.",
-        Convention::Deepspeed => "DeepSpeed's estimator adds a gathered FP32 copy of the largest layer, counts FP32 gradients inside 16 bytes of sharded state, sizes CPU memory per node with a 1.5 buffer factor, and prints GiB labelled 'GB'.",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// DeepSpeed's documented example for t5-small (60,506,624 params, largest layer 16,449,536,
-    /// 1 GPU): per CPU / per GPU in GiB as `estimate_zero3_model_states_mem_needs_all_live` prints.
-    #[test]
-    fn deepspeed_zero3_t5_small_example() {
-        let gib = |b: u64| (b as f64 / (1u64 << 30) as f64 * 100.0).round() / 100.0;
-        let (p, l) = (60_506_624, 16_449_536);
-        let all = deepspeed_estimate(p, l, 1, 1, 3, Offload::All);
-        assert_eq!((gib(all.cpu), gib(all.gpu)), (1.52, 0.06));
-        let opt = deepspeed_estimate(p, l, 1, 1, 3, Offload::Optimizer);
-        assert_eq!((gib(opt.cpu), gib(opt.gpu)), (1.35, 0.17));
-        let none = deepspeed_estimate(p, l, 1, 1, 3, Offload::None);
-        assert_eq!((gib(none.cpu), gib(none.gpu)), (0.09, 1.08));
-    }
 
     #[test]
     fn eight_bit_adam_keeps_a_block_absmax() {

@@ -1,0 +1,83 @@
+//! The name of every option a job is described by: its key (the CLI's long flag without `--`, and
+//! the URL parameter) and what it is, in words. Leaf module: errors, validation and the option table
+//! all name options through these constants, so a key is spelled once.
+
+/// An option's key and its description in plain words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OptionKey {
+    /// Key, e.g. `dp`: the CLI's `--dp` and the URL's `dp=`.
+    pub key: &'static str,
+    /// What it is, e.g. "data-parallel degree": used in messages.
+    pub what: &'static str,
+}
+
+macro_rules! keys {
+    ($($(#[$m:meta])* $name:ident = $key:literal, $what:literal;)+) => {
+        $($(#[$m])* pub const $name: OptionKey = OptionKey { key: $key, what: $what };)+
+    };
+}
+
+keys! {
+    /// Model preset id, or `custom`.
+    MODEL = "model", "model";
+    /// Parameter count alone.
+    PARAMS = "params", "parameter count";
+    /// Custom architecture: blocks.
+    LAYERS = "layers", "number of layers";
+    /// Custom architecture: hidden size.
+    HIDDEN = "hidden", "hidden size";
+    /// Custom architecture: attention heads.
+    HEADS = "heads", "number of attention heads";
+    /// Custom architecture: key/value heads.
+    KV_HEADS = "kv-heads", "number of KV heads";
+    /// Custom architecture: feed-forward width.
+    FFN = "ffn", "feed-forward size";
+    /// Custom architecture: vocabulary.
+    VOCAB = "vocab", "vocabulary size";
+    /// Custom architecture: MLP shape.
+    MLP = "mlp", "MLP kind";
+    /// Training, fine-tuning or serving.
+    MODE = "mode", "mode";
+    /// Weight dtype.
+    DTYPE = "dtype", "weight dtype";
+    /// Optimizer.
+    OPTIMIZER = "optimizer", "optimizer";
+    /// ZeRO stage.
+    ZERO = "zero", "ZeRO stage";
+    /// Data-parallel degree.
+    DP = "dp", "data-parallel degree";
+    /// Tensor-parallel degree.
+    TP = "tp", "tensor-parallel degree";
+    /// Pipeline-parallel degree.
+    PP = "pp", "pipeline-parallel degree";
+    /// Sequence parallelism.
+    SEQUENCE_PARALLEL = "sequence-parallel", "sequence parallelism";
+    /// Micro-batch per GPU.
+    BATCH = "batch", "micro-batch size";
+    /// Sequence length.
+    SEQ = "seq", "sequence length";
+    /// Activation recomputation.
+    RECOMPUTE = "recompute", "activation recomputation";
+    /// FlashAttention.
+    FLASH_ATTENTION = "flash-attention", "FlashAttention";
+    /// CPU offload.
+    OFFLOAD = "offload", "CPU offload";
+    /// KV-cache dtype.
+    KV_DTYPE = "kv-dtype", "KV-cache dtype";
+    /// LoRA rank.
+    LORA_RANK = "lora-rank", "LoRA rank";
+    /// LoRA targets.
+    LORA_TARGETS = "lora-targets", "LoRA targets";
+    /// FP32 gradient accumulation buffer.
+    FP32_GRAD_ACCUM = "fp32-grad-accum", "FP32 gradient accumulation";
+    /// Overhead in bytes.
+    OVERHEAD = "overhead", "overhead per GPU in bytes";
+    /// GPU preset.
+    GPU = "gpu", "GPU";
+    /// Bookkeeping convention.
+    CONVENTION = "convention", "convention";
+    /// GPUs per node.
+    GPUS_PER_NODE = "gpus-per-node", "number of GPUs per node";
+    /// GB or GiB.
+    UNITS = "units", "units";
+}

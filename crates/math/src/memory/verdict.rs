@@ -1,0 +1,87 @@
+//! Whether a job fits a GPU, in one sentence: the only place the verdict is worded.
+
+use super::gpus::GpuPreset;
+use crate::numbers::{format_bytes, Units};
+
+/// The verdict on `total_bytes` per GPU against `gpu`, sizes in `units` (two decimals, as
+/// [`format_bytes`] rounds them).
+///
+/// Fits: `"Fits: 42.39 GB of 85.52 GB per NVIDIA H100 80GB (50% used, 43.13 GB free)."` (percent
+/// rounded to a whole number, half away from zero).
+/// Does not fit: `"Does not fit: needs 90.15 GB, 4.25 GB more than the 85.90 GB of one NVIDIA A100
+/// 80GB (1.05x)."`: the shortfall, and the ratio total ÷ capacity rounded *up* to two decimals so
+/// a job that does not fit never reads `1.00x`. No article before the GPU's name, so "a"/"an"
+/// never reads wrong. A zero capacity (no real GPU) reads as "does not fit" without a ratio.
+pub fn verdict(total_bytes: u64, gpu: &GpuPreset, units: Units) -> String {
+    let (total, cap) = (total_bytes, gpu.capacity_bytes);
+    let b = |n: u64| format_bytes(n, units);
+    if total <= cap {
+        let used = (total as f64 / cap.max(1) as f64 * 100.0).round();
+        format!(
+            "Fits: {} of {} per {} ({used:.0}% used, {} free).",
+            b(total),
+            b(cap),
+            gpu.name,
+            b(cap - total)
+        )
+    } else {
+        let ratio = if cap == 0 {
+            String::new()
+        } else {
+            // Ceiling at two decimals in integers: 100 × total ÷ cap, rounded up.
+            let hundredths = (total as u128 * 100).div_ceil(cap as u128);
+            format!(" ({}.{:02}x)", hundredths / 100, hundredths % 100)
+        };
+        format!(
+            "Does not fit: needs {}, {} more than the {} of one {}{ratio}.",
+            b(total),
+            b(total - cap),
+            b(cap),
+            gpu.name
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gpu(capacity_bytes: u64) -> GpuPreset {
+        GpuPreset {
+            id: "test",
+            name: "NVIDIA A100 80GB",
+            capacity_bytes,
+            source: "test",
+        }
+    }
+
+    #[test]
+    fn a_near_miss_reads_1_05x_and_says_how_much_is_missing() {
+        let v = verdict(90_150_000_000, &gpu(85_900_000_000), Units::Gb);
+        assert_eq!(
+            v,
+            "Does not fit: needs 90.15 GB, 4.25 GB more than the 85.90 GB of one NVIDIA A100 80GB (1.05x)."
+        );
+    }
+
+    #[test]
+    fn one_byte_too_many_never_reads_1_00x() {
+        let v = verdict(85_900_000_001, &gpu(85_900_000_000), Units::Gb);
+        assert!(v.ends_with("(1.01x)."), "{v}");
+    }
+
+    #[test]
+    fn a_fit_says_what_is_used_and_free() {
+        let v = verdict(42_390_000_000, &gpu(85_520_000_000), Units::Gb);
+        assert_eq!(
+            v,
+            "Fits: 42.39 GB of 85.52 GB per NVIDIA A100 80GB (50% used, 43.13 GB free)."
+        );
+    }
+
+    #[test]
+    fn a_zero_capacity_does_not_divide_by_zero() {
+        assert!(verdict(1, &gpu(0), Units::Gb).starts_with("Does not fit"));
+        assert!(verdict(0, &gpu(0), Units::Gb).starts_with("Fits"));
+    }
+}
