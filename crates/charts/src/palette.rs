@@ -8,7 +8,7 @@ use bitbudget_math::memory::Part;
 pub struct Rgb(pub u8, pub u8, pub u8);
 
 impl Rgb {
-    /// `#rrggbb`.
+    /// `#rrggbb`, lower-case hex.
     pub fn hex(self) -> String {
         format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
     }
@@ -147,15 +147,6 @@ pub fn stylesheet() -> String {
         variables(&LIGHT),
         variables(&DARK)
     )
-}
-
-/// The theme the system asks for.
-pub fn current() -> Theme {
-    if crate::ui::browser::prefers_dark() {
-        DARK
-    } else {
-        LIGHT
-    }
 }
 
 #[cfg(test)]
