@@ -8,7 +8,7 @@ use crate::quant::{errors, heatmap, tradeoff, values};
 use crate::style::Scale;
 use crate::{bit_layout, memory_bar, number_line, scaling, strategies, Chart};
 use bitbudget_math::format::{FormatId, Overflow};
-use bitbudget_math::memory::estimate::estimate;
+use bitbudget_math::memory::estimate;
 use bitbudget_math::memory::plan::{by_strategy, sweep, Strategy};
 use bitbudget_math::memory::Setup;
 use bitbudget_math::quant::analysis::SchemeResult;

@@ -1,13 +1,10 @@
 //! Download the chart (PNG, SVG) and the breakdown (CSV, JSON, the same JSON as the CLI's).
 
 use crate::ui::browser::{download_text, download_url};
-use crate::ui::charts::memory_bar::{self, BarInput};
-use crate::ui::charts::style::Scale;
 use crate::ui::memory_state::MemoryState;
-use crate::ui::palette::LIGHT;
+use bitbudget_charts::documents::{self, MemoryChart};
 use bitbudget_math::memory::report::report;
 use leptos::prelude::*;
-use plotters::prelude::*;
 use wasm_bindgen::JsCast;
 
 fn file_stem(state: &MemoryState) -> String {
@@ -22,26 +19,10 @@ fn file_stem(state: &MemoryState) -> String {
     })
 }
 
+/// The bar chart as the CLI's `memory ... --svg FILE --chart bar` writes it (fixed size, light
+/// theme), so the download and the CLI give the same document for the same setup.
 fn bar_svg(state: &MemoryState) -> Result<String, String> {
-    let setup = state.setup.get_untracked();
-    let b = state
-        .shown
-        .get_untracked()
-        .ok_or("no valid setup to draw")?;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (720, memory_bar::HEIGHT)).into_drawing_area();
-        let input = BarInput {
-            breakdown: &b,
-            capacity: setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name)),
-            units: setup.units,
-            theme: LIGHT,
-            scale: Scale(1.0),
-            highlight: None,
-        };
-        memory_bar::draw(&root, &input)?;
-    }
-    Ok(svg)
+    documents::memory(&state.setup.get_untracked(), MemoryChart::Bar).map_err(|e| e.to_string())
 }
 
 /// The download buttons; a failure is shown next to them.
