@@ -24,7 +24,7 @@ pub struct Input {
 }
 
 /// Height of the diagram in CSS pixels.
-pub const HEIGHT: u32 = 170;
+pub const HEIGHT: u32 = 140;
 
 /// Widest bit box in CSS pixels (narrow formats do not stretch across the whole width).
 const MAX_CELL: f64 = 40.0;
@@ -132,13 +132,19 @@ pub fn draw<DB: DrawingBackend>(
     let id = input.id;
     let d = describe(id, input.x, input.overflow);
     let width = id.bits();
+    // The exact stored decimal when it is short (0.10009765625), else 10 significant digits.
+    let stored = if d.stored_exact.len() <= 16 {
+        d.stored_exact.clone()
+    } else {
+        short(d.stored, 10)
+    };
     let caption = format!(
         "{} ({} bits): {} is stored as 0x{:0hex$X} = {}",
         id.label(),
         width,
         short(input.x, 8),
         d.bits,
-        short(d.stored, 10),
+        stored,
         hex = width.div_ceil(4) as usize
     );
     let (w, _) = root.dim_in_pixel();

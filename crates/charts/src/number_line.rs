@@ -10,6 +10,7 @@ use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::numbers::short;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// What to draw.
 #[derive(Clone, Copy, Debug)]
@@ -225,17 +226,26 @@ fn draw_spacing<DB: DrawingBackend>(
         steps,
         color(t.grid_value).stroke_width(s.stroke(2.0)),
     ))?;
-    let label =
-        |text: &str, x: f64, c: Rgb| Text::new(text.to_string(), (x, s_hi / 1.6), font(11.0, c));
+    let label = |text: &str, x: f64, y: f64, c: Rgb, h: HPos| {
+        Text::new(
+            text.to_string(),
+            (x, y),
+            font(11.0, c).pos(Pos::new(h, VPos::Top)),
+        )
+    };
+    // "overflow" ends at the right edge, inside the chart; "subnormal" sits below "→ 0".
     chart.draw_series([
-        label("→ 0", x_lo * 1.2, t.muted),
-        label("overflow", max * 1.3, t.danger),
+        label("→ 0", x_lo * 1.2, s_hi / 1.6, t.muted, HPos::Left),
+        label("overflow", x_hi / 1.2, s_hi / 1.6, t.danger, HPos::Right),
     ])?;
     if bands[0].subnormal {
+        let below = (s_hi / 1.6) / (s_hi / s_lo).powf(0.15);
         chart.draw_series(std::iter::once(label(
             "subnormal",
             bands[0].lo * 1.1,
+            below,
             t.text,
+            HPos::Left,
         )))?;
     }
     let a = input.x.abs();
