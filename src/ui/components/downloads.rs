@@ -89,3 +89,33 @@ pub fn Downloads() -> impl IntoView {
         </div>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ui::url_state::parse_query;
+    use bitbudget_charts::documents::{self, MemoryChart};
+
+    /// The example setup, as in tests/memory_page.rs.
+    const EXAMPLE: &str = "?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb";
+    const FIXTURE: &str = "tests/fixtures/memory_llama3_8b_zero3_bar.svg";
+
+    /// The browser test `svg_downloads::memory_download_is_the_fixture` compares the page's SVG
+    /// download with this fixture; this keeps the fixture equal to the document for that setup
+    /// (`BITBUDGET_UPDATE_FIXTURES=1 cargo test -p bitbudget-app` rewrites it). The CLI's
+    /// `memory ... --svg - --chart bar` must give the same bytes.
+    #[test]
+    fn memory_bar_fixture_is_the_document_for_the_example_setup() {
+        let q = parse_query(EXAMPLE);
+        assert!(q.notes.is_empty(), "{:?}", q.notes);
+        let svg = documents::memory(&q.memory.to_setup(), MemoryChart::Bar).unwrap();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
+        if std::env::var_os("BITBUDGET_UPDATE_FIXTURES").is_some() {
+            std::fs::write(&path, &svg).unwrap();
+        }
+        assert_eq!(
+            svg,
+            std::fs::read_to_string(&path).unwrap_or_default(),
+            "regenerate {FIXTURE} with BITBUDGET_UPDATE_FIXTURES=1 cargo test -p bitbudget-app"
+        );
+    }
+}
