@@ -34,9 +34,10 @@ fn capture_downloads() {
 
 /// The last captured download as (file name, text).
 fn last_download() -> (String, String) {
-    let all: js_sys::Array = js_sys::Reflect::get(&web_sys::window().unwrap(), &"__downloads".into())
-        .unwrap()
-        .unchecked_into();
+    let all: js_sys::Array =
+        js_sys::Reflect::get(&web_sys::window().unwrap(), &"__downloads".into())
+            .unwrap()
+            .unchecked_into();
     let last: js_sys::Array = all.at(-1).unchecked_into();
     (
         last.get(0).as_string().unwrap(),
@@ -71,7 +72,10 @@ async fn memory_download_is_the_fixture() {
     let root = fresh_root();
     let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb");
     let memory = q.memory;
-    let _app = leptos::mount::mount_to(root.clone(), move || view! { <MemoryPage initial=memory /> });
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <MemoryPage initial=memory /> },
+    );
     settle().await;
     by_testid(&root, "download-svg").click();
     settle().await;

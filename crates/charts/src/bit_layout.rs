@@ -158,7 +158,10 @@ pub fn draw<DB: DrawingBackend>(
         let fill = color(field.kind.color(t));
         for p in field.positions.clone() {
             let x = x0 + cell * p as i32;
-            area.draw(&Rectangle::new([(x, top), (x + cell, top + height)], fill.filled()))?;
+            area.draw(&Rectangle::new(
+                [(x, top), (x + cell, top + height)],
+                fill.filled(),
+            ))?;
             area.draw(&Rectangle::new(
                 [(x, top), (x + cell, top + height)],
                 color(t.surface).stroke_width(s.stroke(1.0)),
@@ -222,7 +225,8 @@ mod tests {
     #[test]
     fn bf16_has_one_sign_eight_exponent_and_seven_mantissa_bits() {
         let f = fields(FormatId::Bf16);
-        let widths: Vec<(FieldKind, usize)> = f.iter().map(|f| (f.kind, f.positions.len())).collect();
+        let widths: Vec<(FieldKind, usize)> =
+            f.iter().map(|f| (f.kind, f.positions.len())).collect();
         assert_eq!(
             widths,
             [

@@ -58,7 +58,9 @@ fn stack(charts: &[(u32, Draw<'_>)], columns: u32) -> Result<String, ChartError>
 }
 
 /// `chart` drawn in the light theme at scale 1.
-fn one<C: Chart>(chart: &C) -> impl Fn(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), ChartError> + '_ {
+fn one<C: Chart>(
+    chart: &C,
+) -> impl Fn(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), ChartError> + '_ {
     move |area| chart.draw(area, &LIGHT, Scale(1.0)).map(|_| ())
 }
 
@@ -84,7 +86,11 @@ pub enum MemoryChart {
 
 impl MemoryChart {
     /// Every chart, in the page's order.
-    pub const ALL: [MemoryChart; 3] = [MemoryChart::Bar, MemoryChart::Strategies, MemoryChart::Scaling];
+    pub const ALL: [MemoryChart; 3] = [
+        MemoryChart::Bar,
+        MemoryChart::Strategies,
+        MemoryChart::Scaling,
+    ];
 
     /// The command-line name.
     pub const fn name(self) -> &'static str {

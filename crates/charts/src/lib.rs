@@ -40,7 +40,12 @@ pub trait Chart {
 
 /// Renders `chart` as a standalone SVG document of `width` × `height` pixels at [`Scale`] 1: the
 /// same bytes on every platform for the same input (no font is measured, no font file embedded).
-pub fn svg<C: Chart>(chart: &C, width: u32, height: u32, theme: &Theme) -> Result<String, ChartError> {
+pub fn svg<C: Chart>(
+    chart: &C,
+    width: u32,
+    height: u32,
+    theme: &Theme,
+) -> Result<String, ChartError> {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();

@@ -2,8 +2,8 @@
 //! line, and whatever does not fit hatched.
 
 use crate::error::ChartError;
-use crate::style::{color, hatch_lines, Scale};
 use crate::palette::Theme;
+use crate::style::{color, hatch_lines, Scale};
 use bitbudget_math::memory::Breakdown;
 use bitbudget_math::memory::Part;
 use bitbudget_math::numbers::{format_bytes, Units};
@@ -57,8 +57,7 @@ pub fn draw<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(12.0))
         .y_label_area_size(s.px(52.0))
-        .build_cartesian_2d(0f64..1f64, 0f64..top)
-        ?;
+        .build_cartesian_2d(0f64..1f64, 0f64..top)?;
     chart
         .configure_mesh()
         .disable_x_axis()
@@ -72,8 +71,7 @@ pub fn draw<DB: DrawingBackend>(
         .axis_style(color(t.muted))
         .label_style(s.font(11.0, t.muted))
         .axis_desc_style(s.font(11.0, t.muted))
-        .draw()
-        ?;
+        .draw()?;
     let (x0, x1) = (0.04, 0.42);
     let mut hits = Vec::new();
     let mut base = 0f64;
@@ -87,12 +85,10 @@ pub fn draw<DB: DrawingBackend>(
             Some(p) if p != part => 0.45,
             _ => 1.0,
         };
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(x0, base), (x1, base + h)],
-                color(t.part(part)).mix(alpha).filled(),
-            )))
-            ?;
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(x0, base), (x1, base + h)],
+            color(t.part(part)).mix(alpha).filled(),
+        )))?;
         let (_, y_top) = chart.backend_coord(&(x0, base + h));
         let (_, y_bottom) = chart.backend_coord(&(x0, base));
         hits.push(Hit {
@@ -107,17 +103,15 @@ pub fn draw<DB: DrawingBackend>(
             } else {
                 12.0
             };
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    label,
-                    (x1 + 0.03, base + h / 2.0),
-                    s.font(weight, t.text)
-                        .pos(plotters::style::text_anchor::Pos::new(
-                            plotters::style::text_anchor::HPos::Left,
-                            plotters::style::text_anchor::VPos::Center,
-                        )),
-                )))
-                ?;
+            chart.draw_series(std::iter::once(Text::new(
+                label,
+                (x1 + 0.03, base + h / 2.0),
+                s.font(weight, t.text)
+                    .pos(plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Left,
+                        plotters::style::text_anchor::VPos::Center,
+                    )),
+            )))?;
         }
         base += h;
     }
@@ -132,41 +126,34 @@ pub fn draw<DB: DrawingBackend>(
                 root.draw(&PathElement::new(
                     vec![(a.0 - bx, a.1 - by), (z.0 - bx, z.1 - by)],
                     color(t.danger).stroke_width(s.stroke(1.5)),
-                ))
-                ?;
+                ))?;
             }
         }
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, c), (1.0, c)],
-                color(t.danger).stroke_width(s.stroke(2.0)),
-            )))
-            ?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, c), (1.0, c)],
+            color(t.danger).stroke_width(s.stroke(2.0)),
+        )))?;
         let text = format!("{name}: {}", format_bytes(capacity, u));
-        chart
-            .draw_series(std::iter::once(Text::new(
-                text,
-                (0.5, c),
-                s.font(11.0, t.danger)
-                    .pos(plotters::style::text_anchor::Pos::new(
-                        plotters::style::text_anchor::HPos::Left,
-                        plotters::style::text_anchor::VPos::Bottom,
-                    )),
-            )))
-            ?;
-    }
-    let total = format!("total {}", format_bytes(b.total, u));
-    chart
-        .draw_series(std::iter::once(Text::new(
-            total,
-            (x0, base),
-            s.font(12.0, t.text)
+        chart.draw_series(std::iter::once(Text::new(
+            text,
+            (0.5, c),
+            s.font(11.0, t.danger)
                 .pos(plotters::style::text_anchor::Pos::new(
                     plotters::style::text_anchor::HPos::Left,
                     plotters::style::text_anchor::VPos::Bottom,
                 )),
-        )))
-        ?;
+        )))?;
+    }
+    let total = format!("total {}", format_bytes(b.total, u));
+    chart.draw_series(std::iter::once(Text::new(
+        total,
+        (x0, base),
+        s.font(12.0, t.text)
+            .pos(plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Left,
+                plotters::style::text_anchor::VPos::Bottom,
+            )),
+    )))?;
     Ok(hits)
 }
 

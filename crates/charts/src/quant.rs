@@ -20,4 +20,3 @@ pub(crate) fn tick(v: f64, span: f64, digits: usize) -> String {
         short(v, digits)
     }
 }
-

@@ -2,8 +2,8 @@
 //! capacity: where each strategy starts to fit.
 
 use crate::error::ChartError;
-use crate::style::{color, Scale};
 use crate::palette::{Rgb, Theme};
+use crate::style::{color, Scale};
 use bitbudget_math::memory::plan::SweepLine;
 use bitbudget_math::numbers::{format_bytes, Units};
 use plotters::coord::Shift;
@@ -66,8 +66,7 @@ pub fn draw<DB: DrawingBackend>(
         .margin_right(s.px(20.0))
         .x_label_area_size(s.px(34.0))
         .y_label_area_size(s.px(56.0))
-        .build_cartesian_2d((g_lo as f64..g_hi as f64).log_scale(), (lo..hi).log_scale())
-        ?;
+        .build_cartesian_2d((g_lo as f64..g_hi as f64).log_scale(), (lo..hi).log_scale())?;
     chart
         .configure_mesh()
         .x_desc("GPUs")
@@ -86,8 +85,7 @@ pub fn draw<DB: DrawingBackend>(
         .axis_style(color(t.muted))
         .label_style(s.font(11.0, t.muted))
         .axis_desc_style(s.font(11.0, t.muted))
-        .draw()
-        ?;
+        .draw()?;
     if let Some((c, name)) = capacity {
         let y = c as f64 / units.bytes();
         let danger = color(t.danger);
@@ -95,8 +93,7 @@ pub fn draw<DB: DrawingBackend>(
             .draw_series(std::iter::once(PathElement::new(
                 vec![(g_lo as f64, y), (g_hi as f64, y)],
                 color(t.danger).stroke_width(s.stroke(2.0)),
-            )))
-            ?
+            )))?
             .label(format!("{name} ({})", format_bytes(c, units)))
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 16, y)], danger.stroke_width(3))
@@ -116,26 +113,21 @@ pub fn draw<DB: DrawingBackend>(
             _ => strategy.label(),
         };
         chart
-            .draw_series(LineSeries::new(data.clone(), c.stroke_width(s.stroke(2.0))))
-            ?
+            .draw_series(LineSeries::new(data.clone(), c.stroke_width(s.stroke(2.0))))?
             .label(label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(3)));
-        chart
-            .draw_series(data.iter().map(|p| Circle::new(*p, s.px(2.5), c.filled())))
-            ?;
+        chart.draw_series(data.iter().map(|p| Circle::new(*p, s.px(2.5), c.filled())))?;
         if let Some(g) = first_fit {
             let b = pts
                 .iter()
                 .find(|(x, _)| *x == g)
                 .map(|(_, b)| *b as f64 / units.bytes())
                 .unwrap_or(lo);
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    (g as f64, b),
-                    s.px(6.0),
-                    c.stroke_width(s.stroke(2.0)),
-                )))
-                ?;
+            chart.draw_series(std::iter::once(Circle::new(
+                (g as f64, b),
+                s.px(6.0),
+                c.stroke_width(s.stroke(2.0)),
+            )))?;
         }
     }
     chart
@@ -144,8 +136,7 @@ pub fn draw<DB: DrawingBackend>(
         .background_style(color(t.surface).mix(0.85))
         .border_style(color(t.muted).mix(0.4))
         .label_font(s.font(11.0, t.text))
-        .draw()
-        ?;
+        .draw()?;
     Ok(())
 }
 

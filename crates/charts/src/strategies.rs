@@ -1,8 +1,8 @@
 //! The same setup under every sharding strategy, side by side, against the GPU's capacity.
 
 use crate::error::ChartError;
-use crate::style::{color, Scale};
 use crate::palette::Theme;
+use crate::style::{color, Scale};
 use bitbudget_math::memory::plan::Strategy;
 use bitbudget_math::memory::Breakdown;
 use bitbudget_math::memory::Part;
@@ -61,8 +61,7 @@ pub fn draw<DB: DrawingBackend>(
         .margin(s.px(12.0))
         .x_label_area_size(s.px(24.0))
         .y_label_area_size(s.px(52.0))
-        .build_cartesian_2d(0f64..n, 0f64..top)
-        ?;
+        .build_cartesian_2d(0f64..n, 0f64..top)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -76,8 +75,7 @@ pub fn draw<DB: DrawingBackend>(
         .axis_style(color(t.muted))
         .label_style(s.font(11.0, t.muted))
         .axis_desc_style(s.font(11.0, t.muted))
-        .draw()
-        ?;
+        .draw()?;
     for (i, (strategy, result)) in bars.iter().enumerate() {
         let (x0, x1) = (i as f64 + 0.18, i as f64 + 0.82);
         let label_style = s
@@ -90,55 +88,45 @@ pub fn draw<DB: DrawingBackend>(
                 },
             )
             .pos(Pos::new(HPos::Center, VPos::Top));
-        chart
-            .draw_series(std::iter::once(Text::new(
-                short_label(strategy),
-                (i as f64 + 0.5, 0.0),
-                label_style,
-            )))
-            ?;
+        chart.draw_series(std::iter::once(Text::new(
+            short_label(strategy),
+            (i as f64 + 0.5, 0.0),
+            label_style,
+        )))?;
         let Ok(b) = result else { continue };
         let mut base = 0.0;
         for part in Part::ALL {
             let h = part.line(b).bytes as f64 / units.bytes();
             if h > 0.0 {
-                chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        [(x0, base), (x1, base + h)],
-                        color(t.part(part)).filled(),
-                    )))
-                    ?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x0, base), (x1, base + h)],
+                    color(t.part(part)).filled(),
+                )))?;
                 base += h;
             }
         }
         if *strategy == current {
-            chart
-                .draw_series(std::iter::once(Rectangle::new(
-                    [(x0 - 0.06, 0.0), (x1 + 0.06, base)],
-                    color(t.accent).stroke_width(s.stroke(2.0)),
-                )))
-                ?;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x0 - 0.06, 0.0), (x1 + 0.06, base)],
+                color(t.accent).stroke_width(s.stroke(2.0)),
+            )))?;
         }
         let over = capacity.is_some_and(|c| b.total > c);
         let total_style = s
             .font(10.5, if over { t.danger } else { t.text })
             .pos(Pos::new(HPos::Center, VPos::Bottom));
-        chart
-            .draw_series(std::iter::once(Text::new(
-                format_bytes(b.total, units).replace(' ', "\u{a0}"),
-                (i as f64 + 0.5, base),
-                total_style,
-            )))
-            ?;
+        chart.draw_series(std::iter::once(Text::new(
+            format_bytes(b.total, units).replace(' ', "\u{a0}"),
+            (i as f64 + 0.5, base),
+            total_style,
+        )))?;
     }
     if let Some(c) = capacity {
         let y = c as f64 / units.bytes();
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, y), (n, y)],
-                color(t.danger).stroke_width(s.stroke(2.0)),
-            )))
-            ?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, y), (n, y)],
+            color(t.danger).stroke_width(s.stroke(2.0)),
+        )))?;
     }
     Ok(())
 }

@@ -10,7 +10,8 @@ use plotters::style::TextStyle;
 
 /// The system font stack of the charts (the same as the page's CSS, without quotes so that it can
 /// stand in an SVG attribute); no web font is ever loaded.
-pub const FONT_STACK: &str = "system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif";
+pub const FONT_STACK: &str =
+    "system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif";
 
 /// A palette colour for plotters.
 pub fn color(c: Rgb) -> RGBColor {
@@ -55,7 +56,9 @@ impl Scale {
 
     /// A [`FONT_STACK`] font of `size` CSS pixels in colour `c`.
     pub fn font(self, size: f64, c: Rgb) -> TextStyle<'static> {
-        (FONT_STACK, size * self.ratio()).into_font().color(&color(c))
+        (FONT_STACK, size * self.ratio())
+            .into_font()
+            .color(&color(c))
     }
 }
 

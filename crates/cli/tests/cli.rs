@@ -445,7 +445,10 @@ fn bits_svg_to_a_file_still_prints_the_text() {
     let svg = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-    assert!(svg.contains("0x79 = 288"), "the title names the stored pattern and value");
+    assert!(
+        svg.contains("0x79 = 288"),
+        "the title names the stored pattern and value"
+    );
 }
 
 #[test]
@@ -460,7 +463,14 @@ fn svg_to_stdout_and_json_to_stdout_is_refused() {
 #[test]
 fn svg_to_an_unwritable_path_names_the_path() {
     fails_with(
-        &["bits", "--format", "bf16", "1", "--svg", "/nonexistent/dir/x.svg"],
+        &[
+            "bits",
+            "--format",
+            "bf16",
+            "1",
+            "--svg",
+            "/nonexistent/dir/x.svg",
+        ],
         b"",
         "cannot write /nonexistent/dir/x.svg",
     );
@@ -470,7 +480,9 @@ fn svg_to_an_unwritable_path_names_the_path() {
 fn quantize_report_svg_holds_the_four_lab_charts() {
     let input = include_bytes!("../../math/tests/fixtures/ggml/input.f32");
     let out = bitbudget(
-        &["quantize", "--scheme", "q4_0", "--report", "--svg", "-", "-"],
+        &[
+            "quantize", "--scheme", "q4_0", "--report", "--svg", "-", "-",
+        ],
         input,
     );
     assert!(
@@ -479,7 +491,11 @@ fn quantize_report_svg_holds_the_four_lab_charts() {
         String::from_utf8_lossy(&out.stderr)
     );
     let svg = String::from_utf8(out.stdout).unwrap();
-    assert!(svg.starts_with("<svg width=\"1440\" height=\"520\""), "{}", &svg[..80]);
+    assert!(
+        svg.starts_with("<svg width=\"1440\" height=\"520\""),
+        "{}",
+        &svg[..80]
+    );
     for title in [
         "Values: original (bars)",
         "Error (dequantized − original)",
@@ -488,16 +504,24 @@ fn quantize_report_svg_holds_the_four_lab_charts() {
     ] {
         assert!(svg.contains(title), "missing chart '{title}'");
     }
-    assert!(!svg.contains("xlink:href") && !svg.contains("@font-face"), "self-contained");
+    assert!(
+        !svg.contains("xlink:href") && !svg.contains("@font-face"),
+        "self-contained"
+    );
 }
 
 #[test]
 fn quantize_svg_needs_report_and_values() {
-    let out = bitbudget(&["quantize", "--scheme", "q8_0", "--svg", "-", "-", "-"], b"");
+    let out = bitbudget(
+        &["quantize", "--scheme", "q8_0", "--svg", "-", "-", "-"],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--report"));
     fails_with(
-        &["quantize", "--scheme", "q8_0", "--report", "--svg", "-", "-"],
+        &[
+            "quantize", "--scheme", "q8_0", "--report", "--svg", "-", "-",
+        ],
         b"",
         "the input is empty",
     );

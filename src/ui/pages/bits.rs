@@ -1,12 +1,12 @@
 //! The Bits page: one value in every format, side by side.
 
 use crate::ui::bits_state::BitsState;
+use crate::ui::browser::download_text;
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use crate::ui::components::facts_table::FactsTable;
 use crate::ui::components::format_card::FormatCard;
 use crate::ui::components::value_input::ValueInput;
 use crate::ui::url_state::{bits_query_string, BitsQuery};
-use crate::ui::browser::download_text;
 use bitbudget_charts::{documents, number_line};
 use bitbudget_math::format::FormatId;
 use leptos::prelude::*;
@@ -65,7 +65,10 @@ fn NumberLine() -> impl IntoView {
             x: state.value.get(),
             overflow: state.overflow(),
         };
-        warn_on_error("number line", draw_chart(canvas, number_line::HEIGHT, &input));
+        warn_on_error(
+            "number line",
+            draw_chart(canvas, number_line::HEIGHT, &input),
+        );
     };
     view! {
         <figure class="number-line">
@@ -86,7 +89,13 @@ fn SvgDownload() -> impl IntoView {
         let (id, x, overflow) = untrack(|| (state.fmt.get(), state.value.get(), state.overflow()));
         let result = documents::bits(id, x, overflow)
             .map_err(|e| e.to_string())
-            .and_then(|svg| download_text(&format!("bitbudget-{}-bits.svg", id.name()), "image/svg+xml", &svg));
+            .and_then(|svg| {
+                download_text(
+                    &format!("bitbudget-{}-bits.svg", id.name()),
+                    "image/svg+xml",
+                    &svg,
+                )
+            });
         set_message.set(result.err());
     };
     view! {

@@ -74,7 +74,10 @@ fn Comparisons() -> impl IntoView {
             current: current(),
             units: setup.units,
         };
-        warn_on_error("strategies chart", draw_chart(canvas, strategies::HEIGHT, &input));
+        warn_on_error(
+            "strategies chart",
+            draw_chart(canvas, strategies::HEIGHT, &input),
+        );
     };
     let draw_scaling = move |canvas: &web_sys::HtmlCanvasElement| {
         let (lines, setup) = (state.sweep.get(), state.setup.get());

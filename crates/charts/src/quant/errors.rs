@@ -1,13 +1,13 @@
 //! The histogram of the quantization error.
 
+use super::tick;
 use crate::error::ChartError;
 use crate::palette::Theme;
 use crate::style::{color, title, Scale};
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use super::tick;
 use bitbudget_math::numbers::format_count;
 use bitbudget_math::quant::histogram::Histogram;
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 /// What to draw.
 #[derive(Clone, Copy, Debug)]
@@ -35,8 +35,7 @@ pub fn draw<DB: DrawingBackend>(
         .margin(s.px(10.0))
         .x_label_area_size(s.px(24.0))
         .y_label_area_size(s.px(44.0))
-        .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)
-        ?;
+        .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)?;
     let span = (hi - lo) as f64;
     let fmt = move |v: &f64| tick(*v, span, 2);
     chart
@@ -48,20 +47,16 @@ pub fn draw<DB: DrawingBackend>(
         .y_label_formatter(&|v| format_count(v.round().max(0.0) as u64))
         .axis_style(color(t.muted))
         .label_style(s.font(10.5, t.muted))
-        .draw()
-        ?;
-    chart
-        .draw_series(h.iter().enumerate().map(|(i, c)| {
-            let x0 = lo as f64 + i as f64 * width;
-            Rectangle::new(
-                [(x0, 0.0), (x0 + width, *c as f64)],
-                color(t.danger).mix(0.6).filled(),
-            )
-        }))
-        ?;
+        .draw()?;
+    chart.draw_series(h.iter().enumerate().map(|(i, c)| {
+        let x0 = lo as f64 + i as f64 * width;
+        Rectangle::new(
+            [(x0, 0.0), (x0 + width, *c as f64)],
+            color(t.danger).mix(0.6).filled(),
+        )
+    }))?;
     Ok(())
 }
-
 
 impl crate::Chart for Input<'_> {
     type Output = ();

@@ -3,10 +3,10 @@
 use crate::error::ChartError;
 use crate::palette::Theme;
 use crate::style::{color, title, Scale};
-use plotters::coord::Shift;
-use plotters::prelude::*;
 use bitbudget_math::numbers::short;
 use bitbudget_math::quant::lab::SchemeDetail;
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 /// What to draw.
 #[derive(Clone, Copy, Debug)]
@@ -50,26 +50,22 @@ pub fn draw<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(&plot)
         .margin(s.px(10.0))
         // Rows run downwards, so the first block is at the top left.
-        .build_cartesian_2d(0f64..per_row as f64, rows as f64..0f64)
-        ?;
+        .build_cartesian_2d(0f64..per_row as f64, rows as f64..0f64)?;
     let hot = color(t.danger);
     let cold = color(t.surface);
-    chart
-        .draw_series(rmse.iter().enumerate().map(|(i, e)| {
-            let (r, c) = ((i / per_row) as f64, (i % per_row) as f64);
-            let k = if e.is_nan() {
-                0.0
-            } else {
-                (e / max).clamp(0.0, 1.0) as f64
-            };
-            let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * k).round() as u8;
-            let fill = RGBColor(mix(cold.0, hot.0), mix(cold.1, hot.1), mix(cold.2, hot.2));
-            Rectangle::new([(c, r), (c + 1.0, r + 1.0)], fill.filled())
-        }))
-        ?;
+    chart.draw_series(rmse.iter().enumerate().map(|(i, e)| {
+        let (r, c) = ((i / per_row) as f64, (i % per_row) as f64);
+        let k = if e.is_nan() {
+            0.0
+        } else {
+            (e / max).clamp(0.0, 1.0) as f64
+        };
+        let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * k).round() as u8;
+        let fill = RGBColor(mix(cold.0, hot.0), mix(cold.1, hot.1), mix(cold.2, hot.2));
+        Rectangle::new([(c, r), (c + 1.0, r + 1.0)], fill.filled())
+    }))?;
     Ok(())
 }
-
 
 impl crate::Chart for Input<'_> {
     type Output = ();

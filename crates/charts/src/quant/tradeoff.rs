@@ -1,13 +1,13 @@
 //! Accuracy against storage: every scheme's SQNR against its bits per weight.
 
 use crate::error::ChartError;
+use crate::labels::{place_labels, LabelBox};
 use crate::palette::Theme;
 use crate::style::{color, title, Scale};
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use crate::labels::{place_labels, LabelBox};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::scheme::Scheme;
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 /// What to draw.
 #[derive(Clone, Copy, Debug)]
@@ -69,8 +69,7 @@ pub fn draw<DB: DrawingBackend>(
                 .log_scale()
                 .with_key_points(vec![4.0, 5.0, 6.0, 8.0, 12.0, 16.0]),
             bottom..top,
-        )
-        ?;
+        )?;
     chart
         .configure_mesh()
         .x_desc("bits per weight (scales included, log scale)")
@@ -83,8 +82,7 @@ pub fn draw<DB: DrawingBackend>(
         .axis_style(color(t.muted))
         .label_style(s.font(10.5, t.muted))
         .axis_desc_style(s.font(10.5, t.muted))
-        .draw()
-        ?;
+        .draw()?;
     let mut named: Vec<((i32, i32), String)> = Vec::new();
     for r in &finite {
         let clipped = r.metrics.sqnr_db > top;
@@ -98,17 +96,13 @@ pub fn draw<DB: DrawingBackend>(
         } else {
             color(t.grid_value)
         };
-        chart
-            .draw_series(std::iter::once(Circle::new(p, s.px(4.0), c.filled())))
-            ?;
+        chart.draw_series(std::iter::once(Circle::new(p, s.px(4.0), c.filled())))?;
         if r.scheme == selected {
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    p,
-                    s.px(8.0),
-                    c.stroke_width(s.stroke(2.0)),
-                )))
-                ?;
+            chart.draw_series(std::iter::once(Circle::new(
+                p,
+                s.px(8.0),
+                c.stroke_width(s.stroke(2.0)),
+            )))?;
         }
         let name = if clipped {
             format!("{} ↑ {:.0} dB", r.scheme.name(), r.metrics.sqnr_db)
@@ -131,17 +125,17 @@ pub fn draw<DB: DrawingBackend>(
     for label in labels {
         if let Some(line) = label.leader {
             root.draw(&PathElement::new(
-                line.iter().map(|(x, y)| (x - bx, y - by)).collect::<Vec<_>>(),
+                line.iter()
+                    .map(|(x, y)| (x - bx, y - by))
+                    .collect::<Vec<_>>(),
                 color(t.muted).stroke_width(s.stroke(1.0)),
-            ))
-            ?;
+            ))?;
         }
         root.draw(&Text::new(
             label.text,
             (label.at.x - bx, label.at.y - by),
             s.font(10.5, t.text),
-        ))
-        ?;
+        ))?;
     }
     Ok(())
 }

@@ -1,14 +1,14 @@
 //! The tensor's values: original (bars), dequantized (line) and the levels of the block holding
 //! the largest |x| (ticks).
 
+use super::tick;
 use crate::error::ChartError;
 use crate::palette::Theme;
 use crate::style::{color, title, Scale};
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use super::tick;
 use bitbudget_math::numbers::format_count;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail};
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 /// What to draw.
 #[derive(Clone, Copy, Debug)]
@@ -48,8 +48,7 @@ pub fn draw<DB: DrawingBackend>(
         .margin(s.px(10.0))
         .x_label_area_size(s.px(24.0))
         .y_label_area_size(s.px(44.0))
-        .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)
-        ?;
+        .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)?;
     chart
         .configure_mesh()
         .disable_mesh()
@@ -59,38 +58,30 @@ pub fn draw<DB: DrawingBackend>(
         .y_label_formatter(&|v| format_count(v.round().max(0.0) as u64))
         .axis_style(color(t.muted))
         .label_style(s.font(10.5, t.muted))
-        .draw()
-        ?;
-    chart
-        .draw_series(h0.iter().enumerate().map(|(i, c)| {
-            let x0 = lo as f64 + i as f64 * width;
-            Rectangle::new(
-                [(x0, 0.0), (x0 + width, *c as f64)],
-                color(t.weights).mix(0.55).filled(),
-            )
-        }))
-        ?;
+        .draw()?;
+    chart.draw_series(h0.iter().enumerate().map(|(i, c)| {
+        let x0 = lo as f64 + i as f64 * width;
+        Rectangle::new(
+            [(x0, 0.0), (x0 + width, *c as f64)],
+            color(t.weights).mix(0.55).filled(),
+        )
+    }))?;
     let line = h1
         .iter()
         .enumerate()
         .map(|(i, c)| (lo as f64 + (i as f64 + 0.5) * width, *c as f64));
-    chart
-        .draw_series(LineSeries::new(
-            line,
-            color(t.accent).stroke_width(s.stroke(2.0)),
-        ))
-        ?;
-    chart
-        .draw_series(levels.iter().map(|l| {
-            PathElement::new(
-                vec![(*l as f64, 0.0), (*l as f64, top * 0.06)],
-                color(t.text).stroke_width(s.stroke(1.5)),
-            )
-        }))
-        ?;
+    chart.draw_series(LineSeries::new(
+        line,
+        color(t.accent).stroke_width(s.stroke(2.0)),
+    ))?;
+    chart.draw_series(levels.iter().map(|l| {
+        PathElement::new(
+            vec![(*l as f64, 0.0), (*l as f64, top * 0.06)],
+            color(t.text).stroke_width(s.stroke(1.5)),
+        )
+    }))?;
     Ok(())
 }
-
 
 impl crate::Chart for Input<'_> {
     type Output = ();

@@ -1,11 +1,11 @@
 //! `bitbudget bits --format bf16 0.1`: the layout of a value as text (or JSON), and with
 //! `--svg FILE` as the app's bit-layout and number-line SVG.
 
+use crate::commands::chart_out::write_svg;
+use bitbudget_charts::documents;
 use bitbudget_math::format::{
     bit_roles, describe, parse_value, BitRole, Described, FormatFacts, FormatId, Overflow,
 };
-use crate::commands::chart_out::write_svg;
-use bitbudget_charts::documents;
 use clap::Args;
 
 /// Arguments of `bits`.
@@ -42,7 +42,8 @@ pub fn run(args: BitsArgs) -> Result<(), String> {
         if path == "-" && args.json {
             return Err("--svg - and --json both write to stdout: give --svg a file name".into());
         }
-        let svg = documents::bits(args.format, parsed.value, overflow).map_err(|e| e.to_string())?;
+        let svg =
+            documents::bits(args.format, parsed.value, overflow).map_err(|e| e.to_string())?;
         write_svg(path, &svg)?;
         if path == "-" {
             return Ok(());

@@ -82,7 +82,12 @@ pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
     .map_err(|e| format!("{}: {e}", args.input))?;
     if args.report {
         if let Some(path) = &args.svg {
-            let svg = crate::commands::chart_out::quant_report_svg(&x, args.scheme, b, args.double_quant)?;
+            let svg = crate::commands::chart_out::quant_report_svg(
+                &x,
+                args.scheme,
+                b,
+                args.double_quant,
+            )?;
             crate::commands::chart_out::write_svg(path, &svg)?;
             if path == "-" {
                 return Ok(());
