@@ -184,3 +184,107 @@ pub fn quant_report(
     let (v, e, m, t) = (one(&v), one(&e), one(&m), one(&t));
     stack(&[(h, &v), (h, &e), (h, &m), (h, &t)], 2)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitbudget_math::memory::ModelSpec;
+    use bitbudget_math::quant::generate::{generate, Distribution};
+    use bitbudget_math::quant::lab::analyse;
+
+    fn is_svg(s: &str) -> bool {
+        s.starts_with("<svg") && s.trim_end().ends_with("</svg>")
+    }
+
+    #[test]
+    fn bits_documents_draw_every_format_and_awkward_value_without_panicking() {
+        for id in FormatId::ALL {
+            for x in [
+                0.1,
+                0.0,
+                -0.0,
+                1e15,
+                -1e-300,
+                f64::NAN,
+                f64::INFINITY,
+                f64::MIN_POSITIVE,
+            ] {
+                for overflow in [Overflow::Native, Overflow::Saturate] {
+                    let svg = bits(id, x, overflow).unwrap_or_else(|e| panic!("{id:?} {x}: {e}"));
+                    assert!(is_svg(&svg), "{id:?} {x}");
+                    assert!(svg.contains(&format!(
+                        "height=\"{}\"",
+                        bit_layout::HEIGHT + number_line::HEIGHT
+                    )));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_same_bits_state_gives_the_same_bytes() {
+        let a = bits(FormatId::F16, 65504.0, Overflow::Native).unwrap();
+        let b = bits(FormatId::F16, 65504.0, Overflow::Native).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, bits(FormatId::F16, 1.0, Overflow::Native).unwrap());
+    }
+
+    #[test]
+    fn memory_chart_names_round_trip_and_a_bad_name_says_what_is_expected() {
+        for c in MemoryChart::ALL {
+            assert_eq!(c.to_string().parse::<MemoryChart>(), Ok(c));
+        }
+        assert_eq!(" Bar ".parse::<MemoryChart>(), Ok(MemoryChart::Bar));
+        let e = "pie".parse::<MemoryChart>().unwrap_err().to_string();
+        assert!(
+            e.contains("'pie'") && e.contains("bar, strategies, scaling"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn every_memory_chart_of_a_valid_setup_is_an_svg_of_its_size() {
+        let setup = Setup::new(ModelSpec::Params(8_000_000_000));
+        for (chart, h) in [
+            (MemoryChart::Bar, memory_bar::HEIGHT),
+            (MemoryChart::Strategies, strategies::HEIGHT),
+            (MemoryChart::Scaling, scaling::HEIGHT),
+        ] {
+            let svg = memory(&setup, chart).unwrap();
+            assert!(is_svg(&svg), "{chart}");
+            assert!(
+                svg.contains(&format!("width=\"{WIDTH}\" height=\"{h}\"")),
+                "{chart}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_invalid_memory_setup_is_an_input_error_with_the_estimators_message() {
+        let setup = Setup {
+            dp: 0,
+            ..Setup::new(ModelSpec::Params(8_000_000_000))
+        };
+        match memory(&setup, MemoryChart::Bar) {
+            Err(ChartError::Input(m)) => assert!(!m.is_empty()),
+            other => panic!("expected an input error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_quant_report_is_two_by_two_lab_charts() {
+        let x = generate(Distribution::Normal, 16, 64, 1.0, 7);
+        let overview = Overview::new(&x);
+        let mut rows = Vec::new();
+        let mut detail = None;
+        for s in [Scheme::Nf4, Scheme::F8E4M3] {
+            let (row, d) = analyse(s, &x, s.default_block(), false).unwrap();
+            rows.push(row);
+            detail.get_or_insert(d);
+        }
+        let svg = quant_report(&overview, &detail.unwrap(), &rows, Scheme::Nf4).unwrap();
+        let h = crate::quant::HEIGHT * 2;
+        assert!(svg.starts_with(&format!("<svg width=\"{}\" height=\"{h}\"", 2 * WIDTH)));
+        assert_eq!(svg.matches("Accuracy vs storage").count(), 1);
+    }
+}
