@@ -3,7 +3,6 @@
 pub mod app;
 pub mod bits_state;
 pub mod browser;
-pub mod charts;
 pub mod components;
 pub mod memory_query;
 pub mod memory_state;

@@ -2,6 +2,7 @@
 
 pub mod bits;
 pub mod cast;
+pub mod chart_out;
 pub mod memory;
 pub mod presets;
 pub mod quantize;

@@ -483,3 +483,112 @@ fn nf4_double_quant_reports_4_127_bits() {
         "nf4 only",
     );
 }
+
+/// The browser test `svg_downloads::bits_download_is_the_cli_svg` compares the Bits page's SVG
+/// download with this fixture; this test keeps the fixture equal to what the CLI writes today.
+#[test]
+fn bits_svg_fixture_is_what_the_cli_writes() {
+    let out = bitbudget(&["bits", "--format", "bf16", "0.1", "--svg", "-"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        include_str!("../../../tests/fixtures/bits_bf16_0.1.svg"),
+        "regenerate with: bitbudget bits --format bf16 0.1 --svg tests/fixtures/bits_bf16_0.1.svg"
+    );
+}
+
+#[test]
+fn bits_svg_to_a_file_still_prints_the_text() {
+    let path = std::env::temp_dir().join(format!("bitbudget-bits-{}.svg", std::process::id()));
+    let p = path.to_str().unwrap();
+    let out = bitbudget(&["bits", "--format", "f8e4m3", "300", "--svg", p], b"");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FP8 E4M3"));
+    let svg = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(
+        svg.contains("0x79 = 288"),
+        "the title names the stored pattern and value"
+    );
+}
+
+#[test]
+fn svg_to_stdout_and_json_to_stdout_is_refused() {
+    fails_with(
+        &["bits", "--format", "bf16", "1", "--svg", "-", "--json"],
+        b"",
+        "both write to stdout",
+    );
+}
+
+#[test]
+fn svg_to_an_unwritable_path_names_the_path() {
+    fails_with(
+        &[
+            "bits",
+            "--format",
+            "bf16",
+            "1",
+            "--svg",
+            "/nonexistent/dir/x.svg",
+        ],
+        b"",
+        "cannot write /nonexistent/dir/x.svg",
+    );
+}
+
+#[test]
+fn quantize_report_svg_holds_the_four_lab_charts() {
+    let input = include_bytes!("../../math/tests/fixtures/ggml/input.f32");
+    let out = bitbudget(
+        &[
+            "quantize", "--scheme", "q4_0", "--report", "--svg", "-", "-",
+        ],
+        input,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        svg.starts_with("<svg width=\"1440\" height=\"520\""),
+        "{}",
+        &svg[..80]
+    );
+    for title in [
+        "Values: original (bars)",
+        "Error (dequantized − original)",
+        "Error map (RMSE per 32-value block",
+        "Accuracy vs storage",
+    ] {
+        assert!(svg.contains(title), "missing chart '{title}'");
+    }
+    assert!(
+        !svg.contains("xlink:href") && !svg.contains("@font-face"),
+        "self-contained"
+    );
+}
+
+#[test]
+fn quantize_svg_needs_report_and_values() {
+    let out = bitbudget(
+        &["quantize", "--scheme", "q8_0", "--svg", "-", "-", "-"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--report"));
+    fails_with(
+        &[
+            "quantize", "--scheme", "q8_0", "--report", "--svg", "-", "-",
+        ],
+        b"",
+        "the input is empty",
+    );
+}

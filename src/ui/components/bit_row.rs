@@ -1,50 +1,10 @@
 //! A format's bits as clickable cells, grouped by field (sign, exponent, mantissa) with a text label
 //! under each group, so the layout reads without colour too. Arrow keys move between bits.
 
-use bitbudget_math::format::{bit_roles, BitRole, FormatId, Spec};
+use bitbudget_charts::bit_layout::fields;
+use bitbudget_math::format::{bit_roles, BitRole, FormatId};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-
-/// One group of consecutive bits with the same role.
-struct Field {
-    class: &'static str,
-    name: &'static str,
-    /// Bit positions counted from the most significant (0) bit.
-    positions: std::ops::Range<u32>,
-}
-
-fn fields(id: FormatId) -> Vec<Field> {
-    match id.spec() {
-        Spec::Float(f) => vec![
-            Field {
-                class: "sign",
-                name: "sign",
-                positions: 0..1,
-            },
-            Field {
-                class: "exponent",
-                name: "exponent",
-                positions: 1..1 + f.exp_bits,
-            },
-            Field {
-                class: "mantissa",
-                name: "mantissa",
-                positions: 1 + f.exp_bits..f.total_bits(),
-            },
-        ],
-        Spec::Int(_) => vec![Field {
-            class: "integer",
-            name: "two's complement",
-            positions: 0..id.bits(),
-        }],
-    }
-}
-
-fn field_value(bits: u32, width: u32, positions: &std::ops::Range<u32>) -> u32 {
-    positions
-        .clone()
-        .fold(0, |acc, p| (acc << 1) | ((bits >> (width - 1 - p)) & 1))
-}
 
 /// Clickable bit cells of `id` showing `bits`; clicking bit `p` (0 = most significant) calls
 /// `on_toggle(p)`.
@@ -67,7 +27,7 @@ pub fn BitRow(
                 BitRole::Integer { weight } => Some(weight.to_string()),
                 _ => None,
             };
-            let aria = move || format!("{} bit {} of {}, {}: {}", id.label(), p + 1, width, field.name, if on() { 1 } else { 0 });
+            let aria = move || format!("{} bit {} of {}, {}: {}", id.label(), p + 1, width, field.kind.name(), if on() { 1 } else { 0 });
             view! {
                 <button class="bit" class:on=on aria-pressed=move || on().to_string() aria-label=aria
                     data-testid=format!("bit-{id}-{p}") on:click=move |_| on_toggle.run(p) on:keydown=move_focus>
@@ -76,13 +36,13 @@ pub fn BitRow(
                 </button>
             }
         }).collect_view();
-        let positions = field.positions.clone();
-        let label = move || match id.spec() {
-            Spec::Float(_) if field.class != "sign" => format!("{} = {}", field.name, field_value(bits.get(), width, &positions)),
-            _ => field.name.to_string(),
+        let (class, n) = (field.kind.class(), field.positions.len());
+        let label = move || match field.kind.shows_value() {
+            true => format!("{} = {}", field.kind.name(), field.value(bits.get(), width)),
+            false => field.kind.name().to_string(),
         };
         view! {
-            <div class=format!("field field-{}", field.class) style=format!("--n:{}", field.positions.len())>
+            <div class=format!("field field-{class}") style=format!("--n:{n}")>
                 <div class="cells">{cells}</div>
                 <span class="field-label">{label}</span>
             </div>

@@ -1,6 +1,7 @@
 //! A canvas that redraws itself whenever the signals its `draw` function reads change, or the
-//! window is resized. The drawing itself lives in `ui::charts`.
+//! window is resized. The drawing itself lives in the `bitbudget_charts` crate.
 
+use bitbudget_charts::{Chart, ChartError, Scale};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use web_sys::HtmlCanvasElement;
@@ -61,4 +62,25 @@ pub fn fit_to_box(canvas: &HtmlCanvasElement, height_css: u32) -> f64 {
         canvas.set_height(h);
     }
     dpr
+}
+
+/// Sizes `canvas` to its box (see [`fit_to_box`]) and draws `chart` on it in the system's theme,
+/// scaled by the device pixel ratio.
+pub fn draw_chart<C: Chart>(
+    canvas: &HtmlCanvasElement,
+    height_css: u32,
+    chart: &C,
+) -> Result<C::Output, ChartError> {
+    let dpr = fit_to_box(canvas, height_css);
+    let backend = plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or_else(|| ChartError::Backend("the canvas has no 2D context".into()))?;
+    let area = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
+    chart.draw(&area, &crate::ui::palette::current(), Scale(dpr))
+}
+
+/// Logs a chart's drawing error to the console (a chart that cannot be drawn stays blank).
+pub fn warn_on_error<T>(what: &str, result: Result<T, ChartError>) {
+    if let Err(e) = result {
+        web_sys::console::warn_1(&format!("{what}: {e}").into());
+    }
 }

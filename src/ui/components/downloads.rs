@@ -1,13 +1,10 @@
 //! Download the chart (PNG, SVG) and the breakdown (CSV, JSON, the same JSON as the CLI's).
 
 use crate::ui::browser::{download_text, download_url};
-use crate::ui::charts::memory_bar::{self, BarInput};
-use crate::ui::charts::style::Scale;
 use crate::ui::memory_state::MemoryState;
-use crate::ui::palette::LIGHT;
+use bitbudget_charts::documents::{self, MemoryChart};
 use bitbudget_math::memory::report::report;
 use leptos::prelude::*;
-use plotters::prelude::*;
 use wasm_bindgen::JsCast;
 
 fn file_stem(state: &MemoryState) -> String {
@@ -22,26 +19,10 @@ fn file_stem(state: &MemoryState) -> String {
     })
 }
 
+/// The bar chart as the CLI's `memory ... --svg FILE --chart bar` writes it (fixed size, light
+/// theme), so the download and the CLI give the same document for the same setup.
 fn bar_svg(state: &MemoryState) -> Result<String, String> {
-    let setup = state.setup.get_untracked();
-    let b = state
-        .shown
-        .get_untracked()
-        .ok_or("no valid setup to draw")?;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (720, memory_bar::HEIGHT)).into_drawing_area();
-        let input = BarInput {
-            breakdown: &b,
-            capacity: setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name)),
-            units: setup.units,
-            theme: LIGHT,
-            scale: Scale(1.0),
-            highlight: None,
-        };
-        memory_bar::draw(&root, &input)?;
-    }
-    Ok(svg)
+    documents::memory(&state.setup.get_untracked(), MemoryChart::Bar).map_err(|e| e.to_string())
 }
 
 /// The download buttons; a failure is shown next to them.
@@ -106,5 +87,35 @@ pub fn Downloads() -> impl IntoView {
             <button class="chip" data-testid="download-json" on:click=json>"JSON"</button>
             {move || message.get().map(|m| view! { <span class="field-error" role="alert">{m}</span> })}
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ui::url_state::parse_query;
+    use bitbudget_charts::documents::{self, MemoryChart};
+
+    /// The example setup, as in tests/memory_page.rs.
+    const EXAMPLE: &str = "?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb";
+    const FIXTURE: &str = "tests/fixtures/memory_llama3_8b_zero3_bar.svg";
+
+    /// The browser test `svg_downloads::memory_download_is_the_fixture` compares the page's SVG
+    /// download with this fixture; this keeps the fixture equal to the document for that setup
+    /// (`BITBUDGET_UPDATE_FIXTURES=1 cargo test -p bitbudget-app` rewrites it). The CLI's
+    /// `memory ... --svg - --chart bar` must give the same bytes.
+    #[test]
+    fn memory_bar_fixture_is_the_document_for_the_example_setup() {
+        let q = parse_query(EXAMPLE);
+        assert!(q.notes.is_empty(), "{:?}", q.notes);
+        let svg = documents::memory(&q.memory.to_setup(), MemoryChart::Bar).unwrap();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
+        if std::env::var_os("BITBUDGET_UPDATE_FIXTURES").is_some() {
+            std::fs::write(&path, &svg).unwrap();
+        }
+        assert_eq!(
+            svg,
+            std::fs::read_to_string(&path).unwrap_or_default(),
+            "regenerate {FIXTURE} with BITBUDGET_UPDATE_FIXTURES=1 cargo test -p bitbudget-app"
+        );
     }
 }

@@ -1,13 +1,10 @@
 //! The stacked bar of one GPU on a canvas; pointing at a segment selects that part.
 
-use crate::ui::charts::memory_bar::{self, BarInput, Hit};
-use crate::ui::charts::style::Scale;
-use crate::ui::components::canvas_chart::fit_to_box;
+use crate::ui::components::canvas_chart::{draw_chart, fit_to_box};
 use crate::ui::memory_state::MemoryState;
+use bitbudget_charts::memory_bar::{self, Hit};
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 
 /// The bar chart with pointer hit-testing.
 #[component]
@@ -26,20 +23,14 @@ pub fn MemoryBarChart() -> impl IntoView {
         };
         let Some(b) = state.shown.get() else { return };
         let setup = state.setup.get();
-        let ratio = fit_to_box(&canvas, memory_bar::HEIGHT);
-        dpr.set_value(ratio);
-        let Some(backend) = CanvasBackend::with_canvas_object(canvas) else {
-            return;
-        };
-        let input = BarInput {
+        dpr.set_value(fit_to_box(&canvas, memory_bar::HEIGHT));
+        let input = memory_bar::Input {
             breakdown: &b,
             capacity: setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name)),
             units: setup.units,
-            theme: crate::ui::palette::current(),
-            scale: Scale(ratio),
             highlight: state.hovered.get(),
         };
-        match memory_bar::draw(&backend.into_drawing_area(), &input) {
+        match draw_chart(&canvas, memory_bar::HEIGHT, &input) {
             Ok(h) => hits.set_value(h),
             Err(e) => web_sys::console::warn_1(&format!("memory bar: {e}").into()),
         }

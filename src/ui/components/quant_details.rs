@@ -1,13 +1,12 @@
 //! The selected scheme in detail: its metrics, charts and a grid of actual values.
 
-use crate::ui::charts::quant;
-use crate::ui::charts::style::Scale;
-use crate::ui::components::canvas_chart::{fit_to_box, CanvasChart};
+use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use crate::ui::quant_state::{LabResults, QuantState};
+use bitbudget_charts::quant::{self, errors, heatmap, tradeoff, values};
+use bitbudget_charts::{Chart, ChartError};
 use bitbudget_math::numbers::short;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
+use web_sys::HtmlCanvasElement;
 
 /// The selected scheme's index in the results.
 fn selected(state: &QuantState, r: &LabResults) -> Option<usize> {
@@ -15,46 +14,45 @@ fn selected(state: &QuantState, r: &LabResults) -> Option<usize> {
     r.rows.iter().position(|row| row.scheme == s)
 }
 
-fn chart<F>(state: QuantState, f: F) -> impl Fn(&web_sys::HtmlCanvasElement) + 'static
+/// A canvas draw function: once there are results, `draw` gets them, the selected scheme's index
+/// and the canvas.
+fn chart<F>(state: QuantState, draw: F) -> impl Fn(&HtmlCanvasElement) + 'static
 where
-    F: Fn(
-            &plotters::drawing::DrawingArea<CanvasBackend, plotters::coord::Shift>,
-            &LabResults,
-            usize,
-            Scale,
-        ) -> Result<(), String>
-        + 'static,
+    F: Fn(&LabResults, usize, &HtmlCanvasElement) -> Result<(), ChartError> + 'static,
 {
     move |canvas| {
-        let dpr = fit_to_box(canvas, quant::HEIGHT);
         let Some(r) = state.results.get() else { return };
         let Some(i) = selected(&state, &r) else {
             return;
         };
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
-            if let Err(e) = f(&backend.into_drawing_area(), &r, i, Scale(dpr)) {
-                web_sys::console::warn_1(&format!("quantize chart: {e}").into());
-            }
-        }
+        warn_on_error("quantize chart", draw(&r, i, canvas));
     }
+}
+
+/// Draws `input` on `canvas` at the Quantize charts' height.
+fn on<C: Chart<Output = ()>>(canvas: &HtmlCanvasElement, input: C) -> Result<(), ChartError> {
+    draw_chart(canvas, quant::HEIGHT, &input)
 }
 
 /// Histograms, heat map, trade-off and the values grid.
 #[component]
 pub fn QuantDetails() -> impl IntoView {
     let state = expect_context::<QuantState>();
-    let theme = crate::ui::palette::current();
-    let histogram = chart(state, move |root, r, i, s| {
-        quant::draw_histogram(root, &r.overview, &r.details[i], &theme, s)
+    let histogram = chart(state, |r, i, canvas| {
+        let (overview, detail) = (&r.overview, &r.details[i]);
+        on(canvas, values::Input { overview, detail })
     });
-    let errors = chart(state, move |root, r, i, s| {
-        quant::draw_error_histogram(root, &r.details[i].errors, &theme, s)
+    let errors = chart(state, |r, i, canvas| {
+        let errors = &r.details[i].errors;
+        on(canvas, errors::Input { errors })
     });
-    let heat = chart(state, move |root, r, i, s| {
-        quant::draw_heatmap(root, &r.details[i], &theme, s)
+    let heat = chart(state, |r, i, canvas| {
+        let detail = &r.details[i];
+        on(canvas, heatmap::Input { detail })
     });
-    let tradeoff = chart(state, move |root, r, _, s| {
-        quant::draw_tradeoff(root, &r.rows, state.query.with(|q| q.scheme), &theme, s)
+    let tradeoff = chart(state, |r, i, canvas| {
+        let (rows, selected) = (&r.rows, r.rows[i].scheme);
+        on(canvas, tradeoff::Input { rows, selected })
     });
     let label = |what: &'static str| Signal::derive(move || what.to_string());
     view! {

@@ -1,12 +1,13 @@
 //! The Bits page: one value in every format, side by side.
 
 use crate::ui::bits_state::BitsState;
-use crate::ui::charts::number_line::{self, NumberLineInput};
-use crate::ui::components::canvas_chart::{fit_to_box, CanvasChart};
+use crate::ui::browser::download_text;
+use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use crate::ui::components::facts_table::FactsTable;
 use crate::ui::components::format_card::FormatCard;
 use crate::ui::components::value_input::ValueInput;
 use crate::ui::url_state::{bits_query_string, BitsQuery};
+use bitbudget_charts::{documents, number_line};
 use bitbudget_math::format::FormatId;
 use leptos::prelude::*;
 
@@ -59,21 +60,48 @@ fn NumberLine() -> impl IntoView {
         format!("Number line of {}: representable values near {} and how their spacing grows with magnitude", state.fmt.get().label(), state.value.get())
     });
     let draw = move |canvas: &web_sys::HtmlCanvasElement| {
-        let input = NumberLineInput {
+        let input = number_line::Input {
             id: state.fmt.get(),
             x: state.value.get(),
             overflow: state.overflow(),
-            theme: crate::ui::palette::current(),
-            dpr: fit_to_box(canvas, number_line::HEIGHT),
         };
-        if let Err(e) = number_line::draw(canvas, &input) {
-            web_sys::console::warn_1(&format!("number line: {e}").into());
-        }
+        warn_on_error(
+            "number line",
+            draw_chart(canvas, number_line::HEIGHT, &input),
+        );
     };
     view! {
         <figure class="number-line">
             <CanvasChart label height=number_line::HEIGHT testid="number-line" draw />
+            <SvgDownload />
             <figcaption>"Top: the representable values (blue ticks) around your value (orange line); the shaded band is everything that rounds to the same stored value. Bottom: the gap between neighbours doubles with every power of two, until values overflow (right) or round to zero (left)."</figcaption>
         </figure>
+    }
+}
+
+/// Downloads the selected format's bit layout and number line as one SVG: the same document as
+/// `bitbudget bits --format F VALUE --svg FILE`.
+#[component]
+fn SvgDownload() -> impl IntoView {
+    let state = expect_context::<BitsState>();
+    let (message, set_message) = signal(None::<String>);
+    let download = move |_| {
+        let (id, x, overflow) = untrack(|| (state.fmt.get(), state.value.get(), state.overflow()));
+        let result = documents::bits(id, x, overflow)
+            .map_err(|e| e.to_string())
+            .and_then(|svg| {
+                download_text(
+                    &format!("bitbudget-{}-bits.svg", id.name()),
+                    "image/svg+xml",
+                    &svg,
+                )
+            });
+        set_message.set(result.err());
+    };
+    view! {
+        <div class="downloads" role="group" aria-label="Download">
+            <button class="chip" data-testid="bits-download-svg" on:click=download>"Download SVG"</button>
+            {move || message.get().map(|m| view! { <span class="field-error" role="alert">{m}</span> })}
+        </div>
     }
 }

@@ -1,9 +1,7 @@
 //! The Memory page: will it fit, where every byte goes, and what sharding buys.
 
-use crate::ui::charts::style::Scale;
-use crate::ui::charts::{scaling, strategies};
 use crate::ui::components::breakdown_legend::BreakdownLegend;
-use crate::ui::components::canvas_chart::{fit_to_box, CanvasChart};
+use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use crate::ui::components::conventions_table::ConventionsTable;
 use crate::ui::components::downloads::Downloads;
 use crate::ui::components::memory_bar_chart::MemoryBarChart;
@@ -11,10 +9,9 @@ use crate::ui::components::memory_controls::MemoryControls;
 use crate::ui::components::verdict::Verdict;
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::memory_state::MemoryState;
+use bitbudget_charts::{scaling, strategies};
 use bitbudget_math::memory::plan::Strategy;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 
 /// The memory explorer. Writes its state to the URL when `sync_url` is set.
 #[component]
@@ -70,39 +67,26 @@ fn Comparisons() -> impl IntoView {
         })
     };
     let draw_strategies = move |canvas: &web_sys::HtmlCanvasElement| {
-        let dpr = fit_to_box(canvas, strategies::HEIGHT);
         let (bars, setup) = (state.strategies.get(), state.setup.get());
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
-            let r = strategies::draw(
-                &backend.into_drawing_area(),
-                &bars,
-                setup.gpu.as_ref().map(|g| g.capacity_bytes),
-                current(),
-                setup.units,
-                &crate::ui::palette::current(),
-                Scale(dpr),
-            );
-            if let Err(e) = r {
-                web_sys::console::warn_1(&format!("strategies chart: {e}").into());
-            }
-        }
+        let input = strategies::Input {
+            bars: &bars,
+            capacity: setup.gpu.as_ref().map(|g| g.capacity_bytes),
+            current: current(),
+            units: setup.units,
+        };
+        warn_on_error(
+            "strategies chart",
+            draw_chart(canvas, strategies::HEIGHT, &input),
+        );
     };
     let draw_scaling = move |canvas: &web_sys::HtmlCanvasElement| {
-        let dpr = fit_to_box(canvas, scaling::HEIGHT);
         let (lines, setup) = (state.sweep.get(), state.setup.get());
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
-            let r = scaling::draw(
-                &backend.into_drawing_area(),
-                &lines,
-                setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name)),
-                setup.units,
-                &crate::ui::palette::current(),
-                Scale(dpr),
-            );
-            if let Err(e) = r {
-                web_sys::console::warn_1(&format!("scaling chart: {e}").into());
-            }
-        }
+        let input = scaling::Input {
+            lines: &lines,
+            capacity: setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name)),
+            units: setup.units,
+        };
+        warn_on_error("scaling chart", draw_chart(canvas, scaling::HEIGHT, &input));
     };
     view! {
         <h3>"Every strategy, same setup"</h3>

@@ -1,5 +1,8 @@
-//! `bitbudget bits --format bf16 0.1`: the layout of a value as text (or JSON).
+//! `bitbudget bits --format bf16 0.1`: the layout of a value as text (or JSON), and with
+//! `--svg FILE` as the app's bit-layout and number-line SVG.
 
+use crate::commands::chart_out::write_svg;
+use bitbudget_charts::documents;
 use bitbudget_math::format::{
     bit_roles, describe, parse_value, BitRole, Described, FormatFacts, FormatId, Overflow,
 };
@@ -21,6 +24,10 @@ pub struct BitsArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
+    /// Also write the bit layout and number line as SVG to FILE (- for stdout, instead of text);
+    /// the same document as the Bits page's SVG download.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<String>,
 }
 
 /// Runs `bits`.
@@ -31,6 +38,17 @@ pub fn run(args: BitsArgs) -> Result<(), String> {
     } else {
         Overflow::Native
     };
+    if let Some(path) = &args.svg {
+        if path == "-" && args.json {
+            return Err("--svg - and --json both write to stdout: give --svg a file name".into());
+        }
+        let svg =
+            documents::bits(args.format, parsed.value, overflow).map_err(|e| e.to_string())?;
+        write_svg(path, &svg)?;
+        if path == "-" {
+            return Ok(());
+        }
+    }
     let d = describe(args.format, parsed.value, overflow);
     if args.json {
         let facts = FormatFacts::of(args.format);

@@ -18,6 +18,10 @@ pub struct QuantizeArgs {
     /// Print error metrics of a round trip as JSON instead of writing bytes.
     #[arg(long)]
     report: bool,
+    /// With --report: also write the Quantize lab's charts for this tensor as one SVG to FILE
+    /// (- for stdout, instead of the JSON).
+    #[arg(long, value_name = "FILE", requires = "report")]
+    svg: Option<String>,
     /// nf4 only: double-quantize the block scales as QLoRA does (the bytes keep the nf4 layout,
     /// with the reconstructed scales; storage is reported as 4.127 bits per weight at block 64).
     #[arg(long)]
@@ -77,6 +81,18 @@ pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
     }
     .map_err(|e| format!("{}: {e}", args.input))?;
     if args.report {
+        if let Some(path) = &args.svg {
+            let svg = crate::commands::chart_out::quant_report_svg(
+                &x,
+                args.scheme,
+                b,
+                args.double_quant,
+            )?;
+            crate::commands::chart_out::write_svg(path, &svg)?;
+            if path == "-" {
+                return Ok(());
+            }
+        }
         let y = dequantize(args.scheme, &bytes, b)?;
         let m = error_metrics(&x, &y);
         let bits = if args.double_quant {

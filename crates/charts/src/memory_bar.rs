@@ -1,8 +1,9 @@
 //! One GPU's memory as a stacked bar: each part labelled with its size, the GPU's capacity as a
 //! line, and whatever does not fit hatched.
 
-use super::style::{color, err, hatch_lines, Scale};
-use crate::ui::palette::Theme;
+use crate::error::ChartError;
+use crate::palette::Theme;
+use crate::style::{color, hatch_lines, Scale};
 use bitbudget_math::memory::Breakdown;
 use bitbudget_math::memory::Part;
 use bitbudget_math::numbers::{format_bytes, Units};
@@ -10,18 +11,15 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// What to draw.
-pub struct BarInput<'a> {
-    /// The breakdown.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    /// The breakdown of one GPU's memory.
     pub breakdown: &'a Breakdown,
-    /// GPU capacity in bytes and the GPU's name.
+    /// GPU capacity in bytes and the GPU's name, drawn as a line (what exceeds it is hatched).
     pub capacity: Option<(u64, &'a str)>,
-    /// GB or GiB.
+    /// GB or GiB, for the axis and the labels.
     pub units: Units,
-    /// Colours.
-    pub theme: Theme,
-    /// Device pixel ratio.
-    pub scale: Scale,
-    /// The part to emphasise.
+    /// The part to emphasise (the others are drawn faded); `None` draws all alike.
     pub highlight: Option<Part>,
 }
 
@@ -39,21 +37,27 @@ pub struct Hit {
 /// Height in CSS pixels.
 pub const HEIGHT: u32 = 420;
 
-/// Draws the bar; returns where each part landed.
+/// Width of the SVG document in pixels.
+pub const SVG_WIDTH: u32 = 720;
+
+/// Draws the bar, axis in `input.units`, parts in [`Part::ALL`] order from the bottom (a part of
+/// 0 bytes is skipped; a label is written only where the segment is at least 13 CSS pixels tall);
+/// returns where each part landed, in backend pixels.
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    input: &BarInput,
-) -> Result<Vec<Hit>, String> {
-    let (t, s, u) = (&input.theme, input.scale, input.units);
-    root.fill(&color(t.surface)).map_err(err)?;
+    input: &Input,
+    theme: &Theme,
+    s: Scale,
+) -> Result<Vec<Hit>, ChartError> {
+    let (t, u) = (theme, input.units);
+    root.fill(&color(t.surface))?;
     let b = input.breakdown;
     let cap = input.capacity.map(|c| c.0).unwrap_or(0);
     let top = (b.total.max(cap) as f64 * 1.12).max(1.0) / u.bytes();
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(12.0))
         .y_label_area_size(s.px(52.0))
-        .build_cartesian_2d(0f64..1f64, 0f64..top)
-        .map_err(err)?;
+        .build_cartesian_2d(0f64..1f64, 0f64..top)?;
     chart
         .configure_mesh()
         .disable_x_axis()
@@ -67,8 +71,7 @@ pub fn draw<DB: DrawingBackend>(
         .axis_style(color(t.muted))
         .label_style(s.font(11.0, t.muted))
         .axis_desc_style(s.font(11.0, t.muted))
-        .draw()
-        .map_err(err)?;
+        .draw()?;
     let (x0, x1) = (0.04, 0.42);
     let mut hits = Vec::new();
     let mut base = 0f64;
@@ -82,12 +85,10 @@ pub fn draw<DB: DrawingBackend>(
             Some(p) if p != part => 0.45,
             _ => 1.0,
         };
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(x0, base), (x1, base + h)],
-                color(t.part(part)).mix(alpha).filled(),
-            )))
-            .map_err(err)?;
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(x0, base), (x1, base + h)],
+            color(t.part(part)).mix(alpha).filled(),
+        )))?;
         let (_, y_top) = chart.backend_coord(&(x0, base + h));
         let (_, y_bottom) = chart.backend_coord(&(x0, base));
         hits.push(Hit {
@@ -102,17 +103,15 @@ pub fn draw<DB: DrawingBackend>(
             } else {
                 12.0
             };
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    label,
-                    (x1 + 0.03, base + h / 2.0),
-                    s.font(weight, t.text)
-                        .pos(plotters::style::text_anchor::Pos::new(
-                            plotters::style::text_anchor::HPos::Left,
-                            plotters::style::text_anchor::VPos::Center,
-                        )),
-                )))
-                .map_err(err)?;
+            chart.draw_series(std::iter::once(Text::new(
+                label,
+                (x1 + 0.03, base + h / 2.0),
+                s.font(weight, t.text)
+                    .pos(plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Left,
+                        plotters::style::text_anchor::VPos::Center,
+                    )),
+            )))?;
         }
         base += h;
     }
@@ -121,45 +120,51 @@ pub fn draw<DB: DrawingBackend>(
         if b.total > capacity {
             let (px0, py0) = chart.backend_coord(&(x0, base));
             let (px1, py1) = chart.backend_coord(&(x1, c));
+            // Backend pixels; `root` may be part of a larger backend.
+            let (bx, by) = root.get_base_pixel();
             for [a, z] in hatch_lines(px0, py0, px1, py1, s.px(7.0)) {
                 root.draw(&PathElement::new(
-                    vec![a, z],
+                    vec![(a.0 - bx, a.1 - by), (z.0 - bx, z.1 - by)],
                     color(t.danger).stroke_width(s.stroke(1.5)),
-                ))
-                .map_err(err)?;
+                ))?;
             }
         }
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, c), (1.0, c)],
-                color(t.danger).stroke_width(s.stroke(2.0)),
-            )))
-            .map_err(err)?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, c), (1.0, c)],
+            color(t.danger).stroke_width(s.stroke(2.0)),
+        )))?;
         let text = format!("{name}: {}", format_bytes(capacity, u));
-        chart
-            .draw_series(std::iter::once(Text::new(
-                text,
-                (0.5, c),
-                s.font(11.0, t.danger)
-                    .pos(plotters::style::text_anchor::Pos::new(
-                        plotters::style::text_anchor::HPos::Left,
-                        plotters::style::text_anchor::VPos::Bottom,
-                    )),
-            )))
-            .map_err(err)?;
-    }
-    let total = format!("total {}", format_bytes(b.total, u));
-    chart
-        .draw_series(std::iter::once(Text::new(
-            total,
-            (x0, base),
-            s.font(12.0, t.text)
+        chart.draw_series(std::iter::once(Text::new(
+            text,
+            (0.5, c),
+            s.font(11.0, t.danger)
                 .pos(plotters::style::text_anchor::Pos::new(
                     plotters::style::text_anchor::HPos::Left,
                     plotters::style::text_anchor::VPos::Bottom,
                 )),
-        )))
-        .map_err(err)?;
-    root.present().map_err(err)?;
+        )))?;
+    }
+    let total = format!("total {}", format_bytes(b.total, u));
+    chart.draw_series(std::iter::once(Text::new(
+        total,
+        (x0, base),
+        s.font(12.0, t.text)
+            .pos(plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Left,
+                plotters::style::text_anchor::VPos::Bottom,
+            )),
+    )))?;
     Ok(hits)
+}
+
+impl crate::Chart for Input<'_> {
+    type Output = Vec<Hit>;
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        scale: Scale,
+    ) -> Result<Vec<Hit>, ChartError> {
+        draw(area, self, theme, scale)
+    }
 }

@@ -2,61 +2,65 @@
 //! between neighbours grows with magnitude across the whole range (log-log), with the underflow and
 //! overflow regions marked.
 
-use crate::ui::palette::{Rgb, Theme};
+use crate::error::ChartError;
+use crate::palette::{Rgb, Theme};
+use crate::style::{color, title, Scale};
 use bitbudget_math::format::neighbours::{representable_around, spacing_bands};
 use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::numbers::short;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
-use web_sys::HtmlCanvasElement;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// What to draw.
 #[derive(Clone, Copy, Debug)]
-pub struct NumberLineInput {
+pub struct Input {
     /// The format whose values are drawn.
     pub id: FormatId,
-    /// The input value (binary64).
+    /// The input value (binary64; NaN draws a note instead of the top panel).
     pub x: f64,
     /// Overflow convention, for where x lands.
     pub overflow: Overflow,
-    /// Colours.
-    pub theme: Theme,
-    /// Device pixels per CSS pixel.
-    pub dpr: f64,
 }
 
 /// Height of the chart in CSS pixels.
 pub const HEIGHT: u32 = 340;
 
-fn color(c: Rgb) -> RGBColor {
-    RGBColor(c.0, c.1, c.2)
-}
-
-/// Draws both panels onto `canvas` (already sized by the caller).
-pub fn draw(canvas: &HtmlCanvasElement, input: &NumberLineInput) -> Result<(), String> {
-    let backend =
-        CanvasBackend::with_canvas_object(canvas.clone()).ok_or("canvas has no 2D context")?;
-    let root = backend.into_drawing_area();
-    root.fill(&color(input.theme.surface))
-        .map_err(|e| e.to_string())?;
+/// Draws both panels (values near `x` on top, spacing against magnitude below) onto `root`.
+/// Captions shorten when the area is narrower than 560 CSS pixels.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    input: &Input,
+    theme: &Theme,
+    s: Scale,
+) -> Result<(), ChartError> {
+    root.fill(&color(theme.surface))?;
     let (_, h) = root.dim_in_pixel();
     let (top, bottom) = root.split_vertically(h / 2);
-    draw_zoom(&top, input).map_err(|e| e.to_string())?;
-    draw_spacing(&bottom, input).map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+    draw_zoom(&top, input, theme, s)?;
+    draw_spacing(&bottom, input, theme, s)
 }
 
-type DrawResult = Result<(), Box<dyn std::error::Error>>;
+impl crate::Chart for Input {
+    type Output = ();
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        scale: Scale,
+    ) -> Result<(), ChartError> {
+        draw(area, self, theme, scale)
+    }
+}
 
-fn draw_zoom(area: &DrawingArea<CanvasBackend, Shift>, input: &NumberLineInput) -> DrawResult {
-    let t = &input.theme;
-    let px = |v: f64| (v * input.dpr).round() as i32;
-    let font = |size: f64, c: Rgb| {
-        ("sans-serif", size * input.dpr)
-            .into_font()
-            .color(&color(c))
-    };
+fn draw_zoom<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    input: &Input,
+    t: &Theme,
+    s: Scale,
+) -> Result<(), ChartError> {
+    let px = |v: f64| s.px(v);
+    let font = |size: f64, c: Rgb| s.font(size, c);
     if input.x.is_nan() {
         area.draw_text(
             "NaN has no place on the number line.",
@@ -70,7 +74,7 @@ fn draw_zoom(area: &DrawingArea<CanvasBackend, Shift>, input: &NumberLineInput) 
     let (lo, hi) = (values[0], values[values.len() - 1]);
     let pad = (hi - lo).max(1e-300) * 0.06;
     let spacing = neighbour_gap(&values, stored);
-    let narrow = area.dim_in_pixel().0 as f64 / input.dpr < 560.0;
+    let narrow = s.css(area.dim_in_pixel().0) < 560.0;
     let caption = if narrow {
         format!(
             "{} near {}: gap {}",
@@ -86,10 +90,10 @@ fn draw_zoom(area: &DrawingArea<CanvasBackend, Shift>, input: &NumberLineInput) 
             short(spacing, 4)
         )
     };
-    let mut chart = ChartBuilder::on(area)
+    let plot = title(area, &caption, font(14.0, t.text), s)?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(px(10.0))
         .margin_right(px(24.0))
-        .caption(caption, font(14.0, t.text))
         .x_label_area_size(px(26.0))
         .build_cartesian_2d(lo - pad..hi + pad, 0f64..1f64)?;
     chart
@@ -121,7 +125,7 @@ fn draw_zoom(area: &DrawingArea<CanvasBackend, Shift>, input: &NumberLineInput) 
     chart.draw_series(values.iter().map(|v| {
         PathElement::new(
             vec![(*v, 0.1), (*v, 0.6)],
-            color(t.grid_value).stroke_width(px(2.0) as u32),
+            color(t.grid_value).stroke_width(s.stroke(2.0)),
         )
     }))?;
     if stored.is_finite() {
@@ -134,7 +138,7 @@ fn draw_zoom(area: &DrawingArea<CanvasBackend, Shift>, input: &NumberLineInput) 
     if input.x.is_finite() && (lo - pad..=hi + pad).contains(&input.x) {
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(input.x, 0.0), (input.x, 0.85)],
-            color(t.accent).stroke_width(px(2.0) as u32),
+            color(t.accent).stroke_width(s.stroke(2.0)),
         )))?;
         chart.draw_series(std::iter::once(Text::new(
             format!("x = {}", short(input.x, 6)),
@@ -163,32 +167,30 @@ fn neighbour_gap(values: &[f64], stored: f64) -> f64 {
     }
 }
 
-fn draw_spacing(area: &DrawingArea<CanvasBackend, Shift>, input: &NumberLineInput) -> DrawResult {
-    let t = &input.theme;
-    let px = |v: f64| (v * input.dpr).round() as i32;
-    let font = |size: f64, c: Rgb| {
-        ("sans-serif", size * input.dpr)
-            .into_font()
-            .color(&color(c))
-    };
-    let narrow = area.dim_in_pixel().0 as f64 / input.dpr < 560.0;
+fn draw_spacing<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    input: &Input,
+    t: &Theme,
+    s: Scale,
+) -> Result<(), ChartError> {
+    let px = |v: f64| s.px(v);
+    let font = |size: f64, c: Rgb| s.font(size, c);
+    let narrow = s.css(area.dim_in_pixel().0) < 560.0;
     let bands = spacing_bands(input.id);
     let smallest = bands[0].lo;
     let max = input.id.max_value();
     let underflow = smallest / 2.0;
     let (x_lo, x_hi) = (smallest / 8.0, max * 8.0);
     let (s_lo, s_hi) = (bands[0].spacing / 2.0, bands[bands.len() - 1].spacing * 2.0);
-    let mut chart = ChartBuilder::on(area)
+    let caption = if narrow {
+        "Gap vs magnitude (log-log)"
+    } else {
+        "Gap between neighbours vs magnitude (both axes log scale)"
+    };
+    let plot = title(area, caption, font(13.0, t.text), s)?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(px(10.0))
         .margin_right(px(24.0))
-        .caption(
-            if narrow {
-                "Gap vs magnitude (log-log)"
-            } else {
-                "Gap between neighbours vs magnitude (both axes log scale)"
-            },
-            font(13.0, t.text),
-        )
         .x_label_area_size(px(26.0))
         .y_label_area_size(px(58.0))
         .build_cartesian_2d((x_lo..x_hi).log_scale(), (s_lo..s_hi).log_scale())?;
@@ -222,26 +224,35 @@ fn draw_spacing(area: &DrawingArea<CanvasBackend, Shift>, input: &NumberLineInpu
         .flat_map(|b| [(b.lo, b.spacing), (b.hi, b.spacing)]);
     chart.draw_series(LineSeries::new(
         steps,
-        color(t.grid_value).stroke_width(px(2.0) as u32),
+        color(t.grid_value).stroke_width(s.stroke(2.0)),
     ))?;
-    let label =
-        |text: &str, x: f64, c: Rgb| Text::new(text.to_string(), (x, s_hi / 1.6), font(11.0, c));
+    let label = |text: &str, x: f64, y: f64, c: Rgb, h: HPos| {
+        Text::new(
+            text.to_string(),
+            (x, y),
+            font(11.0, c).pos(Pos::new(h, VPos::Top)),
+        )
+    };
+    // "overflow" ends at the right edge, inside the chart; "subnormal" sits below "→ 0".
     chart.draw_series([
-        label("→ 0", x_lo * 1.2, t.muted),
-        label("overflow", max * 1.3, t.danger),
+        label("→ 0", x_lo * 1.2, s_hi / 1.6, t.muted, HPos::Left),
+        label("overflow", x_hi / 1.2, s_hi / 1.6, t.danger, HPos::Right),
     ])?;
     if bands[0].subnormal {
+        let below = (s_hi / 1.6) / (s_hi / s_lo).powf(0.15);
         chart.draw_series(std::iter::once(label(
             "subnormal",
             bands[0].lo * 1.1,
+            below,
             t.text,
+            HPos::Left,
         )))?;
     }
     let a = input.x.abs();
     if a.is_finite() && a > x_lo && a < x_hi {
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(a, s_lo), (a, s_hi)],
-            color(t.accent).stroke_width(px(2.0) as u32),
+            color(t.accent).stroke_width(s.stroke(2.0)),
         )))?;
     }
     Ok(())

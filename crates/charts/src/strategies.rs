@@ -1,7 +1,8 @@
 //! The same setup under every sharding strategy, side by side, against the GPU's capacity.
 
-use super::style::{color, err, Scale};
-use crate::ui::palette::Theme;
+use crate::error::ChartError;
+use crate::palette::Theme;
+use crate::style::{color, Scale};
 use bitbudget_math::memory::plan::Strategy;
 use bitbudget_math::memory::Breakdown;
 use bitbudget_math::memory::Part;
@@ -21,18 +22,34 @@ pub fn short_label(s: &Strategy) -> String {
         .replace(" + full offload", "+all")
 }
 
-/// Draws one stacked bar per strategy (invalid ones are left empty with a note).
+/// What to draw.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    /// Each strategy's breakdown, or why the setup is invalid under it (as from
+    /// `bitbudget_math::memory::plan::by_strategy`).
+    pub bars: &'a [(Strategy, Result<Breakdown, String>)],
+    /// GPU capacity in bytes, drawn as a line.
+    pub capacity: Option<u64>,
+    /// The strategy currently chosen (outlined, its label in the accent colour).
+    pub current: Strategy,
+    /// GB or GiB.
+    pub units: Units,
+}
+
+/// Width of the SVG document in pixels.
+pub const SVG_WIDTH: u32 = 720;
+
+/// Draws one stacked bar per strategy (an invalid one is left empty under its label), totals above
+/// the bars in `units` (in the danger colour when over capacity).
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    bars: &[(Strategy, Result<Breakdown, String>)],
-    capacity: Option<u64>,
-    current: Strategy,
-    units: Units,
+    input: &Input,
     theme: &Theme,
     s: Scale,
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     let t = theme;
-    root.fill(&color(t.surface)).map_err(err)?;
+    let (bars, capacity, current, units) = (input.bars, input.capacity, input.current, input.units);
+    root.fill(&color(t.surface))?;
     let max_total = bars
         .iter()
         .filter_map(|(_, b)| b.as_ref().ok().map(|b| b.total))
@@ -44,8 +61,7 @@ pub fn draw<DB: DrawingBackend>(
         .margin(s.px(12.0))
         .x_label_area_size(s.px(24.0))
         .y_label_area_size(s.px(52.0))
-        .build_cartesian_2d(0f64..n, 0f64..top)
-        .map_err(err)?;
+        .build_cartesian_2d(0f64..n, 0f64..top)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -59,8 +75,7 @@ pub fn draw<DB: DrawingBackend>(
         .axis_style(color(t.muted))
         .label_style(s.font(11.0, t.muted))
         .axis_desc_style(s.font(11.0, t.muted))
-        .draw()
-        .map_err(err)?;
+        .draw()?;
     for (i, (strategy, result)) in bars.iter().enumerate() {
         let (x0, x1) = (i as f64 + 0.18, i as f64 + 0.82);
         let label_style = s
@@ -73,55 +88,57 @@ pub fn draw<DB: DrawingBackend>(
                 },
             )
             .pos(Pos::new(HPos::Center, VPos::Top));
-        chart
-            .draw_series(std::iter::once(Text::new(
-                short_label(strategy),
-                (i as f64 + 0.5, 0.0),
-                label_style,
-            )))
-            .map_err(err)?;
+        chart.draw_series(std::iter::once(Text::new(
+            short_label(strategy),
+            (i as f64 + 0.5, 0.0),
+            label_style,
+        )))?;
         let Ok(b) = result else { continue };
         let mut base = 0.0;
         for part in Part::ALL {
             let h = part.line(b).bytes as f64 / units.bytes();
             if h > 0.0 {
-                chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        [(x0, base), (x1, base + h)],
-                        color(t.part(part)).filled(),
-                    )))
-                    .map_err(err)?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x0, base), (x1, base + h)],
+                    color(t.part(part)).filled(),
+                )))?;
                 base += h;
             }
         }
         if *strategy == current {
-            chart
-                .draw_series(std::iter::once(Rectangle::new(
-                    [(x0 - 0.06, 0.0), (x1 + 0.06, base)],
-                    color(t.accent).stroke_width(s.stroke(2.0)),
-                )))
-                .map_err(err)?;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x0 - 0.06, 0.0), (x1 + 0.06, base)],
+                color(t.accent).stroke_width(s.stroke(2.0)),
+            )))?;
         }
         let over = capacity.is_some_and(|c| b.total > c);
         let total_style = s
             .font(10.5, if over { t.danger } else { t.text })
             .pos(Pos::new(HPos::Center, VPos::Bottom));
-        chart
-            .draw_series(std::iter::once(Text::new(
-                format_bytes(b.total, units).replace(' ', "\u{a0}"),
-                (i as f64 + 0.5, base),
-                total_style,
-            )))
-            .map_err(err)?;
+        chart.draw_series(std::iter::once(Text::new(
+            format_bytes(b.total, units).replace(' ', "\u{a0}"),
+            (i as f64 + 0.5, base),
+            total_style,
+        )))?;
     }
     if let Some(c) = capacity {
         let y = c as f64 / units.bytes();
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, y), (n, y)],
-                color(t.danger).stroke_width(s.stroke(2.0)),
-            )))
-            .map_err(err)?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, y), (n, y)],
+            color(t.danger).stroke_width(s.stroke(2.0)),
+        )))?;
     }
-    root.present().map_err(err)
+    Ok(())
+}
+
+impl crate::Chart for Input<'_> {
+    type Output = ();
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        scale: Scale,
+    ) -> Result<(), ChartError> {
+        draw(area, self, theme, scale)
+    }
 }

@@ -1,0 +1,56 @@
+//! bitbudget's charts. Every chart is one module with a plain-data `Input` and a
+//! `draw(area, &Input, &Theme, Scale)` function generic over the plotters backend (the app draws on
+//! a canvas, the CLI and the app's downloads on [`svg`]); the [`Chart`] trait names that shape.
+//! [`documents`] composes the SVG files the CLI writes and the app downloads, so both give the same
+//! bytes for the same state. No web or reactive dependency.
+#![warn(missing_docs)]
+
+pub mod bit_layout;
+pub mod documents;
+pub mod error;
+pub mod labels;
+pub mod memory_bar;
+pub mod number_line;
+pub mod palette;
+pub mod quant;
+pub mod scaling;
+pub mod strategies;
+pub mod style;
+
+pub use error::ChartError;
+pub use palette::{Rgb, Theme, DARK, LIGHT};
+pub use style::Scale;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// A chart's input: something that can be drawn on any plotters area. Each implementation calls
+/// its module's `draw`.
+pub trait Chart {
+    /// What drawing returns besides success (e.g. where each bar segment landed).
+    type Output;
+    /// Draws onto `area` (filling it with the theme's surface), lengths and fonts scaled by `scale`.
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        scale: Scale,
+    ) -> Result<Self::Output, ChartError>;
+}
+
+/// Renders `chart` as a standalone SVG document of `width` × `height` pixels at [`Scale`] 1: the
+/// same bytes on every platform for the same input (no font is measured, no font file embedded).
+pub fn svg<C: Chart>(
+    chart: &C,
+    width: u32,
+    height: u32,
+    theme: &Theme,
+) -> Result<String, ChartError> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        chart.draw(&root, theme, Scale(1.0))?;
+        root.present()?;
+    }
+    Ok(out)
+}

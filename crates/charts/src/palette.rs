@@ -1,0 +1,162 @@
+//! The one palette (Okabe–Ito, colour-blind safe), used by the CSS (as custom properties generated
+//! here) and by the plotters charts, in light and dark variants.
+
+use bitbudget_math::memory::Part;
+
+/// An sRGB colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+impl Rgb {
+    /// `#rrggbb`, lower-case hex.
+    pub fn hex(self) -> String {
+        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+    }
+}
+
+/// Colours of one theme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Theme {
+    /// Page background.
+    pub background: Rgb,
+    /// Card and chart background.
+    pub surface: Rgb,
+    /// Body text.
+    pub text: Rgb,
+    /// Secondary text, axes and grid.
+    pub muted: Rgb,
+    /// Sign bits.
+    pub sign: Rgb,
+    /// Exponent bits.
+    pub exponent: Rgb,
+    /// Mantissa bits.
+    pub mantissa: Rgb,
+    /// Integer bits.
+    pub integer: Rgb,
+    /// The value the user typed, highlights and focus.
+    pub accent: Rgb,
+    /// Representable values on number lines.
+    pub grid_value: Rgb,
+    /// Overflow and errors.
+    pub danger: Rgb,
+    /// Subnormal and underflow regions.
+    pub caution: Rgb,
+    /// Memory: weights.
+    pub weights: Rgb,
+    /// Memory: gradients.
+    pub gradients: Rgb,
+    /// Memory: optimizer states.
+    pub optimizer: Rgb,
+    /// Memory: activations.
+    pub activations: Rgb,
+    /// Memory: KV cache.
+    pub kv_cache: Rgb,
+    /// Memory: overhead.
+    pub overhead: Rgb,
+}
+
+impl Theme {
+    /// The colour of a memory part.
+    pub const fn part(&self, part: Part) -> Rgb {
+        match part {
+            Part::Weights => self.weights,
+            Part::Gradients => self.gradients,
+            Part::Optimizer => self.optimizer,
+            Part::Activations => self.activations,
+            Part::KvCache => self.kv_cache,
+            Part::Overhead => self.overhead,
+        }
+    }
+}
+
+/// The light theme.
+pub const LIGHT: Theme = Theme {
+    background: Rgb(0xfa, 0xfa, 0xf7),
+    surface: Rgb(0xff, 0xff, 0xff),
+    text: Rgb(0x1d, 0x1d, 0x1f),
+    muted: Rgb(0x5f, 0x63, 0x68),
+    sign: Rgb(0xcc, 0x79, 0xa7),
+    exponent: Rgb(0x56, 0xb4, 0xe9),
+    mantissa: Rgb(0xe6, 0x9f, 0x00),
+    integer: Rgb(0x00, 0x9e, 0x73),
+    accent: Rgb(0xd5, 0x5e, 0x00),
+    grid_value: Rgb(0x00, 0x72, 0xb2),
+    danger: Rgb(0xd5, 0x5e, 0x00),
+    caution: Rgb(0xf0, 0xe4, 0x42),
+    weights: Rgb(0x00, 0x72, 0xb2),
+    gradients: Rgb(0xe6, 0x9f, 0x00),
+    optimizer: Rgb(0x00, 0x9e, 0x73),
+    activations: Rgb(0xcc, 0x79, 0xa7),
+    kv_cache: Rgb(0x56, 0xb4, 0xe9),
+    overhead: Rgb(0x99, 0x99, 0x99),
+};
+
+/// The dark theme: the same hues, lifted for contrast on a dark surface.
+pub const DARK: Theme = Theme {
+    background: Rgb(0x15, 0x16, 0x18),
+    surface: Rgb(0x1f, 0x21, 0x24),
+    text: Rgb(0xe8, 0xe8, 0xe6),
+    muted: Rgb(0xa0, 0xa4, 0xaa),
+    sign: Rgb(0xd9, 0x8c, 0xb8),
+    exponent: Rgb(0x6c, 0xc0, 0xf0),
+    mantissa: Rgb(0xf0, 0xb0, 0x2a),
+    integer: Rgb(0x2b, 0xb8, 0x8e),
+    accent: Rgb(0xff, 0x8a, 0x3d),
+    grid_value: Rgb(0x6c, 0xc0, 0xf0),
+    danger: Rgb(0xff, 0x8a, 0x3d),
+    caution: Rgb(0xb8, 0xac, 0x20),
+    weights: Rgb(0x3a, 0x9a, 0xd9),
+    gradients: Rgb(0xf0, 0xb0, 0x2a),
+    optimizer: Rgb(0x2b, 0xb8, 0x8e),
+    activations: Rgb(0xd9, 0x8c, 0xb8),
+    kv_cache: Rgb(0x6c, 0xc0, 0xf0),
+    overhead: Rgb(0xa0, 0xa4, 0xaa),
+};
+
+fn variables(t: &Theme) -> String {
+    let pairs = [
+        ("bg", t.background),
+        ("surface", t.surface),
+        ("text", t.text),
+        ("muted", t.muted),
+        ("sign", t.sign),
+        ("exponent", t.exponent),
+        ("mantissa", t.mantissa),
+        ("integer", t.integer),
+        ("accent", t.accent),
+        ("grid-value", t.grid_value),
+        ("danger", t.danger),
+        ("caution", t.caution),
+        ("weights", t.weights),
+        ("gradients", t.gradients),
+        ("optimizer", t.optimizer),
+        ("activations", t.activations),
+        ("kv-cache", t.kv_cache),
+        ("overhead", t.overhead),
+    ];
+    pairs
+        .iter()
+        .map(|(name, c)| format!("--{name}:{};", c.hex()))
+        .collect()
+}
+
+/// CSS custom properties for both themes; dark follows `prefers-color-scheme`.
+pub fn stylesheet() -> String {
+    format!(
+        ":root{{{}color-scheme:light dark;}}@media (prefers-color-scheme: dark){{:root{{{}}}}}",
+        variables(&LIGHT),
+        variables(&DARK)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stylesheet_defines_both_themes() {
+        let css = stylesheet();
+        assert!(css.contains("--sign:#cc79a7;"));
+        assert!(css.contains("prefers-color-scheme: dark"));
+    }
+}

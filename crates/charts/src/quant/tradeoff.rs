@@ -1,0 +1,153 @@
+//! Accuracy against storage: every scheme's SQNR against its bits per weight.
+
+use crate::error::ChartError;
+use crate::labels::{place_labels, LabelBox};
+use crate::palette::Theme;
+use crate::style::{color, title, Scale};
+use bitbudget_math::quant::analysis::SchemeResult;
+use bitbudget_math::quant::scheme::Scheme;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// What to draw.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    /// Every scheme's result.
+    pub rows: &'a [SchemeResult],
+    /// The scheme to ring.
+    pub selected: Scheme,
+}
+
+/// How far above the best scheme under 12 bits the trade-off chart's axis goes, in dB.
+const CLIP_DB: f64 = 35.0;
+
+/// SQNR against storage bits per weight for every scheme; the selected one ringed.
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    input: &Input,
+    t: &Theme,
+    s: Scale,
+) -> Result<(), ChartError> {
+    let (rows, selected) = (input.rows, input.selected);
+    root.fill(&color(t.surface))?;
+    let finite: Vec<&SchemeResult> = rows
+        .iter()
+        .filter(|r| r.metrics.sqnr_db.is_finite())
+        .collect();
+    // A 16-bit cast of a 16-bit tensor can sit 100 dB above everything else; the axis stops
+    // CLIP_DB above the best sub-12-bit scheme and such points are drawn on its top edge.
+    let limit = finite
+        .iter()
+        .filter(|r| r.bits_per_weight < 12.0)
+        .map(|r| r.metrics.sqnr_db)
+        .fold(10.0, f64::max)
+        + CLIP_DB;
+    let highest = finite
+        .iter()
+        .map(|r| r.metrics.sqnr_db)
+        .fold(10.0, f64::max);
+    let top = if highest > limit {
+        limit
+    } else {
+        highest * 1.15
+    };
+    let bottom = finite
+        .iter()
+        .map(|r| r.metrics.sqnr_db)
+        .fold(top, f64::min)
+        .min(0.0);
+    let caption = "Accuracy vs storage: SQNR (dB, higher is better) vs bits per weight";
+    let font = s.caption_font(caption, root.dim_in_pixel().0, 12.0, t.text);
+    let plot = title(root, caption, font, s)?;
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(s.px(10.0))
+        .margin_right(s.px(24.0))
+        .x_label_area_size(s.px(30.0))
+        .y_label_area_size(s.px(44.0))
+        .build_cartesian_2d(
+            (3.5f64..18.0)
+                .log_scale()
+                .with_key_points(vec![4.0, 5.0, 6.0, 8.0, 12.0, 16.0]),
+            bottom..top,
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("bits per weight (scales included, log scale)")
+        .y_desc("SQNR dB")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .max_light_lines(1)
+        .light_line_style(color(t.muted).mix(0.1))
+        .bold_line_style(color(t.muted).mix(0.2))
+        .axis_style(color(t.muted))
+        .label_style(s.font(10.5, t.muted))
+        .axis_desc_style(s.font(10.5, t.muted))
+        .draw()?;
+    let mut named: Vec<((i32, i32), String)> = Vec::new();
+    for r in &finite {
+        let clipped = r.metrics.sqnr_db > top;
+        let edge = top - (top - bottom) * 0.03;
+        let p = (
+            r.bits_per_weight.clamp(3.6, 17.5),
+            if clipped { edge } else { r.metrics.sqnr_db },
+        );
+        let c = if r.scheme == selected {
+            color(t.accent)
+        } else {
+            color(t.grid_value)
+        };
+        chart.draw_series(std::iter::once(Circle::new(p, s.px(4.0), c.filled())))?;
+        if r.scheme == selected {
+            chart.draw_series(std::iter::once(Circle::new(
+                p,
+                s.px(8.0),
+                c.stroke_width(s.stroke(2.0)),
+            )))?;
+        }
+        let name = if clipped {
+            format!("{} ↑ {:.0} dB", r.scheme.name(), r.metrics.sqnr_db)
+        } else {
+            r.scheme.name().to_string()
+        };
+        named.push((chart.backend_coord(&p), name));
+    }
+    let named: Vec<((i32, i32), &str)> = named.iter().map(|(p, n)| (*p, n.as_str())).collect();
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let area = LabelBox {
+        x: xs.start,
+        y: ys.start,
+        w: xs.end - xs.start,
+        h: ys.end - ys.start,
+    };
+    let labels = place_labels(&named, s.px(5.0), 5.9 * s.0, s.px(12.0), area);
+    // Label boxes are in backend pixels; `root` may be part of a larger backend (a composed SVG).
+    let (bx, by) = root.get_base_pixel();
+    for label in labels {
+        if let Some(line) = label.leader {
+            root.draw(&PathElement::new(
+                line.iter()
+                    .map(|(x, y)| (x - bx, y - by))
+                    .collect::<Vec<_>>(),
+                color(t.muted).stroke_width(s.stroke(1.0)),
+            ))?;
+        }
+        root.draw(&Text::new(
+            label.text,
+            (label.at.x - bx, label.at.y - by),
+            s.font(10.5, t.text),
+        ))?;
+    }
+    Ok(())
+}
+
+impl crate::Chart for Input<'_> {
+    type Output = ();
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        scale: Scale,
+    ) -> Result<(), ChartError> {
+        draw(area, self, theme, scale)
+    }
+}

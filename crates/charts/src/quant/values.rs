@@ -1,0 +1,96 @@
+//! The tensor's values: original (bars), dequantized (line) and the levels of the block holding
+//! the largest |x| (ticks).
+
+use super::tick;
+use crate::error::ChartError;
+use crate::palette::Theme;
+use crate::style::{color, title, Scale};
+use bitbudget_math::numbers::format_count;
+use bitbudget_math::quant::lab::{Overview, SchemeDetail};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// What to draw.
+#[derive(Clone, Copy, Debug)]
+pub struct Input<'a> {
+    /// The tensor's histogram and range.
+    pub overview: &'a Overview,
+    /// The selected scheme's dequantized histogram (same bins) and levels.
+    pub detail: &'a SchemeDetail,
+}
+
+/// Original values (bars), dequantized values (line) and the levels of the block holding the
+/// largest |x| (ticks).
+pub fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    input: &Input,
+    t: &Theme,
+    s: Scale,
+) -> Result<(), ChartError> {
+    let (overview, detail) = (input.overview, input.detail);
+    root.fill(&color(t.surface))?;
+    let (lo, hi) = (overview.lo, overview.hi);
+    let (h0, h1) = (&overview.histogram, &detail.dequantized);
+    let levels = &detail.levels;
+    let top = h0
+        .iter()
+        .chain(h1.iter())
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64
+        * 1.1;
+    let width = (hi - lo) as f64 / h0.len().max(1) as f64;
+    let caption = "Values: original (bars), dequantized (line), one block's levels (ticks)";
+    let font = s.caption_font(caption, root.dim_in_pixel().0, 12.0, t.text);
+    let plot = title(root, caption, font, s)?;
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(s.px(10.0))
+        .x_label_area_size(s.px(24.0))
+        .y_label_area_size(s.px(44.0))
+        .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(6)
+        .y_labels(4)
+        .x_label_formatter(&|v| tick(*v, (hi - lo) as f64, 3))
+        .y_label_formatter(&|v| format_count(v.round().max(0.0) as u64))
+        .axis_style(color(t.muted))
+        .label_style(s.font(10.5, t.muted))
+        .draw()?;
+    chart.draw_series(h0.iter().enumerate().map(|(i, c)| {
+        let x0 = lo as f64 + i as f64 * width;
+        Rectangle::new(
+            [(x0, 0.0), (x0 + width, *c as f64)],
+            color(t.weights).mix(0.55).filled(),
+        )
+    }))?;
+    let line = h1
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (lo as f64 + (i as f64 + 0.5) * width, *c as f64));
+    chart.draw_series(LineSeries::new(
+        line,
+        color(t.accent).stroke_width(s.stroke(2.0)),
+    ))?;
+    chart.draw_series(levels.iter().map(|l| {
+        PathElement::new(
+            vec![(*l as f64, 0.0), (*l as f64, top * 0.06)],
+            color(t.text).stroke_width(s.stroke(1.5)),
+        )
+    }))?;
+    Ok(())
+}
+
+impl crate::Chart for Input<'_> {
+    type Output = ();
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        scale: Scale,
+    ) -> Result<(), ChartError> {
+        draw(area, self, theme, scale)
+    }
+}

@@ -1,0 +1,88 @@
+//! The app's SVG downloads are the same documents as the CLI's `--svg` output: each download is
+//! compared byte for byte with a fixture that a native test keeps equal to the CLI's (Bits) or the
+//! shared document code's (Memory) output for the same state.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use bitbudget_app::ui::pages::bits::BitsPage;
+use bitbudget_app::ui::pages::memory::MemoryPage;
+use bitbudget_app::ui::url_state::{parse_query, BitsQuery};
+use bitbudget_math::format::FormatId;
+use common::*;
+use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Replaces link clicks (how the app starts a download) with reading the linked file while it
+/// still exists, so a test can see what would have been saved: `(file name, text)`.
+fn capture_downloads() {
+    js_sys::Function::new_no_args(
+        "window.__downloads = [];
+         HTMLAnchorElement.prototype.click = function () {
+           const xhr = new XMLHttpRequest();
+           xhr.open('GET', this.href, false);
+           xhr.send();
+           window.__downloads.push([this.download, xhr.responseText]);
+         };",
+    )
+    .call0(&JsValue::NULL)
+    .unwrap();
+}
+
+/// The last captured download as (file name, text).
+fn last_download() -> (String, String) {
+    let all: js_sys::Array =
+        js_sys::Reflect::get(&web_sys::window().unwrap(), &"__downloads".into())
+            .unwrap()
+            .unchecked_into();
+    let last: js_sys::Array = all.at(-1).unchecked_into();
+    (
+        last.get(0).as_string().unwrap(),
+        last.get(1).as_string().unwrap(),
+    )
+}
+
+#[wasm_bindgen_test]
+async fn bits_download_is_the_cli_svg() {
+    capture_downloads();
+    let root = fresh_root();
+    let query = BitsQuery {
+        x: "0.1".into(),
+        fmt: FormatId::Bf16,
+        saturate: false,
+    };
+    let _app = leptos::mount::mount_to(root.clone(), move || view! { <BitsPage initial=query /> });
+    settle().await;
+    by_testid(&root, "bits-download-svg").click();
+    settle().await;
+    let (name, svg) = last_download();
+    assert_eq!(name, "bitbudget-bf16-bits.svg");
+    assert!(
+        svg == include_str!("fixtures/bits_bf16_0.1.svg"),
+        "the download differs from `bitbudget bits --format bf16 0.1 --svg -`:\n{svg}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn memory_download_is_the_fixture() {
+    capture_downloads();
+    let root = fresh_root();
+    let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb");
+    let memory = q.memory;
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <MemoryPage initial=memory /> },
+    );
+    settle().await;
+    by_testid(&root, "download-svg").click();
+    settle().await;
+    let (name, svg) = last_download();
+    assert!(name.ends_with(".svg"), "{name}");
+    assert!(
+        svg == include_str!("fixtures/memory_llama3_8b_zero3_bar.svg"),
+        "the download differs from the memory bar document:\n{svg}"
+    );
+}
