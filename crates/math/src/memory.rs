@@ -13,6 +13,7 @@ pub mod part;
 pub mod plan;
 pub mod report;
 pub mod setup;
+pub mod step;
 
 pub use arch::{Mlp, ModelArch, Norm};
 pub use estimate::{estimate, Breakdown, Line};
