@@ -312,3 +312,26 @@ fn offload_moves_gradients_out_and_weights_back_over_pcie() {
     let off = comm_line(&t, CommKind::Offload);
     assert_eq!(off.bytes, 4.0 * psi / 8.0 + 2.0 * 2.0 * 2.0 * psi / 8.0);
 }
+
+/// Chowdhery et al. 2022 (PaLM), Appendix B and Table 3: PaLM 540B trained at 238.3K tokens/s on
+/// 6144 TPU v4 chips of 275 TFLOP/s peak, counting 6N + 12·L·H·Q·T FLOPs per token (full
+/// attention, no causal halving), which is 46.2% MFU. Shape from Table 1 and section 2: 118
+/// layers, d_model 18432, 48 query heads of 256 with one shared key/value head (multi-query),
+/// SwiGLU with d_ff = 4·d_model, a 256k vocabulary shared with the output head, no biases. Our
+/// matmul weights come to 540.35B, PaLM's published count, and our attention term is theirs.
+/// Tolerance: half a unit of the printed 46.2% plus the throughput's rounding (0.05 / 238.3).
+#[test]
+fn palm_540b_mfu_of_appendix_b_is_reproduced_from_its_throughput() {
+    let a = ModelArch {
+        head_dim: 256,
+        tied_embeddings: true,
+        ..ModelArch::custom(118, 18_432, 48, 1, 4 * 18_432, 256_000, Mlp::Swiglu)
+    };
+    let matmul = a.layers as u128 * block_matmul_params(&a) + head_matmul_params(&a);
+    assert_eq!(matmul, 540_354_281_472);
+    let per_token = arch_token_flops(&a, 2048, Mode::Train, 0, Recompute::None, false);
+    assert_eq!(per_token.model(), 6 * matmul + 12 * 118 * 48 * 256 * 2048);
+    let mfu = 100.0 * 238.3e3 * per_token.model() as f64 / (6144.0 * 275e12);
+    let tolerance = PERCENT_ROUNDING + mfu * 0.05 / 238.3;
+    assert!((mfu - 46.2).abs() <= tolerance, "{mfu}");
+}
