@@ -28,6 +28,7 @@ pub mod flops;
 use self::comm::{Link, Shard, INFINIBAND_NDR_BYTES_PER_S};
 use self::flops::{arch_token_flops, params_token_flops, TokenFlops};
 use super::conventions::lora_params;
+use super::gpus::GpuPreset;
 use super::options::{Dtype, Mode, Offload, Recompute};
 use super::plan::{Strategy, STRATEGIES};
 use super::setup::{MemoryError, ModelSpec, Setup};
@@ -155,7 +156,8 @@ pub struct Timing {
     pub mfu: f64,
 }
 
-/// The step-time estimate of one setup.
+/// The step-time estimate of one setup: one optimizer step of training (LoRA and QLoRA
+/// included), or, in inference mode, one forward (prefill) pass over the same tokens.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StepTime {
     /// Tokens per optimizer step over the whole job: batch × seq × micro-batches × dp.
@@ -326,6 +328,18 @@ fn base_assumptions(setup: &Setup) -> Vec<String> {
             "only a parameter count: every parameter counted as a matmul weight, attention left out (C ≈ 6N per token)".into(),
         ),
     }
+    match setup.mode {
+        Mode::Train => {}
+        Mode::Lora | Mode::Qlora => a.push(
+            "LoRA: frozen weights need only input gradients (2 + 2 FLOPs per weight per token), adapters 2 + 4; only adapter gradients are exchanged".into(),
+        ),
+        Mode::Inference => a.push(
+            "inference: a step is one forward (prefill) pass of batch × seq tokens per micro-batch; nothing is recomputed and no gradients are exchanged".into(),
+        ),
+    }
+    if setup.mode == Mode::Inference {
+        return a;
+    }
     a.push(match (setup.recompute, setup.flash_attention) {
         (Recompute::None, _) => "no recomputation".into(),
         (Recompute::Full, _) => "full recomputation: each block's forward runs again in the backward pass".into(),
@@ -367,10 +381,147 @@ fn line(kind: CommKind, bytes: f64, link: (Link, u64), formula: String) -> CommL
     }
 }
 
+/// What every traffic line needs: the setup, the knobs, the GPU's links and the job's sizes.
+struct Wire<'a> {
+    setup: &'a Setup,
+    params: &'a StepParams,
+    gpu: &'a GpuPreset,
+    job: &'a Job,
+    /// This GPU's share of the model for data-parallel and offload traffic.
+    shard: Shard,
+    /// Bytes of one micro-batch's b·s·h activation.
+    activation_bytes: f64,
+}
+
+/// One traffic line and the overlap it assumes, in words.
+type Traffic = Option<(CommLine, &'static str)>;
+
+impl Wire<'_> {
+    fn link(&self, span: u64) -> Result<(Link, u64), String> {
+        link_for(
+            span,
+            self.gpu.nvlink_bytes_per_s,
+            self.gpu.pcie_bytes_per_s,
+            self.params,
+        )
+        .ok_or_else(|| format!("{} has no host or GPU link figures", self.gpu.name))
+    }
+
+    /// Gradients and ZeRO gathers over the tp·dp ranks; hidden behind `window` seconds of compute.
+    fn data_parallel(&self, window: f64) -> Result<Traffic, String> {
+        let (s, m) = (self.setup, self.params.grad_accum_steps);
+        let bytes = comm::data_parallel_bytes(s.zero, s.dp, m, self.job.training, self.shard);
+        if bytes <= 0.0 {
+            return Ok(None);
+        }
+        let link = self.link(s.tp * s.dp)?;
+        let volume = match (self.job.training, s.zero.0) {
+            (false, _) => "Ψ per micro-batch (ZeRO-3 weight gather)",
+            (true, 0) => "2Ψ (gradient all-reduce)",
+            (true, 1) => "2Ψ (gradient reduce-scatter + weight all-gather)",
+            (true, 2) => "Ψ per micro-batch + Ψ (gradient reduce-scatters + weight all-gather)",
+            (true, _) => "3Ψ per micro-batch (2 weight all-gathers + gradient reduce-scatter)",
+        };
+        let formula = format!(
+            "{volume} × (N−1)/N, N = {} GPUs, over {}",
+            s.dp,
+            link.0.label()
+        );
+        let mut l = line(CommKind::DataParallel, bytes, link, formula);
+        l.exposed_seconds = (l.seconds - window).max(0.0);
+        let overlap = if s.zero.0 >= 3 {
+            "data-parallel traffic overlaps forward and backward (ZeRO-3 prefetch): only the excess adds time"
+        } else {
+            "data-parallel traffic overlaps the backward pass: only the excess adds time"
+        };
+        Ok(Some((l, overlap)))
+    }
+
+    /// Megatron all-reduces over the tp ranks, on the critical path.
+    fn tensor_parallel(&self) -> Result<Traffic, String> {
+        let (s, m) = (self.setup, self.params.grad_accum_steps);
+        if s.tp <= 1 {
+            return Ok(None);
+        }
+        let n =
+            comm::tensor_parallel_all_reduces(self.job.training, s.recompute == Recompute::Full);
+        let layers = self.job.layers_on_stage;
+        let bytes = comm::tensor_parallel_bytes(s.tp, n, layers, m, self.activation_bytes);
+        let link = self.link(s.tp)?;
+        let formula = format!(
+            "{n} all-reduces of b·s·h per layer × {layers} layers × {m} micro-batches × 2(t−1)/t, t = {}, over {}",
+            s.tp,
+            link.0.label()
+        );
+        Ok(Some((
+            line(CommKind::TensorParallel, bytes, link, formula),
+            "tensor-parallel all-reduces are not overlapped with compute",
+        )))
+    }
+
+    /// Activations between pipeline stages, on the critical path.
+    fn pipeline(&self) -> Result<Traffic, String> {
+        let (s, m) = (self.setup, self.params.grad_accum_steps);
+        if s.pp <= 1 {
+            return Ok(None);
+        }
+        let bytes = comm::pipeline_bytes(s.pp, s.tp, m, self.job.training, self.activation_bytes);
+        let link = self.link(s.tp * s.dp * s.pp)?;
+        let directions = if self.job.training {
+            "forward and back"
+        } else {
+            "forward"
+        };
+        let formula = format!(
+            "b·s·h ÷ t per micro-batch {directions} × {m} micro-batches, over {}",
+            link.0.label()
+        );
+        Ok(Some((
+            line(CommKind::Pipeline, bytes, link, formula),
+            "pipeline sends are not overlapped with compute; the bubble is idle time",
+        )))
+    }
+
+    /// GPU ↔ CPU traffic of ZeRO-Offload (optimizer) and ZeRO-Infinity (weights) over PCIe.
+    fn offload(&self) -> Result<Traffic, String> {
+        let (s, m) = (self.setup, self.params.grad_accum_steps as f64);
+        if s.offload == Offload::None {
+            return Ok(None);
+        }
+        let pcie = self
+            .gpu
+            .pcie_bytes_per_s
+            .ok_or_else(|| format!("{} has no PCIe figure", self.gpu.name))?;
+        // With ZeRO, each GPU moves only its 1/dp partition.
+        let part = if s.zero.0 >= 1 { s.dp as f64 } else { 1.0 };
+        let grads = self.shard.grad_elems * self.shard.grad_bytes / part;
+        let weights = self.shard.weight_elems * self.shard.weight_bytes / part;
+        let (bytes, what) = match (s.offload, self.job.training) {
+            (Offload::Optimizer, false) => return Ok(None),
+            (Offload::Optimizer, true) => (
+                grads + weights,
+                "16-bit gradients to the CPU and updated 16-bit weights back, once per step (ZeRO-Offload)".to_string(),
+            ),
+            (_, true) => (
+                grads + weights + 2.0 * m * weights,
+                format!("weights over PCIe in forward and backward × {m} micro-batches, plus gradients out and updated weights back (ZeRO-Infinity)"),
+            ),
+            (_, false) => (
+                m * weights,
+                format!("weights over PCIe once per forward × {m} micro-batches (ZeRO-Infinity)"),
+            ),
+        };
+        Ok(Some((
+            line(CommKind::Offload, bytes, (Link::Pcie, pcie), what),
+            "offload traffic is not overlapped; the CPU optimizer's own time is not modelled",
+        )))
+    }
+}
+
 fn timing(
     setup: &Setup,
     params: &StepParams,
-    j: &Job,
+    job: &Job,
     replica_tokens: u128,
     model_flops: f64,
     assumptions: &mut Vec<String>,
@@ -385,18 +536,8 @@ fn timing(
             gpu.name, gpu.speeds_source
         )
     })? as f64;
-    let model_parallel = (setup.tp * setup.pp) as f64;
-    let m = params.grad_accum_steps;
-    let hw_replica = j.flops.hardware() as f64 * replica_tokens as f64;
-    let compute_s = hw_replica / model_parallel / (peak * params.utilisation);
-    let backward_share = (j.flops.backward + j.flops.recompute) as f64 / j.flops.hardware() as f64;
-    let bubble_s = compute_s * (setup.pp - 1) as f64 / m as f64;
-
-    let no_link = || format!("{} has no host or GPU link figures", gpu.name);
-    let mut comm = Vec::new();
-    let needs_arch = setup.tp > 1 || setup.pp > 1;
     let hidden =
-        match (j.hidden, needs_arch) {
+        match (job.hidden, setup.tp > 1 || setup.pp > 1) {
             (Some(h), _) => h,
             (None, false) => 0,
             (None, true) => return Err(
@@ -404,144 +545,49 @@ fn timing(
                     .into(),
             ),
         };
-    let act = setup.batch as f64 * setup.seq as f64 * hidden as f64 * wide_bytes(setup);
-
-    // Data parallel.
-    let shard = Shard {
-        grad_elems: j.trainable / model_parallel,
-        grad_bytes: wide_bytes(setup),
-        weight_elems: j.params / model_parallel,
-        weight_bytes: weight_bytes(setup),
+    let model_parallel = (setup.tp * setup.pp) as f64;
+    let m = params.grad_accum_steps as f64;
+    let hardware_replica = job.flops.hardware() as f64 * replica_tokens as f64;
+    let compute_s = hardware_replica / model_parallel / (peak * params.utilisation);
+    let bubble_s = compute_s * (setup.pp - 1) as f64 / m;
+    let backward_s =
+        compute_s * (job.flops.backward + job.flops.recompute) as f64 / job.flops.hardware() as f64;
+    let dp_window = if setup.zero.0 >= 3 {
+        compute_s
+    } else {
+        backward_s
     };
-    let dp_bytes = comm::data_parallel_bytes(setup.zero, setup.dp, m, j.training, shard);
-    if dp_bytes > 0.0 {
-        let link = link_for(
-            setup.tp * setup.dp,
-            gpu.nvlink_bytes_per_s,
-            gpu.pcie_bytes_per_s,
-            params,
-        )
-        .ok_or_else(no_link)?;
-        let volume = match (j.training, setup.zero.0) {
-            (false, _) => "Ψ per micro-batch (ZeRO-3 weight gather)",
-            (true, 0) => "2Ψ (gradient all-reduce)",
-            (true, 1) => "2Ψ (gradient reduce-scatter + weight all-gather)",
-            (true, 2) => "Ψ per micro-batch + Ψ (gradient reduce-scatters + weight all-gather)",
-            (true, _) => "3Ψ per micro-batch (2 weight all-gathers + gradient reduce-scatter)",
-        };
-        let mut l = line(
-            CommKind::DataParallel,
-            dp_bytes,
-            link,
-            format!(
-                "{volume} × (N−1)/N, N = {} GPUs, over {}",
-                setup.dp,
-                link.0.label()
-            ),
-        );
-        let window = if setup.zero.0 >= 3 {
-            compute_s
-        } else {
-            compute_s * backward_share
-        };
-        l.exposed_seconds = (l.seconds - window).max(0.0);
-        comm.push(l);
-        assumptions.push(if setup.zero.0 >= 3 {
-            "data-parallel traffic overlaps forward and backward (ZeRO-3 prefetch): only the excess adds time".into()
-        } else {
-            "data-parallel traffic overlaps the backward pass: only the excess adds time".into()
-        });
-    }
 
-    // Tensor parallel.
-    if setup.tp > 1 {
-        let n = comm::tensor_parallel_all_reduces(j.training, setup.recompute == Recompute::Full);
-        let bytes = comm::tensor_parallel_bytes(setup.tp, n, j.layers_on_stage, m, act);
-        let link = link_for(
-            setup.tp,
-            gpu.nvlink_bytes_per_s,
-            gpu.pcie_bytes_per_s,
-            params,
-        )
-        .ok_or_else(no_link)?;
-        comm.push(line(
-            CommKind::TensorParallel,
-            bytes,
-            link,
-            format!(
-                "{n} all-reduces of b·s·h per layer × {} layers × {m} micro-batches × 2(t−1)/t, t = {}, over {}",
-                j.layers_on_stage, setup.tp, link.0.label()
-            ),
-        ));
-        assumptions.push("tensor-parallel all-reduces are not overlapped with compute".into());
-    }
-
-    // Pipeline.
-    if setup.pp > 1 {
-        let bytes = comm::pipeline_bytes(setup.pp, setup.tp, m, j.training, act);
-        let link = link_for(
-            setup.tp * setup.dp * setup.pp,
-            gpu.nvlink_bytes_per_s,
-            gpu.pcie_bytes_per_s,
-            params,
-        )
-        .ok_or_else(no_link)?;
-        comm.push(line(
-            CommKind::Pipeline,
-            bytes,
-            link,
-            format!(
-                "b·s·h ÷ t per micro-batch {} × {m} micro-batches, over {}",
-                if j.training {
-                    "forward and back"
-                } else {
-                    "forward"
-                },
-                link.0.label()
-            ),
-        ));
-        assumptions
-            .push("pipeline sends are not overlapped with compute; the bubble is idle time".into());
-    }
-
-    // Offload.
-    if setup.offload != Offload::None {
-        let pcie = gpu.pcie_bytes_per_s.ok_or_else(no_link)?;
-        let part = if setup.zero.0 >= 1 {
-            setup.dp as f64
-        } else {
-            1.0
-        };
-        let grads = shard.grad_elems * shard.grad_bytes / part;
-        let weights = shard.weight_elems * shard.weight_bytes / part;
-        let (bytes, what) = match (setup.offload, j.training) {
-            (Offload::Optimizer, true) => (
-                grads + weights,
-                "16-bit gradients to the CPU and updated 16-bit weights back, once per step (ZeRO-Offload)".to_string(),
-            ),
-            (Offload::Optimizer, false) => (0.0, String::new()),
-            (_, true) => (
-                grads + weights + 2.0 * m as f64 * weights,
-                format!("weights over PCIe in forward and backward × {m} micro-batches, plus gradients out and updated weights back (ZeRO-Infinity)"),
-            ),
-            (_, false) => (
-                m as f64 * weights,
-                format!("weights over PCIe once per forward × {m} micro-batches (ZeRO-Infinity)"),
-            ),
-        };
-        if bytes > 0.0 {
-            comm.push(line(CommKind::Offload, bytes, (Link::Pcie, pcie), what));
-            assumptions.push(
-                "offload traffic is not overlapped; the CPU optimizer's own time is not modelled"
-                    .into(),
-            );
-        }
+    let wire = Wire {
+        setup,
+        params,
+        gpu,
+        job,
+        shard: Shard {
+            grad_elems: job.trainable / model_parallel,
+            grad_bytes: wide_bytes(setup),
+            weight_elems: job.params / model_parallel,
+            weight_bytes: weight_bytes(setup),
+        },
+        activation_bytes: setup.batch as f64 * setup.seq as f64 * hidden as f64 * wide_bytes(setup),
+    };
+    let mut comm = Vec::new();
+    for traffic in [
+        wire.data_parallel(dp_window)?,
+        wire.tensor_parallel()?,
+        wire.pipeline()?,
+        wire.offload()?,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        comm.push(traffic.0);
+        assumptions.push(traffic.1.into());
     }
 
     let exposed: f64 = comm.iter().map(|c| c.exposed_seconds).sum();
     let total_s = compute_s + bubble_s + exposed;
     let job_tokens = replica_tokens as f64 * setup.dp as f64;
-    let gpus = setup.gpus() as f64;
     assumptions.push(format!(
         "compute at {:.0}% of the dense 16-bit tensor peak; link times are bytes ÷ bandwidth, latency ignored",
         params.utilisation * 100.0
@@ -554,7 +600,7 @@ fn timing(
         comm,
         total_s,
         tokens_per_s: job_tokens / total_s,
-        mfu: model_flops / (total_s * gpus * peak),
+        mfu: model_flops / (total_s * setup.gpus() as f64 * peak),
     })
 }
 
@@ -615,6 +661,31 @@ mod tests {
         );
         // Without recomputation MFU equals the utilisation.
         assert!((timing.mfu - DEFAULT_UTILISATION).abs() < 1e-12);
+    }
+
+    #[test]
+    fn inference_is_one_forward_pass_with_no_gradient_traffic() {
+        let mut s = setup("llama-3-8b", "h100-80gb");
+        s.mode = Mode::Inference;
+        s.dp = 8;
+        s.recompute = Recompute::Full;
+        let t = step_time(&s, &StepParams::default()).unwrap();
+        assert_eq!(t.model_flops, t.hardware_flops);
+        assert!(t.timing.unwrap().comm.is_empty());
+        assert!(t.assumptions.iter().any(|a| a.starts_with("inference")));
+        assert!(!t.assumptions.iter().any(|a| a.contains("recomputation")));
+    }
+
+    #[test]
+    fn a_parameter_count_cannot_size_tensor_parallel_traffic() {
+        let mut s = Setup::new(ModelSpec::Params(7_000_000_000));
+        s.gpu = find_gpu("h100-80gb");
+        s.tp = 2;
+        let t = step_time(&s, &StepParams::default()).unwrap();
+        assert!(t.no_timing.unwrap().contains("needs an architecture"));
+        s.gpu = None;
+        let t = step_time(&s, &StepParams::default()).unwrap();
+        assert!(t.no_timing.unwrap().contains("no GPU chosen"));
     }
 
     #[test]
