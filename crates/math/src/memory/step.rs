@@ -689,6 +689,28 @@ mod tests {
     }
 
     #[test]
+    fn data_parallel_traffic_longer_than_the_backward_shows_its_excess() {
+        // Short sequences over the network: the all-reduce outlasts the backward pass.
+        let mut s = setup("llama-2-7b", "h100-80gb");
+        (s.dp, s.seq) = (16, 128);
+        let t = step_time(&s, &StepParams::default()).unwrap();
+        let timing = t.timing.unwrap();
+        let dp = &timing.comm[0];
+        let backward_s = timing.compute_s * 2.0 / 3.0;
+        assert!(dp.seconds > backward_s);
+        assert!((dp.exposed_seconds - (dp.seconds - backward_s)).abs() < 1e-12 * dp.seconds);
+        assert!((timing.total_s - (timing.compute_s + dp.exposed_seconds)).abs() < 1e-12);
+        // ZeRO-3 hides its gathers behind forward and backward.
+        s.zero = crate::memory::options::ZeroStage(3);
+        let timing = step_time(&s, &StepParams::default())
+            .unwrap()
+            .timing
+            .unwrap();
+        let dp = &timing.comm[0];
+        assert!((dp.exposed_seconds - (dp.seconds - timing.compute_s)).abs() < 1e-12 * dp.seconds);
+    }
+
+    #[test]
     fn huge_setups_stay_finite() {
         let mut s = setup("llama-3.1-405b", "b200");
         s.batch = 1 << 20;
