@@ -27,11 +27,12 @@ pub mod flops;
 
 use self::comm::{Link, Shard, INFINIBAND_NDR_BYTES_PER_S};
 use self::flops::{arch_token_flops, params_token_flops, TokenFlops};
+use super::arch::ModelArch;
 use super::conventions::lora_params;
 use super::gpus::GpuPreset;
 use super::options::{Dtype, Mode, Offload, Recompute};
 use super::plan::{Strategy, STRATEGIES};
-use super::setup::{MemoryError, ModelSpec, Setup};
+use super::setup::{MemoryError, ModelSpec, Setup, MAX_PARAMS};
 use serde::Serialize;
 
 /// Default share of the tensor peak a training job sustains: 40%, in the range large runs report
@@ -241,6 +242,30 @@ fn job(setup: &Setup) -> Job {
     }
 }
 
+/// Largest head width accepted (the widest published heads are 256).
+const MAX_HEAD_DIM: u64 = 1 << 24;
+
+/// Largest expert count accepted (published MoE models have at most a few hundred).
+const MAX_EXPERTS: u64 = 1 << 24;
+
+/// Refuses architectures whose parameter count would not fit the `u64` arithmetic of
+/// [`ModelArch::params`], with a message instead of an overflow.
+fn check_size(a: &ModelArch) -> Result<(), MemoryError> {
+    if a.head_dim > MAX_HEAD_DIM || a.experts > MAX_EXPERTS {
+        return Err(MemoryError(format!(
+            "head_dim {} or experts {} is out of range (limits {MAX_HEAD_DIM} and {MAX_EXPERTS})",
+            a.head_dim, a.experts
+        )));
+    }
+    let stored = flops::stored_matmul_params(a);
+    if stored > MAX_PARAMS as u128 {
+        return Err(MemoryError(format!(
+            "the architecture has about {stored} matmul weights, above the {MAX_PARAMS} limit"
+        )));
+    }
+    Ok(())
+}
+
 /// Bytes per stored weight element: the dtype's bits ÷ 8; QLoRA's base is NF4 (4 bits).
 fn weight_bytes(setup: &Setup) -> f64 {
     match setup.mode {
@@ -269,6 +294,9 @@ fn wide_bytes(setup: &Setup) -> f64 {
 pub fn step_time(setup: &Setup, params: &StepParams) -> Result<StepTime, MemoryError> {
     setup.validate()?;
     params.validate()?;
+    if let Some(a) = setup.arch() {
+        check_size(a)?;
+    }
     let j = job(setup);
     let m = params.grad_accum_steps;
     let replica_tokens = setup.batch as u128 * setup.seq as u128 * m as u128;
@@ -708,6 +736,29 @@ mod tests {
             .unwrap();
         let dp = &timing.comm[0];
         assert!((dp.exposed_seconds - (dp.seconds - timing.compute_s)).abs() < 1e-12 * dp.seconds);
+    }
+
+    #[test]
+    fn architectures_too_large_to_count_are_refused_with_a_message() {
+        let mut a = find_model("llama-3-8b").unwrap().arch;
+        (a.layers, a.hidden, a.ffn) = (100_000, 1 << 24, 1 << 26);
+        let mut s = Setup::new(ModelSpec::Arch {
+            name: "custom".into(),
+            arch: Box::new(a.clone()),
+        });
+        s.gpu = find_gpu("h100-80gb");
+        let e = step_time(&s, &StepParams::default()).unwrap_err();
+        assert!(e.0.contains("limit"), "{e}");
+        a = find_model("mixtral-8x7b").unwrap().arch;
+        a.experts = u64::MAX;
+        s.model = ModelSpec::Arch {
+            name: "custom".into(),
+            arch: Box::new(a),
+        };
+        assert!(step_time(&s, &StepParams::default())
+            .unwrap_err()
+            .0
+            .contains("experts"));
     }
 
     #[test]

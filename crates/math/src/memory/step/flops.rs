@@ -42,21 +42,47 @@ impl TokenFlops {
     }
 }
 
+/// Matmul weights of one block's attention: Q, K, V and output projections.
+fn attention_matmul_params(a: &ModelArch) -> u128 {
+    let (h, q, kv) = (a.hidden as u128, a.q_width() as u128, a.kv_width() as u128);
+    h * (q + 2 * kv) + q * h
+}
+
+/// Matmul weights of one expert's MLP (the whole MLP when dense).
+fn expert_matmul_params(a: &ModelArch) -> u128 {
+    let (h, f) = (a.hidden as u128, a.ffn as u128);
+    match a.mlp {
+        Mlp::Gelu => 2 * h * f,
+        Mlp::Swiglu => 3 * h * f,
+    }
+}
+
+/// Matmul weights of the MoE router (0 when dense).
+fn router_params(a: &ModelArch) -> u128 {
+    if a.experts > 1 {
+        a.hidden as u128 * a.experts as u128
+    } else {
+        0
+    }
+}
+
 /// Matmul weights in one transformer block that a token passes through: attention projections,
 /// the routed experts' MLP matrices and the router. Biases and norms are not matmul weights.
 pub fn block_matmul_params(a: &ModelArch) -> u128 {
-    let (h, f) = (a.hidden as u128, a.ffn as u128);
-    let attention = h * (a.q_width() as u128 + 2 * a.kv_width() as u128) + a.q_width() as u128 * h;
-    let expert = match a.mlp {
-        Mlp::Gelu => 2 * h * f,
-        Mlp::Swiglu => 3 * h * f,
-    };
-    let router = if a.experts > 1 {
-        h * a.experts as u128
-    } else {
-        0
-    };
-    attention + a.active_experts.min(a.experts) as u128 * expert + router
+    attention_matmul_params(a)
+        + a.active_experts.min(a.experts) as u128 * expert_matmul_params(a)
+        + router_params(a)
+}
+
+/// Matmul weights the model stores, every expert included, plus the output head: a bound on the
+/// model's size computed without overflow (the parameter count proper adds only norms, biases and
+/// embeddings, which are never larger than this).
+pub fn stored_matmul_params(a: &ModelArch) -> u128 {
+    a.layers as u128
+        * (attention_matmul_params(a)
+            + a.experts as u128 * expert_matmul_params(a)
+            + router_params(a))
+        + head_matmul_params(a)
 }
 
 /// Matmul weights of the output head: vocab × hidden (counted even when tied to the embedding,
