@@ -131,7 +131,7 @@ pub fn memory(setup: &Setup, chart: MemoryChart) -> Result<String, ChartError> {
     let capacity = setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name));
     match chart {
         MemoryChart::Bar => {
-            let b = estimate(setup).map_err(|e| ChartError::Input(e.0))?;
+            let b = estimate(setup).map_err(|e| ChartError::Input(e.to_string()))?;
             let input = memory_bar::Input {
                 breakdown: &b,
                 capacity,

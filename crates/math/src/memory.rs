@@ -23,6 +23,7 @@ pub mod part;
 pub mod plan;
 pub mod report;
 pub mod setup;
+pub mod step;
 pub mod verdict;
 
 pub use arch::{Mlp, ModelArch, Norm};

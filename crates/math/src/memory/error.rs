@@ -88,6 +88,22 @@ pub enum MemoryError {
         /// Active experts per token.
         active: u64,
     },
+    /// A knob of the step-time model out of its range.
+    BadStepParameter {
+        /// What the knob is, in words ("utilisation").
+        what: &'static str,
+        /// The value given, as text.
+        value: String,
+        /// The accepted range, in words.
+        expected: String,
+    },
+    /// An architecture whose parameter count is above the accepted limit.
+    ArchitectureTooLarge {
+        /// Its (matmul) parameters.
+        params: u128,
+        /// The largest count accepted.
+        limit: u64,
+    },
     /// A result above `u64::MAX` bytes.
     Overflow,
     /// Both a model and a parameter count were given.
@@ -141,6 +157,13 @@ impl std::fmt::Display for MemoryError {
                 f,
                 "{active} active experts of {experts}: active experts must be between 1 and the number of experts"
             ),
+            BadStepParameter { what, value, expected } => {
+                write!(f, "{what} {value} is out of range: {expected}")
+            }
+            ArchitectureTooLarge { params, limit } => write!(
+                f,
+                "the architecture has about {params} weights, above the limit of {limit}"
+            ),
             Overflow => f.write_str("the result exceeds 18 exabytes: check the inputs"),
             ModelAndParams => f.write_str("give either a model or a parameter count, not both"),
             UnknownOption { key } => write!(f, "'{key}' is not a memory option"),
@@ -172,6 +195,8 @@ impl MemoryError {
             MemoryError::MoreStagesThanLayers { .. } => Some(PP),
             MemoryError::ModelAndParams => Some(PARAMS),
             MemoryError::BadExperts { .. }
+            | MemoryError::BadStepParameter { .. }
+            | MemoryError::ArchitectureTooLarge { .. }
             | MemoryError::Overflow
             | MemoryError::NoModel
             | MemoryError::UnknownOption { .. } => None,

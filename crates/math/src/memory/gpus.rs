@@ -1,4 +1,6 @@
-//! GPU presets: memory capacity in bytes as the device reports it.
+//! GPU presets: memory capacity in bytes as the device reports it, and the speeds the step-time
+//! model needs (dense 16-bit tensor peak, NVLink and PCIe bandwidth), each from the vendor's
+//! datasheet or whitepaper.
 
 use serde::Serialize;
 
@@ -13,18 +15,96 @@ pub struct GpuPreset {
     pub capacity_bytes: u64,
     /// Where the number comes from, and caveats.
     pub source: &'static str,
+    /// Dense (no structured sparsity) BF16 tensor-core peak in FLOP/s, or FP16 where the part has
+    /// no BF16 (T4, V100). `None` where the vendor publishes no such figure (Apple).
+    pub dense_16bit_flops_per_s: Option<u64>,
+    /// GPU-to-GPU bandwidth inside a node over NVLink/NVSwitch (AMD: Infinity Fabric), bytes per
+    /// second in each direction per GPU. `None` when GPUs in a node talk over PCIe.
+    pub nvlink_bytes_per_s: Option<u64>,
+    /// Host link (PCIe x16) bandwidth in bytes per second in each direction. `None` for unified
+    /// memory, where nothing crosses a bus.
+    pub pcie_bytes_per_s: Option<u64>,
+    /// Where the three speeds come from.
+    pub speeds_source: &'static str,
 }
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
+/// 10^12 FLOP/s.
+const TFLOPS: u64 = 1_000_000_000_000;
+/// 10^9 bytes per second (vendors quote link speeds in decimal GB/s).
+const GB_S: u64 = 1_000_000_000;
+
+/// Speeds of one part: dense 16-bit tensor FLOP/s, NVLink and PCIe bytes/s per direction, source.
+type Speeds = (Option<u64>, Option<u64>, Option<u64>, &'static str);
+
+/// PCIe 3.0 x16: 8 GT/s × 16 lanes × 128/130 encoding = 15.75 GB/s per direction (PCI-SIG).
+const PCIE3_X16: u64 = 15_750_000_000;
+/// PCIe 4.0 x16: 16 GT/s × 16 × 128/130 = 31.5 GB/s per direction (vendors round to "64 GB/s"
+/// bidirectional).
+const PCIE4_X16: u64 = 31_500_000_000;
+/// PCIe 5.0 x16: 32 GT/s × 16 × 128/130 = 63 GB/s per direction ("128 GB/s" bidirectional).
+const PCIE5_X16: u64 = 63_000_000_000;
+
+/// Speeds of each preset, by id. Sparse figures in datasheets ("with sparsity", marked *) are
+/// halved to the dense figure.
+fn speeds(id: &str) -> Speeds {
+    match id {
+        // NVIDIA T4 datasheet: mixed precision (FP16/FP32) 65 TFLOPS (Turing has no BF16 and no
+        // sparsity); PCIe Gen3 x16; no NVLink.
+        "t4" => (Some(65 * TFLOPS), None, Some(PCIE3_X16), "NVIDIA T4 datasheet: 65 TFLOPS FP16 tensor; PCIe Gen3 x16"),
+        // NVIDIA L4 datasheet: BF16 tensor 242 TFLOPS* (*with sparsity) = 121 dense; PCIe Gen4 x16
+        // (64 GB/s bidirectional); no NVLink.
+        "l4" => (Some(121 * TFLOPS), None, Some(PCIE4_X16), "NVIDIA L4 datasheet: 242 TFLOPS BF16 with sparsity, 121 dense; PCIe Gen4 x16"),
+        // NVIDIA Ampere GA102 whitepaper, RTX 3090: peak BF16 / FP16-with-FP32-accumulate tensor
+        // 71 TFLOPS dense (142 sparse). Its NVLink bridge joins two cards only: treated as PCIe.
+        "rtx-3090" => (Some(71 * TFLOPS), None, Some(PCIE4_X16), "NVIDIA GA102 whitepaper: 71 TFLOPS BF16 tensor (FP32 accumulate), dense; PCIe Gen4 x16 (the 2-card NVLink bridge is not modelled)"),
+        // NVIDIA Ada (AD102) whitepaper, RTX 4090: peak BF16 / FP16-with-FP32-accumulate tensor
+        // 165.2 TFLOPS dense (330.4 sparse); no NVLink.
+        "rtx-4090" => (Some(165_200_000_000_000), None, Some(PCIE4_X16), "NVIDIA Ada whitepaper: 165.2 TFLOPS BF16 tensor (FP32 accumulate), dense; PCIe Gen4 x16, no NVLink"),
+        // NVIDIA V100 datasheet (SXM2): 125 TFLOPS tensor (FP16; no BF16, no sparsity); NVLink 2
+        // 300 GB/s bidirectional = 150 GB/s per direction; PCIe Gen3.
+        "v100-32gb" => (Some(125 * TFLOPS), Some(150 * GB_S), Some(PCIE3_X16), "NVIDIA V100 datasheet (SXM2): 125 TFLOPS FP16 tensor; NVLink 300 GB/s bidirectional; PCIe Gen3 x16"),
+        // NVIDIA A100 datasheet: BF16 tensor 312 TFLOPS dense (624*). The 40 GB preset is the PCIe
+        // card (see its capacity source), whose NVLink bridge joins pairs only: treated as PCIe.
+        "a100-40gb" => (Some(312 * TFLOPS), None, Some(PCIE4_X16), "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense; PCIe card, Gen4 x16 (the 2-card NVLink bridge is not modelled)"),
+        // NVIDIA A100 datasheet (80GB SXM): 312 TFLOPS BF16 dense; NVLink 3 600 GB/s
+        // bidirectional = 300 per direction; PCIe Gen4 x16.
+        "a100-80gb" => (Some(312 * TFLOPS), Some(300 * GB_S), Some(PCIE4_X16), "NVIDIA A100 datasheet (SXM): 312 TFLOPS BF16 dense; NVLink 600 GB/s bidirectional; PCIe Gen4 x16"),
+        // NVIDIA H100 datasheet (SXM): BF16 tensor 1,979 TFLOPS* = 989.5 dense; NVLink 4 900 GB/s
+        // bidirectional = 450 per direction; PCIe Gen5 x16.
+        "h100-80gb" => (Some(989_500_000_000_000), Some(450 * GB_S), Some(PCIE5_X16), "NVIDIA H100 datasheet (SXM): 1,979 TFLOPS BF16 with sparsity, 989.5 dense; NVLink 900 GB/s bidirectional; PCIe Gen5 x16"),
+        // NVIDIA H200 datasheet (SXM): same tensor peak as H100 SXM, 1,979* = 989.5 dense; NVLink
+        // 900 GB/s bidirectional; PCIe Gen5 x16.
+        "h200" => (Some(989_500_000_000_000), Some(450 * GB_S), Some(PCIE5_X16), "NVIDIA H200 datasheet (SXM): 1,979 TFLOPS BF16 with sparsity, 989.5 dense; NVLink 900 GB/s bidirectional; PCIe Gen5 x16"),
+        // NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 tensor 4.5 PFLOPS* = 2.25 dense; NVLink 5
+        // 1.8 TB/s bidirectional = 900 GB/s per direction; PCIe Gen5 x16 to the host.
+        "b200" => (Some(2_250 * TFLOPS), Some(900 * GB_S), Some(PCIE5_X16), "NVIDIA HGX B200 datasheet: 4.5 PFLOPS BF16 with sparsity, 2.25 dense; NVLink 1.8 TB/s bidirectional; PCIe Gen5 x16"),
+        // AMD Instinct MI300X datasheet: peak BF16 matrix 1,307.4 TFLOPS dense (2,614.9 with
+        // sparsity); Infinity Fabric 7 links × 128 GB/s = 896 GB/s bidirectional aggregate, 448 per
+        // direction; PCIe Gen5 x16.
+        "mi300x" => (Some(1_307_400_000_000_000), Some(448 * GB_S), Some(PCIE5_X16), "AMD MI300X datasheet: 1,307.4 TFLOPS BF16 dense; Infinity Fabric 896 GB/s aggregate (7 peers × 128 GB/s bidirectional); PCIe Gen5 x16"),
+        // Apple publishes no tensor throughput for its GPUs, and unified memory has no host link.
+        "m3-pro-36gb" | "m3-max-128gb" | "m2-ultra-192gb" => (None, None, None, "Apple publishes no matrix (tensor) FLOP/s for its GPUs; unified memory has no PCIe link"),
+        _ => (None, None, None, "no speeds recorded for this preset"),
+    }
+}
 
 /// Every GPU preset, smallest memory first.
 pub fn gpu_presets() -> Vec<GpuPreset> {
-    let g = |id, name, capacity_bytes, source| GpuPreset {
-        id,
-        name,
-        capacity_bytes,
-        source,
+    let g = |id: &'static str, name, capacity_bytes, source| {
+        let (dense_16bit_flops_per_s, nvlink_bytes_per_s, pcie_bytes_per_s, speeds_source) =
+            speeds(id);
+        GpuPreset {
+            id,
+            name,
+            capacity_bytes,
+            source,
+            dense_16bit_flops_per_s,
+            nvlink_bytes_per_s,
+            pcie_bytes_per_s,
+            speeds_source,
+        }
     };
     vec![
         g("t4", "NVIDIA T4 16GB", 15360 * MIB, "nvidia-smi: 15360 MiB total"),
@@ -47,4 +127,33 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
 /// The preset with this id, if any.
 pub fn find_gpu(id: &str) -> Option<GpuPreset> {
     gpu_presets().into_iter().find(|g| g.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_but_apple_has_a_dense_peak_and_a_host_link() {
+        for g in gpu_presets() {
+            let apple = g.name.starts_with("Apple");
+            assert_eq!(g.dense_16bit_flops_per_s.is_none(), apple, "{}", g.id);
+            assert_eq!(g.pcie_bytes_per_s.is_none(), apple, "{}", g.id);
+            assert_ne!(
+                g.speeds_source, "no speeds recorded for this preset",
+                "{}",
+                g.id
+            );
+        }
+    }
+
+    #[test]
+    fn sparse_datasheet_figures_are_halved_to_dense() {
+        // H100 SXM datasheet: 1,979 TFLOPS BF16 "with sparsity".
+        let h100 = find_gpu("h100-80gb").unwrap();
+        assert_eq!(
+            h100.dense_16bit_flops_per_s,
+            Some(1_979_000_000_000_000 / 2)
+        );
+    }
 }

@@ -45,13 +45,12 @@ pub fn verdict(total_bytes: u64, gpu: &GpuPreset, units: Units) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::find_gpu;
 
     fn gpu(capacity_bytes: u64) -> GpuPreset {
         GpuPreset {
-            id: "test",
-            name: "NVIDIA A100 80GB",
             capacity_bytes,
-            source: "test",
+            ..find_gpu("a100-80gb").unwrap()
         }
     }
 

@@ -1,0 +1,801 @@
+//! Time of one training step: what each memory saving costs in FLOPs, bytes on the wire and
+//! seconds.
+//!
+//! The model, per optimizer step of the whole job:
+//!
+//! - **FLOPs** ([`flops`]): 6 per matmul weight per token (2 forward, 4 backward) plus the
+//!   attention core (4·s·heads·head_dim per token per layer forward, full s×s), plus what
+//!   activation recomputation does again. *Model* FLOPs leave recomputation out (MFU), *hardware*
+//!   FLOPs include it (HFU), as in Korthikanti et al. 2022, section 6.
+//! - **Compute time**: hardware FLOPs ÷ (GPUs × dense 16-bit tensor peak × utilisation). The
+//!   utilisation (default 40%) stands for everything the peak does not: kernel efficiency,
+//!   memory-bound operations, launch gaps.
+//! - **Communication** ([`comm`]): data-parallel gradients and ZeRO gathers, tensor-parallel
+//!   all-reduces, pipeline point-to-point activations and CPU-offload traffic over PCIe, each
+//!   divided by the bandwidth of the link it crosses.
+//! - **Pipeline bubble**: (p − 1)/(m + p − 1) of the pipeline's time is idle.
+//!
+//! Overlap is assumed only where the frameworks do it by default: data-parallel traffic
+//! overlaps the backward pass (PyTorch DDP's gradient buckets, DeepSpeed's `overlap_comm`;
+//! ZeRO-3's prefetched gathers overlap forward and backward), so only the part longer than that
+//! window adds time. Tensor-parallel, pipeline and offload traffic are added in full: they sit on
+//! the critical path of each layer. The total is therefore
+//! `compute + bubble + tensor + pipeline + offload + max(0, data-parallel − overlap window)`.
+
+pub mod comm;
+pub mod flops;
+
+use self::comm::{Link, Shard, INFINIBAND_NDR_BYTES_PER_S};
+use self::flops::{arch_token_flops, params_token_flops, TokenFlops};
+use super::arch::ModelArch;
+use super::error::MemoryError;
+use super::gpus::GpuPreset;
+use super::lora::lora_params;
+use super::options::{Dtype, Mode, Offload, Recompute};
+use super::plan::{Strategy, STRATEGIES};
+use super::setup::{ModelSpec, Setup, MAX_PARAMS};
+use serde::Serialize;
+
+/// Default share of the tensor peak a training job sustains: 40%, in the range large runs report
+/// (Korthikanti et al. 2022, Table 5: 41.5–56.3% MFU on A100s; Chowdhery et al. 2022, PaLM,
+/// Table 3: 46.2% MFU).
+pub const DEFAULT_UTILISATION: f64 = 0.40;
+
+/// Largest number of micro-batches per step accepted.
+pub const MAX_GRAD_ACCUM: u64 = 1 << 20;
+
+/// Largest number of GPUs per node accepted.
+pub const MAX_GPUS_PER_NODE: u64 = 1 << 10;
+
+/// The step-time knobs that the memory setup does not have.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct StepParams {
+    /// Fraction of the dense tensor peak sustained by compute, in (0, 1]. Default 0.40.
+    pub utilisation: f64,
+    /// Micro-batches per optimizer step (gradient accumulation; the pipeline's m). Default 1.
+    pub grad_accum_steps: u64,
+    /// GPUs sharing one NVLink domain (a node). Default 8 (DGX/HGX).
+    pub gpus_per_node: u64,
+    /// Network bandwidth per GPU between nodes, bytes per second each way. Default 50 GB/s
+    /// (400 Gb/s InfiniBand NDR, [`INFINIBAND_NDR_BYTES_PER_S`]).
+    pub inter_node_bytes_per_s: u64,
+}
+
+impl Default for StepParams {
+    fn default() -> Self {
+        Self {
+            utilisation: DEFAULT_UTILISATION,
+            grad_accum_steps: 1,
+            gpus_per_node: 8,
+            inter_node_bytes_per_s: INFINIBAND_NDR_BYTES_PER_S,
+        }
+    }
+}
+
+impl StepParams {
+    /// Checks the knobs, naming the first problem: utilisation must be a number in (0, 1],
+    /// micro-batches between 1 and [`MAX_GRAD_ACCUM`], GPUs per node between 1 and
+    /// [`MAX_GPUS_PER_NODE`], and the network bandwidth above 0.
+    pub fn validate(&self) -> Result<(), MemoryError> {
+        let u = self.utilisation;
+        if !u.is_finite() || u <= 0.0 || u > 1.0 {
+            return Err(MemoryError::BadStepParameter {
+                what: "utilisation",
+                value: u.to_string(),
+                expected: "a fraction of the peak above 0 and at most 1 (0.4 = 40%)".into(),
+            });
+        }
+        if self.grad_accum_steps == 0 || self.grad_accum_steps > MAX_GRAD_ACCUM {
+            return Err(MemoryError::BadStepParameter {
+                what: "gradient accumulation steps",
+                value: self.grad_accum_steps.to_string(),
+                expected: format!("between 1 and {MAX_GRAD_ACCUM}"),
+            });
+        }
+        if self.gpus_per_node == 0 || self.gpus_per_node > MAX_GPUS_PER_NODE {
+            return Err(MemoryError::BadStepParameter {
+                what: "GPUs per node",
+                value: self.gpus_per_node.to_string(),
+                expected: format!("between 1 and {MAX_GPUS_PER_NODE}"),
+            });
+        }
+        if self.inter_node_bytes_per_s == 0 {
+            return Err(MemoryError::BadStepParameter {
+                what: "inter-node bandwidth",
+                value: "0 bytes per second".into(),
+                expected: "above 0".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A kind of communication.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommKind {
+    /// Gradient all-reduce (DDP) or ZeRO's reduce-scatters and all-gathers over the dp group.
+    DataParallel,
+    /// Megatron tensor-parallel all-reduces of activations.
+    TensorParallel,
+    /// Activations and their gradients between pipeline stages.
+    Pipeline,
+    /// Gradients, weights and updated parameters between GPU and CPU (ZeRO-Offload/Infinity).
+    Offload,
+}
+
+/// One kind of traffic in a step, for one GPU.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CommLine {
+    /// What moves.
+    pub kind: CommKind,
+    /// Bytes this GPU sends per step.
+    pub bytes: f64,
+    /// The link crossed.
+    pub link: Link,
+    /// That link's bandwidth, bytes per second each way.
+    pub link_bytes_per_s: u64,
+    /// bytes ÷ bandwidth.
+    pub seconds: f64,
+    /// The part of `seconds` that adds to the step (after overlap with compute).
+    pub exposed_seconds: f64,
+    /// The volume in words, e.g. "3Ψ·(N−1)/N per micro-batch (ZeRO-3), Ψ = 875M elements".
+    pub formula: String,
+}
+
+/// Seconds of a step, when the GPU's speeds are known.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Timing {
+    /// Dense 16-bit tensor peak of one GPU, FLOP/s.
+    pub peak_flops_per_s: f64,
+    /// Fraction of the peak assumed.
+    pub utilisation: f64,
+    /// Compute seconds per GPU: hardware FLOPs ÷ (GPUs × peak × utilisation).
+    pub compute_s: f64,
+    /// Idle pipeline seconds: compute_s × (p − 1)/m.
+    pub bubble_s: f64,
+    /// Each kind of traffic with its seconds (kinds that move nothing are left out).
+    pub comm: Vec<CommLine>,
+    /// Seconds per optimizer step.
+    pub total_s: f64,
+    /// Tokens the whole job processes per second.
+    pub tokens_per_s: f64,
+    /// Model FLOPs utilisation: model FLOPs ÷ (total_s × GPUs × peak).
+    pub mfu: f64,
+}
+
+/// The step-time estimate of one setup: one optimizer step of training (LoRA and QLoRA
+/// included), or, in inference mode, one forward (prefill) pass over the same tokens.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepTime {
+    /// Tokens per optimizer step over the whole job: batch × seq × micro-batches × dp.
+    pub tokens_per_step: f64,
+    /// Model FLOPs per step over the whole job (no recomputation).
+    pub model_flops: f64,
+    /// Hardware FLOPs per step over the whole job (with recomputation).
+    pub hardware_flops: f64,
+    /// Micro-batches per step (m).
+    pub micro_batches: u64,
+    /// Pipeline bubble, fraction of the pipeline's time: (p − 1)/(m + p − 1).
+    pub bubble_fraction: f64,
+    /// Seconds and throughput, or `None` (see `no_timing`).
+    pub timing: Option<Timing>,
+    /// Why there is no timing, when there is none.
+    pub no_timing: Option<String>,
+    /// What the model assumes, in words.
+    pub assumptions: Vec<String>,
+}
+
+impl StepTime {
+    /// Seconds per step, if known (a cheap sort key for the strategies chart).
+    pub fn seconds(&self) -> Option<f64> {
+        self.timing.as_ref().map(|t| t.total_s)
+    }
+
+    /// Tokens per second of the whole job, if known.
+    pub fn tokens_per_s(&self) -> Option<f64> {
+        self.timing.as_ref().map(|t| t.tokens_per_s)
+    }
+}
+
+/// Everything about the setup the step model needs, worked out once.
+struct Job {
+    flops: TokenFlops,
+    /// Hidden width, when the architecture is known (activation messages need it).
+    hidden: Option<u64>,
+    layers_on_stage: u64,
+    params: f64,
+    trainable: f64,
+    training: bool,
+}
+
+fn job(setup: &Setup) -> Job {
+    let training = setup.mode != Mode::Inference;
+    match &setup.model {
+        ModelSpec::Arch { arch, .. } => {
+            let adapters = match setup.mode {
+                Mode::Lora | Mode::Qlora => lora_params(arch, setup.lora_rank, setup.lora_targets),
+                Mode::Train | Mode::Inference => 0,
+            };
+            let params = arch.params();
+            Job {
+                flops: arch_token_flops(
+                    arch,
+                    setup.seq,
+                    setup.mode,
+                    adapters as u128,
+                    setup.recompute,
+                    setup.flash_attention,
+                ),
+                hidden: Some(arch.hidden),
+                layers_on_stage: arch.layers.div_ceil(setup.pp),
+                params: params as f64,
+                trainable: match setup.mode {
+                    Mode::Train => params as f64,
+                    Mode::Lora | Mode::Qlora => adapters as f64,
+                    Mode::Inference => 0.0,
+                },
+                training,
+            }
+        }
+        ModelSpec::Params(n) => Job {
+            flops: params_token_flops(*n, setup.mode, setup.recompute),
+            hidden: None,
+            layers_on_stage: 0,
+            params: *n as f64,
+            trainable: if training { *n as f64 } else { 0.0 },
+            training,
+        },
+    }
+}
+
+/// Largest head width accepted (the widest published heads are 256).
+const MAX_HEAD_DIM: u64 = 1 << 24;
+
+/// Largest expert count accepted (published MoE models have at most a few hundred).
+const MAX_EXPERTS: u64 = 1 << 24;
+
+/// Refuses architectures whose parameter count would not fit the `u64` arithmetic of
+/// [`ModelArch::params`], with a message instead of an overflow.
+fn check_size(a: &ModelArch) -> Result<(), MemoryError> {
+    let stored = flops::stored_matmul_params(a);
+    if a.head_dim > MAX_HEAD_DIM || a.experts > MAX_EXPERTS || stored > MAX_PARAMS as u128 {
+        return Err(MemoryError::ArchitectureTooLarge {
+            params: stored,
+            limit: MAX_PARAMS,
+        });
+    }
+    Ok(())
+}
+
+/// Bytes per stored weight element: the dtype's bits ÷ 8; QLoRA's base is NF4 (4 bits).
+fn weight_bytes(setup: &Setup) -> f64 {
+    match setup.mode {
+        Mode::Qlora => 0.5,
+        _ => setup.dtype.bits() as f64 / 8.0,
+    }
+}
+
+/// Bytes per gradient or activation element: 4 when training in FP32, otherwise 2 (16-bit
+/// gradients and activations, also under FP8 or quantized weights).
+fn wide_bytes(setup: &Setup) -> f64 {
+    if setup.dtype == Dtype::Fp32 {
+        4.0
+    } else {
+        2.0
+    }
+}
+
+/// Estimates one optimizer step of `setup` (validated first) with the knobs in `params`.
+///
+/// Returns an error naming the problem when the setup or the knobs are invalid. When the GPU is
+/// not chosen, has no published tensor peak (Apple), or tensor/pipeline traffic needs an
+/// architecture that is missing, the FLOPs are still given and `timing` is `None` with the reason
+/// in `no_timing`. Never panics; all FLOP counts are exact integers until converted to `f64` for
+/// output (relative rounding error below 1e-15).
+pub fn step_time(setup: &Setup, params: &StepParams) -> Result<StepTime, MemoryError> {
+    setup.validate()?;
+    params.validate()?;
+    if let Some(a) = setup.arch() {
+        check_size(a)?;
+    }
+    let j = job(setup);
+    let m = params.grad_accum_steps;
+    let replica_tokens = setup.batch as u128 * setup.seq as u128 * m as u128;
+    let job_tokens = replica_tokens * setup.dp as u128;
+    // Per-token counts are exact; the job totals can pass u128 at the input limits, so they are
+    // multiplied in f64.
+    let model_flops = j.flops.model() as f64 * job_tokens as f64;
+    let hardware_flops = j.flops.hardware() as f64 * job_tokens as f64;
+    let bubble_fraction = comm::bubble_fraction(setup.pp, m);
+    let mut assumptions = base_assumptions(setup);
+    let timing = timing(
+        setup,
+        params,
+        &j,
+        replica_tokens,
+        model_flops,
+        &mut assumptions,
+    );
+    let (timing, no_timing) = match timing {
+        Ok(t) => (Some(t), None),
+        Err(why) => (None, Some(why)),
+    };
+    Ok(StepTime {
+        tokens_per_step: job_tokens as f64,
+        model_flops,
+        hardware_flops,
+        micro_batches: m,
+        bubble_fraction,
+        timing,
+        no_timing,
+        assumptions,
+    })
+}
+
+/// [`step_time`] of `setup` under every strategy of [`STRATEGIES`] (an `Err` text where the setup
+/// is invalid for that strategy), for sorting the strategies chart by seconds per step or tokens
+/// per second. Each estimate is a few hundred arithmetic operations.
+pub fn by_strategy(
+    setup: &Setup,
+    params: &StepParams,
+) -> Vec<(Strategy, Result<StepTime, String>)> {
+    STRATEGIES
+        .iter()
+        .map(|s| {
+            (
+                *s,
+                step_time(&s.apply(setup), params).map_err(|e| e.to_string()),
+            )
+        })
+        .collect()
+}
+
+fn base_assumptions(setup: &Setup) -> Vec<String> {
+    let mut a = vec![
+        "FLOPs: 2 per matmul weight per token forward, 4 backward; embeddings, norms and biases are not counted".to_string(),
+    ];
+    match &setup.model {
+        ModelSpec::Arch { .. } => a.push(
+            "attention core: 4·s·heads·head_dim FLOPs per token per layer forward over the full s×s matrix (causal masking not subtracted)".into(),
+        ),
+        ModelSpec::Params(_) => a.push(
+            "only a parameter count: every parameter counted as a matmul weight, attention left out (C ≈ 6N per token)".into(),
+        ),
+    }
+    match setup.mode {
+        Mode::Train => {}
+        Mode::Lora | Mode::Qlora => a.push(
+            "LoRA: frozen weights need only input gradients (2 + 2 FLOPs per weight per token), adapters 2 + 4; only adapter gradients are exchanged".into(),
+        ),
+        Mode::Inference => a.push(
+            "inference: a step is one forward (prefill) pass of batch × seq tokens per micro-batch; nothing is recomputed and no gradients are exchanged".into(),
+        ),
+    }
+    if setup.mode == Mode::Inference {
+        return a;
+    }
+    a.push(match (setup.recompute, setup.flash_attention) {
+        (Recompute::None, _) => "no recomputation".into(),
+        (Recompute::Full, _) => "full recomputation: each block's forward runs again in the backward pass".into(),
+        (Recompute::Selective, true) => "selective recomputation with FlashAttention: nothing extra is counted (FlashAttention's own recompute is part of its kernel time)".into(),
+        (Recompute::Selective, false) => "selective recomputation: the attention core's forward (QKᵀ, AV) runs again".into(),
+    });
+    a
+}
+
+/// The link a group of `span` consecutive ranks crosses: inside a node when it fits in one
+/// (NVLink if the GPU has it, else PCIe), otherwise the inter-node network. Ranks are laid out
+/// tensor-parallel first, then data-parallel, then pipeline (Megatron-LM's default order).
+fn link_for(
+    span: u64,
+    gpu_nvlink: Option<u64>,
+    gpu_pcie: Option<u64>,
+    params: &StepParams,
+) -> Option<(Link, u64)> {
+    if span > params.gpus_per_node {
+        return Some((Link::InterNode, params.inter_node_bytes_per_s));
+    }
+    match (gpu_nvlink, gpu_pcie) {
+        (Some(bw), _) => Some((Link::Nvlink, bw)),
+        (None, Some(bw)) => Some((Link::Pcie, bw)),
+        (None, None) => None,
+    }
+}
+
+fn line(kind: CommKind, bytes: f64, link: (Link, u64), formula: String) -> CommLine {
+    let seconds = bytes / link.1 as f64;
+    CommLine {
+        kind,
+        bytes,
+        link: link.0,
+        link_bytes_per_s: link.1,
+        seconds,
+        exposed_seconds: seconds,
+        formula,
+    }
+}
+
+/// What every traffic line needs: the setup, the knobs, the GPU's links and the job's sizes.
+struct Wire<'a> {
+    setup: &'a Setup,
+    params: &'a StepParams,
+    gpu: &'a GpuPreset,
+    job: &'a Job,
+    /// This GPU's share of the model for data-parallel and offload traffic.
+    shard: Shard,
+    /// Bytes of one micro-batch's b·s·h activation.
+    activation_bytes: f64,
+}
+
+/// One traffic line and the overlap it assumes, in words.
+type Traffic = Option<(CommLine, &'static str)>;
+
+impl Wire<'_> {
+    fn link(&self, span: u64) -> Result<(Link, u64), String> {
+        link_for(
+            span,
+            self.gpu.nvlink_bytes_per_s,
+            self.gpu.pcie_bytes_per_s,
+            self.params,
+        )
+        .ok_or_else(|| format!("{} has no host or GPU link figures", self.gpu.name))
+    }
+
+    /// Gradients and ZeRO gathers over the tp·dp ranks; hidden behind `window` seconds of compute.
+    fn data_parallel(&self, window: f64) -> Result<Traffic, String> {
+        let (s, m) = (self.setup, self.params.grad_accum_steps);
+        let bytes = comm::data_parallel_bytes(s.zero, s.dp, m, self.job.training, self.shard);
+        if bytes <= 0.0 {
+            return Ok(None);
+        }
+        let link = self.link(s.tp * s.dp)?;
+        let volume = match (self.job.training, s.zero.0) {
+            (false, _) => "Ψ per micro-batch (ZeRO-3 weight gather)",
+            (true, 0) => "2Ψ (gradient all-reduce)",
+            (true, 1) => "2Ψ (gradient reduce-scatter + weight all-gather)",
+            (true, 2) => "Ψ per micro-batch + Ψ (gradient reduce-scatters + weight all-gather)",
+            (true, _) => "3Ψ per micro-batch (2 weight all-gathers + gradient reduce-scatter)",
+        };
+        let formula = format!(
+            "{volume} × (N−1)/N, N = {} GPUs, over {}",
+            s.dp,
+            link.0.label()
+        );
+        let mut l = line(CommKind::DataParallel, bytes, link, formula);
+        l.exposed_seconds = (l.seconds - window).max(0.0);
+        let overlap = if s.zero.0 >= 3 {
+            "data-parallel traffic overlaps forward and backward (ZeRO-3 prefetch): only the excess adds time"
+        } else {
+            "data-parallel traffic overlaps the backward pass: only the excess adds time"
+        };
+        Ok(Some((l, overlap)))
+    }
+
+    /// Megatron all-reduces over the tp ranks, on the critical path.
+    fn tensor_parallel(&self) -> Result<Traffic, String> {
+        let (s, m) = (self.setup, self.params.grad_accum_steps);
+        if s.tp <= 1 {
+            return Ok(None);
+        }
+        let n =
+            comm::tensor_parallel_all_reduces(self.job.training, s.recompute == Recompute::Full);
+        let layers = self.job.layers_on_stage;
+        let bytes = comm::tensor_parallel_bytes(s.tp, n, layers, m, self.activation_bytes);
+        let link = self.link(s.tp)?;
+        let formula = format!(
+            "{n} all-reduces of b·s·h per layer × {layers} layers × {m} micro-batches × 2(t−1)/t, t = {}, over {}",
+            s.tp,
+            link.0.label()
+        );
+        Ok(Some((
+            line(CommKind::TensorParallel, bytes, link, formula),
+            "tensor-parallel all-reduces are not overlapped with compute",
+        )))
+    }
+
+    /// Activations between pipeline stages, on the critical path.
+    fn pipeline(&self) -> Result<Traffic, String> {
+        let (s, m) = (self.setup, self.params.grad_accum_steps);
+        if s.pp <= 1 {
+            return Ok(None);
+        }
+        let bytes = comm::pipeline_bytes(s.pp, s.tp, m, self.job.training, self.activation_bytes);
+        let link = self.link(s.tp * s.dp * s.pp)?;
+        let directions = if self.job.training {
+            "forward and back"
+        } else {
+            "forward"
+        };
+        let formula = format!(
+            "b·s·h ÷ t per micro-batch {directions} × {m} micro-batches, over {}",
+            link.0.label()
+        );
+        Ok(Some((
+            line(CommKind::Pipeline, bytes, link, formula),
+            "pipeline sends are not overlapped with compute; the bubble is idle time",
+        )))
+    }
+
+    /// GPU ↔ CPU traffic of ZeRO-Offload (optimizer) and ZeRO-Infinity (weights) over PCIe.
+    fn offload(&self) -> Result<Traffic, String> {
+        let (s, m) = (self.setup, self.params.grad_accum_steps as f64);
+        if s.offload == Offload::None {
+            return Ok(None);
+        }
+        let pcie = self
+            .gpu
+            .pcie_bytes_per_s
+            .ok_or_else(|| format!("{} has no PCIe figure", self.gpu.name))?;
+        // With ZeRO, each GPU moves only its 1/dp partition.
+        let part = if s.zero.0 >= 1 { s.dp as f64 } else { 1.0 };
+        let grads = self.shard.grad_elems * self.shard.grad_bytes / part;
+        let weights = self.shard.weight_elems * self.shard.weight_bytes / part;
+        let (bytes, what) = match (s.offload, self.job.training) {
+            (Offload::Optimizer, false) => return Ok(None),
+            (Offload::Optimizer, true) => (
+                grads + weights,
+                "16-bit gradients to the CPU and updated 16-bit weights back, once per step (ZeRO-Offload)".to_string(),
+            ),
+            (_, true) => (
+                grads + weights + 2.0 * m * weights,
+                format!("weights over PCIe in forward and backward × {m} micro-batches, plus gradients out and updated weights back (ZeRO-Infinity)"),
+            ),
+            (_, false) => (
+                m * weights,
+                format!("weights over PCIe once per forward × {m} micro-batches (ZeRO-Infinity)"),
+            ),
+        };
+        Ok(Some((
+            line(CommKind::Offload, bytes, (Link::Pcie, pcie), what),
+            "offload traffic is not overlapped; the CPU optimizer's own time is not modelled",
+        )))
+    }
+}
+
+fn timing(
+    setup: &Setup,
+    params: &StepParams,
+    job: &Job,
+    replica_tokens: u128,
+    model_flops: f64,
+    assumptions: &mut Vec<String>,
+) -> Result<Timing, String> {
+    let gpu = setup
+        .gpu
+        .as_ref()
+        .ok_or("no GPU chosen: the step time needs a GPU's tensor peak")?;
+    let peak = gpu.dense_16bit_flops_per_s.ok_or_else(|| {
+        format!(
+            "{} has no published tensor FLOP/s, so the step time cannot be computed ({})",
+            gpu.name, gpu.speeds_source
+        )
+    })? as f64;
+    let hidden =
+        match (job.hidden, setup.tp > 1 || setup.pp > 1) {
+            (Some(h), _) => h,
+            (None, false) => 0,
+            (None, true) => return Err(
+                "tensor- and pipeline-parallel traffic needs an architecture (hidden size, layers)"
+                    .into(),
+            ),
+        };
+    let model_parallel = (setup.tp * setup.pp) as f64;
+    let m = params.grad_accum_steps as f64;
+    let hardware_replica = job.flops.hardware() as f64 * replica_tokens as f64;
+    let compute_s = hardware_replica / model_parallel / (peak * params.utilisation);
+    let bubble_s = compute_s * (setup.pp - 1) as f64 / m;
+    let backward_s =
+        compute_s * (job.flops.backward + job.flops.recompute) as f64 / job.flops.hardware() as f64;
+    let dp_window = if setup.zero.0 >= 3 {
+        compute_s
+    } else {
+        backward_s
+    };
+
+    let wire = Wire {
+        setup,
+        params,
+        gpu,
+        job,
+        shard: Shard {
+            grad_elems: job.trainable / model_parallel,
+            grad_bytes: wide_bytes(setup),
+            weight_elems: job.params / model_parallel,
+            weight_bytes: weight_bytes(setup),
+        },
+        activation_bytes: setup.batch as f64 * setup.seq as f64 * hidden as f64 * wide_bytes(setup),
+    };
+    let mut comm = Vec::new();
+    for traffic in [
+        wire.data_parallel(dp_window)?,
+        wire.tensor_parallel()?,
+        wire.pipeline()?,
+        wire.offload()?,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        comm.push(traffic.0);
+        assumptions.push(traffic.1.into());
+    }
+
+    let exposed: f64 = comm.iter().map(|c| c.exposed_seconds).sum();
+    let total_s = compute_s + bubble_s + exposed;
+    let job_tokens = replica_tokens as f64 * setup.dp as f64;
+    assumptions.push(format!(
+        "compute at {:.0}% of the dense 16-bit tensor peak; link times are bytes ÷ bandwidth, latency ignored",
+        params.utilisation * 100.0
+    ));
+    Ok(Timing {
+        peak_flops_per_s: peak,
+        utilisation: params.utilisation,
+        compute_s,
+        bubble_s,
+        comm,
+        total_s,
+        tokens_per_s: job_tokens / total_s,
+        mfu: model_flops / (total_s * setup.gpus() as f64 * peak),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::gpus::find_gpu;
+    use crate::memory::models::find_model;
+
+    fn setup(model: &str, gpu: &str) -> Setup {
+        let mut s = Setup::new(ModelSpec::Arch {
+            name: model.into(),
+            arch: Box::new(find_model(model).unwrap().arch),
+        });
+        s.gpu = find_gpu(gpu);
+        s
+    }
+
+    #[test]
+    fn bad_knobs_give_messages_not_panics() {
+        let s = setup("llama-3-8b", "h100-80gb");
+        for u in [f64::NAN, 0.0, -0.1, 1e15, f64::INFINITY] {
+            let p = StepParams {
+                utilisation: u,
+                ..StepParams::default()
+            };
+            let e = step_time(&s, &p).unwrap_err();
+            assert!(e.to_string().contains("utilisation"), "{e}");
+        }
+        for m in [0, MAX_GRAD_ACCUM + 1] {
+            let p = StepParams {
+                grad_accum_steps: m,
+                ..StepParams::default()
+            };
+            assert!(step_time(&s, &p)
+                .unwrap_err()
+                .to_string()
+                .contains("accumulation"));
+        }
+    }
+
+    #[test]
+    fn apple_gpus_get_flops_but_no_time() {
+        let s = setup("llama-3-8b", "m3-max-128gb");
+        let t = step_time(&s, &StepParams::default()).unwrap();
+        assert!(t.model_flops > 0.0);
+        assert!(t.timing.is_none());
+        assert!(t.no_timing.unwrap().contains("cannot be computed"));
+    }
+
+    #[test]
+    fn a_single_gpu_step_is_its_compute_time() {
+        let s = setup("llama-3-8b", "h100-80gb");
+        let t = step_time(&s, &StepParams::default()).unwrap();
+        let timing = t.timing.unwrap();
+        assert!(timing.comm.is_empty());
+        assert_eq!(timing.total_s, timing.compute_s);
+        assert_eq!(
+            timing.compute_s,
+            t.hardware_flops / (989.5e12 * DEFAULT_UTILISATION)
+        );
+        // Without recomputation MFU equals the utilisation.
+        assert!((timing.mfu - DEFAULT_UTILISATION).abs() < 1e-12);
+    }
+
+    #[test]
+    fn inference_is_one_forward_pass_with_no_gradient_traffic() {
+        let mut s = setup("llama-3-8b", "h100-80gb");
+        s.mode = Mode::Inference;
+        s.dp = 8;
+        s.recompute = Recompute::Full;
+        let t = step_time(&s, &StepParams::default()).unwrap();
+        assert_eq!(t.model_flops, t.hardware_flops);
+        assert!(t.timing.unwrap().comm.is_empty());
+        assert!(t.assumptions.iter().any(|a| a.starts_with("inference")));
+        assert!(!t.assumptions.iter().any(|a| a.contains("recomputation")));
+    }
+
+    #[test]
+    fn a_parameter_count_cannot_size_tensor_parallel_traffic() {
+        let mut s = Setup::new(ModelSpec::Params(7_000_000_000));
+        s.gpu = find_gpu("h100-80gb");
+        s.tp = 2;
+        let t = step_time(&s, &StepParams::default()).unwrap();
+        assert!(t.no_timing.unwrap().contains("needs an architecture"));
+        s.gpu = None;
+        let t = step_time(&s, &StepParams::default()).unwrap();
+        assert!(t.no_timing.unwrap().contains("no GPU chosen"));
+    }
+
+    #[test]
+    fn data_parallel_traffic_longer_than_the_backward_shows_its_excess() {
+        // Short sequences over the network: the all-reduce outlasts the backward pass.
+        let mut s = setup("llama-2-7b", "h100-80gb");
+        (s.dp, s.seq) = (16, 128);
+        let t = step_time(&s, &StepParams::default()).unwrap();
+        let timing = t.timing.unwrap();
+        let dp = &timing.comm[0];
+        let backward_s = timing.compute_s * 2.0 / 3.0;
+        assert!(dp.seconds > backward_s);
+        assert!((dp.exposed_seconds - (dp.seconds - backward_s)).abs() < 1e-12 * dp.seconds);
+        assert!((timing.total_s - (timing.compute_s + dp.exposed_seconds)).abs() < 1e-12);
+        // ZeRO-3 hides its gathers behind forward and backward.
+        s.zero = crate::memory::options::ZeroStage(3);
+        let timing = step_time(&s, &StepParams::default())
+            .unwrap()
+            .timing
+            .unwrap();
+        let dp = &timing.comm[0];
+        assert!((dp.exposed_seconds - (dp.seconds - timing.compute_s)).abs() < 1e-12 * dp.seconds);
+    }
+
+    #[test]
+    fn architectures_too_large_to_count_are_refused_with_a_message() {
+        let mut a = find_model("llama-3-8b").unwrap().arch;
+        (a.layers, a.hidden, a.ffn) = (100_000, 1 << 24, 1 << 26);
+        let mut s = Setup::new(ModelSpec::Arch {
+            name: "custom".into(),
+            arch: Box::new(a.clone()),
+        });
+        s.gpu = find_gpu("h100-80gb");
+        let e = step_time(&s, &StepParams::default()).unwrap_err();
+        assert!(e.to_string().contains("limit"), "{e}");
+        a = find_model("mixtral-8x7b").unwrap().arch;
+        a.experts = u64::MAX;
+        s.model = ModelSpec::Arch {
+            name: "custom".into(),
+            arch: Box::new(a),
+        };
+        assert!(matches!(
+            step_time(&s, &StepParams::default()),
+            Err(MemoryError::ArchitectureTooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn huge_setups_stay_finite() {
+        let mut s = setup("llama-3.1-405b", "b200");
+        s.batch = 1 << 20;
+        s.dp = 1 << 20;
+        let p = StepParams {
+            grad_accum_steps: MAX_GRAD_ACCUM,
+            ..StepParams::default()
+        };
+        let t = step_time(&s, &p).unwrap();
+        assert!(t.model_flops.is_finite() && t.seconds().unwrap().is_finite());
+    }
+
+    #[test]
+    fn every_strategy_gets_an_estimate() {
+        let mut s = setup("llama-3-8b", "h100-80gb");
+        s.dp = 8;
+        let rows = by_strategy(&s, &StepParams::default());
+        assert_eq!(rows.len(), STRATEGIES.len());
+        let secs: Vec<f64> = rows
+            .iter()
+            .map(|(_, r)| r.as_ref().unwrap().seconds().unwrap())
+            .collect();
+        // Full offload is the slowest: every weight crosses PCIe twice per micro-batch.
+        let slowest = secs.iter().cloned().fold(0.0, f64::max);
+        assert_eq!(secs[6], slowest);
+    }
+}
