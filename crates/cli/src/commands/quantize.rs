@@ -60,7 +60,9 @@ fn read_f32(path: &str) -> Result<Vec<f32>, String> {
 }
 
 fn block(scheme: Scheme, requested: Option<u64>) -> Result<usize, String> {
-    scheme.block(requested.map(|b| b.min(usize::MAX as u64) as usize))
+    scheme
+        .block(requested.map(|b| b.min(usize::MAX as u64) as usize))
+        .map_err(|e| e.to_string())
 }
 
 /// Runs `quantize`.
@@ -77,7 +79,7 @@ pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
     }
     .map_err(|e| format!("{}: {e}", args.input))?;
     if args.report {
-        let y = dequantize(args.scheme, &bytes, b)?;
+        let y = dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string())?;
         let m = error_metrics(&x, &y);
         let bits = if args.double_quant {
             bitbudget_math::quant::nf4::bits_per_weight(b, true)
