@@ -5,7 +5,7 @@
 //! as IEEE half (round to nearest, ties to even). Every block holds 32 weights.
 
 use super::kernels::{absmax, scaled_codes};
-use super::layout::{pack_split_nibbles, Layout};
+use super::layout::Layout;
 use super::scheme::Scheme;
 use crate::format::half::{f16_bits_to_f32 as f16_value, f32_to_f16_bits as f16_bits};
 
@@ -149,42 +149,40 @@ fn inverse(d: f32) -> f32 {
 /// Quantizes one 32-weight block into `out` (`t.block_bytes()` long).
 pub fn quantize_block(t: GgmlType, x: &[f32], out: &mut [u8]) {
     debug_assert_eq!((x.len(), out.len()), (QK, t.block_bytes()));
+    let layout = t.layout();
+    let (head, codes) = out.split_at_mut(layout.code_offset);
+    let mut q = [0u8; QK];
     match t {
         GgmlType::Q8_0 => {
             let d = absmax(x) / 127.0;
-            let id = inverse(d);
-            out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
-            scaled_codes(x, id, &mut out[2..]);
+            head.copy_from_slice(&f16_bits(d).to_le_bytes());
+            // Bytes are the codes: written in place by the SIMD kernel.
+            return scaled_codes(x, inverse(d), codes);
         }
         GgmlType::Q4_0 | GgmlType::Q5_0 => {
-            let (levels, offset) = if t == GgmlType::Q4_0 {
-                (-8.0, 8.5)
+            let (levels, offset, top) = if t == GgmlType::Q4_0 {
+                (-8.0, 8.5, 15)
             } else {
-                (-16.0, 16.5)
+                (-16.0, 16.5, 31)
             };
             let d = signed_absmax(x) / levels;
             let id = inverse(d);
-            out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
-            let top = if t == GgmlType::Q4_0 { 15 } else { 31 };
-            let q: Vec<u8> = x
-                .iter()
-                .map(|v| ((v * id + offset).trunc().max(0.0) as u32).min(top) as u8)
-                .collect();
-            t.layout().pack_codes(&q, &mut out[2..]);
+            head.copy_from_slice(&f16_bits(d).to_le_bytes());
+            for (c, v) in q.iter_mut().zip(x) {
+                *c = ((v * id + offset).trunc().max(0.0) as u32).min(top) as u8;
+            }
         }
         GgmlType::Q4_1 | GgmlType::Q5_1 => {
             let (min, max) = min_max(x);
             let levels = if t == GgmlType::Q4_1 { 15.0 } else { 31.0 };
             let d = (max - min) / levels;
             let id = inverse(d);
-            out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
-            out[2..4].copy_from_slice(&f16_bits(min).to_le_bytes());
+            head[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
+            head[2..].copy_from_slice(&f16_bits(min).to_le_bytes());
             let top = levels as u32;
-            let q: Vec<u8> = x
-                .iter()
-                .map(|v| (((v - min) * id + 0.5).trunc().max(0.0) as u32).min(top) as u8)
-                .collect();
-            t.layout().pack_codes(&q, &mut out[4..]);
+            for (c, v) in q.iter_mut().zip(x) {
+                *c = (((v - min) * id + 0.5).trunc().max(0.0) as u32).min(top) as u8;
+            }
         }
         GgmlType::Mxfp4 => {
             let amax = absmax(x);
@@ -194,14 +192,13 @@ pub fn quantize_block(t: GgmlType, x: &[f32], out: &mut [u8]) {
                 0
             };
             let d = e8m0_to_f32_half(e);
-            out[0] = e;
-            let mut q = [0u8; QK];
+            head[0] = e;
             for (c, v) in q.iter_mut().zip(x) {
                 *c = best_mxfp4_index(*v, d);
             }
-            pack_split_nibbles(&q, &mut out[1..]);
         }
     }
+    layout.pack_codes(&q, codes);
 }
 
 /// `ggml_e8m0_to_fp32_half`: 2^(e-127) / 2, subnormal for e < 2.
