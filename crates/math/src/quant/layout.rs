@@ -289,18 +289,25 @@ pub fn unpack_split_nibbles(bytes: &[u8], out: &mut [u8]) {
 /// Packs 4-bit codes in pairs: codes 2i and 2i + 1 share byte i (low, high nibble); an odd last
 /// code gets a zero high nibble.
 pub fn pack_paired_nibbles(codes: &[u8], out: &mut [u8]) {
-    for (o, p) in out.iter_mut().zip(codes.chunks(2)) {
-        *o = (p[0] & 0x0F) | (p.get(1).copied().unwrap_or(0) << 4);
+    let pairs = codes.chunks_exact(2);
+    if let [last] = pairs.remainder() {
+        out[codes.len() / 2] = last & 0x0F;
+    }
+    for (o, p) in out.iter_mut().zip(pairs) {
+        *o = (p[0] & 0x0F) | (p[1] << 4);
     }
 }
 
 /// Reverses [`pack_paired_nibbles`] into `out.len()` codes.
 pub fn unpack_paired_nibbles(bytes: &[u8], out: &mut [u8]) {
-    for (p, b) in out.chunks_mut(2).zip(bytes) {
+    let len = out.len();
+    let mut pairs = out.chunks_exact_mut(2);
+    for (p, b) in (&mut pairs).zip(bytes) {
         p[0] = b & 0x0F;
-        if let Some(h) = p.get_mut(1) {
-            *h = b >> 4;
-        }
+        p[1] = b >> 4;
+    }
+    if let [last] = pairs.into_remainder() {
+        *last = bytes[len / 2] & 0x0F;
     }
 }
 
@@ -402,6 +409,16 @@ mod tests {
                 assert_eq!(l.code(&whole, j), Some(*c as u32), "{s} value {j}");
             }
         }
+    }
+
+    #[test]
+    fn an_odd_number_of_paired_nibbles_round_trips() {
+        let mut out = [0xFFu8; 2];
+        pack_paired_nibbles(&[1, 2, 3], &mut out);
+        assert_eq!(out, [0x21, 0x03]);
+        let mut back = [0u8; 3];
+        unpack_paired_nibbles(&out, &mut back);
+        assert_eq!(back, [1, 2, 3]);
     }
 
     #[test]
