@@ -302,3 +302,51 @@ pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, 
         state.progress.set(1.0);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitbudget_math::quant::generate::Distribution;
+
+    #[test]
+    fn the_tensor_is_built_once_per_source_and_seed() {
+        Owner::new().with(|| {
+            let state = QuantState::new(QuantQuery::default());
+            assert_eq!(
+                state.tensor(),
+                Err("loading the sample tensor…".to_string())
+            );
+            state
+                .query
+                .update(|q| q.tensor = TensorSource::Synthetic(Distribution::Laplace));
+            let first = state.tensor().unwrap();
+            state.query.update(|q| {
+                q.scheme = Scheme::Nf4;
+                q.block = 128;
+                q.double_quant = !q.double_quant;
+            });
+            assert!(Arc::ptr_eq(&first, &state.tensor().unwrap()));
+            state.query.update(|q| q.seed += 1);
+            let reseeded = state.tensor().unwrap();
+            assert!(!Arc::ptr_eq(&first, &reseeded));
+            assert_ne!(first.values, reseeded.values);
+            state
+                .query
+                .update(|q| q.tensor = TensorSource::Synthetic(Distribution::Normal));
+            assert_eq!(state.tensor().unwrap().name, "Normal");
+        });
+    }
+
+    #[test]
+    fn the_seed_is_no_part_of_a_sample_s_key() {
+        let mut q = QuantQuery {
+            tensor: TensorSource::Sample("x".into()),
+            ..QuantQuery::default()
+        };
+        let before = TensorKey::of(&q);
+        q.seed += 5;
+        assert_eq!(TensorKey::of(&q), before);
+        q.tensor = TensorSource::Synthetic(Distribution::Laplace);
+        assert_eq!(TensorKey::of(&q).seed, q.seed);
+    }
+}
