@@ -372,6 +372,17 @@ mod tests {
     }
 
     #[test]
+    fn an_odd_zeropoint_int4_block_keeps_its_last_code() {
+        let x = [0.5f32, -0.25, 1.0, 0.0, 0.75, -1.0];
+        let bytes = quantize(Scheme::ZeroPointInt4, &x, 3).unwrap();
+        assert_eq!(bytes.len(), 2 * (5 + 2));
+        let y = dequantize(Scheme::ZeroPointInt4, &bytes, 3).unwrap();
+        for (a, b) in x.iter().zip(&y) {
+            assert!((a - b).abs() <= 2.0 / 15.0, "{a} vs {b}");
+        }
+    }
+
+    #[test]
     fn bad_shapes_are_errors() {
         assert_eq!(
             quantize(Scheme::AbsmaxInt8, &[0.0; 65], 64).unwrap_err(),
