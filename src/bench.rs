@@ -5,6 +5,7 @@
 //! `tests/e2e/dist_check.mjs` prints it for every scheme; compare with
 //! `cargo bench -p bitbudget-math --bench quant` natively.
 
+use bitbudget_math::quant::error::QuantError;
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::analyse;
 use bitbudget_math::quant::scheme::{quantize, Scheme};
@@ -33,7 +34,7 @@ fn best_rate(
     scheme: &str,
     values: u32,
     reps: u32,
-    run: impl Fn(Scheme, &[f32], usize) -> Result<(), String>,
+    run: impl Fn(Scheme, &[f32], usize) -> Result<(), QuantError>,
 ) -> f64 {
     let Ok(s) = scheme.parse::<Scheme>() else {
         return -1.0;

@@ -80,7 +80,10 @@ impl QuantQuery {
     /// Applies one URL parameter (`None` for keys this page does not know).
     pub fn apply(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
         let result = match key {
-            "scheme" => value.parse().map(|s| self.scheme = s),
+            "scheme" => value
+                .parse::<Scheme>()
+                .map(|s| self.scheme = s)
+                .map_err(|e| e.to_string()),
             "tensor" => self.parse_source(value).map(|t| self.tensor = t),
             "seed" => value
                 .parse()
@@ -178,8 +181,9 @@ impl QuantQuery {
     }
 }
 
-/// Largest block the lab takes (2^24 values), so that one block stays a short piece of work.
-pub const MAX_BLOCK: usize = 1 << 24;
+/// Largest block the lab takes (2^24 values, the math crate's limit), so that one block stays a
+/// short piece of work.
+pub use bitbudget_math::quant::error::MAX_BLOCK;
 
 /// How `n` values split into blocks of `block`: "147,456 values → 2,304 blocks of 64", saying when
 /// the last block is zero-padded and when a "per tensor" block was capped at [`MAX_BLOCK`].

@@ -1,6 +1,7 @@
 //! State of the Quantize lab: the query, the loaded tensor, and results computed in chunks by an
 //! async task that yields to the browser between chunks (with a progress value), so large tensors
-//! never freeze the page. A newer request cancels an older one.
+//! never freeze the page. A newer request cancels an older one. The tensor itself is built once
+//! per [`TensorKey`] (a memo) and shared by `Arc` with everything that reads it.
 
 use crate::ui::quant_query::{QuantQuery, TensorSource};
 use bitbudget_math::quant::analysis::SchemeResult;
@@ -44,6 +45,44 @@ pub struct LabResults {
     pub details: Vec<Arc<SchemeDetail>>,
 }
 
+/// What defines the current tensor: its source (a synthetic distribution carries its
+/// parameters) and, for a synthetic one, the seed. Other query fields (scheme, block, double
+/// quantization) do not rebuild it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorKey {
+    /// Where the tensor comes from.
+    pub source: TensorSource,
+    /// The generator's seed (0 for a sample or an upload, whose values do not depend on it).
+    pub seed: u64,
+}
+
+impl TensorKey {
+    /// The key of the tensor `q` selects.
+    pub fn of(q: &QuantQuery) -> Self {
+        let seed = match q.tensor {
+            TensorSource::Synthetic(_) => q.seed,
+            TensorSource::Sample(_) | TensorSource::Upload => 0,
+        };
+        Self {
+            source: q.tensor.clone(),
+            seed,
+        }
+    }
+}
+
+/// The current tensor, or why there is none yet (a sentence to show).
+pub type TensorResult = Result<Arc<Tensor>, String>;
+
+/// Whether a rebuilt tensor differs from the last one: the same `Arc` (or the same message) is
+/// no change, without comparing the values.
+fn tensor_changed(old: Option<&TensorResult>, new: Option<&TensorResult>) -> bool {
+    match (old, new) {
+        (Some(Ok(a)), Some(Ok(b))) => !Arc::ptr_eq(a, b),
+        (Some(Err(a)), Some(Err(b))) => a != b,
+        _ => true,
+    }
+}
+
 /// The lab's state, provided through context.
 #[derive(Clone, Copy)]
 pub struct QuantState {
@@ -63,65 +102,63 @@ pub struct QuantState {
     pub generation: StoredValue<u64>,
     /// Parameters of the model used for whole-model bytes.
     pub model_params: RwSignal<f64>,
+    /// The tensor the query selects, built once per [`TensorKey`] (read it with
+    /// [`QuantState::tensor`]).
+    pub current: Memo<TensorResult>,
 }
 
 impl QuantState {
-    /// State starting from `initial`.
+    /// State starting from `initial` (call inside a reactive owner: it creates memos).
     pub fn new(initial: QuantQuery) -> Self {
+        let query = RwSignal::new(initial);
+        let upload: RwSignal<Option<Upload>> = RwSignal::new(None);
+        let sample = RwSignal::new(None);
+        let key = Memo::new(move |_| query.with(TensorKey::of));
+        let current = Memo::new_with_compare(
+            move |_| key.with(|k| build_tensor(k, sample, upload)),
+            tensor_changed,
+        );
         Self {
-            query: RwSignal::new(initial),
-            upload: RwSignal::new(None),
+            query,
+            upload,
             upload_error: RwSignal::new(None),
-            sample: RwSignal::new(None),
+            sample,
             progress: RwSignal::new(1.0),
             results: RwSignal::new(None),
             generation: StoredValue::new(0),
             model_params: RwSignal::new(8.03e9),
+            current,
         }
     }
 
-    /// The tensor the query selects, or why there is none yet.
-    pub fn tensor(&self) -> Result<Arc<Tensor>, String> {
-        self.tensor_for(&self.query.get())
-    }
-
-    /// The tensor `q` selects (tracks the sample and the upload, not the query).
-    pub fn tensor_for(&self, q: &QuantQuery) -> Result<Arc<Tensor>, String> {
-        match &q.tensor {
-            TensorSource::Synthetic(dist) => Ok(Arc::new(Tensor {
-                name: format!("{dist:?}"),
-                shape: vec![256, 512],
-                values: generate(*dist, 256, 512, 0.02, q.seed),
-            })),
-            TensorSource::Sample(name) => match self.sample.get() {
-                Some(Ok(bytes)) => read_safetensors(&bytes, name).map(Arc::new),
-                Some(Err(e)) => Err(e),
-                None => Err("loading the sample tensor…".into()),
-            },
-            TensorSource::Upload => self
-                .upload
-                .with(|u| u.as_ref().map(|u| u.tensor.clone()))
-                .ok_or_else(|| "choose a .npy or .safetensors file".into()),
-        }
+    /// The tensor the query selects, or why there is none yet (tracked; shared, not rebuilt).
+    pub fn tensor(&self) -> TensorResult {
+        self.current.get()
     }
 
     /// Reads a user file; on any error the previous tensor stays and the error is shown.
     pub fn load_file(&self, file: String, bytes: Vec<u8>) {
         let bytes = Arc::new(bytes);
-        let result = if file.ends_with(".npy") {
+        let result: Result<_, String> = if file.ends_with(".npy") {
             // A .npy holds one unnamed array: the file's name says which it is.
-            read_npy(&bytes).map(|t| {
-                let name = file.clone();
-                (Vec::new(), Tensor { name, ..t })
-            })
+            read_npy(&bytes)
+                .map(|t| {
+                    let name = file.clone();
+                    (Vec::new(), Tensor { name, ..t })
+                })
+                .map_err(|e| e.to_string())
         } else {
-            safetensors_index(&bytes).and_then(|index| {
-                let first = index
-                    .iter()
-                    .find(|t| t.supported)
-                    .ok_or("no F32, F16 or BF16 tensor in the file")?;
-                Ok((index.clone(), read_safetensors(&bytes, &first.name)?))
-            })
+            safetensors_index(&bytes)
+                .map_err(|e| e.to_string())
+                .and_then(|index| {
+                    let first = index
+                        .iter()
+                        .find(|t| t.supported)
+                        .ok_or("no F32, F16 or BF16 tensor in the file")?;
+                    let tensor =
+                        read_safetensors(&bytes, &first.name).map_err(|e| e.to_string())?;
+                    Ok((index.clone(), tensor))
+                })
         };
         match result.and_then(|(index, tensor)| {
             if tensor.values.is_empty() {
@@ -162,8 +199,34 @@ impl QuantState {
                     ..u
                 }));
             }
-            Err(e) => self.upload_error.set(Some(e)),
+            Err(e) => self.upload_error.set(Some(e.to_string())),
         }
+    }
+}
+
+/// Builds the tensor `key` selects: generates a synthetic one, decodes the sample, or takes the
+/// upload's (tracks the sample and the upload).
+fn build_tensor(
+    key: &TensorKey,
+    sample: RwSignal<Option<Result<Arc<Vec<u8>>, String>>>,
+    upload: RwSignal<Option<Upload>>,
+) -> TensorResult {
+    match &key.source {
+        TensorSource::Synthetic(dist) => Ok(Arc::new(Tensor {
+            name: format!("{dist:?}"),
+            shape: vec![256, 512],
+            values: generate(*dist, 256, 512, 0.02, key.seed),
+        })),
+        TensorSource::Sample(name) => sample.with(|s| match s {
+            Some(Ok(bytes)) => read_safetensors(bytes, name)
+                .map(Arc::new)
+                .map_err(|e| e.to_string()),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err("loading the sample tensor…".into()),
+        }),
+        TensorSource::Upload => upload
+            .with(|u| u.as_ref().map(|u| u.tensor.clone()))
+            .ok_or_else(|| "choose a .npy or .safetensors file".into()),
     }
 }
 
@@ -237,5 +300,53 @@ pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, 
             details,
         }));
         state.progress.set(1.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitbudget_math::quant::generate::Distribution;
+
+    #[test]
+    fn the_tensor_is_built_once_per_source_and_seed() {
+        Owner::new().with(|| {
+            let state = QuantState::new(QuantQuery::default());
+            assert_eq!(
+                state.tensor(),
+                Err("loading the sample tensor…".to_string())
+            );
+            state
+                .query
+                .update(|q| q.tensor = TensorSource::Synthetic(Distribution::Laplace));
+            let first = state.tensor().unwrap();
+            state.query.update(|q| {
+                q.scheme = Scheme::Nf4;
+                q.block = 128;
+                q.double_quant = !q.double_quant;
+            });
+            assert!(Arc::ptr_eq(&first, &state.tensor().unwrap()));
+            state.query.update(|q| q.seed += 1);
+            let reseeded = state.tensor().unwrap();
+            assert!(!Arc::ptr_eq(&first, &reseeded));
+            assert_ne!(first.values, reseeded.values);
+            state
+                .query
+                .update(|q| q.tensor = TensorSource::Synthetic(Distribution::Normal));
+            assert_eq!(state.tensor().unwrap().name, "Normal");
+        });
+    }
+
+    #[test]
+    fn the_seed_is_no_part_of_a_sample_s_key() {
+        let mut q = QuantQuery {
+            tensor: TensorSource::Sample("x".into()),
+            ..QuantQuery::default()
+        };
+        let before = TensorKey::of(&q);
+        q.seed += 5;
+        assert_eq!(TensorKey::of(&q), before);
+        q.tensor = TensorSource::Synthetic(Distribution::Laplace);
+        assert_eq!(TensorKey::of(&q).seed, q.seed);
     }
 }

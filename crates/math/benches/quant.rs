@@ -3,6 +3,7 @@
 //! error map) as the page runs it.
 //! Run: `cargo bench -p bitbudget-math --bench quant`. Targets: Q8_0 and absmax-int8 ≥ 2 GB/s.
 
+use bitbudget_math::quant::error::QuantError;
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::analyse;
 use bitbudget_math::quant::scheme::{quantize, Scheme};
@@ -14,7 +15,7 @@ fn per_scheme(
     group: &str,
     samples: usize,
     x: &[f32],
-    run: impl Fn(Scheme, &[f32], usize) -> Result<(), String>,
+    run: impl Fn(Scheme, &[f32], usize) -> Result<(), QuantError>,
 ) {
     let mut group = c.benchmark_group(group);
     group.throughput(Throughput::Bytes((x.len() * 4) as u64));

@@ -3,11 +3,13 @@
 
 pub mod absmax;
 pub mod analysis;
+pub mod error;
 pub mod generate;
 pub mod ggml;
 pub mod histogram;
 pub mod kernels;
 pub mod lab;
+pub mod layout;
 pub mod llm_int8;
 pub mod metrics;
 pub mod nf4;

@@ -62,7 +62,7 @@ pub fn QuantPage(
     });
     Effect::new(move |_| {
         let query = inputs.get();
-        let tensor = state.tensor_for(&query);
+        let tensor = state.tensor();
         let generation = state.generation.get_value() + 1;
         state.generation.set_value(generation);
         if let Ok(t) = tensor {

@@ -64,7 +64,9 @@ fn read_f32(path: &str) -> Result<Vec<f32>, String> {
 }
 
 fn block(scheme: Scheme, requested: Option<u64>) -> Result<usize, String> {
-    scheme.block(requested.map(|b| b.min(usize::MAX as u64) as usize))
+    scheme
+        .block(requested.map(|b| b.min(usize::MAX as u64) as usize))
+        .map_err(|e| e.to_string())
 }
 
 /// Runs `quantize`.
@@ -93,7 +95,7 @@ pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
                 return Ok(());
             }
         }
-        let y = dequantize(args.scheme, &bytes, b)?;
+        let y = dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string())?;
         let m = error_metrics(&x, &y);
         let bits = if args.double_quant {
             bitbudget_math::quant::nf4::bits_per_weight(b, true)

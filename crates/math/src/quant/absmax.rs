@@ -52,36 +52,12 @@ pub fn quantize_to_bytes(x: &[f32], block: usize, out: &mut Vec<u8>) {
     }
 }
 
-/// Dequantizes one block into `out`.
-pub fn dequantize(b: &AbsmaxBlock, out: &mut [f32]) {
-    for (o, q) in out.iter_mut().zip(&b.codes) {
-        *o = *q as f32 * b.scale;
+/// Dequantizes one block's codes into `out`: each code × `scale` in f32 (exact for the code,
+/// rounded to nearest even by the multiply).
+pub fn dequantize_codes(scale: f32, codes: impl IntoIterator<Item = i8>, out: &mut [f32]) {
+    for (o, q) in out.iter_mut().zip(codes) {
+        *o = q as f32 * scale;
     }
-}
-
-/// Serialized form used by the CLI: per block, the f32 scale (little-endian) then the int8 codes.
-pub fn to_bytes(blocks: &[AbsmaxBlock]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(blocks.iter().map(|b| 4 + b.codes.len()).sum());
-    for b in blocks {
-        out.extend_from_slice(&b.scale.to_le_bytes());
-        out.extend(b.codes.iter().map(|c| *c as u8));
-    }
-    out
-}
-
-/// Parses [`to_bytes`] output with `block` codes per block.
-pub fn from_bytes(bytes: &[u8], block: usize) -> Result<Vec<AbsmaxBlock>, String> {
-    let stride = 4 + block;
-    if bytes.len() % stride != 0 {
-        return Err(format!("{} bytes is not a whole number of {stride}-byte absmax blocks (4-byte scale + {block} codes)", bytes.len()));
-    }
-    Ok(bytes
-        .chunks_exact(stride)
-        .map(|c| AbsmaxBlock {
-            scale: f32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-            codes: c[4..].iter().map(|b| *b as i8).collect(),
-        })
-        .collect())
 }
 
 #[cfg(test)]
@@ -95,7 +71,7 @@ mod tests {
             .collect();
         let b = quantize(&x);
         let mut y = vec![0f32; 64];
-        dequantize(&b, &mut y);
+        dequantize_codes(b.scale, b.codes.iter().copied(), &mut y);
         for (a, z) in x.iter().zip(&y) {
             assert!((a - z).abs() <= b.scale / 2.0 * (1.0 + 1e-6), "{a} {z}");
         }
@@ -115,7 +91,7 @@ mod tests {
                 .collect();
             let b = quantize(&x);
             let mut y = vec![0f32; len];
-            dequantize(&b, &mut y);
+            dequantize_codes(b.scale, b.codes.iter().copied(), &mut y);
             for (a, z) in x.iter().zip(&y) {
                 let bound = b.scale / 2.0 * (1.0 + 1e-5) + f32::MIN_POSITIVE;
                 assert!((a - z).abs() <= bound, "{a} vs {z}, scale {}", b.scale);
@@ -135,12 +111,5 @@ mod tests {
         // 127 × 0.5 / 127 = 0.5 step: 63.5 rounds away from zero to 64.
         let b = quantize(&[127.0, 63.5, -63.5]);
         assert_eq!(b.codes, vec![127, 64, -64]);
-    }
-
-    #[test]
-    fn bytes_round_trip_and_ragged_input_is_an_error() {
-        let blocks = vec![quantize(&[1.0, -2.0]), quantize(&[0.5, 0.25])];
-        assert_eq!(from_bytes(&to_bytes(&blocks), 2).unwrap(), blocks);
-        assert!(from_bytes(&[0; 7], 2).is_err());
     }
 }

@@ -2,6 +2,8 @@
 //! quantizer that works in parts, so a page can process a large tensor in chunks, stay responsive
 //! and hold only one part's bytes at a time.
 
+use super::error::QuantError;
+use super::layout::Layout;
 use super::metrics::ErrorMetrics;
 use super::nf4;
 use super::scheme::{
@@ -31,7 +33,10 @@ fn name<S: serde::Serializer>(s: &Scheme, ser: S) -> Result<S::Ok, S::Error> {
 
 /// Quantizes a tensor in parts whose concatenation equals the whole tensor's bytes: FP8's
 /// per-tensor scale and NF4 double quantization's mean are computed up front, and parts are whole
-/// blocks (whole groups of 256 blocks for double quantization).
+/// blocks (whole groups of 256 blocks for double quantization). A backend other than the CPU
+/// reads the per-tensor parameters from [`PartQuantizer::fp8_scale`] and
+/// [`PartQuantizer::nf4_mean`].
+#[derive(Clone, Debug, PartialEq)]
 pub struct PartQuantizer {
     scheme: Scheme,
     block: usize,
@@ -51,6 +56,32 @@ impl PartQuantizer {
         }
     }
 
+    /// The scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// Values per block.
+    pub fn block(&self) -> usize {
+        self.block
+    }
+
+    /// The scheme's byte layout at this block size.
+    pub fn layout(&self) -> Layout {
+        self.scheme.layout(self.block)
+    }
+
+    /// FP8's per-tensor scale (`None` for other schemes).
+    pub fn fp8_scale(&self) -> Option<f32> {
+        self.fp8_scale
+    }
+
+    /// The whole tensor's mean block absmax, around which NF4 double quantization quantizes
+    /// (`None` without double quantization).
+    pub fn nf4_mean(&self) -> Option<f32> {
+        self.nf4_mean
+    }
+
     /// Bytes that precede the parts (FP8's scale).
     pub fn header(&self) -> Vec<u8> {
         self.fp8_scale
@@ -58,8 +89,9 @@ impl PartQuantizer {
             .unwrap_or_default()
     }
 
-    /// Quantizes one part; `part.len()` must be a whole number of blocks.
-    pub fn part(&self, part: &[f32]) -> Result<Vec<u8>, String> {
+    /// Quantizes one part, without the header; `part.len()` must be a whole number of blocks
+    /// ([`QuantError::Ragged`] otherwise).
+    pub fn part(&self, part: &[f32]) -> Result<Vec<u8>, QuantError> {
         if let Some(scale) = self.fp8_scale {
             let mut out = Vec::with_capacity(part.len());
             fp8_encode(self.scheme, part, scale, &mut out);
@@ -72,7 +104,8 @@ impl PartQuantizer {
     }
 
     /// Dequantizes the bytes of one part (as [`PartQuantizer::part`] returned them).
-    pub fn dequantize_part(&self, bytes: &[u8]) -> Result<Vec<f32>, String> {
+    /// Errors as [`dequantize`].
+    pub fn dequantize_part(&self, bytes: &[u8]) -> Result<Vec<f32>, QuantError> {
         match self.fp8_scale {
             Some(_) => {
                 let mut whole = self.header();
@@ -96,51 +129,15 @@ impl PartQuantizer {
     }
 }
 
-/// The integer code stored for each of the first `count` weights (Q8_0: the int8; 4/5-bit
-/// formats: the nibble with its fifth bit; MXFP4 and NF4: the table index; FP8: the byte).
+/// The integer code stored for each of the first `count` weights of a whole tensor's bytes
+/// (header included), read through the scheme's [`Layout`]: Q8_0 and absmax-int8: the signed
+/// int8; 4/5-bit formats: the nibble with its fifth bit; MXFP4 and NF4: the table index; FP8:
+/// the byte; bf16 and f16: the 16 bits. Stops early where the bytes end.
 pub fn codes(scheme: Scheme, bytes: &[u8], block: usize, count: usize) -> Vec<i32> {
-    use super::ggml::GgmlType::*;
-    let mut out = Vec::with_capacity(count);
-    for i in 0..count {
-        let code = match scheme {
-            Scheme::Ggml(t) => {
-                let (b, j) = (&bytes[i / 32 * t.block_bytes()..], i % 32);
-                let nib = |qs: &[u8]| if j < 16 { qs[j] & 0x0F } else { qs[j - 16] >> 4 } as i32;
-                match t {
-                    Q8_0 => b[2 + j] as i8 as i32,
-                    Q4_0 => nib(&b[2..]),
-                    Q4_1 => nib(&b[4..]),
-                    Q5_0 => {
-                        nib(&b[6..])
-                            | ((((u32::from_le_bytes([b[2], b[3], b[4], b[5]]) >> j) & 1) as i32)
-                                << 4)
-                    }
-                    Q5_1 => {
-                        nib(&b[8..])
-                            | ((((u32::from_le_bytes([b[4], b[5], b[6], b[7]]) >> j) & 1) as i32)
-                                << 4)
-                    }
-                    Mxfp4 => nib(&b[1..]),
-                }
-            }
-            Scheme::AbsmaxInt8 => bytes[i / block * (4 + block) + 4 + i % block] as i8 as i32,
-            Scheme::ZeroPointUint8 => bytes[i / block * (5 + block) + 5 + i % block] as i32,
-            Scheme::ZeroPointInt4 => {
-                let byte = bytes[i / block * (5 + block / 2) + 5 + (i % block) / 2];
-                (if i % 2 == 0 { byte & 0x0F } else { byte >> 4 }) as i32
-            }
-            Scheme::Bf16 | Scheme::F16 => {
-                u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]) as i32
-            }
-            Scheme::Nf4 => {
-                let byte = bytes[i / block * (4 + block / 2) + 4 + (i % block) / 2];
-                (if i % 2 == 0 { byte & 0x0F } else { byte >> 4 }) as i32
-            }
-            Scheme::F8E4M3 | Scheme::F8E5M2 => bytes[4 + i] as i32,
-        };
-        out.push(code);
-    }
-    out
+    let layout = scheme.layout(block);
+    (0..count)
+        .map_while(|i| layout.code_value(bytes, i))
+        .collect()
 }
 
 #[cfg(test)]

@@ -5,12 +5,16 @@
 //! as IEEE half (round to nearest, ties to even). Every block holds 32 weights.
 
 use super::kernels::{absmax, scaled_codes};
+use super::layout::Layout;
+use super::scheme::Scheme;
 use crate::format::half::{f16_bits_to_f32 as f16_value, f32_to_f16_bits as f16_bits};
 
 /// Weights per GGML block.
 pub const QK: usize = 32;
 
-/// `#[repr(C)]` layouts, for reference: sizes are checked at compile time.
+// llama.cpp's `#[repr(C)]` block structs (ggml-common.h): [`Layout::of`] takes each format's code
+// offset from them, and its block sizes are checked against theirs.
+
 /// llama.cpp `block_q8_0 { ggml_half d; int8_t qs[32]; }`.
 #[repr(C)]
 pub struct BlockQ8_0 {
@@ -99,16 +103,14 @@ pub enum GgmlType {
 }
 
 impl GgmlType {
-    /// Bytes per 32-weight block.
+    /// Bytes per 32-weight block (from [`Layout`]).
     pub const fn block_bytes(self) -> usize {
-        match self {
-            GgmlType::Q8_0 => 34,
-            GgmlType::Q4_0 => 18,
-            GgmlType::Q4_1 => 20,
-            GgmlType::Q5_0 => 22,
-            GgmlType::Q5_1 => 24,
-            GgmlType::Mxfp4 => 17,
-        }
+        self.layout().block_bytes
+    }
+
+    /// The format's byte layout.
+    pub const fn layout(self) -> Layout {
+        Layout::of(Scheme::Ggml(self), QK)
     }
 }
 
@@ -147,42 +149,40 @@ fn inverse(d: f32) -> f32 {
 /// Quantizes one 32-weight block into `out` (`t.block_bytes()` long).
 pub fn quantize_block(t: GgmlType, x: &[f32], out: &mut [u8]) {
     debug_assert_eq!((x.len(), out.len()), (QK, t.block_bytes()));
+    let layout = t.layout();
+    let (head, codes) = out.split_at_mut(layout.code_offset);
+    let mut q = [0u8; QK];
     match t {
         GgmlType::Q8_0 => {
             let d = absmax(x) / 127.0;
-            let id = inverse(d);
-            out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
-            scaled_codes(x, id, &mut out[2..]);
+            head.copy_from_slice(&f16_bits(d).to_le_bytes());
+            // Bytes are the codes: written in place by the SIMD kernel.
+            return scaled_codes(x, inverse(d), codes);
         }
         GgmlType::Q4_0 | GgmlType::Q5_0 => {
-            let (levels, offset) = if t == GgmlType::Q4_0 {
-                (-8.0, 8.5)
+            let (levels, offset, top) = if t == GgmlType::Q4_0 {
+                (-8.0, 8.5, 15)
             } else {
-                (-16.0, 16.5)
+                (-16.0, 16.5, 31)
             };
             let d = signed_absmax(x) / levels;
             let id = inverse(d);
-            out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
-            let top = if t == GgmlType::Q4_0 { 15 } else { 31 };
-            let q: Vec<u8> = x
-                .iter()
-                .map(|v| ((v * id + offset).trunc().max(0.0) as u32).min(top) as u8)
-                .collect();
-            pack(t, &q, &mut out[2..]);
+            head.copy_from_slice(&f16_bits(d).to_le_bytes());
+            for (c, v) in q.iter_mut().zip(x) {
+                *c = ((v * id + offset).trunc().max(0.0) as u32).min(top) as u8;
+            }
         }
         GgmlType::Q4_1 | GgmlType::Q5_1 => {
             let (min, max) = min_max(x);
             let levels = if t == GgmlType::Q4_1 { 15.0 } else { 31.0 };
             let d = (max - min) / levels;
             let id = inverse(d);
-            out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
-            out[2..4].copy_from_slice(&f16_bits(min).to_le_bytes());
+            head[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
+            head[2..].copy_from_slice(&f16_bits(min).to_le_bytes());
             let top = levels as u32;
-            let q: Vec<u8> = x
-                .iter()
-                .map(|v| (((v - min) * id + 0.5).trunc().max(0.0) as u32).min(top) as u8)
-                .collect();
-            pack(t, &q, &mut out[4..]);
+            for (c, v) in q.iter_mut().zip(x) {
+                *c = (((v - min) * id + 0.5).trunc().max(0.0) as u32).min(top) as u8;
+            }
         }
         GgmlType::Mxfp4 => {
             let amax = absmax(x);
@@ -192,34 +192,13 @@ pub fn quantize_block(t: GgmlType, x: &[f32], out: &mut [u8]) {
                 0
             };
             let d = e8m0_to_f32_half(e);
-            out[0] = e;
-            let mut q = [0u8; QK];
+            head[0] = e;
             for (c, v) in q.iter_mut().zip(x) {
                 *c = best_mxfp4_index(*v, d);
             }
-            for j in 0..QK / 2 {
-                out[1 + j] = q[j] | (q[j + QK / 2] << 4);
-            }
         }
     }
-}
-
-/// Packs 4- or 5-bit codes: low nibbles of weights 0..16 and 16..32 share a byte; for 5-bit
-/// formats the fifth bits go to a little-endian u32 before the nibbles.
-fn pack(t: GgmlType, q: &[u8], out: &mut [u8]) {
-    let nibbles = if matches!(t, GgmlType::Q5_0 | GgmlType::Q5_1) {
-        let qh = q
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (j, v)| acc | (((*v as u32) >> 4) << j));
-        out[..4].copy_from_slice(&qh.to_le_bytes());
-        &mut out[4..]
-    } else {
-        out
-    };
-    for j in 0..QK / 2 {
-        nibbles[j] = (q[j] & 0x0F) | ((q[j + QK / 2] & 0x0F) << 4);
-    }
+    layout.pack_codes(&q, codes);
 }
 
 /// `ggml_e8m0_to_fp32_half`: 2^(e-127) / 2, subnormal for e < 2.
@@ -277,50 +256,33 @@ fn best_mxfp4_index_by_scan(x: f32, d: f32) -> u8 {
 pub fn dequantize_block(t: GgmlType, b: &[u8], out: &mut [f32]) {
     debug_assert_eq!((b.len(), out.len()), (t.block_bytes(), QK));
     let half = |i: usize| f16_value(u16::from_le_bytes([b[i], b[i + 1]]));
-    let nibble = |qs: &[u8], j: usize| {
-        if j < QK / 2 {
-            qs[j] & 0x0F
-        } else {
-            qs[j - QK / 2] >> 4
-        }
-    };
+    let layout = t.layout();
+    let mut q = [0u8; QK];
+    layout.unpack_codes(&b[layout.code_offset..], &mut q);
     match t {
         GgmlType::Q8_0 => {
             let d = half(0);
-            for (o, q) in out.iter_mut().zip(&b[2..]) {
-                *o = (*q as i8) as f32 * d;
+            for (o, q) in out.iter_mut().zip(q) {
+                *o = (q as i8) as f32 * d;
             }
         }
-        GgmlType::Q4_0 => {
+        GgmlType::Q4_0 | GgmlType::Q5_0 => {
             let d = half(0);
-            for (j, o) in out.iter_mut().enumerate() {
-                *o = (nibble(&b[2..], j) as i32 - 8) as f32 * d;
+            let offset = if t == GgmlType::Q4_0 { 8 } else { 16 };
+            for (o, q) in out.iter_mut().zip(q) {
+                *o = (q as i32 - offset) as f32 * d;
             }
         }
-        GgmlType::Q4_1 => {
+        GgmlType::Q4_1 | GgmlType::Q5_1 => {
             let (d, m) = (half(0), half(2));
-            for (j, o) in out.iter_mut().enumerate() {
-                *o = nibble(&b[4..], j) as f32 * d + m;
-            }
-        }
-        GgmlType::Q5_0 | GgmlType::Q5_1 => {
-            let with_min = t == GgmlType::Q5_1;
-            let base = if with_min { 4 } else { 2 };
-            let (d, m) = (half(0), if with_min { half(2) } else { 0.0 });
-            let qh = u32::from_le_bytes([b[base], b[base + 1], b[base + 2], b[base + 3]]);
-            for (j, o) in out.iter_mut().enumerate() {
-                let q = nibble(&b[base + 4..], j) as u32 | (((qh >> j) & 1) << 4);
-                *o = if with_min {
-                    q as f32 * d + m
-                } else {
-                    (q as i32 - 16) as f32 * d
-                };
+            for (o, q) in out.iter_mut().zip(q) {
+                *o = q as f32 * d + m;
             }
         }
         GgmlType::Mxfp4 => {
             let d = e8m0_to_f32_half(b[0]);
-            for (j, o) in out.iter_mut().enumerate() {
-                *o = KVALUES_MXFP4[nibble(&b[1..], j) as usize] as f32 * d;
+            for (o, q) in out.iter_mut().zip(q) {
+                *o = KVALUES_MXFP4[q as usize] as f32 * d;
             }
         }
     }

@@ -3,14 +3,21 @@
 //! values, a histogram of the error, the error of every block (grouped into at most
 //! [`MAX_HEAT_CELLS`] cells), the first values with their stored codes, and the levels of the
 //! block that holds the largest |x|.
+//!
+//! Producing a part (quantize, dequantize: a [`PartBackend`], [`CpuBackend`] here) is apart from
+//! measuring it ([`SchemeRun::measure`]), so a backend whose readback is async (WebGPU) feeds
+//! the same accumulators: take [`SchemeRun::next_part`], produce its bytes and values, await
+//! them, then hand them to [`SchemeRun::measure`].
 
 use super::analysis::{codes, PartQuantizer, SchemeResult};
+use super::error::QuantError;
 use super::histogram::{histogram, Bins, GrowingHistogram, Histogram};
 use super::metrics::MetricsAccumulator;
 use super::nf4;
 use super::scheme::Scheme;
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::ops::Range;
 
 /// Bins of the value and error histograms.
 pub const BINS: usize = 80;
@@ -167,6 +174,43 @@ impl HeatCells {
     }
 }
 
+/// One part's output from a backend: its quantized bytes (without the per-tensor header) and
+/// the values they dequantize to (one per value of the zero-padded part).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProducedPart {
+    /// Quantized bytes of the part's whole blocks.
+    pub bytes: Vec<u8>,
+    /// Dequantized values, padding included.
+    pub values: Vec<f32>,
+}
+
+/// Whatever quantizes and dequantizes a part: the CPU here, a GPU next.
+pub trait PartBackend {
+    /// Quantizes `padded` (whole blocks) with `quantizer`'s scheme and per-tensor parameters and
+    /// dequantizes the result; the bytes must equal [`PartQuantizer::part`]'s.
+    fn produce(
+        &mut self,
+        quantizer: &PartQuantizer,
+        padded: &[f32],
+    ) -> Result<ProducedPart, QuantError>;
+}
+
+/// The reference backend: [`PartQuantizer::part`] then [`PartQuantizer::dequantize_part`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuBackend;
+
+impl PartBackend for CpuBackend {
+    fn produce(
+        &mut self,
+        quantizer: &PartQuantizer,
+        padded: &[f32],
+    ) -> Result<ProducedPart, QuantError> {
+        let bytes = quantizer.part(padded)?;
+        let values = quantizer.dequantize_part(&bytes)?;
+        Ok(ProducedPart { bytes, values })
+    }
+}
+
 /// One scheme's analysis of a tensor in progress: call [`SchemeRun::step`] until
 /// [`SchemeRun::done`], then [`SchemeRun::finish`]. Holds one part's bytes and values at a time.
 pub struct SchemeRun<'a> {
@@ -237,23 +281,75 @@ impl<'a> SchemeRun<'a> {
         self.pos >= self.x.len()
     }
 
-    /// Quantizes, dequantizes and measures the next part (nothing when done).
-    pub fn step(&mut self) -> Result<(), String> {
-        if self.done() {
-            return Ok(());
-        }
-        let end = (self.pos + self.part_len).min(self.x.len());
-        let part = &self.x[self.pos..end];
-        let padded: Cow<[f32]> = if part.len() % self.block == 0 {
+    /// The quantizer with this run's per-tensor parameters (for a backend).
+    pub fn quantizer(&self) -> &PartQuantizer {
+        &self.quantizer
+    }
+
+    /// The range of values of the next part (`None` when done).
+    pub fn next_part(&self) -> Option<Range<usize>> {
+        (!self.done()).then(|| self.pos..(self.pos + self.part_len).min(self.x.len()))
+    }
+
+    /// The next part's values, zero-padded to whole blocks: what a backend quantizes (empty when
+    /// done).
+    pub fn padded_part(&self) -> Cow<'a, [f32]> {
+        let Some(range) = self.next_part() else {
+            return Cow::Borrowed(&[]);
+        };
+        let x: &'a [f32] = self.x;
+        let part = &x[range];
+        if part.len() % self.block == 0 {
             Cow::Borrowed(part)
         } else {
             let mut v = part.to_vec();
             v.resize(part.len().next_multiple_of(self.block), 0.0);
             Cow::Owned(v)
+        }
+    }
+
+    /// Produces the next part on the CPU and measures it (nothing when done).
+    pub fn step(&mut self) -> Result<(), QuantError> {
+        self.step_with(&mut CpuBackend)
+    }
+
+    /// Produces the next part with `backend` and measures it (nothing when done).
+    pub fn step_with(&mut self, backend: &mut impl PartBackend) -> Result<(), QuantError> {
+        if self.done() {
+            return Ok(());
+        }
+        let produced = backend.produce(&self.quantizer, &self.padded_part())?;
+        self.measure(&produced)
+    }
+
+    /// Measures the next part from its produced bytes and values (from any backend), and moves
+    /// on. Lengths that do not fit the part are a [`QuantError::PartLength`], and nothing is
+    /// measured; when done, nothing happens.
+    pub fn measure(&mut self, produced: &ProducedPart) -> Result<(), QuantError> {
+        let Some(range) = self.next_part() else {
+            return Ok(());
         };
-        let bytes = self.quantizer.part(&padded)?;
-        let y = self.quantizer.dequantize_part(&bytes)?;
-        let y = &y[..part.len()];
+        let (pos, end) = (range.start, range.end);
+        let padded = (end - pos).next_multiple_of(self.block);
+        let layout = self.quantizer.layout();
+        let expected = layout.bytes_for(padded) - layout.header_bytes;
+        if produced.bytes.len() != expected {
+            return Err(QuantError::PartLength {
+                what: "bytes",
+                got: produced.bytes.len(),
+                expected,
+            });
+        }
+        if produced.values.len() != padded {
+            return Err(QuantError::PartLength {
+                what: "values",
+                got: produced.values.len(),
+                expected: padded,
+            });
+        }
+        let part = &self.x[range];
+        let y = &produced.values[..part.len()];
+        let bytes = &produced.bytes;
         self.bytes += bytes.len();
         // One fused pass over the part for every measure.
         let bins = Bins::new(BINS, self.overview.lo, self.overview.hi);
@@ -265,13 +361,10 @@ impl<'a> SchemeRun<'a> {
             self.errors.push(b - a);
             self.heat.push(*a, *b);
         }
-        self.collect_first(part, y, &bytes);
-        let (from, to) = (
-            self.peak_block.start.max(self.pos),
-            self.peak_block.end.min(end),
-        );
+        self.collect_first(part, y, bytes);
+        let (from, to) = (self.peak_block.start.max(pos), self.peak_block.end.min(end));
         if from < to {
-            for v in &y[from - self.pos..to - self.pos] {
+            for v in &y[from - pos..to - pos] {
                 if self.levels.len() < MAX_LEVELS {
                     self.levels.insert(v.to_bits());
                 }
@@ -327,13 +420,14 @@ impl<'a> SchemeRun<'a> {
     }
 }
 
-/// Runs [`SchemeRun`] to the end in parts of 2^18 values (for tests, benchmarks and the CLI).
+/// Runs [`SchemeRun`] to the end on the CPU in parts of 2^18 values (for tests, benchmarks and
+/// the CLI). Errors as [`SchemeRun::step`].
 pub fn analyse(
     scheme: Scheme,
     x: &[f32],
     block: usize,
     double_quant: bool,
-) -> Result<(SchemeResult, SchemeDetail), String> {
+) -> Result<(SchemeResult, SchemeDetail), QuantError> {
     let overview = Overview::new(x);
     let mut run = SchemeRun::new(scheme, x, block, double_quant, &overview, 1 << 18);
     while !run.done() {
@@ -401,6 +495,88 @@ mod tests {
                 assert_eq!(errors as usize, x.len(), "{s}: every error counted once");
             }
         }
+    }
+
+    /// A backend that records the parts it was asked for and answers with the CPU's output,
+    /// handed over later, as an async readback would.
+    #[derive(Default)]
+    struct Deferred {
+        asked: Vec<usize>,
+    }
+
+    impl PartBackend for Deferred {
+        fn produce(
+            &mut self,
+            quantizer: &PartQuantizer,
+            padded: &[f32],
+        ) -> Result<ProducedPart, QuantError> {
+            self.asked.push(padded.len());
+            CpuBackend.produce(quantizer, padded)
+        }
+    }
+
+    #[test]
+    fn producing_apart_from_measuring_gives_exactly_the_cpu_step_results() {
+        // 3 000 values in parts of about 700: a ragged last part for every block size.
+        let x = generate(Distribution::Laplace, 3, 1000, 0.05, 11);
+        let overview = Overview::new(&x);
+        for s in Scheme::ALL {
+            for dq in [false, s == Scheme::Nf4] {
+                let block = if s == Scheme::Nf4 {
+                    8
+                } else {
+                    s.default_block()
+                };
+                let mut reference = SchemeRun::new(s, &x, block, dq, &overview, 700);
+                while !reference.done() {
+                    reference.step().unwrap();
+                }
+                let mut split = SchemeRun::new(s, &x, block, dq, &overview, 700);
+                let mut backend = Deferred::default();
+                let mut pending = Vec::new();
+                while let Some(range) = split.next_part() {
+                    let padded = split.padded_part();
+                    assert_eq!(padded.len(), range.len().next_multiple_of(block), "{s}");
+                    pending.push(backend.produce(split.quantizer(), &padded).unwrap());
+                    split.measure(pending.last().unwrap()).unwrap();
+                }
+                assert_eq!(backend.asked.len(), reference.parts(), "{s}");
+                assert_eq!(split.finish(), reference.finish(), "{s} dq={dq}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_part_of_the_wrong_length_is_an_error_and_is_not_measured() {
+        let x = generate(Distribution::Normal, 1, 256, 1.0, 1);
+        let overview = Overview::new(&x);
+        let mut run = SchemeRun::new(Scheme::AbsmaxInt8, &x, 64, false, &overview, 128);
+        let good = CpuBackend
+            .produce(run.quantizer(), &run.padded_part())
+            .unwrap();
+        let short = ProducedPart {
+            bytes: good.bytes[1..].to_vec(),
+            values: good.values.clone(),
+        };
+        assert_eq!(
+            run.measure(&short),
+            Err(QuantError::PartLength {
+                what: "bytes",
+                got: 135,
+                expected: 136
+            })
+        );
+        let few = ProducedPart {
+            bytes: good.bytes.clone(),
+            values: good.values[..100].to_vec(),
+        };
+        assert!(matches!(
+            run.measure(&few),
+            Err(QuantError::PartLength { what: "values", .. })
+        ));
+        assert_eq!(run.parts_done(), 0);
+        run.measure(&good).unwrap();
+        assert_eq!(run.parts_done(), 1);
     }
 
     #[test]

@@ -109,10 +109,11 @@ pub fn quantize_with_mean(x: &[f32], block: usize, mean: Option<f32>) -> Nf4 {
     }
 }
 
-/// Dequantizes into `out`.
-pub fn dequantize(q: &Nf4, out: &mut [f32]) {
-    for (i, (o, c)) in out.iter_mut().zip(&q.codes).enumerate() {
-        *o = NF4_CODE[*c as usize] * q.absmax[i / q.block];
+/// Dequantizes one block's codes (each below 16) into `out`: the code's table value × `absmax`
+/// in f32 (rounded to nearest even by the multiply).
+pub fn dequantize_codes(absmax: f32, codes: &[u8], out: &mut [f32]) {
+    for (o, c) in out.iter_mut().zip(codes) {
+        *o = NF4_CODE[(*c & 0x0F) as usize] * absmax;
     }
 }
 
@@ -210,7 +211,9 @@ mod tests {
         for dq in [false, true] {
             let q = quantize(&x, 64, dq);
             let mut y = vec![0f32; x.len()];
-            dequantize(&q, &mut y);
+            for ((o, c), m) in y.chunks_mut(64).zip(q.codes.chunks(64)).zip(&q.absmax) {
+                dequantize_codes(*m, c, o);
+            }
             let worst = x
                 .iter()
                 .zip(&y)

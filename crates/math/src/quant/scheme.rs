@@ -9,8 +9,12 @@
 //! - `f8e4m3`, `f8e5m2`: one f32 per-tensor scale (amax / format max), then one byte per weight
 //!   (saturating round to nearest even of x / scale).
 //! - `bf16`, `f16`: plain casts, two little-endian bytes per weight (round to nearest even).
+//!
+//! Offsets, sizes and nibble order live in [`super::layout`]; this module only computes codes.
 
+use super::error::{QuantError, MAX_BLOCK};
 use super::ggml::{self, GgmlType, QK};
+use super::layout::Layout;
 use super::{absmax, nf4, zeropoint};
 use crate::format::{fp8, half, FormatId};
 use std::fmt;
@@ -87,36 +91,35 @@ impl Scheme {
         }
     }
 
-    /// Checks a requested block size; GGML formats only take 32, NF4 needs an even size.
-    pub fn block(self, requested: Option<usize>) -> Result<usize, String> {
+    /// Checks a requested block size (`None`: the default); GGML formats only take 32, FP8 takes
+    /// none, NF4 needs an even size, and every block is 1..=[`MAX_BLOCK`] values.
+    pub fn block(self, requested: Option<usize>) -> Result<usize, QuantError> {
         let b = requested.unwrap_or(self.default_block());
         match self {
-            Scheme::Ggml(_) if b != QK => {
-                Err(format!("{} has a fixed block of {QK} weights", self.name()))
+            Scheme::Ggml(_) if b != QK => Err(QuantError::FixedBlock {
+                scheme: self,
+                block: QK,
+            }),
+            Scheme::F8E4M3 | Scheme::F8E5M2 if requested.is_some() => {
+                Err(QuantError::BlockNotApplicable(self))
             }
-            Scheme::F8E4M3 | Scheme::F8E5M2 if requested.is_some() => Err(format!(
-                "{} uses one per-tensor scale: --block does not apply",
-                self.name()
-            )),
-            _ if b == 0 || b > 1 << 24 => Err(format!("block {b} must be between 1 and 16777216")),
-            Scheme::Nf4 if b % 2 == 1 => {
-                Err("nf4 packs two codes per byte: the block must be even".into())
-            }
+            _ if b == 0 || b > MAX_BLOCK => Err(QuantError::BlockOutOfRange(b)),
+            Scheme::Nf4 if b % 2 == 1 => Err(QuantError::OddBlock(self)),
             _ => Ok(b),
         }
     }
 
-    /// Storage bits per weight including scales, for `n` weights in blocks of `block`.
+    /// The byte layout at blocks of `block` values (see [`Layout::of`]).
+    pub const fn layout(self, block: usize) -> Layout {
+        Layout::of(self, block)
+    }
+
+    /// Storage bits per weight including scales, for `n` weights in blocks of `block`: the
+    /// layout's block bytes per block value, plus the per-tensor header spread over `n` (at least
+    /// 1). Not rounded. NF4 with double quantization is [`nf4::bits_per_weight`] instead.
     pub fn bits_per_weight(self, block: usize, n: usize) -> f64 {
-        match self {
-            Scheme::Ggml(t) => t.block_bytes() as f64 * 8.0 / QK as f64,
-            Scheme::AbsmaxInt8 => 8.0 + 32.0 / block as f64,
-            Scheme::ZeroPointUint8 => 8.0 + 40.0 / block as f64,
-            Scheme::ZeroPointInt4 => 4.0 + 40.0 / block as f64,
-            Scheme::Bf16 | Scheme::F16 => 16.0,
-            Scheme::Nf4 => nf4::bits_per_weight(block, false),
-            Scheme::F8E4M3 | Scheme::F8E5M2 => 8.0 + 32.0 / n.max(1) as f64,
-        }
+        let l = self.layout(block);
+        (l.block_bytes * 8) as f64 / l.values as f64 + l.header_bytes as f64 * 8.0 / n.max(1) as f64
     }
 }
 
@@ -127,25 +130,28 @@ impl fmt::Display for Scheme {
 }
 
 impl FromStr for Scheme {
-    type Err = String;
+    type Err = QuantError;
 
+    /// Parses a [`Scheme::name`], ignoring case and surrounding spaces.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let wanted = s.trim().to_ascii_lowercase();
         Scheme::ALL
             .into_iter()
             .find(|x| x.name() == wanted)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Scheme::ALL.iter().map(|x| x.name()).collect();
-                format!("unknown scheme '{s}'; expected one of {}", names.join(" "))
-            })
+            .ok_or_else(|| QuantError::UnknownScheme(s.to_string()))
     }
 }
 
-fn ragged(n: usize, block: usize) -> String {
-    format!(
-        "{n} weights is not a whole number of {block}-weight blocks ({} left over)",
-        n % block
-    )
+/// `Ok` when `values` is a whole number of blocks of `block` (0 is taken as 1).
+pub fn whole_blocks(values: usize, block: usize) -> Result<(), QuantError> {
+    if values % block.max(1) == 0 {
+        Ok(())
+    } else {
+        Err(QuantError::Ragged {
+            values,
+            block: block.max(1),
+        })
+    }
 }
 
 fn fp8_format(s: Scheme) -> FormatId {
@@ -185,37 +191,35 @@ fn fp8_codec(s: Scheme) -> &'static fp8::Fp8Codec {
     }
 }
 
-/// Quantizes `x` into the scheme's bytes. `x.len()` must be a whole number of blocks.
-pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, String> {
-    if x.len() % block != 0 {
-        return Err(ragged(x.len(), block));
-    }
-    let mut out = Vec::new();
+/// Quantizes `x` into the scheme's bytes (see the module docs for each layout, and each
+/// quantizer for its rounding). `x.len()` must be a whole number of blocks and `block` should
+/// have passed [`Scheme::block`]; otherwise a [`QuantError::Ragged`].
+pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, QuantError> {
+    whole_blocks(x.len(), block)?;
+    let layout = s.layout(block);
+    let mut out = Vec::with_capacity(layout.bytes_for(x.len()));
     match s {
         Scheme::Ggml(t) => {
-            out = vec![0u8; x.len() / QK * t.block_bytes()];
+            out.resize(layout.bytes_for(x.len()), 0);
             for (chunk, o) in x
                 .chunks_exact(QK)
-                .zip(out.chunks_exact_mut(t.block_bytes()))
+                .zip(out.chunks_exact_mut(layout.block_bytes))
             {
                 ggml::quantize_block(t, chunk, o);
             }
         }
         Scheme::AbsmaxInt8 => absmax::quantize_to_bytes(x, block, &mut out),
-        Scheme::ZeroPointUint8 => {
-            for chunk in x.chunks_exact(block) {
-                let q = zeropoint::quantize(chunk, 8);
-                out.extend_from_slice(&q.scale.to_le_bytes());
-                out.push(q.zero_point);
-                out.extend_from_slice(&q.codes);
-            }
-        }
-        Scheme::ZeroPointInt4 => {
-            for chunk in x.chunks_exact(block) {
-                let q = zeropoint::quantize(chunk, 4);
-                out.extend_from_slice(&q.scale.to_le_bytes());
-                out.push(q.zero_point);
-                out.extend(q.codes.chunks_exact(2).map(|p| p[0] | (p[1] << 4)));
+        Scheme::ZeroPointUint8 | Scheme::ZeroPointInt4 => {
+            let bits = layout.code_bits;
+            out.resize(layout.bytes_for(x.len()), 0);
+            for (chunk, o) in x
+                .chunks_exact(block)
+                .zip(out.chunks_exact_mut(layout.block_bytes))
+            {
+                let q = zeropoint::quantize(chunk, bits);
+                o[..4].copy_from_slice(&q.scale.to_le_bytes());
+                o[4] = q.zero_point;
+                layout.pack_codes(&q.codes, &mut o[layout.code_offset..]);
             }
         }
         Scheme::Bf16 | Scheme::F16 => {
@@ -226,13 +230,7 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, String> {
             };
             out.extend(x.iter().flat_map(|v| cast(*v).to_le_bytes()));
         }
-        Scheme::Nf4 => {
-            let q = nf4::quantize(x, block, false);
-            for (codes, m) in q.codes.chunks_exact(block).zip(&q.absmax) {
-                out.extend_from_slice(&m.to_le_bytes());
-                out.extend(codes.chunks_exact(2).map(|p| p[0] | (p[1] << 4)));
-            }
-        }
+        Scheme::Nf4 => nf4_bytes(&nf4::quantize(x, block, false), &mut out),
         Scheme::F8E4M3 | Scheme::F8E5M2 => {
             let scale = fp8_scale(s, x);
             out.extend_from_slice(&scale.to_le_bytes());
@@ -242,11 +240,28 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// Appends NF4 blocks in the `nf4` layout: each block's f32 absmax, then its packed codes.
+fn nf4_bytes(q: &nf4::Nf4, out: &mut Vec<u8>) {
+    let layout = Scheme::Nf4.layout(q.block);
+    let start = out.len();
+    out.resize(start + q.absmax.len() * layout.block_bytes, 0);
+    for ((codes, m), o) in q
+        .codes
+        .chunks_exact(q.block)
+        .zip(&q.absmax)
+        .zip(out[start..].chunks_exact_mut(layout.block_bytes))
+    {
+        o[..4].copy_from_slice(&m.to_le_bytes());
+        layout.pack_codes(codes, &mut o[layout.code_offset..]);
+    }
+}
+
 /// NF4 with double quantization, in the `nf4` byte layout: the codes are computed against each
 /// block's exact absmax, and the stored absmax is its double-quantized reconstruction (what a
 /// QLoRA model actually multiplies by). Storage is 4.127 bits per weight at block 64
 /// ([`nf4::bits_per_weight`]); the bytes stay readable by [`dequantize`] with `Scheme::Nf4`.
-pub fn nf4_double_quant_bytes(x: &[f32], block: usize) -> Result<Vec<u8>, String> {
+/// Errors as [`quantize`], and [`QuantError::OddBlock`] for an odd block.
+pub fn nf4_double_quant_bytes(x: &[f32], block: usize) -> Result<Vec<u8>, QuantError> {
     nf4_double_quant_bytes_with_mean(x, block, nf4::absmax_mean(x, block))
 }
 
@@ -257,127 +272,84 @@ pub fn nf4_double_quant_bytes_with_mean(
     x: &[f32],
     block: usize,
     mean: f32,
-) -> Result<Vec<u8>, String> {
-    if block % 2 == 1 || block == 0 || x.len() % block != 0 {
-        return Err(ragged(x.len(), block.max(1)));
-    }
+) -> Result<Vec<u8>, QuantError> {
+    let block = Scheme::Nf4.block(Some(block))?;
+    whole_blocks(x.len(), block)?;
     let q = nf4::quantize_with_mean(x, block, Some(mean));
-    let mut out = Vec::with_capacity(x.len() / block * (4 + block / 2));
-    for (codes, m) in q.codes.chunks_exact(block).zip(&q.absmax) {
-        out.extend_from_slice(&m.to_le_bytes());
-        out.extend(codes.chunks_exact(2).map(|p| p[0] | (p[1] << 4)));
-    }
+    let mut out = Vec::with_capacity(Scheme::Nf4.layout(block).bytes_for(x.len()));
+    nf4_bytes(&q, &mut out);
     Ok(out)
 }
 
-/// Reverses [`quantize`]. The byte length must match the scheme's layout.
-pub fn dequantize(s: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, String> {
-    let stride = match s {
-        Scheme::Ggml(t) => t.block_bytes(),
-        Scheme::AbsmaxInt8 => 4 + block,
-        Scheme::ZeroPointUint8 => 5 + block,
-        Scheme::ZeroPointInt4 => 5 + block / 2,
-        Scheme::Nf4 => 4 + block / 2,
+/// Reverses [`quantize`]: exact for the stored codes (each value is code × scale computed in
+/// f32, as the scheme's quantizer documents). The byte length must be the header and a whole
+/// number of blocks, else [`QuantError::MissingHeader`] or [`QuantError::ByteLength`].
+pub fn dequantize(s: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, QuantError> {
+    let layout = s.layout(block);
+    let Some(body) = bytes.get(layout.header_bytes..) else {
+        return Err(QuantError::MissingHeader {
+            scheme: s,
+            bytes: bytes.len(),
+            header: layout.header_bytes,
+        });
+    };
+    let stride = layout.block_bytes;
+    if body.len() % stride != 0 {
+        return Err(QuantError::ByteLength {
+            scheme: s,
+            bytes: bytes.len(),
+            stride,
+        });
+    }
+    let mut out = vec![0f32; body.len() / stride * layout.values];
+    match s {
         Scheme::Bf16 | Scheme::F16 => {
-            if bytes.len() % 2 != 0 {
-                return Err(format!(
-                    "{} bytes is not a whole number of 2-byte {} values",
-                    bytes.len(),
-                    s
-                ));
-            }
             let id = if s == Scheme::Bf16 {
                 FormatId::Bf16
             } else {
                 FormatId::F16
             };
-            return Ok(bytes
-                .chunks_exact(2)
-                .map(|c| id.decode(u16::from_le_bytes([c[0], c[1]]) as u32) as f32)
-                .collect());
+            for (o, c) in out.iter_mut().zip(body.chunks_exact(2)) {
+                *o = id.decode(u16::from_le_bytes([c[0], c[1]]) as u32) as f32;
+            }
         }
         Scheme::F8E4M3 | Scheme::F8E5M2 => {
-            if bytes.len() < 4 {
-                return Err(format!(
-                    "{} bytes is too short for a {} tensor (4-byte scale first)",
-                    bytes.len(),
-                    s
-                ));
-            }
             let scale = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
             let codec = fp8_codec(s);
-            return Ok(bytes[4..]
-                .iter()
-                .map(|b| codec.decode(*b) * scale)
-                .collect());
+            for (o, b) in out.iter_mut().zip(body) {
+                *o = codec.decode(*b) * scale;
+            }
         }
-    };
-    if bytes.len() % stride != 0 {
-        return Err(format!(
-            "{} bytes is not a whole number of {stride}-byte {} blocks",
-            bytes.len(),
-            s
-        ));
-    }
-    let weights = match s {
-        Scheme::Ggml(_) => QK,
-        _ => block,
-    };
-    let mut out = vec![0f32; bytes.len() / stride * weights];
-    for (b, o) in bytes
-        .chunks_exact(stride)
-        .zip(out.chunks_exact_mut(weights))
-    {
-        match s {
-            Scheme::Ggml(t) => ggml::dequantize_block(t, b, o),
-            Scheme::AbsmaxInt8 => absmax::dequantize(
-                &absmax::AbsmaxBlock {
-                    scale: f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                    codes: b[4..].iter().map(|c| *c as i8).collect(),
-                },
-                o,
-            ),
-            Scheme::ZeroPointUint8 => {
-                let q = zeropoint::ZeroPointBlock {
-                    scale: f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                    zero_point: b[4],
-                    codes: b[5..].to_vec(),
-                };
-                zeropoint::dequantize(&q, o)
-            }
-            Scheme::ZeroPointInt4 => {
-                let codes = (0..block)
-                    .map(|i| {
-                        if i % 2 == 0 {
-                            b[5 + i / 2] & 0x0F
-                        } else {
-                            b[5 + i / 2] >> 4
-                        }
-                    })
-                    .collect();
-                zeropoint::dequantize(
-                    &zeropoint::ZeroPointBlock {
-                        scale: f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                        zero_point: b[4],
-                        codes,
-                    },
-                    o,
-                )
-            }
-            Scheme::Nf4 => {
-                let m = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                for (i, v) in o.iter_mut().enumerate() {
-                    let byte = b[4 + i / 2];
-                    let code = if i % 2 == 0 { byte & 0x0F } else { byte >> 4 };
-                    *v = nf4::NF4_CODE[code as usize] * m;
-                }
-            }
-            Scheme::F8E4M3 | Scheme::F8E5M2 | Scheme::Bf16 | Scheme::F16 => {
-                unreachable!("handled above")
+        _ => {
+            let mut codes = vec![0u8; layout.values];
+            for (b, o) in body
+                .chunks_exact(stride)
+                .zip(out.chunks_exact_mut(layout.values))
+            {
+                dequantize_block(s, &layout, b, &mut codes, o);
             }
         }
     }
     Ok(out)
+}
+
+/// Dequantizes one block `b` of a blocked scheme into `out`, unpacking its codes into `codes`.
+fn dequantize_block(s: Scheme, layout: &Layout, b: &[u8], codes: &mut [u8], out: &mut [f32]) {
+    let f32_at = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    if let Scheme::Ggml(t) = s {
+        return ggml::dequantize_block(t, b, out);
+    }
+    layout.unpack_codes(&b[layout.code_offset..], codes);
+    match s {
+        Scheme::AbsmaxInt8 => {
+            absmax::dequantize_codes(f32_at(0), codes.iter().map(|c| *c as i8), out)
+        }
+        Scheme::ZeroPointUint8 | Scheme::ZeroPointInt4 => {
+            zeropoint::dequantize_codes(f32_at(0), b[4], codes, out)
+        }
+        Scheme::Nf4 => nf4::dequantize_codes(f32_at(0), codes, out),
+        _ => unreachable!("per-value formats are decoded by dequantize"),
+    }
 }
 
 #[cfg(test)]
@@ -400,12 +372,48 @@ mod tests {
     }
 
     #[test]
+    fn an_odd_zeropoint_int4_block_keeps_its_last_code() {
+        let x = [0.5f32, -0.25, 1.0, 0.0, 0.75, -1.0];
+        let bytes = quantize(Scheme::ZeroPointInt4, &x, 3).unwrap();
+        assert_eq!(bytes.len(), 2 * (5 + 2));
+        let y = dequantize(Scheme::ZeroPointInt4, &bytes, 3).unwrap();
+        for (a, b) in x.iter().zip(&y) {
+            assert!((a - b).abs() <= 2.0 / 15.0, "{a} vs {b}");
+        }
+    }
+
+    #[test]
     fn bad_shapes_are_errors() {
-        assert!(quantize(Scheme::AbsmaxInt8, &[0.0; 65], 64)
-            .unwrap_err()
-            .contains("1 left over"));
-        assert!(Scheme::Ggml(GgmlType::Q4_0).block(Some(64)).is_err());
-        assert!(dequantize(Scheme::Ggml(GgmlType::Q8_0), &[0; 35], 32).is_err());
-        assert!("q3_k".parse::<Scheme>().unwrap_err().contains("q8_0"));
+        assert_eq!(
+            quantize(Scheme::AbsmaxInt8, &[0.0; 65], 64).unwrap_err(),
+            QuantError::Ragged {
+                values: 65,
+                block: 64
+            }
+        );
+        assert!(matches!(
+            Scheme::Ggml(GgmlType::Q4_0).block(Some(64)),
+            Err(QuantError::FixedBlock { block: 32, .. })
+        ));
+        assert!(matches!(
+            dequantize(Scheme::Ggml(GgmlType::Q8_0), &[0; 35], 32),
+            Err(QuantError::ByteLength { stride: 34, .. })
+        ));
+        assert!(matches!(
+            dequantize(Scheme::F8E4M3, &[0; 3], 1),
+            Err(QuantError::MissingHeader { header: 4, .. })
+        ));
+        assert!(matches!(
+            dequantize(Scheme::Bf16, &[0; 3], 1),
+            Err(QuantError::ByteLength { stride: 2, .. })
+        ));
+        assert_eq!(
+            "q3_k".parse::<Scheme>().unwrap_err(),
+            QuantError::UnknownScheme("q3_k".into())
+        );
+        assert_eq!(
+            Scheme::Nf4.block(Some(7)),
+            Err(QuantError::OddBlock(Scheme::Nf4))
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! (F32, F16, BF16). Every malformed, oversized, truncated or unsupported input is an `Err` with a
 //! message saying which; nothing panics.
 
+use super::error::QuantError;
 use crate::format::FormatId;
 
 /// Largest file accepted, in bytes (256 MiB).
@@ -31,14 +32,18 @@ pub struct TensorInfo {
     pub supported: bool,
 }
 
-fn elements(shape: &[usize]) -> Result<usize, String> {
+fn bad(why: impl Into<String>) -> QuantError {
+    QuantError::BadFile(why.into())
+}
+
+fn elements(shape: &[usize]) -> Result<usize, QuantError> {
     shape
         .iter()
         .try_fold(1usize, |acc, d| acc.checked_mul(*d))
-        .ok_or_else(|| "the shape's element count overflows".to_string())
+        .ok_or_else(|| bad("the shape's element count overflows"))
 }
 
-fn decode(dtype: &str, raw: &[u8]) -> Result<Vec<f32>, String> {
+fn decode(dtype: &str, raw: &[u8]) -> Result<Vec<f32>, QuantError> {
     Ok(match dtype {
         "F32" => raw
             .chunks_exact(4)
@@ -53,9 +58,10 @@ fn decode(dtype: &str, raw: &[u8]) -> Result<Vec<f32>, String> {
             .map(|c| f32::from_bits((u16::from_le_bytes([c[0], c[1]]) as u32) << 16))
             .collect(),
         other => {
-            return Err(format!(
-                "dtype {other} is not supported: use F32, F16 or BF16"
-            ))
+            return Err(QuantError::UnsupportedDtype {
+                dtype: other.into(),
+                expected: "F32, F16 or BF16",
+            })
         }
     })
 }
@@ -69,7 +75,7 @@ fn elem_size(dtype: &str) -> Option<usize> {
 }
 
 /// The safetensors header: tensors with their dtype and shape, in file order (by offset).
-pub fn safetensors_index(bytes: &[u8]) -> Result<Vec<TensorInfo>, String> {
+pub fn safetensors_index(bytes: &[u8]) -> Result<Vec<TensorInfo>, QuantError> {
     Ok(parse_safetensors_header(bytes)?
         .0
         .into_iter()
@@ -79,26 +85,24 @@ pub fn safetensors_index(bytes: &[u8]) -> Result<Vec<TensorInfo>, String> {
 
 type Entries = Vec<(TensorInfo, (usize, usize))>;
 
-fn parse_safetensors_header(bytes: &[u8]) -> Result<(Entries, usize), String> {
+fn parse_safetensors_header(bytes: &[u8]) -> Result<(Entries, usize), QuantError> {
     if bytes.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "the file is {} MiB; the limit is {} MiB",
-            bytes.len() >> 20,
-            MAX_FILE_BYTES >> 20
-        ));
+        return Err(QuantError::FileTooLarge { bytes: bytes.len() });
     }
     if bytes.len() < 8 {
-        return Err("not a safetensors file: shorter than its 8-byte header length".into());
+        return Err(bad(
+            "not a safetensors file: shorter than its 8-byte header length",
+        ));
     }
     let header_len = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")) as usize;
     if header_len > bytes.len() - 8 || header_len > 100 << 20 {
-        return Err(format!(
+        return Err(bad(format!(
             "not a safetensors file: header length {header_len} exceeds the file"
-        ));
+        )));
     }
     let text = std::str::from_utf8(&bytes[8..8 + header_len])
-        .map_err(|_| "the safetensors header is not UTF-8")?;
-    let entries = json::parse_object(text)?;
+        .map_err(|_| bad("the safetensors header is not UTF-8"))?;
+    let entries = json::parse_object(text).map_err(QuantError::BadFile)?;
     let data_len = bytes.len() - 8 - header_len;
     let mut out = Vec::new();
     for (name, fields) in entries {
@@ -107,24 +111,24 @@ fn parse_safetensors_header(bytes: &[u8]) -> Result<(Entries, usize), String> {
         }
         let dtype = fields
             .string("dtype")
-            .ok_or_else(|| format!("tensor '{name}' has no dtype"))?;
+            .ok_or_else(|| bad(format!("tensor '{name}' has no dtype")))?;
         let shape = fields
             .numbers("shape")
-            .ok_or_else(|| format!("tensor '{name}' has no shape"))?;
+            .ok_or_else(|| bad(format!("tensor '{name}' has no shape")))?;
         let offsets = fields
             .numbers("data_offsets")
             .filter(|o| o.len() == 2)
-            .ok_or_else(|| format!("tensor '{name}' has no data_offsets"))?;
+            .ok_or_else(|| bad(format!("tensor '{name}' has no data_offsets")))?;
         let (start, end) = (offsets[0], offsets[1]);
         if start > end || end > data_len {
-            return Err(format!("tensor '{name}' is truncated: bytes {start}..{end} but the data is {data_len} bytes"));
+            return Err(bad(format!("tensor '{name}' is truncated: bytes {start}..{end} but the data is {data_len} bytes")));
         }
         if let Some(size) = elem_size(&dtype) {
             if elements(&shape)?.checked_mul(size) != Some(end - start) {
-                return Err(format!(
+                return Err(bad(format!(
                     "tensor '{name}': shape {shape:?} of {dtype} does not match its {} bytes",
                     end - start
-                ));
+                )));
             }
         }
         let supported = elem_size(&dtype).is_some();
@@ -143,12 +147,12 @@ fn parse_safetensors_header(bytes: &[u8]) -> Result<(Entries, usize), String> {
 }
 
 /// Reads tensor `name` from a safetensors file.
-pub fn read_safetensors(bytes: &[u8], name: &str) -> Result<Tensor, String> {
+pub fn read_safetensors(bytes: &[u8], name: &str) -> Result<Tensor, QuantError> {
     let (entries, base) = parse_safetensors_header(bytes)?;
     let (info, (start, end)) = entries
         .into_iter()
         .find(|(i, _)| i.name == name)
-        .ok_or_else(|| format!("no tensor named '{name}' in the file"))?;
+        .ok_or_else(|| QuantError::NoSuchTensor(name.into()))?;
     let values = decode(&info.dtype, &bytes[base + start..base + end])?;
     Ok(Tensor {
         name: info.name,
@@ -158,16 +162,14 @@ pub fn read_safetensors(bytes: &[u8], name: &str) -> Result<Tensor, String> {
 }
 
 /// Reads a `.npy` array (little-endian `<f4` or `<f2`, C order).
-pub fn read_npy(bytes: &[u8]) -> Result<Tensor, String> {
+pub fn read_npy(bytes: &[u8]) -> Result<Tensor, QuantError> {
     if bytes.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "the file is {} MiB; the limit is {} MiB",
-            bytes.len() >> 20,
-            MAX_FILE_BYTES >> 20
-        ));
+        return Err(QuantError::FileTooLarge { bytes: bytes.len() });
     }
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
-        return Err("not a .npy file: the magic string \\x93NUMPY is missing".into());
+        return Err(bad(
+            "not a .npy file: the magic string \\x93NUMPY is missing",
+        ));
     }
     let (header_len, start) = match bytes[6] {
         1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
@@ -175,28 +177,30 @@ pub fn read_npy(bytes: &[u8]) -> Result<Tensor, String> {
             u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
             12,
         ),
-        v => return Err(format!(".npy version {v} is not supported")),
+        v => return Err(bad(format!(".npy version {v} is not supported"))),
     };
     let header = bytes
         .get(start..start + header_len)
-        .ok_or("the .npy header is truncated")?;
-    let header = std::str::from_utf8(header).map_err(|_| "the .npy header is not text")?;
-    let descr = npy_field(header, "descr").ok_or("the .npy header has no descr")?;
+        .ok_or_else(|| bad("the .npy header is truncated"))?;
+    let header = std::str::from_utf8(header).map_err(|_| bad("the .npy header is not text"))?;
+    let descr = npy_field(header, "descr").ok_or_else(|| bad("the .npy header has no descr"))?;
     if npy_field(header, "fortran_order").is_some_and(|v| v.trim() == "True") {
-        return Err(
-            "Fortran-ordered arrays are not supported: save with np.ascontiguousarray".into(),
-        );
+        return Err(bad(
+            "Fortran-ordered arrays are not supported: save with np.ascontiguousarray",
+        ));
     }
     let dtype = match descr.trim().trim_matches(|c| c == '\'' || c == '"') {
         "<f4" => "F32",
         "<f2" => "F16",
         other => {
-            return Err(format!(
-                "dtype {other} is not supported: use float32 ('<f4') or float16 ('<f2')"
-            ))
+            return Err(QuantError::UnsupportedDtype {
+                dtype: other.into(),
+                expected: "float32 ('<f4') or float16 ('<f2')",
+            })
         }
     };
-    let shape_text = npy_field(header, "shape").ok_or("the .npy header has no shape")?;
+    let shape_text =
+        npy_field(header, "shape").ok_or_else(|| bad("the .npy header has no shape"))?;
     let shape: Vec<usize> = shape_text
         .trim()
         .trim_start_matches('(')
@@ -206,19 +210,19 @@ pub fn read_npy(bytes: &[u8]) -> Result<Tensor, String> {
         .filter(|s| !s.is_empty())
         .map(|s| {
             s.parse::<usize>()
-                .map_err(|_| format!("bad shape entry '{s}'"))
+                .map_err(|_| bad(format!("bad shape entry '{s}'")))
         })
         .collect::<Result<_, _>>()?;
     let size = elem_size(dtype).expect("supported");
     let need = elements(&shape)?
         .checked_mul(size)
-        .ok_or("the array is too large")?;
+        .ok_or_else(|| bad("the array is too large"))?;
     let data = &bytes[start + header_len..];
     if data.len() < need {
-        return Err(format!(
+        return Err(bad(format!(
             "the .npy data is truncated: {} of {need} bytes",
             data.len()
-        ));
+        )));
     }
     Ok(Tensor {
         name: "array".into(),
@@ -479,9 +483,11 @@ mod tests {
     fn bad_safetensors_say_why() {
         assert!(read_safetensors(b"abc", "w")
             .unwrap_err()
+            .to_string()
             .contains("shorter"));
         assert!(read_safetensors(&safetensors("{not json", b""), "w")
             .unwrap_err()
+            .to_string()
             .contains("malformed"));
         let truncated = safetensors(
             r#"{"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}"#,
@@ -489,6 +495,7 @@ mod tests {
         );
         assert!(read_safetensors(&truncated, "w")
             .unwrap_err()
+            .to_string()
             .contains("truncated"));
         let int = safetensors(
             r#"{"w":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}"#,
@@ -496,6 +503,7 @@ mod tests {
         );
         assert!(read_safetensors(&int, "w")
             .unwrap_err()
+            .to_string()
             .contains("not supported"));
         assert!(!safetensors_index(&int).unwrap()[0].supported);
         let mismatch = safetensors(
@@ -504,11 +512,13 @@ mod tests {
         );
         assert!(read_safetensors(&mismatch, "w")
             .unwrap_err()
+            .to_string()
             .contains("does not match"));
         let mut huge = 1u64.to_le_bytes().to_vec();
         huge[7] = 0x7f;
         assert!(read_safetensors(&huge, "w")
             .unwrap_err()
+            .to_string()
             .contains("exceeds"));
     }
 
@@ -542,10 +552,15 @@ mod tests {
         );
         assert!(read_npy(&npy("<i8", "(1,)", &[0; 8]))
             .unwrap_err()
+            .to_string()
             .contains("not supported"));
         assert!(read_npy(&npy("<f4", "(3,)", &[0; 8]))
             .unwrap_err()
+            .to_string()
             .contains("truncated"));
-        assert!(read_npy(b"PK\x03\x04 zip").unwrap_err().contains("magic"));
+        assert!(read_npy(b"PK\x03\x04 zip")
+            .unwrap_err()
+            .to_string()
+            .contains("magic"));
     }
 }

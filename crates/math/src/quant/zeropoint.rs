@@ -49,10 +49,11 @@ pub fn quantize(x: &[f32], bits: u32) -> ZeroPointBlock {
     }
 }
 
-/// Dequantizes one block into `out`.
-pub fn dequantize(b: &ZeroPointBlock, out: &mut [f32]) {
-    for (o, q) in out.iter_mut().zip(&b.codes) {
-        *o = (*q as f32 - b.zero_point as f32) * b.scale;
+/// Dequantizes one block's codes into `out`: (code − `zero_point`) × `scale` in f32 (the
+/// difference is exact; the multiply rounds to nearest even).
+pub fn dequantize_codes(scale: f32, zero_point: u8, codes: &[u8], out: &mut [f32]) {
+    for (o, q) in out.iter_mut().zip(codes) {
+        *o = (*q as f32 - zero_point as f32) * scale;
     }
 }
 
@@ -66,7 +67,7 @@ mod tests {
         for bits in [4, 8] {
             let b = quantize(&x, bits);
             let mut y = [0f32; 5];
-            dequantize(&b, &mut y);
+            dequantize_codes(b.scale, b.zero_point, &b.codes, &mut y);
             assert_eq!(y[1], 0.0);
             for (a, z) in x.iter().zip(&y) {
                 assert!((a - z).abs() <= b.scale * 0.5 + 1e-6, "{bits}: {a} {z}");
@@ -78,7 +79,7 @@ mod tests {
     fn constant_and_zero_blocks() {
         let b = quantize(&[0.75; 3], 8);
         let mut y = [0f32; 3];
-        dequantize(&b, &mut y);
+        dequantize_codes(b.scale, b.zero_point, &b.codes, &mut y);
         assert_eq!(y, [0.75; 3]);
         assert_eq!(
             quantize(&[0.0; 2], 4),

@@ -1,0 +1,467 @@
+//! The byte layout of every scheme, in one place: values per block, where the scale sits and what
+//! it is, where the codes start, how wide they are and how they are packed, bytes per block. The
+//! quantizers, the dequantizers and the lab's code view all read it, and a GPU host can size its
+//! buffers and pack codes into `u32` words from it.
+//!
+//! GGML blocks follow llama.cpp's `block_q8_0` … `block_mxfp4` (ggml-common.h): for example
+//! `block_q5_1 { ggml_half d; ggml_half m; uint8_t qh[4]; uint8_t qs[16]; }` is 24 bytes with the
+//! codes (fifth bits first) at byte 4. The other layouts are bitbudget's own, documented in
+//! [`super::scheme`].
+
+use super::ggml::{
+    BlockMxfp4, BlockQ4_0, BlockQ4_1, BlockQ5_0, BlockQ5_1, BlockQ8_0, GgmlType, QK,
+};
+use super::scheme::Scheme;
+use std::mem::offset_of;
+
+/// How a block's scale is stored (all little-endian).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScaleKind {
+    /// An IEEE half scale `d` (Q8_0, Q4_0, Q5_0): 2 bytes.
+    F16,
+    /// An IEEE half scale `d` then an IEEE half minimum `m` (Q4_1, Q5_1): 4 bytes.
+    F16AndMin,
+    /// An E8M0 exponent (MXFP4): 1 byte.
+    E8M0,
+    /// An f32 scale or absmax (absmax-int8, nf4): 4 bytes.
+    F32,
+    /// An f32 scale then a u8 zero point (zero-point schemes): 5 bytes.
+    F32AndZeroPoint,
+    /// One f32 scale for the whole tensor, before the first block (FP8): 4 header bytes.
+    TensorF32,
+    /// No scale (plain casts to bf16 and f16).
+    None,
+}
+
+/// How the codes sit in a block's code bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Packing {
+    /// One byte per code.
+    Byte,
+    /// Two little-endian bytes per code.
+    U16,
+    /// GGML nibbles: value j < B/2 in the low nibble of byte j, value j ≥ B/2 in the high nibble
+    /// of byte j − B/2.
+    SplitNibbles,
+    /// Value 2i in the low nibble of byte i, value 2i + 1 in the high nibble (NF4, zeropoint-int4).
+    PairedNibbles,
+    /// GGML 5-bit: a little-endian u32 whose bit j is the fifth bit of value j, then the low four
+    /// bits as [`Packing::SplitNibbles`].
+    SplitNibblesHighBits,
+}
+
+/// One scheme's byte layout at one block size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Values per block (1 for the per-value formats FP8, bf16 and f16).
+    pub values: usize,
+    /// Bytes per block, scale included.
+    pub block_bytes: usize,
+    /// Bytes before the first block (FP8's per-tensor scale; otherwise 0).
+    pub header_bytes: usize,
+    /// What the scale is.
+    pub scale: ScaleKind,
+    /// Byte offset of the scale: in the block, or in the header for [`ScaleKind::TensorF32`].
+    pub scale_offset: usize,
+    /// Byte offset of the codes in a block.
+    pub code_offset: usize,
+    /// Bits of one code.
+    pub code_bits: u32,
+    /// How the codes are packed.
+    pub packing: Packing,
+    /// Whether a code is a two's-complement signed number (Q8_0, absmax-int8) rather than an
+    /// unsigned one or an index.
+    pub signed: bool,
+}
+
+impl Layout {
+    /// The layout of `scheme` with blocks of `block` values (ignored by the GGML formats, which
+    /// always hold 32, and by the per-value formats). `block` should have passed
+    /// [`Scheme::block`]; 0 is taken as 1.
+    pub const fn of(scheme: Scheme, block: usize) -> Layout {
+        let b = if block == 0 { 1 } else { block };
+        let (values, scale, code_offset, code_bits, packing) = match scheme {
+            Scheme::Ggml(t) => {
+                // The code offsets come from llama.cpp's structs, mirrored in `ggml`.
+                let (scale, at, bits, packing) = match t {
+                    GgmlType::Q8_0 => (ScaleKind::F16, offset_of!(BlockQ8_0, qs), 8, Packing::Byte),
+                    GgmlType::Q4_0 => (
+                        ScaleKind::F16,
+                        offset_of!(BlockQ4_0, qs),
+                        4,
+                        Packing::SplitNibbles,
+                    ),
+                    GgmlType::Q4_1 => (
+                        ScaleKind::F16AndMin,
+                        offset_of!(BlockQ4_1, qs),
+                        4,
+                        Packing::SplitNibbles,
+                    ),
+                    GgmlType::Q5_0 => (
+                        ScaleKind::F16,
+                        offset_of!(BlockQ5_0, qh),
+                        5,
+                        Packing::SplitNibblesHighBits,
+                    ),
+                    GgmlType::Q5_1 => (
+                        ScaleKind::F16AndMin,
+                        offset_of!(BlockQ5_1, qh),
+                        5,
+                        Packing::SplitNibblesHighBits,
+                    ),
+                    GgmlType::Mxfp4 => (
+                        ScaleKind::E8M0,
+                        offset_of!(BlockMxfp4, qs),
+                        4,
+                        Packing::SplitNibbles,
+                    ),
+                };
+                (QK, scale, at, bits, packing)
+            }
+            Scheme::AbsmaxInt8 => (b, ScaleKind::F32, 4, 8, Packing::Byte),
+            Scheme::ZeroPointUint8 => (b, ScaleKind::F32AndZeroPoint, 5, 8, Packing::Byte),
+            Scheme::ZeroPointInt4 => (b, ScaleKind::F32AndZeroPoint, 5, 4, Packing::PairedNibbles),
+            Scheme::Nf4 => (b, ScaleKind::F32, 4, 4, Packing::PairedNibbles),
+            Scheme::F8E4M3 | Scheme::F8E5M2 => (1, ScaleKind::TensorF32, 0, 8, Packing::Byte),
+            Scheme::Bf16 | Scheme::F16 => (1, ScaleKind::None, 0, 16, Packing::U16),
+        };
+        let code_bytes = match packing {
+            Packing::Byte => values,
+            Packing::U16 => 2 * values,
+            Packing::SplitNibbles | Packing::PairedNibbles => values.div_ceil(2),
+            Packing::SplitNibblesHighBits => 4 + values / 2,
+        };
+        let header_bytes = if matches!(scale, ScaleKind::TensorF32) {
+            4
+        } else {
+            0
+        };
+        Layout {
+            values,
+            block_bytes: code_offset + code_bytes,
+            header_bytes,
+            scale,
+            scale_offset: 0,
+            code_offset,
+            code_bits,
+            packing,
+            signed: matches!(scheme, Scheme::Ggml(GgmlType::Q8_0) | Scheme::AbsmaxInt8),
+        }
+    }
+
+    /// Blocks that hold `n` values (the last one zero-padded).
+    pub const fn blocks_for(&self, n: usize) -> usize {
+        n.div_ceil(self.values)
+    }
+
+    /// Bytes that `n` values take: the header and [`Layout::blocks_for`] whole blocks. Saturates
+    /// at `usize::MAX` instead of overflowing.
+    pub const fn bytes_for(&self, n: usize) -> usize {
+        self.blocks_for(n)
+            .saturating_mul(self.block_bytes)
+            .saturating_add(self.header_bytes)
+    }
+
+    /// Byte offset of block `i` in a whole tensor's bytes (header included).
+    pub const fn block_start(&self, i: usize) -> usize {
+        self.header_bytes + i * self.block_bytes
+    }
+
+    /// Byte offset where the codes of block `i` start in a whole tensor's bytes.
+    pub const fn codes_start(&self, i: usize) -> usize {
+        self.block_start(i) + self.code_offset
+    }
+
+    /// Bytes of codes per block.
+    pub const fn code_bytes(&self) -> usize {
+        self.block_bytes - self.code_offset
+    }
+
+    /// Codes per `u32` word when a block's codes are packed little-endian by [`pack_u32`] (a
+    /// 5-bit code counts as its 4-bit nibble; its fifth bits are already a u32).
+    pub const fn codes_per_word(&self) -> usize {
+        match self.packing {
+            Packing::SplitNibblesHighBits => 8,
+            _ => 32 / self.code_bits as usize,
+        }
+    }
+
+    /// Packs one block's codes (each below 2^`code_bits`, one per value) into its code bytes
+    /// `out` ([`Layout::code_bytes`] long). Bits above the code width are dropped.
+    pub fn pack_codes(&self, codes: &[u8], out: &mut [u8]) {
+        debug_assert_eq!(codes.len(), self.values);
+        match self.packing {
+            Packing::Byte => out[..codes.len()].copy_from_slice(codes),
+            Packing::U16 => {
+                for (o, c) in out.chunks_exact_mut(2).zip(codes) {
+                    o.copy_from_slice(&(*c as u16).to_le_bytes());
+                }
+            }
+            Packing::SplitNibbles => pack_split_nibbles(codes, out),
+            Packing::PairedNibbles => pack_paired_nibbles(codes, out),
+            Packing::SplitNibblesHighBits => {
+                let high = codes
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |acc, (j, v)| acc | ((((*v as u32) >> 4) & 1) << j));
+                out[..4].copy_from_slice(&high.to_le_bytes());
+                pack_split_nibbles(codes, &mut out[4..]);
+            }
+        }
+    }
+
+    /// Unpacks one block's code bytes (as [`Layout::pack_codes`] wrote them) into one code per
+    /// value of `out` (for codes of at most 8 bits; a 16-bit code keeps its low byte).
+    pub fn unpack_codes(&self, code_bytes: &[u8], out: &mut [u8]) {
+        match self.packing {
+            Packing::Byte => out.copy_from_slice(&code_bytes[..out.len()]),
+            Packing::U16 => {
+                for (o, c) in out.iter_mut().zip(code_bytes.chunks_exact(2)) {
+                    *o = c[0];
+                }
+            }
+            Packing::SplitNibbles => unpack_split_nibbles(code_bytes, out),
+            Packing::PairedNibbles => unpack_paired_nibbles(code_bytes, out),
+            Packing::SplitNibblesHighBits => {
+                let high = u32::from_le_bytes([
+                    code_bytes[0],
+                    code_bytes[1],
+                    code_bytes[2],
+                    code_bytes[3],
+                ]);
+                unpack_split_nibbles(&code_bytes[4..], out);
+                for (j, o) in out.iter_mut().enumerate() {
+                    *o |= (((high >> j) & 1) as u8) << 4;
+                }
+            }
+        }
+    }
+
+    /// The code of value `i` in a whole tensor's bytes (header included) as a number: sign
+    /// extended when [`Layout::signed`], else [`Layout::code`]. `None` when the bytes end before it.
+    pub fn code_value(&self, bytes: &[u8], i: usize) -> Option<i32> {
+        let c = self.code(bytes, i)?;
+        Some(if self.signed {
+            ((c << (32 - self.code_bits)) as i32) >> (32 - self.code_bits)
+        } else {
+            c as i32
+        })
+    }
+
+    /// The code of value `i` in a whole tensor's bytes (header included), as an unsigned number
+    /// of [`Layout::code_bits`] bits. `None` when the bytes end before it.
+    pub fn code(&self, bytes: &[u8], i: usize) -> Option<u32> {
+        let (block, j) = (i / self.values, i % self.values);
+        let at = self.codes_start(block);
+        let region = bytes.get(at..at + self.code_bytes())?;
+        let half = self.values / 2;
+        Some(match self.packing {
+            Packing::Byte => region[j] as u32,
+            Packing::U16 => u16::from_le_bytes([region[2 * j], region[2 * j + 1]]) as u32,
+            Packing::SplitNibbles => split_nibble(region, j, half) as u32,
+            Packing::PairedNibbles => paired_nibble(region, j) as u32,
+            Packing::SplitNibblesHighBits => {
+                let high = u32::from_le_bytes([region[0], region[1], region[2], region[3]]);
+                split_nibble(&region[4..], j, half) as u32 | (((high >> j) & 1) << 4)
+            }
+        })
+    }
+}
+
+/// Packs 4-bit codes GGML's way: codes j and j + len/2 share byte j (low, high nibble).
+pub fn pack_split_nibbles(codes: &[u8], out: &mut [u8]) {
+    let half = codes.len() / 2;
+    for (j, o) in out[..half].iter_mut().enumerate() {
+        *o = (codes[j] & 0x0F) | ((codes[j + half] & 0x0F) << 4);
+    }
+}
+
+/// Reverses [`pack_split_nibbles`] into `out.len()` codes.
+pub fn unpack_split_nibbles(bytes: &[u8], out: &mut [u8]) {
+    let half = out.len() / 2;
+    let (lo, hi) = out.split_at_mut(half);
+    for ((l, h), b) in lo.iter_mut().zip(hi.iter_mut()).zip(bytes) {
+        *l = b & 0x0F;
+        *h = b >> 4;
+    }
+}
+
+/// Packs 4-bit codes in pairs: codes 2i and 2i + 1 share byte i (low, high nibble); an odd last
+/// code gets a zero high nibble.
+pub fn pack_paired_nibbles(codes: &[u8], out: &mut [u8]) {
+    let pairs = codes.chunks_exact(2);
+    if let [last] = pairs.remainder() {
+        out[codes.len() / 2] = last & 0x0F;
+    }
+    for (o, p) in out.iter_mut().zip(pairs) {
+        *o = (p[0] & 0x0F) | (p[1] << 4);
+    }
+}
+
+/// Reverses [`pack_paired_nibbles`] into `out.len()` codes.
+pub fn unpack_paired_nibbles(bytes: &[u8], out: &mut [u8]) {
+    let len = out.len();
+    let mut pairs = out.chunks_exact_mut(2);
+    for (p, b) in (&mut pairs).zip(bytes) {
+        p[0] = b & 0x0F;
+        p[1] = b >> 4;
+    }
+    if let [last] = pairs.into_remainder() {
+        *last = bytes[len / 2] & 0x0F;
+    }
+}
+
+fn split_nibble(bytes: &[u8], j: usize, half: usize) -> u8 {
+    if j < half {
+        bytes[j] & 0x0F
+    } else {
+        bytes[j - half] >> 4
+    }
+}
+
+fn paired_nibble(bytes: &[u8], j: usize) -> u8 {
+    if j % 2 == 0 {
+        bytes[j / 2] & 0x0F
+    } else {
+        bytes[j / 2] >> 4
+    }
+}
+
+/// Packs bytes into `u32` words, little-endian (byte 4k is bits 0..8 of word k), the last word
+/// zero-padded: how WebGPU, which has only 32-bit storage, sees a buffer of codes. For
+/// [`Packing::Byte`], [`Packing::U16`] and [`Packing::PairedNibbles`] code k of a block then sits
+/// at bits `(k × code_bits) mod 32` of word `k × code_bits / 32`.
+pub fn pack_u32(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect()
+}
+
+/// Reverses [`pack_u32`]: the first `len` bytes of the words.
+pub fn unpack_u32(words: &[u32], len: usize) -> Vec<u8> {
+    let mut out: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    out.truncate(len);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quant::scheme::quantize;
+    use std::mem::size_of;
+
+    #[test]
+    fn ggml_block_sizes_are_llama_cpp_struct_sizes() {
+        let sizes = [
+            (GgmlType::Q8_0, size_of::<BlockQ8_0>()),
+            (GgmlType::Q4_0, size_of::<BlockQ4_0>()),
+            (GgmlType::Q4_1, size_of::<BlockQ4_1>()),
+            (GgmlType::Q5_0, size_of::<BlockQ5_0>()),
+            (GgmlType::Q5_1, size_of::<BlockQ5_1>()),
+            (GgmlType::Mxfp4, size_of::<BlockMxfp4>()),
+        ];
+        for (t, size) in sizes {
+            assert_eq!(Layout::of(Scheme::Ggml(t), 32).block_bytes, size, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn bytes_for_is_the_length_quantize_writes() {
+        let x: Vec<f32> = (0..256).map(|i| (i as f32 * 0.37).sin()).collect();
+        for s in Scheme::ALL {
+            for block in [s.default_block(), 2, 128] {
+                let Ok(block) = s.block(Some(block)).or_else(|_| s.block(None)) else {
+                    continue;
+                };
+                let l = Layout::of(s, block);
+                let bytes = quantize(s, &x, block).unwrap();
+                assert_eq!(bytes.len(), l.bytes_for(x.len()), "{s} block {block}");
+                assert_eq!(l.blocks_for(x.len()) * l.values, x.len(), "{s}");
+            }
+        }
+    }
+
+    #[test]
+    fn packing_round_trips_every_scheme_s_codes() {
+        for s in Scheme::ALL {
+            let l = Layout::of(s, 64);
+            let top = if l.code_bits >= 8 {
+                255
+            } else {
+                (1u32 << l.code_bits) - 1
+            };
+            let codes: Vec<u8> = (0..l.values)
+                .map(|j| ((j as u32 * 7 + 3) % (top + 1)) as u8)
+                .collect();
+            let mut region = vec![0u8; l.code_bytes()];
+            l.pack_codes(&codes, &mut region);
+            let mut back = vec![0u8; l.values];
+            l.unpack_codes(&region, &mut back);
+            assert_eq!(back, codes, "{s}");
+            let mut whole = vec![0xAA; l.codes_start(0)];
+            whole.extend_from_slice(&region);
+            for (j, c) in codes.iter().enumerate() {
+                assert_eq!(l.code(&whole, j), Some(*c as u32), "{s} value {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_odd_number_of_paired_nibbles_round_trips() {
+        let mut out = [0xFFu8; 2];
+        pack_paired_nibbles(&[1, 2, 3], &mut out);
+        assert_eq!(out, [0x21, 0x03]);
+        let mut back = [0u8; 3];
+        unpack_paired_nibbles(&out, &mut back);
+        assert_eq!(back, [1, 2, 3]);
+    }
+
+    #[test]
+    fn ggml_nibbles_pair_value_j_with_value_j_plus_16() {
+        let l = Layout::of(Scheme::Ggml(GgmlType::Q4_0), 32);
+        let codes: Vec<u8> = (0..32).map(|j| (j % 16) as u8).collect();
+        let mut region = [0u8; 16];
+        l.pack_codes(&codes, &mut region);
+        assert_eq!(region[1], 0x11);
+        assert_eq!(region[15], 0xFF);
+        let paired = Layout::of(Scheme::Nf4, 4);
+        let mut two = [0u8; 2];
+        paired.pack_codes(&[1, 2, 3, 4], &mut two);
+        assert_eq!(two, [0x21, 0x43]);
+    }
+
+    #[test]
+    fn codes_pack_into_little_endian_words() {
+        let l = Layout::of(Scheme::Nf4, 16);
+        let codes: Vec<u8> = (0..16).collect();
+        let mut region = vec![0u8; l.code_bytes()];
+        l.pack_codes(&codes, &mut region);
+        let words = pack_u32(&region);
+        assert_eq!(words.len(), 16 / l.codes_per_word());
+        for (k, c) in codes.iter().enumerate() {
+            let bits = k * l.code_bits as usize;
+            assert_eq!(
+                (words[bits / 32] >> (bits % 32)) & 0xF,
+                *c as u32,
+                "code {k}"
+            );
+        }
+        assert_eq!(
+            unpack_u32(&pack_u32(&[1, 2, 3, 4, 5]), 5),
+            vec![1, 2, 3, 4, 5]
+        );
+        assert_eq!(pack_u32(&[1, 2, 3, 4, 5]), vec![0x0403_0201, 5]);
+    }
+
+    #[test]
+    fn huge_counts_saturate_instead_of_overflowing() {
+        let l = Layout::of(Scheme::Bf16, 1);
+        assert_eq!(l.bytes_for(usize::MAX), usize::MAX);
+        assert_eq!(Layout::of(Scheme::AbsmaxInt8, 0).values, 1);
+    }
+}
