@@ -592,3 +592,72 @@ fn quantize_svg_needs_report_and_values() {
         "the input is empty",
     );
 }
+
+/// `memory --svg - --chart bar` writes the Memory page's SVG download for the same state, byte for
+/// byte (the browser test `tests/svg_downloads.rs` checks the page's side against the same file).
+#[test]
+fn memory_svg_is_the_pages_download() {
+    let out = bitbudget(
+        &[
+            "memory",
+            "--model",
+            "llama-3-8b",
+            "--mode",
+            "train",
+            "--dtype",
+            "bf16",
+            "--optimizer",
+            "adamw",
+            "--zero",
+            "3",
+            "--dp",
+            "8",
+            "--tp",
+            "1",
+            "--pp",
+            "1",
+            "--batch",
+            "1",
+            "--seq",
+            "4096",
+            "--recompute",
+            "selective",
+            "--gpu",
+            "h100-80gb",
+            "--svg",
+            "-",
+            "--chart",
+            "bar",
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fixture = include_str!("../../../tests/fixtures/memory_llama3_8b_zero3_bar.svg");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), fixture);
+}
+
+#[test]
+fn memory_svg_names_a_bad_chart_and_refuses_two_stdout_writers() {
+    let out = bitbudget(
+        &["memory", "--model", "gpt2", "--svg", "-", "--chart", "pie"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bar, strategies, scaling"));
+    let out = bitbudget(&["memory", "--model", "gpt2", "--svg", "-", "--json"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    for chart in ["strategies", "scaling"] {
+        let out = bitbudget(
+            &[
+                "memory", "--model", "gpt2", "--gpu", "t4", "--svg", "-", "--chart", chart,
+            ],
+            b"",
+        );
+        assert!(out.status.success());
+        assert!(String::from_utf8_lossy(&out.stdout).starts_with("<svg"));
+    }
+}

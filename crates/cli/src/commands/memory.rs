@@ -4,6 +4,7 @@
 //! clap arguments with the builder API, so the CLI and the page's URL accept the same keys, values
 //! and defaults. Only output flags (`--json`) are defined here.
 
+use bitbudget_charts::documents::{self, MemoryChart};
 use bitbudget_math::memory::job::{Group, Job, MemoryOption, OPTIONS};
 use bitbudget_math::memory::report::report;
 use bitbudget_math::memory::{verdict, Breakdown, MemoryError, ModelSpec, Part, Setup};
@@ -18,6 +19,10 @@ pub struct MemoryArgs {
     options: Vec<(&'static str, String)>,
     /// Print JSON.
     json: bool,
+    /// Where to write a chart as SVG (`-` = stdout).
+    svg: Option<String>,
+    /// Which chart `svg` gets.
+    chart: MemoryChart,
 }
 
 /// One clap argument for a job option: `--key VALUE`, or `--key[=1|0]` for flags.
@@ -42,13 +47,26 @@ fn option_arg(o: &'static MemoryOption) -> Arg {
 }
 
 /// Output-only flags: how the result is printed, not what is sized (not in the URL or the report).
-/// `--svg FILE` and `--chart bar|strategies|scaling` belong here.
 fn output_args(cmd: Command) -> Command {
     cmd.arg(
         Arg::new("json")
             .long("json")
             .help("Print JSON")
             .action(ArgAction::SetTrue),
+    )
+    .arg(
+        Arg::new("svg").long("svg").value_name("FILE").help(
+            "Also write a chart as SVG (the app's download; - = stdout, instead of the text)",
+        ),
+    )
+    .arg(
+        Arg::new("chart")
+            .long("chart")
+            .value_name("CHART")
+            .requires("svg")
+            .default_value("bar")
+            .value_parser(|s: &str| s.parse::<MemoryChart>().map_err(|e| e.to_string()))
+            .help("Which chart --svg writes: bar, strategies or scaling"),
     )
 }
 
@@ -76,6 +94,11 @@ impl FromArgMatches for MemoryArgs {
         Ok(Self {
             options,
             json: m.get_flag("json"),
+            svg: m.get_one::<String>("svg").cloned(),
+            chart: m
+                .get_one::<MemoryChart>("chart")
+                .copied()
+                .unwrap_or(MemoryChart::Bar),
         })
     }
 
@@ -101,9 +124,19 @@ fn setup(a: &MemoryArgs) -> Result<Setup, String> {
 
 /// Runs `memory`.
 pub fn run(args: MemoryArgs) -> Result<(), String> {
+    if args.json && args.svg.as_deref() == Some("-") {
+        return Err("--svg - and --json both write to stdout: give --svg a file".into());
+    }
     let s = setup(&args)?;
     let r = report(&s).map_err(with_flag)?;
     let b = &r.breakdown;
+    if let Some(path) = &args.svg {
+        let svg = documents::memory(&s, args.chart).map_err(|e| e.to_string())?;
+        crate::commands::chart_out::write_svg(path, &svg)?;
+        if path == "-" {
+            return Ok(());
+        }
+    }
     if args.json {
         let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
         crate::io::emit(&format!("{text}\n"))?;
