@@ -5,6 +5,7 @@ pub mod arch;
 pub mod conventions;
 pub mod estimate;
 pub mod gpus;
+pub mod hf_config;
 pub mod kv_cache;
 pub mod models;
 pub mod options;
@@ -13,7 +14,7 @@ pub mod plan;
 pub mod report;
 pub mod setup;
 
-pub use arch::{Mlp, ModelArch, Norm};
+pub use arch::{Mla, Mlp, ModelArch, Norm};
 pub use estimate::{estimate, Breakdown, Line};
 pub use gpus::{find_gpu, gpu_presets, GpuPreset};
 pub use models::{find_model, model_presets, ModelPreset};

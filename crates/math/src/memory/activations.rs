@@ -52,11 +52,12 @@ fn per_token(a: &ModelArch, seq: u64) -> PerToken {
     let attention = 4 * a.q_width() as u128 + 4 * a.kv_width() as u128;
     let f = a.ffn as u128;
     // GELU: activation input and second matmul input (2f each). SwiGLU: gate, up, SiLU output and
-    // product (2f each). Each token passes through `active_experts` experts.
+    // product (2f each). Each token passes through `active_experts` routed experts and every
+    // shared expert.
     let mlp = match a.mlp {
         Mlp::Gelu => 4 * f,
         Mlp::Swiglu => 8 * f,
-    } * a.active_experts.max(1) as u128;
+    } * (a.active_experts.max(1) + a.shared_experts) as u128;
     // Softmax output (2as), dropout mask (as), dropout output (2as) per token: 5as.
     let scores = 5 * a.heads as u128 * seq as u128;
     PerToken {
