@@ -156,6 +156,7 @@ def build_model(setup):
     model = transformers.AutoModelForCausalLM.from_config(
         config, torch_dtype=dtype, attn_implementation=setup["attention"]
     )
+    model.base_params = sum(p.numel() for p in model.parameters())
     if setup["mode"] in ("lora", "qlora"):
         model.requires_grad_(False)
         if setup["mode"] == "qlora":
@@ -257,6 +258,7 @@ def measure(setup):
         for t in list(model.parameters()) + list(model.buffers()):
             weights.add(log.add(t.untyped_storage()))
         n_params = sum(p.numel() for p in model.parameters())
+        base_params = getattr(model, "base_params", None) or model.get_base_model().base_params
         n_trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
         param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
         if setup["mode"] == "inference":
@@ -297,6 +299,7 @@ def measure(setup):
     )
     return {
         "params": n_params,
+        "base_params": base_params,
         "trainable_params": n_trainable,
         "param_bytes": param_bytes,
         "phases": report,
