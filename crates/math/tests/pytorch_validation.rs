@@ -12,6 +12,9 @@
 //! bound, the pair is listed in KNOWN_GAPS with the reason; the test fails if a listed gap has
 //! closed (so the list cannot go stale) and if any unlisted pair is out of bounds.
 
+// Reads fixture files from disk: native only.
+#![cfg(not(target_arch = "wasm32"))]
+
 use bitbudget_math::memory::hf_config::parse_config;
 use bitbudget_math::memory::{
     estimate, Breakdown, Dtype, LoraTargets, Mode, ModelSpec, Optimizer, Recompute, Setup,

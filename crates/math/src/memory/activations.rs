@@ -234,4 +234,26 @@ mod tests {
         let per_token = 10 * 4096 + 4 * 4096 + 4 * 1024 + 8 * 14336;
         assert_eq!(per_layer_bytes(&sh).0, 2048 * per_token);
     }
+
+    #[test]
+    fn shared_experts_add_their_mlp_tensors_like_routed_ones() {
+        let routed = ModelArch {
+            experts: 64,
+            active_experts: 6,
+            ..find_model("llama-3-8b").unwrap().arch
+        };
+        let shared = ModelArch {
+            shared_experts: 2,
+            ..routed.clone()
+        };
+        let bytes = |a: &ModelArch| {
+            per_layer_bytes(&ActivationShape {
+                flash_attention: true,
+                ..shape(a, 1, false, Recompute::None)
+            })
+            .0
+        };
+        // Two more SwiGLU experts per token: 2 × 8f bytes per token.
+        assert_eq!(bytes(&shared) - bytes(&routed), 2048 * 2 * 8 * 14336);
+    }
 }

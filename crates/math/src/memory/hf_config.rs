@@ -468,12 +468,8 @@ fn sliding_window(f: &Fields, layers: u64) -> Result<(u64, u64), ConfigError> {
     }
     let sliding = match f.model_type {
         "mistral" | "mixtral" | "phi3" => layers,
-        "qwen2" | "qwen3" => {
-            if f.flag("use_sliding_window", false)? {
-                layers.saturating_sub(f.opt(&["max_window_layers"])?.unwrap_or(layers))
-            } else {
-                0
-            }
+        "qwen2" | "qwen3" if f.flag("use_sliding_window", false)? => {
+            layers.saturating_sub(f.opt(&["max_window_layers"])?.unwrap_or(layers))
         }
         "gemma2" => layers.div_ceil(2),
         "gemma3_text" => {
