@@ -154,7 +154,7 @@ def build_model(setup):
         config.use_cache = False
     dtype = torch.float32 if setup["params_dtype"] == "fp32" else torch.bfloat16
     model = transformers.AutoModelForCausalLM.from_config(
-        config, torch_dtype=dtype, attn_implementation=setup["attention"]
+        config, dtype=dtype, attn_implementation=setup["attention"]
     )
     model.base_params = sum(p.numel() for p in model.parameters())
     if setup["mode"] in ("lora", "qlora"):
