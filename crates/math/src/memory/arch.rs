@@ -318,7 +318,7 @@ impl ModelArch {
     /// biggest linear.
     pub fn largest_layer_params(&self) -> u64 {
         let embed = self.vocab * self.hidden;
-        let mlp_matrix = self.hidden * self.ffn;
+        let mlp_matrix = self.hidden * self.ffn.max(self.dense_ffn);
         let qkv = self.hidden * (self.q_width() + 2 * self.kv_width());
         embed.max(mlp_matrix).max(qkv)
     }
