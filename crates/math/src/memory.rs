@@ -9,6 +9,7 @@ pub mod error;
 pub mod estimate;
 pub mod gpus;
 // Reads the sources from disk, so native only.
+pub mod hf_config;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod import_graph;
 pub mod job;
@@ -26,7 +27,7 @@ pub mod setup;
 pub mod step;
 pub mod verdict;
 
-pub use arch::{Mlp, ModelArch, Norm};
+pub use arch::{Mla, Mlp, ModelArch, Norm};
 pub use error::MemoryError;
 pub use estimate::{estimate, Breakdown, Line};
 pub use gpus::{find_gpu, gpu_presets, GpuPreset};

@@ -52,11 +52,12 @@ fn per_token(a: &ModelArch, seq: u64) -> PerToken {
     let attention = 4 * a.q_width() as u128 + 4 * a.kv_width() as u128;
     let f = a.ffn as u128;
     // GELU: activation input and second matmul input (2f each). SwiGLU: gate, up, SiLU output and
-    // product (2f each). Each token passes through `active_experts` experts.
+    // product (2f each). Each token passes through `active_experts` routed experts and every
+    // shared expert.
     let mlp = match a.mlp {
         Mlp::Gelu => 4 * f,
         Mlp::Swiglu => 8 * f,
-    } * a.active_experts.max(1) as u128;
+    } * (a.active_experts.max(1) + a.shared_experts) as u128;
     // Softmax output (2as), dropout mask (as), dropout output (2as) per token: 5as.
     let scores = 5 * a.heads as u128 * seq as u128;
     PerToken {
@@ -232,5 +233,27 @@ mod tests {
         // 10h replicated + 4h (Q, out) + 4·1024 (K, V) + 8·14336 (SwiGLU), in bytes per token.
         let per_token = 10 * 4096 + 4 * 4096 + 4 * 1024 + 8 * 14336;
         assert_eq!(per_layer_bytes(&sh).0, 2048 * per_token);
+    }
+
+    #[test]
+    fn shared_experts_add_their_mlp_tensors_like_routed_ones() {
+        let routed = ModelArch {
+            experts: 64,
+            active_experts: 6,
+            ..find_model("llama-3-8b").unwrap().arch
+        };
+        let shared = ModelArch {
+            shared_experts: 2,
+            ..routed.clone()
+        };
+        let bytes = |a: &ModelArch| {
+            per_layer_bytes(&ActivationShape {
+                flash_attention: true,
+                ..shape(a, 1, false, Recompute::None)
+            })
+            .0
+        };
+        // Two more SwiGLU experts per token: 2 × 8f bytes per token.
+        assert_eq!(bytes(&shared) - bytes(&routed), 2048 * 2 * 8 * 14336);
     }
 }

@@ -63,6 +63,40 @@ pub struct ModelArch {
     pub experts: u64,
     /// Experts each token is routed to.
     pub active_experts: u64,
+    /// Experts every token passes through besides the routed ones (DeepSeek's shared experts), each
+    /// `ffn` wide; 0 when there are none.
+    pub shared_experts: u64,
+    /// Leading blocks with a dense MLP instead of experts (DeepSeek's `first_k_dense_replace`).
+    pub dense_layers: u64,
+    /// Feed-forward width of those dense blocks (DeepSeek's `intermediate_size`; unused when
+    /// `dense_layers` is 0).
+    pub dense_ffn: u64,
+    /// The MoE router has a bias (DeepSeek-V3's `e_score_correction_bias`, one per expert).
+    pub router_bias: bool,
+    /// RMSNorm on each query and key head (Qwen3, Gemma 3): 2 × head_dim parameters per block.
+    pub qk_norm: bool,
+    /// Multi-head latent attention (DeepSeek-V2/V3), replacing the Q/K/V projections.
+    pub mla: Option<Mla>,
+    /// Sliding-window attention span in tokens (0 = every layer attends to the whole sequence).
+    pub sliding_window: u64,
+    /// Blocks that use the sliding window (the others attend globally; Gemma 2 alternates).
+    pub sliding_layers: u64,
+}
+
+/// Multi-head latent attention's widths (DeepSeek-V2, Liu et al. 2024, section 2.1): queries and
+/// keys/values go through low-rank latents; keys carry a separate rotary part shared by all heads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Mla {
+    /// Query latent width (0 = a plain hidden → heads × qk_head_dim projection).
+    pub q_lora_rank: u64,
+    /// Key/value latent width: what a token's KV cache holds, besides the rotary key.
+    pub kv_lora_rank: u64,
+    /// Per-head query/key width without rotary embedding.
+    pub qk_nope_head_dim: u64,
+    /// Rotary query/key width (the rotary key is shared by all heads).
+    pub qk_rope_head_dim: u64,
+    /// Per-head value width.
+    pub v_head_dim: u64,
 }
 
 impl ModelArch {
@@ -97,8 +131,41 @@ impl ModelArch {
             tied_embeddings: false,
             experts: 1,
             active_experts: 1,
+            ..Self::DENSE_EXTRAS
         }
     }
+
+    /// The fields a plain dense model leaves at their neutral values, for struct update syntax:
+    /// `ModelArch { layers, hidden, .., ..ModelArch::DENSE_EXTRAS }`. Its own dimensions are 0.
+    pub const DENSE_EXTRAS: ModelArch = ModelArch {
+        layers: 0,
+        hidden: 0,
+        heads: 0,
+        kv_heads: 0,
+        head_dim: 0,
+        ffn: 0,
+        mlp: Mlp::Swiglu,
+        norm: Norm::RmsNorm,
+        norms_per_layer: 2,
+        vocab: 0,
+        max_seq: 0,
+        position_embeddings: 0,
+        qkv_bias: false,
+        out_bias: false,
+        mlp_bias: false,
+        embedding_norm: false,
+        tied_embeddings: false,
+        experts: 1,
+        active_experts: 1,
+        shared_experts: 0,
+        dense_layers: 0,
+        dense_ffn: 0,
+        router_bias: false,
+        qk_norm: false,
+        mla: None,
+        sliding_window: 0,
+        sliding_layers: 0,
+    };
 
     fn norm_params(&self) -> u64 {
         match self.norm {
@@ -117,9 +184,27 @@ impl ModelArch {
         self.kv_heads * self.head_dim
     }
 
-    /// Parameters of one block's attention: Q, K, V and output projections with their biases.
+    /// Parameters of one block's attention: Q, K, V and output projections with their biases (or
+    /// MLA's latent projections and their norms), plus per-head Q/K norms when present.
     pub fn attention_params(&self) -> u64 {
         let h = self.hidden;
+        let qk_norm = if self.qk_norm { 2 * self.head_dim } else { 0 };
+        if let Some(m) = self.mla {
+            let qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
+            // Queries: hidden → heads × qk_head directly, or through a normed latent.
+            let q = if m.q_lora_rank == 0 {
+                h * self.heads * qk_head
+            } else {
+                h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * self.heads * qk_head
+            };
+            // Keys/values: hidden → latent + shared rotary key, latent norm, latent → per-head
+            // non-rotary keys and values.
+            let kv = h * (m.kv_lora_rank + m.qk_rope_head_dim)
+                + m.kv_lora_rank
+                + m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim);
+            let out = self.heads * m.v_head_dim * h + if self.out_bias { h } else { 0 };
+            return q + kv + out + qk_norm;
+        }
         let qkv = h * (self.q_width() + 2 * self.kv_width());
         let qkv_bias = if self.qkv_bias {
             self.q_width() + 2 * self.kv_width()
@@ -127,12 +212,16 @@ impl ModelArch {
             0
         };
         let out = self.q_width() * h + if self.out_bias { h } else { 0 };
-        qkv + qkv_bias + out
+        qkv + qkv_bias + out + qk_norm
     }
 
     /// Parameters of one expert's MLP (the whole MLP when dense).
     pub fn expert_params(&self) -> u64 {
-        let (h, f) = (self.hidden, self.ffn);
+        self.mlp_params_of_width(self.ffn)
+    }
+
+    fn mlp_params_of_width(&self, f: u64) -> u64 {
+        let h = self.hidden;
         match (self.mlp, self.mlp_bias) {
             (Mlp::Gelu, false) => 2 * h * f,
             (Mlp::Gelu, true) => 2 * h * f + f + h,
@@ -141,19 +230,39 @@ impl ModelArch {
         }
     }
 
-    /// Parameters of one block's MLP: every expert plus the router when MoE.
+    /// Parameters of one block's MLP: every expert, the shared experts and the router when MoE.
     pub fn mlp_params(&self) -> u64 {
         let router = if self.experts > 1 {
-            self.hidden * self.experts
+            self.hidden * self.experts + if self.router_bias { self.experts } else { 0 }
         } else {
             0
         };
-        self.experts * self.expert_params() + router
+        (self.experts + self.shared_experts) * self.expert_params() + router
     }
 
-    /// Parameters of one transformer block.
+    /// Norm parameters inside one block (the per-head Q/K norms are counted with attention).
+    pub fn layer_norm_params(&self) -> u64 {
+        self.norms_per_layer * self.norm_params()
+    }
+
+    /// Parameters of one transformer block (an MoE block when the model also has dense ones).
     pub fn layer_params(&self) -> u64 {
-        self.attention_params() + self.mlp_params() + self.norms_per_layer * self.norm_params()
+        self.attention_params() + self.mlp_params() + self.layer_norm_params()
+    }
+
+    /// Parameters of one of the leading dense blocks of an MoE model (0 when there are none).
+    pub fn dense_layer_params(&self) -> u64 {
+        if self.dense_layers == 0 {
+            return 0;
+        }
+        self.attention_params()
+            + self.mlp_params_of_width(self.dense_ffn)
+            + self.layer_norm_params()
+    }
+
+    /// Blocks with the `layer_params` shape: all of them, less the leading dense ones.
+    fn main_layers(&self) -> u64 {
+        self.layers.saturating_sub(self.dense_layers)
     }
 
     /// Token embedding, learned positions, embedding norm, final norm and (untied) output head.
@@ -171,26 +280,45 @@ impl ModelArch {
 
     /// Total parameters, computed from the architecture.
     pub fn params(&self) -> u64 {
-        self.layers * self.layer_params() + self.non_layer_params()
+        self.main_layers() * self.layer_params()
+            + self.dense_layers.min(self.layers) * self.dense_layer_params()
+            + self.non_layer_params()
     }
 
-    /// Parameters a token actually passes through (MoE: only the routed experts).
+    /// Parameters a token actually passes through (MoE: only the routed and shared experts).
     pub fn active_params(&self) -> u64 {
         let inactive =
             (self.experts - self.active_experts.min(self.experts)) * self.expert_params();
-        self.params() - self.layers * inactive
+        self.params() - self.main_layers() * inactive
     }
 
-    /// Parameters of the linear layers inside the blocks (what QLoRA stores in NF4).
+    /// Parameters of the linear layers inside the blocks (what QLoRA stores in NF4): everything in
+    /// the blocks but the norms and the MoE router.
     pub fn block_linear_params(&self) -> u64 {
-        self.layers * (self.layer_params() - self.norms_per_layer * self.norm_params())
+        let norms = self.layer_norm_params()
+            + if self.qk_norm { 2 * self.head_dim } else { 0 }
+            + self.mla.map_or(0, |m| {
+                m.kv_lora_rank + if m.q_lora_rank > 0 { m.q_lora_rank } else { 0 }
+            });
+        let dense = self.dense_layers.min(self.layers);
+        self.main_layers() * (self.layer_params() - norms)
+            + dense * self.dense_layer_params().saturating_sub(norms)
+    }
+
+    /// KV-cache elements one token stores in one layer: K and V of every KV head, or MLA's latent
+    /// plus its shared rotary key (what vLLM and SGLang cache for DeepSeek).
+    pub fn kv_elements_per_token_layer(&self) -> u64 {
+        match self.mla {
+            Some(m) => m.kv_lora_rank + m.qk_rope_head_dim,
+            None => 2 * self.kv_width(),
+        }
     }
 
     /// The largest single module's parameters (DeepSpeed's "largest layer"): the embedding, or the
     /// biggest linear.
     pub fn largest_layer_params(&self) -> u64 {
         let embed = self.vocab * self.hidden;
-        let mlp_matrix = self.hidden * self.ffn;
+        let mlp_matrix = self.hidden * self.ffn.max(self.dense_ffn);
         let qkv = self.hidden * (self.q_width() + 2 * self.kv_width());
         embed.max(mlp_matrix).max(qkv)
     }

@@ -51,6 +51,7 @@ fn gpt(
         tied_embeddings: true,
         experts: 1,
         active_experts: 1,
+        ..ModelArch::DENSE_EXTRAS
     }
 }
 
@@ -83,6 +84,7 @@ fn llama(
         tied_embeddings: false,
         experts: 1,
         active_experts: 1,
+        ..ModelArch::DENSE_EXTRAS
     }
 }
 
