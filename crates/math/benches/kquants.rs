@@ -17,13 +17,48 @@ type Dequantize = Box<dyn Fn(&[u8], &mut [f32]) -> Result<(), LengthError>>;
 /// (name, bytes per 256 values, quantize, dequantize) for every scheme of this bench.
 fn schemes() -> Vec<(&'static str, usize, Quantize, Dequantize)> {
     let mut v: Vec<(&'static str, usize, Quantize, Dequantize)> = vec![
-        ("q2_K", q2_k::BLOCK_BYTES, Box::new(q2_k::quantize), Box::new(q2_k::dequantize)),
-        ("q3_K", q3_k::BLOCK_BYTES, Box::new(q3_k::quantize), Box::new(q3_k::dequantize)),
-        ("q4_K", q4_k::BLOCK_BYTES, Box::new(q4_k::quantize), Box::new(q4_k::dequantize)),
-        ("q5_K", q5_k::BLOCK_BYTES, Box::new(q5_k::quantize), Box::new(q5_k::dequantize)),
-        ("q6_K", q6_k::BLOCK_BYTES, Box::new(q6_k::quantize), Box::new(q6_k::dequantize)),
-        ("iq4_nl", iq4_nl::BLOCK_BYTES * 8, Box::new(iq4_nl::quantize), Box::new(iq4_nl::dequantize)),
-        ("nvfp4", nvfp4::BLOCK_BYTES * 4, Box::new(nvfp4::quantize), Box::new(nvfp4::dequantize)),
+        (
+            "q2_K",
+            q2_k::BLOCK_BYTES,
+            Box::new(q2_k::quantize),
+            Box::new(q2_k::dequantize),
+        ),
+        (
+            "q3_K",
+            q3_k::BLOCK_BYTES,
+            Box::new(q3_k::quantize),
+            Box::new(q3_k::dequantize),
+        ),
+        (
+            "q4_K",
+            q4_k::BLOCK_BYTES,
+            Box::new(q4_k::quantize),
+            Box::new(q4_k::dequantize),
+        ),
+        (
+            "q5_K",
+            q5_k::BLOCK_BYTES,
+            Box::new(q5_k::quantize),
+            Box::new(q5_k::dequantize),
+        ),
+        (
+            "q6_K",
+            q6_k::BLOCK_BYTES,
+            Box::new(q6_k::quantize),
+            Box::new(q6_k::dequantize),
+        ),
+        (
+            "iq4_nl",
+            iq4_nl::BLOCK_BYTES * 8,
+            Box::new(iq4_nl::quantize),
+            Box::new(iq4_nl::dequantize),
+        ),
+        (
+            "nvfp4",
+            nvfp4::BLOCK_BYTES * 4,
+            Box::new(nvfp4::quantize),
+            Box::new(nvfp4::dequantize),
+        ),
     ];
     for f in MxFormat::ALL {
         v.push((
@@ -47,7 +82,9 @@ fn bench(c: &mut Criterion) {
             let mut blocks = vec![0u8; x.len() / 256 * bytes_per_256];
             quantize(&x, &mut blocks).expect("whole blocks");
             group.bench_function(name, |b| match direction {
-                "quantize" => b.iter(|| quantize(black_box(&x), &mut blocks).expect("whole blocks")),
+                "quantize" => {
+                    b.iter(|| quantize(black_box(&x), &mut blocks).expect("whole blocks"))
+                }
                 _ => b.iter(|| dequantize(black_box(&blocks), &mut y).expect("whole blocks")),
             });
         }

@@ -69,7 +69,11 @@ fn assert_same_bytes(s: &Scheme, input: &[f32], ours: &[u8], reference: &[u8]) {
         .enumerate()
     {
         let x = &input[i * s.block_values..(i + 1) * s.block_values];
-        assert_eq!(a, b, "{}: first difference in block {i}, input {x:?}", s.name);
+        assert_eq!(
+            a, b,
+            "{}: first difference in block {i}, input {x:?}",
+            s.name
+        );
     }
 }
 
@@ -85,9 +89,22 @@ fn check(s: Scheme) {
     (s.dequantize)(s.reference, &mut from_reference).unwrap();
     let mut from_ours = vec![0f32; x.len()];
     (s.dequantize)(&ours, &mut from_ours).unwrap();
-    for (i, ((e, r), o)) in expected.iter().zip(&from_reference).zip(&from_ours).enumerate() {
-        assert!(same_value(*e, *r), "{}: value {i}: llama.cpp {e:e}, ours {r:e}", s.name);
-        assert!(same_value(*e, *o), "{}: value {i} of our bytes: {o:e} vs {e:e}", s.name);
+    for (i, ((e, r), o)) in expected
+        .iter()
+        .zip(&from_reference)
+        .zip(&from_ours)
+        .enumerate()
+    {
+        assert!(
+            same_value(*e, *r),
+            "{}: value {i}: llama.cpp {e:e}, ours {r:e}",
+            s.name
+        );
+        assert!(
+            same_value(*e, *o),
+            "{}: value {i} of our bytes: {o:e} vs {e:e}",
+            s.name
+        );
     }
 }
 
@@ -101,7 +118,10 @@ fn check_nonfinite(s: Scheme) {
     if cfg!(target_arch = "x86_64") {
         assert_same_bytes(&s, &x, &ours, s.reference_nonfinite);
     } else {
-        eprintln!("SKIPPED: non-finite bytes of {} are compared on x86-64 only", s.name);
+        eprintln!(
+            "SKIPPED: non-finite bytes of {} are compared on x86-64 only",
+            s.name
+        );
     }
 }
 
@@ -177,7 +197,6 @@ fn iq4_nl_ref_path_matches_quantize_row_iq4_nl_ref_except_zero_block_indices() {
     assert_ne!(&ours[..], include_bytes!("fixtures/ggml/iq4_nl.bin"));
 }
 
-
 fn k_round_trip<const B: usize>(
     quantize: fn(&[f32; QK_K], &mut [u8; B]),
     dequantize: fn(&[u8; B], &mut [f32; QK_K]),
@@ -191,13 +210,31 @@ fn k_round_trip<const B: usize>(
     }
 }
 
-fn k_schemes() -> Vec<(&'static str, Box<dyn Fn(&[f32; QK_K]) -> (Vec<u8>, Vec<f32>)>)> {
+/// A K-quant's block quantizer followed by its dequantizer: (bytes, values).
+type RoundTrip = Box<dyn Fn(&[f32; QK_K]) -> (Vec<u8>, Vec<f32>)>;
+
+fn k_schemes() -> Vec<(&'static str, RoundTrip)> {
     vec![
-        ("q2_K", Box::new(k_round_trip(q2_k::quantize_block, q2_k::dequantize_block))),
-        ("q3_K", Box::new(k_round_trip(q3_k::quantize_block, q3_k::dequantize_block))),
-        ("q4_K", Box::new(k_round_trip(q4_k::quantize_block, q4_k::dequantize_block))),
-        ("q5_K", Box::new(k_round_trip(q5_k::quantize_block, q5_k::dequantize_block))),
-        ("q6_K", Box::new(k_round_trip(q6_k::quantize_block, q6_k::dequantize_block))),
+        (
+            "q2_K",
+            Box::new(k_round_trip(q2_k::quantize_block, q2_k::dequantize_block)),
+        ),
+        (
+            "q3_K",
+            Box::new(k_round_trip(q3_k::quantize_block, q3_k::dequantize_block)),
+        ),
+        (
+            "q4_K",
+            Box::new(k_round_trip(q4_k::quantize_block, q4_k::dequantize_block)),
+        ),
+        (
+            "q5_K",
+            Box::new(k_round_trip(q5_k::quantize_block, q5_k::dequantize_block)),
+        ),
+        (
+            "q6_K",
+            Box::new(k_round_trip(q6_k::quantize_block, q6_k::dequantize_block)),
+        ),
     ]
 }
 
@@ -223,7 +260,13 @@ fn all_zero_super_blocks_dequantize_to_zero_with_zero_scales() {
 fn constant_super_blocks_come_back_within_half_a_step() {
     // Codes span the range from min(x, 0) to max(x): half a step of it bounds the error, plus
     // FP16 rounding of the scales (relative 2^-11 per factor).
-    let levels = [("q2_K", 3.0), ("q3_K", 4.0), ("q4_K", 15.0), ("q5_K", 31.0), ("q6_K", 32.0)];
+    let levels = [
+        ("q2_K", 3.0),
+        ("q3_K", 4.0),
+        ("q4_K", 15.0),
+        ("q5_K", 31.0),
+        ("q6_K", 32.0),
+    ];
     for ((name, round_trip), (_, n)) in k_schemes().into_iter().zip(levels) {
         // (Not tiny constants: with |x| ≲ 0.01 the FP16 super-block scale is subnormal and coarse.)
         for c in [0.75f32, -2.5, 300.0] {
@@ -240,16 +283,27 @@ fn constant_super_blocks_come_back_within_half_a_step() {
 fn ordinary_weights_come_back_within_a_step_of_their_sub_block() {
     let x = finite_input();
     // (scheme, codes − 1, sub-block size)
-    let levels = [("q2_K", 3.0, 16), ("q3_K", 7.0, 16), ("q4_K", 15.0, 32), ("q5_K", 31.0, 32), ("q6_K", 63.0, 16)];
+    let levels = [
+        ("q2_K", 3.0, 16),
+        ("q3_K", 7.0, 16),
+        ("q4_K", 15.0, 32),
+        ("q5_K", 31.0, 32),
+        ("q6_K", 63.0, 16),
+    ];
     for ((name, round_trip), (_, n, size)) in k_schemes().into_iter().zip(levels) {
         for block in x.chunks_exact(QK_K).take(8) {
             let block: &[f32; QK_K] = block.try_into().unwrap();
             let (_, y) = round_trip(block);
             for (sub, ys) in block.chunks(size).zip(y.chunks(size)) {
-                let (lo, hi) = sub.iter().fold((0f32, 0f32), |(l, h), v| (l.min(*v), h.max(*v)));
+                let (lo, hi) = sub
+                    .iter()
+                    .fold((0f32, 0f32), |(l, h), v| (l.min(*v), h.max(*v)));
                 let step = (hi - lo) / n;
                 for (a, b) in sub.iter().zip(ys) {
-                    assert!((a - b).abs() <= step * 1.01, "{name}: {a} vs {b}, step {step}");
+                    assert!(
+                        (a - b).abs() <= step * 1.01,
+                        "{name}: {a} vs {b}, step {step}"
+                    );
                 }
             }
         }
@@ -276,7 +330,10 @@ fn nan_inputs_never_panic_and_leave_finite_sub_blocks_usable() {
     for (name, round_trip) in k_schemes() {
         let (_, y) = round_trip(&x);
         // Sub-blocks of 32 without the NaN keep their values (the NaN's own may be NaN).
-        assert!(y[32..].iter().all(|v| (v - 0.5).abs() < 0.1 || v.is_nan()), "{name}");
+        assert!(
+            y[32..].iter().all(|v| (v - 0.5).abs() < 0.1 || v.is_nan()),
+            "{name}"
+        );
     }
 }
 
@@ -306,7 +363,7 @@ fn nvfp4_scale_conversion_follows_llama_cpps_rounding() {
     assert_eq!(ue4m3_to_f32(0x38), 1.0);
     assert_eq!(ue4m3_from_f32(1.0625), 0x39); // halfway between 1.0 and 1.125
     assert_eq!(ue4m3_from_f32(1.1875), 0x3A); // halfway between 1.125 and 1.25 (even would be 1.25 too)
-    // Everything from 256 up, +inf included, is 0x7E = 448.
+                                              // Everything from 256 up, +inf included, is 0x7E = 448.
     for v in [256.0f32, 300.0, 448.0, 1e30, f32::INFINITY] {
         assert_eq!(ue4m3_from_f32(v), 0x7E, "{v}");
     }

@@ -54,7 +54,7 @@ fn shared_scale_is_floor_log2_of_amax_minus_emax_elem() {
             (448.0, 8),
             (3e38, 127),
             (1e-30, -100),
-            (f32::from_bits(1), -149),        // smallest f32 subnormal
+            (f32::from_bits(1), -149),           // smallest f32 subnormal
             (f32::from_bits(0x0040_0000), -127), // 2^-127, a subnormal
         ] {
             let expected = (floor_log2 - format.emax()).clamp(-127, 127) + 127;
@@ -73,7 +73,12 @@ fn scale_is_chosen_from_the_largest_magnitude_of_either_sign() {
     let x = block(&[0.5, -3.0, 1.0]);
     for format in MxFormat::ALL {
         let (bytes, _) = round_trip(format, &x);
-        assert_eq!(bytes[0] as i32, 1 - format.emax() + 127, "{}", format.name());
+        assert_eq!(
+            bytes[0] as i32,
+            1 - format.emax() + 127,
+            "{}",
+            format.name()
+        );
     }
 }
 
@@ -98,7 +103,12 @@ fn every_element_value_round_trips_exactly_under_a_scale() {
                 let (bytes, y) = round_trip(format, &x);
                 assert_eq!(bytes[0] as i32, scale_exp + 127, "{}", format.name());
                 for (a, b) in x.iter().zip(&y) {
-                    assert_eq!(a.to_bits(), b.to_bits(), "{}: {a:e} came back as {b:e}", format.name());
+                    assert_eq!(
+                        a.to_bits(),
+                        b.to_bits(),
+                        "{}: {a:e} came back as {b:e}",
+                        format.name()
+                    );
                 }
             }
         }
@@ -119,7 +129,12 @@ fn elements_round_half_way_cases_to_even() {
         let tie = ((lo + hi) / 2.0 * pow2(-8)) as f32;
         let (_, y) = round_trip(MxFormat::Fp8E4M3, &block(&[1.0, tie]));
         let expected = e4m3.to_f64(e4m3.encode((lo + hi) / 2.0, Overflow::Saturate)) * pow2(-8);
-        assert_eq!(y[1] as f64, expected, "tie between codes {code} and {}", code + 1);
+        assert_eq!(
+            y[1] as f64,
+            expected,
+            "tie between codes {code} and {}",
+            code + 1
+        );
         let even = if code % 2 == 0 { lo } else { hi };
         assert_eq!(y[1] as f64, even * pow2(-8));
     }
@@ -176,8 +191,8 @@ fn tiny_blocks_clamp_the_scale_to_two_to_the_minus_127() {
 fn fp6_elements_are_packed_little_endian_four_per_three_bytes() {
     // E3M2 max (0b0_111_11 = 0x1F) in element 1 only: bits 6..12 of the element bit string.
     let (bytes, _) = round_trip(MxFormat::Fp6E3M2, &block(&[0.0, 28.0]));
-    assert_eq!(&bytes[1..4], &[0x1F << 6 & 0xFF, 0x1F >> 2, 0]);
-    // Element 31 sits in the top six bits of the last byte; −28 is 0b1_111_11.
+    assert_eq!(&bytes[1..4], &[0xC0, 0x07, 0]); // 0x1F << 6 = 0x7C0, little-endian
+                                                // Element 31 sits in the top six bits of the last byte; −28 is 0b1_111_11.
     let mut x = [0f32; MX_BLOCK];
     x[31] = -28.0;
     let (bytes, y) = round_trip(MxFormat::Fp6E3M2, &x);

@@ -177,7 +177,10 @@ mod tests {
             for x in [a, b, mid, mid - 0.01, mid + 0.01, a + 0.3, b - 0.3] {
                 let scan = (0..16)
                     .min_by(|&p, &q| {
-                        let (ep, eq) = ((KVALUES_IQ4NL[p] as f32 - x).abs(), (KVALUES_IQ4NL[q] as f32 - x).abs());
+                        let (ep, eq) = (
+                            (KVALUES_IQ4NL[p] as f32 - x).abs(),
+                            (KVALUES_IQ4NL[q] as f32 - x).abs(),
+                        );
                         // Ties go to the upper level.
                         ep.partial_cmp(&eq).unwrap().then(q.cmp(&p))
                     })

@@ -155,9 +155,13 @@ pub fn quantize_block(
 ) -> Result<(), LengthError> {
     check(format, MX_BLOCK, out.len())?;
     // Any NaN makes the amax NaN; f32::max would skip it.
-    let amax = x
-        .iter()
-        .fold(0f32, |m, v| if v.is_nan() || m.is_nan() { f32::NAN } else { m.max(v.abs()) });
+    let amax = x.iter().fold(0f32, |m, v| {
+        if v.is_nan() || m.is_nan() {
+            f32::NAN
+        } else {
+            m.max(v.abs())
+        }
+    });
     let scale = shared_scale(format, amax);
     out[0] = scale;
     let element = format.element();
@@ -255,7 +259,10 @@ pub fn quantize(format: MxFormat, x: &[f32], out: &mut [u8]) -> Result<(), Lengt
 pub fn dequantize(format: MxFormat, blocks: &[u8], out: &mut [f32]) -> Result<(), LengthError> {
     check(format, out.len(), blocks.len())?;
     let size = format.block_bytes();
-    for (bytes, ys) in blocks.chunks_exact(size).zip(out.chunks_exact_mut(MX_BLOCK)) {
+    for (bytes, ys) in blocks
+        .chunks_exact(size)
+        .zip(out.chunks_exact_mut(MX_BLOCK))
+    {
         dequantize_block(format, bytes, ys.try_into().expect("32 values"))?;
     }
     Ok(())

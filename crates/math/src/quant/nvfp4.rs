@@ -62,7 +62,7 @@ pub fn ue4m3_from_f32(x: f32) -> u8 {
     let mut exp = ((bits >> 23) & 0xFF) as i32 - 127 + 7;
     if exp <= 0 {
         let man = (x * 512.0 + 0.5) as i32;
-        return man.min(7).max(0) as u8;
+        return man.clamp(0, 7) as u8;
     }
     if exp >= 15 {
         return 0x7E;

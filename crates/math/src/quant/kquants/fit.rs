@@ -155,7 +155,8 @@ pub fn scale_and_min<const N: usize>(
 /// `make_qx_quants` with `rmse_type = 1` and no importance): starts from `l = nearest(-nmax/max ·
 /// x)` where `max` is the value of largest magnitude, refits the least-squares scale
 /// `Σw·x·l / Σw·l²`, then tries the 18 scales `-(nmax + 0.1·is)/max` for `is` in ±1..=±9 and keeps
-/// the one with the largest `(Σw·x·l)² / Σw·l²`. Writes `l + nmax` (in `0..2·nmax`) and returns
+/// the one with the largest `(Σw·x·l)² / Σw·l²` (evaluated side by side, compared in order).
+/// Writes `l + nmax` (in `0..2·nmax`) and returns
 /// the scale (negative when `max` is positive, since the start divides by `-max`); an all-zero
 /// sub-block gives 0 with codes 0.
 pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -> f32 {
@@ -164,7 +165,7 @@ pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -
         codes.fill(0);
         return 0.0;
     }
-    let mut iscale = -(nmax as f32) / max;
+    let iscale = -(nmax as f32) / max;
     let (mut sumlx, mut suml2) = (0f32, 0f32);
     for i in 0..N {
         let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
@@ -176,23 +177,36 @@ pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -
     }
     let mut scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
     let mut best = scale * sumlx;
-    let mut trial = [0i8; N];
-    for is in (-9..=9).filter(|&is| is != 0) {
-        iscale = -(nmax as f32 + 0.1 * is as f32) / max;
-        sumlx = 0.0;
-        suml2 = 0.0;
-        for i in 0..N {
-            let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
-            trial[i] = (l + nmax) as i8;
-            let w = x[i] * x[i];
-            let lf = l as f32;
-            sumlx += w * x[i] * lf;
-            suml2 += w * lf * lf;
+    // The 18 trial scales depend only on `max`, so they are evaluated LANES at a time and then
+    // compared in the reference's order (is = −9 … −1, 1 … 9).
+    let trials: [i32; 18] = [
+        -9, -8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ];
+    let mut trial = [[0i8; LANES]; N];
+    for batch in trials.chunks(LANES) {
+        let mut iscale = [0f32; LANES];
+        for (s, &is) in iscale.iter_mut().zip(batch) {
+            *s = -(nmax as f32 + 0.1 * is as f32) / max;
         }
-        if suml2 > 0.0 && sumlx * sumlx > best * suml2 {
-            *codes = trial;
-            scale = sumlx / suml2;
-            best = scale * sumlx;
+        let (mut slx, mut sl2) = ([0f32; LANES], [0f32; LANES]);
+        for i in 0..N {
+            let (xi, w) = (x[i], x[i] * x[i]);
+            for k in 0..LANES {
+                let l = nearest_int(iscale[k] * xi).clamp(-nmax, nmax - 1);
+                trial[i][k] = (l + nmax) as i8;
+                let lf = l as f32;
+                slx[k] += w * xi * lf;
+                sl2[k] += w * lf * lf;
+            }
+        }
+        for k in 0..batch.len() {
+            if sl2[k] > 0.0 && slx[k] * slx[k] > best * sl2[k] {
+                for i in 0..N {
+                    codes[i] = trial[i][k];
+                }
+                scale = slx[k] / sl2[k];
+                best = scale * slx[k];
+            }
         }
     }
     scale
@@ -260,7 +274,7 @@ mod tests {
     use super::*;
 
     /// The line-by-line port of `make_qkx2_quants`, kept as the reference for [`super::scale_and_min`].
-        /// Fits `x ≈ scale·q − min` with codes `q` in `0..=nmax` and `min ≥ 0` (llama.cpp
+    /// Fits `x ≈ scale·q − min` with codes `q` in `0..=nmax` and `min ≥ 0` (llama.cpp
     /// `make_qkx2_quants`), minimising `Σ w·err` where `err` is the squared error, or the absolute
     /// error when `use_mad`. Starting from the range `[min(x, 0), max(x)]`, it tries `nstep + 1`
     /// candidate scales `(rmin + 0.1·is + nmax) / range` (the `rdelta` step), solves the weighted
@@ -350,6 +364,51 @@ mod tests {
         (scale, -min)
     }
 
+    /// The line-by-line port of `make_qx_quants` (rmse_type 1), the reference for [`super::symmetric`].
+    pub(super) fn symmetric_reference<const N: usize>(
+        x: &[f32; N],
+        nmax: i32,
+        codes: &mut [i8; N],
+    ) -> f32 {
+        let (max, amax) = signed_absmax(x);
+        if amax < GROUP_MAX_EPS {
+            codes.fill(0);
+            return 0.0;
+        }
+        let mut iscale = -(nmax as f32) / max;
+        let (mut sumlx, mut suml2) = (0f32, 0f32);
+        for i in 0..N {
+            let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
+            codes[i] = (l + nmax) as i8;
+            let w = x[i] * x[i];
+            let lf = l as f32;
+            sumlx += w * x[i] * lf;
+            suml2 += w * lf * lf;
+        }
+        let mut scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
+        let mut best = scale * sumlx;
+        let mut trial = [0i8; N];
+        for is in (-9..=9).filter(|&is| is != 0) {
+            iscale = -(nmax as f32 + 0.1 * is as f32) / max;
+            sumlx = 0.0;
+            suml2 = 0.0;
+            for i in 0..N {
+                let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
+                trial[i] = (l + nmax) as i8;
+                let w = x[i] * x[i];
+                let lf = l as f32;
+                sumlx += w * x[i] * lf;
+                suml2 += w * lf * lf;
+            }
+            if suml2 > 0.0 && sumlx * sumlx > best * suml2 {
+                *codes = trial;
+                scale = sumlx / suml2;
+                best = scale * sumlx;
+            }
+        }
+        scale
+    }
+
     /// xorshift64, for reproducible inputs.
     fn sequence(seed: u64) -> impl FnMut() -> f32 {
         let mut state = seed;
@@ -380,8 +439,13 @@ mod tests {
             for (nmax, rmin, nstep) in [(15, -1.0, 20), (31, -0.5, 15)] {
                 let (mut a, mut b) = ([0u8; 32], [0u8; 32]);
                 let fast = scale_and_min(&x32, &w32, nmax, rmin, 0.1, nstep, false, &mut a);
-                let slow = scale_and_min_reference(&x32, &w32, nmax, rmin, 0.1, nstep, false, &mut b);
-                assert_eq!((fast.0.to_bits(), fast.1.to_bits(), a), (slow.0.to_bits(), slow.1.to_bits(), b), "{x32:?}");
+                let slow =
+                    scale_and_min_reference(&x32, &w32, nmax, rmin, 0.1, nstep, false, &mut b);
+                assert_eq!(
+                    (fast.0.to_bits(), fast.1.to_bits(), a),
+                    (slow.0.to_bits(), slow.1.to_bits(), b),
+                    "{x32:?}"
+                );
             }
             // Q2_K: 16 values, weights |x|, absolute error.
             let x16: [f32; 16] = x32[..16].try_into().unwrap();
@@ -389,7 +453,30 @@ mod tests {
             let (mut a, mut b) = ([0u8; 16], [0u8; 16]);
             let fast = scale_and_min(&x16, &w16, 3, -0.5, 0.1, 15, true, &mut a);
             let slow = scale_and_min_reference(&x16, &w16, 3, -0.5, 0.1, 15, true, &mut b);
-            assert_eq!((fast.0.to_bits(), fast.1.to_bits(), a), (slow.0.to_bits(), slow.1.to_bits(), b), "{x16:?}");
+            assert_eq!(
+                (fast.0.to_bits(), fast.1.to_bits(), a),
+                (slow.0.to_bits(), slow.1.to_bits(), b),
+                "{x16:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn lane_parallel_symmetric_fit_equals_the_line_by_line_port() {
+        let mut next = sequence(0x2545_f491_4f6c_dd1d);
+        for case in 0..6000 {
+            let spread = [1e-3f32, 1.0, 30.0, 1e5][case % 4];
+            let mut x = [0f32; 16];
+            for v in &mut x {
+                *v = next() * spread;
+            }
+            if case % 5 == 0 {
+                x[case % 16] *= -25.0;
+            }
+            let (mut a, mut b) = ([0i8; 16], [0i8; 16]);
+            let fast = symmetric(&x, 32, &mut a);
+            let slow = symmetric_reference(&x, 32, &mut b);
+            assert_eq!((fast.to_bits(), a), (slow.to_bits(), b), "{x:?}");
         }
     }
 }

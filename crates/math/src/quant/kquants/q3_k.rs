@@ -96,7 +96,8 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
         for l in 0..32 {
             let i = 128 * h + l;
             let low = |i: usize| (codes[i] & 3) as u8;
-            rest[32 * h + l] = low(i) | (low(i + 32) << 2) | (low(i + 64) << 4) | (low(i + 96) << 6);
+            rest[32 * h + l] =
+                low(i) | (low(i + 32) << 2) | (low(i + 64) << 4) | (low(i + 96) << 6);
         }
     }
     rest[64..76].copy_from_slice(&packed);

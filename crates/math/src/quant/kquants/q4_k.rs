@@ -75,4 +75,3 @@ pub fn quantize(x: &[f32], out: &mut [u8]) -> Result<(), LengthError> {
 pub fn dequantize(blocks: &[u8], out: &mut [f32]) -> Result<(), LengthError> {
     dequantize_blocks("q4_K", blocks, out, dequantize_block)
 }
-

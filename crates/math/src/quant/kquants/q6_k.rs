@@ -76,7 +76,8 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
             let c = |k: usize| codes[128 * h + 32 * k + l] as u8;
             ql[64 * h + l] = (c(0) & 0xF) | ((c(2) & 0xF) << 4);
             ql[64 * h + l + 32] = (c(1) & 0xF) | ((c(3) & 0xF) << 4);
-            qh[32 * h + l] = (c(0) >> 4) | ((c(1) >> 4) << 2) | ((c(2) >> 4) << 4) | ((c(3) >> 4) << 6);
+            qh[32 * h + l] =
+                (c(0) >> 4) | ((c(1) >> 4) << 2) | ((c(2) >> 4) << 4) | ((c(3) >> 4) << 6);
         }
     }
     for (t, p) in tail[..16].iter_mut().zip(packed) {
