@@ -36,7 +36,7 @@ const LANES: usize = 8;
 /// offset is subtracted on dequantizing) and writes the codes; a constant sub-block gives scale 0
 /// with codes 0.
 ///
-/// Candidates are computed [`LANES`] at a time from the current min, then scanned in the
+/// Candidates are computed `LANES` (8) at a time from the current min, then scanned in the
 /// reference's order; a winner that moves the min (later candidates start from it) restarts the
 /// batch after it: the same floats, the same choice as the sequential loop.
 #[allow(clippy::too_many_arguments)]
