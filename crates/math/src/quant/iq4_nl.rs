@@ -46,50 +46,34 @@ pub struct BlockIq4Nl {
 }
 const _: () = assert!(std::mem::size_of::<BlockIq4Nl>() == BLOCK_BYTES);
 
-/// llama.cpp's `best_index_int8` on [`KVALUES_IQ4NL`]: the index of the level nearest to `x`
-/// (the upper one on ties), 0 at or below −127, 15 at or above 113 and for NaN.
-#[inline]
-pub fn nearest_level(x: f32) -> usize {
+/// The index of the level nearest to `x` and that level (llama.cpp's `best_index_int8` on
+/// [`KVALUES_IQ4NL`]): the upper level on ties, 0 at or below −127, 15 at or above 113 and for
+/// NaN.
+///
+/// llama.cpp binary-searches for the first level above `x`; here that level's index is counted
+/// (`1 + #{1 ≤ i ≤ 14 : !(x < level_i)}`, which also sends NaN to the top) and the two
+/// neighbours are summed from the level gaps, without branches, so that many lanes run as SIMD.
+/// The tie test `x − lower < upper − x` is the reference's, in f32. Checked against the binary
+/// search between every pair of levels.
+#[inline(always)]
+pub fn nearest_level(x: f32) -> (usize, f32) {
     let v = |i: usize| KVALUES_IQ4NL[i] as f32;
-    if x <= v(0) {
-        return 0;
+    let (mut above, mut lower, mut upper) = (1usize, v(0), v(1));
+    for i in 1..15 {
+        let passed = !(x < v(i));
+        above += passed as usize;
+        lower += if passed { v(i) - v(i - 1) } else { 0.0 };
+        upper += if passed { v(i + 1) - v(i) } else { 0.0 };
     }
-    if x >= v(15) {
-        return 15;
-    }
-    let (mut lo, mut hi) = (0usize, 15usize);
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if x < v(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    if x - v(hi - 1) < v(hi) - x {
-        hi - 1
+    if x - lower < upper - x {
+        (above - 1, lower)
     } else {
-        hi
+        (above, upper)
     }
 }
 
-/// `Σw·q·x` and `Σw·q²` for the indices nearest to `id·x`, with weights `x²`, writing them to
-/// `codes` when given.
-#[inline]
-fn sums(x: &[f32; QK4_NL], id: f32, mut codes: Option<&mut [u8; QK4_NL]>) -> (f32, f32) {
-    let (mut sumqx, mut sumq2) = (0f32, 0f32);
-    for j in 0..QK4_NL {
-        let l = nearest_level(id * x[j]);
-        if let Some(c) = codes.as_deref_mut() {
-            c[j] = l as u8;
-        }
-        let q = KVALUES_IQ4NL[l] as f32;
-        let w = x[j] * x[j];
-        sumqx += w * q * x[j];
-        sumq2 += w * q * q;
-    }
-    (sumqx, sumq2)
-}
+/// Trial scales of [`quantize_block`] evaluated side by side (15 used).
+const TRIALS: usize = 16;
 
 /// The block quantizer of both paths: `ntry = 7` for `quantize_iq4_nl`, −1 for
 /// `quantize_row_iq4_nl_ref`.
@@ -106,21 +90,48 @@ fn quantize_block_with(x: &[f32; QK4_NL], out: &mut [u8; BLOCK_BYTES], ntry: i32
     let mut d = 0f32;
     if amax >= 1e-15 {
         d = if ntry > 0 { -max / v0 } else { max / v0 };
-        let (mut sumqx, mut sumq2) = sums(x, 1.0 / d, Some(&mut codes));
+        let id = 1.0 / d;
+        let (mut sumqx, mut sumq2) = (0f32, 0f32);
+        for (c, &xj) in codes.iter_mut().zip(x) {
+            let (l, q) = nearest_level(id * xj);
+            *c = l as u8;
+            let w = xj * xj;
+            sumqx += w * q * xj;
+            sumq2 += w * q * q;
+        }
         d = if sumq2 > 0.0 { sumqx / sumq2 } else { 0.0 };
         let mut best = d * sumqx;
-        for itry in -ntry..=ntry {
-            (sumqx, sumq2) = sums(x, (itry as f32 + v0) / max, None);
-            if sumq2 > 0.0 && sumqx * sumqx > best * sumq2 {
-                d = sumqx / sumq2;
-                best = d * sumqx;
+        // The trial scales depend only on `max`: evaluate them side by side, compare in order.
+        let trials = (2 * ntry + 1).max(0) as usize;
+        let mut first = 0;
+        while first < trials {
+            let mut id = [0f32; TRIALS];
+            for (k, s) in id.iter_mut().enumerate() {
+                *s = ((first + k) as i32 - ntry) as f32 + v0;
+                *s /= max;
             }
+            let (mut sqx, mut sq2) = ([0f32; TRIALS], [0f32; TRIALS]);
+            for &xj in x {
+                let w = xj * xj;
+                for k in 0..TRIALS {
+                    let (_, q) = nearest_level(id[k] * xj);
+                    sqx[k] += w * q * xj;
+                    sq2[k] += w * q * q;
+                }
+            }
+            for k in 0..TRIALS.min(trials - first) {
+                if sq2[k] > 0.0 && sqx[k] * sqx[k] > best * sq2[k] {
+                    d = sqx[k] / sq2[k];
+                    best = d * sqx[k];
+                }
+            }
+            first += TRIALS;
         }
     }
     if ntry > 0 {
         let id = if d != 0.0 { 1.0 / d } else { 0.0 };
         for (c, &v) in codes.iter_mut().zip(x) {
-            *c = nearest_level(id * v) as u8;
+            *c = nearest_level(id * v).0 as u8;
         }
     }
     out[..2].copy_from_slice(&ggml_f16(d));
@@ -169,6 +180,59 @@ pub fn dequantize(blocks: &[u8], out: &mut [f32]) -> Result<(), LengthError> {
 mod tests {
     use super::*;
 
+    /// llama.cpp's `best_index_int8`, line by line: the reference for [`nearest_level`].
+    fn best_index_int8(x: f32) -> usize {
+        let v = |i: usize| KVALUES_IQ4NL[i] as f32;
+        if x <= v(0) {
+            return 0;
+        }
+        if x >= v(15) {
+            return 15;
+        }
+        let (mut lo, mut hi) = (0usize, 15usize);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if x < v(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        if x - v(hi - 1) < v(hi) - x {
+            hi - 1
+        } else {
+            hi
+        }
+    }
+
+    #[test]
+    fn branch_free_nearest_level_equals_llama_cpps_binary_search() {
+        let mut probes = vec![
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1e30,
+            -1e30,
+        ];
+        for i in 0..16 {
+            let a = KVALUES_IQ4NL[i] as f32;
+            let b = KVALUES_IQ4NL[(i + 1).min(15)] as f32;
+            for c in [a, (a + b) / 2.0, a - 1.0, a + 1.0] {
+                for step in -3i32..=3 {
+                    probes.push(f32::from_bits((c.to_bits() as i32 + step) as u32));
+                }
+            }
+        }
+        probes.extend((0..20_000).map(|i| i as f32 * 0.0137 - 137.0));
+        for x in probes {
+            let (l, q) = nearest_level(x);
+            assert_eq!(l, best_index_int8(x), "x = {x:e}");
+            assert_eq!(q, KVALUES_IQ4NL[l] as f32, "x = {x:e}");
+        }
+    }
+
     #[test]
     fn nearest_level_agrees_with_a_full_scan_between_every_pair_of_levels() {
         for i in 0..15 {
@@ -185,11 +249,11 @@ mod tests {
                         ep.partial_cmp(&eq).unwrap().then(q.cmp(&p))
                     })
                     .unwrap();
-                assert_eq!(nearest_level(x), scan, "x = {x}");
+                assert_eq!(nearest_level(x).0, scan, "x = {x}");
             }
         }
-        assert_eq!(nearest_level(-1000.0), 0);
-        assert_eq!(nearest_level(1000.0), 15);
-        assert_eq!(nearest_level(f32::NAN), 15);
+        assert_eq!(nearest_level(-1000.0).0, 0);
+        assert_eq!(nearest_level(1000.0).0, 15);
+        assert_eq!(nearest_level(f32::NAN).0, 15);
     }
 }

@@ -293,7 +293,7 @@ pub(crate) fn finish_k4_k5(
     }
 }
 
-/// The first step of Q4_K and Q5_K: fits each 32-value sub-block with
+/// The first step of Q4_K and Q5_K: fits the eight 32-value sub-blocks (side by side) with
 /// [`fit::scale_and_min`] under weights `sqrt(mean(x²)) + |x|`, writing the fitted codes.
 pub(crate) fn fit_k4_k5(
     x: &[f32; QK_K],
@@ -302,23 +302,26 @@ pub(crate) fn fit_k4_k5(
     nstep: i32,
     codes: &mut [u8; QK_K],
 ) -> ([f32; 8], [f32; 8]) {
-    let mut scales = [0f32; 8];
-    let mut mins = [0f32; 8];
-    let mut weights = [0f32; 32];
+    let mut xt = [[0f32; 8]; 32];
+    let mut wt = [[0f32; 8]; 32];
     for j in 0..8 {
-        let xs: &[f32; 32] = x[32 * j..32 * j + 32].try_into().expect("32 values");
+        let xs = &x[32 * j..32 * j + 32];
         let mut sum_x2 = 0f32;
         for &v in xs {
             sum_x2 += v * v;
         }
         let av_x = (sum_x2 / 32.0).sqrt();
-        for (w, &v) in weights.iter_mut().zip(xs) {
-            *w = av_x + v.abs();
+        for (i, &v) in xs.iter().enumerate() {
+            xt[i][j] = v;
+            wt[i][j] = av_x + v.abs();
         }
-        let out: &mut [u8; 32] = (&mut codes[32 * j..32 * j + 32])
-            .try_into()
-            .expect("32 codes");
-        (scales[j], mins[j]) = fit::scale_and_min(xs, &weights, nmax, rmin, 0.1, nstep, false, out);
     }
-    (scales, mins)
+    let mut ct = [[0u8; 8]; 32];
+    let fitted = fit::scale_and_min(&xt, &wt, nmax, rmin, 0.1, nstep, false, &mut ct);
+    for (i, row) in ct.iter().enumerate() {
+        for (j, &c) in row.iter().enumerate() {
+            codes[32 * j + i] = c;
+        }
+    }
+    fitted
 }

@@ -23,132 +23,138 @@ fn signed_absmax(x: &[f32]) -> (f32, f32) {
     (max, amax)
 }
 
-/// Candidate scales evaluated side by side in [`scale_and_min`]: each lane keeps its own sums in
-/// the reference's order, so the results are bit-identical, and the compiler can turn the lanes
-/// into SIMD (SSE natively, simd128 in WebAssembly).
+/// Trial scales of [`symmetric`] evaluated side by side: each lane keeps its own sums in the
+/// reference's order, so the results are bit-identical, and the compiler can turn the lanes into
+/// SIMD (SSE natively, simd128 in WebAssembly).
 const LANES: usize = 8;
 
-/// Fits `x ≈ scale·q − min` with codes `q` in `0..=nmax` and `min ≥ 0` (llama.cpp
-/// `make_qkx2_quants`), minimising `Σ w·err` where `err` is the squared error, or the absolute
-/// error when `use_mad`. Starting from the range `[min(x, 0), max(x)]`, it tries `nstep + 1`
-/// candidate scales `(rmin + rdelta·is + nmax) / range`, solves the weighted least-squares scale
-/// and offset for each candidate's codes, and keeps the first best. Returns `(scale, min)` (the
-/// offset is subtracted on dequantizing) and writes the codes; a constant sub-block gives scale 0
-/// with codes 0.
+/// Fits `L` sub-blocks at once, each as llama.cpp's `make_qkx2_quants` does: `x ≈ scale·q − min`
+/// with codes `q` in `0..=nmax` and `min ≥ 0`, minimising `Σ w·err` where `err` is the squared
+/// error, or the absolute error when `use_mad`. Starting from the range `[min(x, 0), max(x)]`, it
+/// tries `nstep + 1` candidate scales `(rmin + rdelta·is + nmax) / range` in order, solves the
+/// weighted least-squares scale and offset for each candidate's codes, and keeps a candidate when
+/// it lowers the error; a kept candidate's offset is the `min` that later candidates start from.
+/// Returns per sub-block `(scale, min)` (the offset is subtracted on dequantizing) and writes the
+/// codes; a constant sub-block gives scale 0 with codes 0.
 ///
-/// Candidates are computed `LANES` (8) at a time from the current min, then scanned in the
-/// reference's order; a winner that moves the min (later candidates start from it) restarts the
-/// batch after it: the same floats, the same choice as the sequential loop.
+/// The data are transposed: `x[i][k]` is value i of sub-block k (likewise `weights` and `codes`).
+/// Every lane runs the reference's sequential loop on its own sub-block, with the same f32
+/// operations in the same order, so the results are bit-identical with it, and the lanes become
+/// SIMD (SSE natively, simd128 in WebAssembly).
 #[allow(clippy::too_many_arguments)]
-pub fn scale_and_min<const N: usize>(
-    x: &[f32; N],
-    weights: &[f32; N],
+pub fn scale_and_min<const N: usize, const L: usize>(
+    x: &[[f32; L]; N],
+    weights: &[[f32; L]; N],
     nmax: i32,
     rmin: f32,
     rdelta: f32,
     nstep: i32,
     use_mad: bool,
-    codes: &mut [u8; N],
-) -> (f32, f32) {
+    codes: &mut [[u8; L]; N],
+) -> ([f32; L], [f32; L]) {
+    let error = |d: f32| if use_mad { d.abs() } else { d * d };
     let mut min = x[0];
     let mut max = x[0];
     let mut sum_w = weights[0];
-    let mut sum_x = sum_w * x[0];
+    let mut sum_x = [0f32; L];
+    for k in 0..L {
+        sum_x[k] = sum_w[k] * x[0][k];
+    }
     for i in 1..N {
-        if x[i] < min {
-            min = x[i];
+        for k in 0..L {
+            let v = x[i][k];
+            if v < min[k] {
+                min[k] = v;
+            }
+            if v > max[k] {
+                max[k] = v;
+            }
+            let w = weights[i][k];
+            sum_w[k] += w;
+            sum_x[k] += w * v;
         }
-        if x[i] > max {
-            max = x[i];
+    }
+    let mut constant = [false; L];
+    let mut iscale = [0f32; L];
+    let mut scale = [0f32; L];
+    for k in 0..L {
+        if min[k] > 0.0 {
+            min[k] = 0.0;
         }
-        let w = weights[i];
-        sum_w += w;
-        sum_x += w * x[i];
+        constant[k] = max[k] == min[k];
+        iscale[k] = nmax as f32 / (max[k] - min[k]);
+        scale[k] = 1.0 / iscale[k];
     }
-    if min > 0.0 {
-        min = 0.0;
-    }
-    if max == min {
-        codes.fill(0);
-        return (0.0, -min);
-    }
-    let error = |d: f32| if use_mad { d.abs() } else { d * d };
-    let iscale = nmax as f32 / (max - min);
-    let mut scale = 1.0 / iscale;
-    let mut best_error = 0f32;
-    let mut shifted = [0f32; N];
+    let start_min = min;
+    let mut best_error = [0f32; L];
     for i in 0..N {
-        shifted[i] = x[i] - min;
-        let l = nearest_int(iscale * shifted[i]).clamp(0, nmax);
-        codes[i] = l as u8;
-        let diff = scale * l as f32 + min - x[i];
-        best_error += weights[i] * error(diff);
+        for k in 0..L {
+            let l = nearest_int(iscale[k] * (x[i][k] - min[k])).clamp(0, nmax);
+            codes[i][k] = l as u8;
+            let diff = scale[k] * l as f32 + min[k] - x[i][k];
+            best_error[k] += weights[i][k] * error(diff);
+        }
     }
-    if nstep < 1 {
-        return (scale, -min);
-    }
-    let mut aux = [[0u8; LANES]; N];
-    let mut first = 0;
-    'batches: while first <= nstep {
-        // Every candidate uses the current min, which a winning candidate replaces: the lanes
-        // after a winner that moved min are recomputed in the next batch.
-        let range = max - min;
-        for (s, &v) in shifted.iter_mut().zip(x) {
-            *s = v - min;
-        }
-        let mut iscale = [0f32; LANES];
-        for (k, s) in iscale.iter_mut().enumerate() {
-            *s = (rmin + rdelta * (first + k as i32) as f32 + nmax as f32) / range;
-        }
-        let (mut sum_l, mut sum_l2, mut sum_xl) = ([0f32; LANES], [0f32; LANES], [0f32; LANES]);
-        for i in 0..N {
-            let (w, xi, si) = (weights[i], x[i], shifted[i]);
-            for k in 0..LANES {
-                let l = nearest_int(iscale[k] * si).clamp(0, nmax);
-                aux[i][k] = l as u8;
-                let lf = l as f32;
-                sum_l[k] += w * lf;
-                sum_l2[k] += w * lf * lf;
-                sum_xl[k] += w * lf * xi;
+    if nstep >= 1 {
+        let mut aux = [[0u8; L]; N];
+        for is in 0..=nstep {
+            let step = rmin + rdelta * is as f32 + nmax as f32;
+            for k in 0..L {
+                iscale[k] = step / (max[k] - min[k]);
             }
-        }
-        let (mut this_scale, mut this_min) = ([0f32; LANES], [0f32; LANES]);
-        let mut usable = [false; LANES];
-        for k in 0..LANES {
-            let det = sum_w * sum_l2[k] - sum_l[k] * sum_l[k];
-            usable[k] = det > 0.0 && first + (k as i32) <= nstep;
-            this_scale[k] = (sum_w * sum_xl[k] - sum_x * sum_l[k]) / det;
-            this_min[k] = (sum_l2[k] * sum_x - sum_l[k] * sum_xl[k]) / det;
-            if this_min[k] > 0.0 {
-                this_min[k] = 0.0;
-                this_scale[k] = sum_xl[k] / sum_l2[k];
-            }
-        }
-        let mut cur_error = [0f32; LANES];
-        for i in 0..N {
-            for k in 0..LANES {
-                let diff = this_scale[k] * aux[i][k] as f32 + this_min[k] - x[i];
-                cur_error[k] += weights[i] * error(diff);
-            }
-        }
-        for k in 0..LANES {
-            if usable[k] && cur_error[k] < best_error {
-                for i in 0..N {
-                    codes[i] = aux[i][k];
+            let (mut sum_l, mut sum_l2, mut sum_xl) = ([0f32; L], [0f32; L], [0f32; L]);
+            for i in 0..N {
+                for k in 0..L {
+                    let l = nearest_int(iscale[k] * (x[i][k] - min[k])).clamp(0, nmax);
+                    aux[i][k] = l as u8;
+                    let (w, lf) = (weights[i][k], l as f32);
+                    sum_l[k] += w * lf;
+                    sum_l2[k] += w * lf * lf;
+                    sum_xl[k] += w * lf * x[i][k];
                 }
-                best_error = cur_error[k];
-                scale = this_scale[k];
-                let moved = this_min[k].to_bits() != min.to_bits();
-                min = this_min[k];
-                if moved {
-                    first += k as i32 + 1;
-                    continue 'batches;
+            }
+            let (mut this_scale, mut this_min, mut usable) = ([0f32; L], [0f32; L], [false; L]);
+            for k in 0..L {
+                let det = sum_w[k] * sum_l2[k] - sum_l[k] * sum_l[k];
+                usable[k] = det > 0.0;
+                this_scale[k] = (sum_w[k] * sum_xl[k] - sum_x[k] * sum_l[k]) / det;
+                this_min[k] = (sum_l2[k] * sum_x[k] - sum_l[k] * sum_xl[k]) / det;
+                if this_min[k] > 0.0 {
+                    this_min[k] = 0.0;
+                    this_scale[k] = sum_xl[k] / sum_l2[k];
+                }
+            }
+            let mut cur_error = [0f32; L];
+            for i in 0..N {
+                for k in 0..L {
+                    let diff = this_scale[k] * aux[i][k] as f32 + this_min[k] - x[i][k];
+                    cur_error[k] += weights[i][k] * error(diff);
+                }
+            }
+            for k in 0..L {
+                if usable[k] && cur_error[k] < best_error[k] {
+                    for i in 0..N {
+                        codes[i][k] = aux[i][k];
+                    }
+                    best_error[k] = cur_error[k];
+                    scale[k] = this_scale[k];
+                    min[k] = this_min[k];
                 }
             }
         }
-        first += LANES as i32;
     }
-    (scale, -min)
+    let mut neg_min = [0f32; L];
+    for k in 0..L {
+        if constant[k] {
+            for row in codes.iter_mut() {
+                row[k] = 0;
+            }
+            scale[k] = 0.0;
+            min[k] = start_min[k];
+        }
+        neg_min[k] = -min[k];
+    }
+    (scale, neg_min)
 }
 
 /// Fits a signed scale to `x` with codes `l` in `-nmax..nmax` under weights `x²` (llama.cpp
@@ -420,44 +426,82 @@ mod tests {
         }
     }
 
+    /// Runs the lane version on `L` sub-blocks and the line-by-line port on each, and compares.
+    #[allow(clippy::too_many_arguments)]
+    fn compare_lanes<const N: usize, const L: usize>(
+        blocks: &[[f32; N]; L],
+        weights: &[[f32; N]; L],
+        nmax: i32,
+        rmin: f32,
+        nstep: i32,
+        use_mad: bool,
+    ) {
+        let mut xt = [[0f32; L]; N];
+        let mut wt = [[0f32; L]; N];
+        for k in 0..L {
+            for i in 0..N {
+                xt[i][k] = blocks[k][i];
+                wt[i][k] = weights[k][i];
+            }
+        }
+        let mut codes = [[0u8; L]; N];
+        let (scales, mins) = scale_and_min(&xt, &wt, nmax, rmin, 0.1, nstep, use_mad, &mut codes);
+        for k in 0..L {
+            let mut expected = [0u8; N];
+            let (s, m) = scale_and_min_reference(
+                &blocks[k],
+                &weights[k],
+                nmax,
+                rmin,
+                0.1,
+                nstep,
+                use_mad,
+                &mut expected,
+            );
+            let ours: Vec<u8> = codes.iter().map(|row| row[k]).collect();
+            assert_eq!(
+                (scales[k].to_bits(), mins[k].to_bits(), &ours[..]),
+                (s.to_bits(), m.to_bits(), &expected[..]),
+                "sub-block {:?}",
+                blocks[k]
+            );
+        }
+    }
+
     #[test]
     fn lane_parallel_fit_equals_the_line_by_line_port() {
         let mut next = sequence(0x9e37_79b9_7f4a_7c15);
-        for case in 0..4000 {
-            let spread = [1e-3f32, 1.0, 30.0, 1e5][case % 4];
-            let mut x32 = [0f32; 32];
-            for v in &mut x32 {
-                *v = next() * spread + if case % 3 == 0 { 0.3 * spread } else { 0.0 };
-            }
-            if case % 7 == 0 {
-                x32[case % 32] *= 40.0; // an outlier
+        for case in 0..1500 {
+            let mut b32 = [[0f32; 32]; 8];
+            let mut b16 = [[0f32; 16]; 16];
+            for (k, block) in b32.iter_mut().enumerate() {
+                let spread = [1e-3f32, 1.0, 30.0, 1e5][(case + k) % 4];
+                let offset = if (case + k) % 3 == 0 {
+                    0.3 * spread
+                } else {
+                    0.0
+                };
+                for v in block.iter_mut() {
+                    *v = next() * spread + offset;
+                }
+                if (case + k) % 7 == 0 {
+                    block[(case + k) % 32] *= 40.0; // an outlier
+                }
+                if (case + k) % 11 == 0 {
+                    *block = [0.25; 32]; // constant
+                }
+                b16[2 * k].copy_from_slice(&block[..16]);
+                b16[2 * k + 1].copy_from_slice(&block[16..]);
             }
             // Q4_K / Q5_K weights and parameters.
-            let sum_x2: f32 = x32.iter().map(|v| v * v).sum();
-            let av = (sum_x2 / 32.0).sqrt();
-            let w32 = x32.map(|v| av + v.abs());
-            for (nmax, rmin, nstep) in [(15, -1.0, 20), (31, -0.5, 15)] {
-                let (mut a, mut b) = ([0u8; 32], [0u8; 32]);
-                let fast = scale_and_min(&x32, &w32, nmax, rmin, 0.1, nstep, false, &mut a);
-                let slow =
-                    scale_and_min_reference(&x32, &w32, nmax, rmin, 0.1, nstep, false, &mut b);
-                assert_eq!(
-                    (fast.0.to_bits(), fast.1.to_bits(), a),
-                    (slow.0.to_bits(), slow.1.to_bits(), b),
-                    "{x32:?}"
-                );
-            }
-            // Q2_K: 16 values, weights |x|, absolute error.
-            let x16: [f32; 16] = x32[..16].try_into().unwrap();
-            let w16 = x16.map(f32::abs);
-            let (mut a, mut b) = ([0u8; 16], [0u8; 16]);
-            let fast = scale_and_min(&x16, &w16, 3, -0.5, 0.1, 15, true, &mut a);
-            let slow = scale_and_min_reference(&x16, &w16, 3, -0.5, 0.1, 15, true, &mut b);
-            assert_eq!(
-                (fast.0.to_bits(), fast.1.to_bits(), a),
-                (slow.0.to_bits(), slow.1.to_bits(), b),
-                "{x16:?}"
-            );
+            let w32 = b32.map(|b| {
+                let av = (b.iter().map(|v| v * v).sum::<f32>() / 32.0).sqrt();
+                b.map(|v| av + v.abs())
+            });
+            compare_lanes(&b32, &w32, 15, -1.0, 20, false);
+            compare_lanes(&b32, &w32, 31, -0.5, 15, false);
+            // Q2_K: weights |x|, absolute error.
+            compare_lanes(&b16, &b16.map(|b| b.map(f32::abs)), 3, -0.5, 15, true);
         }
     }
 

@@ -35,27 +35,25 @@ const _: () = assert!(std::mem::size_of::<BlockQ2K>() == BLOCK_BYTES);
 
 /// Quantizes one super-block, byte for byte as `quantize_row_q2_K_ref`.
 pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
-    let mut codes = [0u8; QK_K];
-    let mut scales = [0f32; 16];
-    let mut mins = [0f32; 16];
-    let mut weights = [0f32; 16];
-    let (mut max_scale, mut max_min) = (0f32, 0f32);
-    for j in 0..16 {
-        let xs: &[f32; 16] = x[16 * j..16 * j + 16].try_into().expect("16 values");
-        for (w, v) in weights.iter_mut().zip(xs) {
-            *w = v.abs();
-        }
-        let out: &mut [u8; 16] = (&mut codes[16 * j..16 * j + 16])
-            .try_into()
-            .expect("16 codes");
-        (scales[j], mins[j]) = fit::scale_and_min(xs, &weights, 3, -0.5, 0.1, 15, true, out);
-        if scales[j] > max_scale {
-            max_scale = scales[j];
-        }
-        if mins[j] > max_min {
-            max_min = mins[j];
+    // The sixteen sub-blocks are fitted side by side: xt[i][j] is value i of sub-block j.
+    let mut xt = [[0f32; 16]; 16];
+    let mut wt = [[0f32; 16]; 16];
+    for (i, (xr, wr)) in xt.iter_mut().zip(wt.iter_mut()).enumerate() {
+        for j in 0..16 {
+            xr[j] = x[16 * j + i];
+            wr[j] = xr[j].abs();
         }
     }
+    let mut ct = [[0u8; 16]; 16];
+    let (scales, mins) = fit::scale_and_min(&xt, &wt, 3, -0.5, 0.1, 15, true, &mut ct);
+    let mut codes = [0u8; QK_K];
+    for (i, row) in ct.iter().enumerate() {
+        for (j, &c) in row.iter().enumerate() {
+            codes[16 * j + i] = c;
+        }
+    }
+    let max_scale = scales.iter().fold(0f32, |m, &s| if s > m { s } else { m });
+    let max_min = mins.iter().fold(0f32, |m, &s| if s > m { s } else { m });
     let mut packed = [0u8; 16];
     let mut d = ggml_f16(0.0);
     if max_scale > 0.0 {
