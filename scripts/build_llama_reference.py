@@ -22,6 +22,9 @@ ninja) from source just to read the package's metadata, which takes many minutes
 Usage:
     python3 scripts/build_llama_reference.py            # fetch and build (once), print the path
     python3 scripts/build_llama_reference.py --bench    # GB/s of f32 input per scheme, one core
+    python3 scripts/build_llama_reference.py --bench --with-bitbudget
+        # the same, then bitbudget's criterion bench (crates/math/benches/kquants.rs) on the same
+        # input file, and both side by side (issue #16)
 
 As a module (scripts/make_kquant_fixtures.py):
     from build_llama_reference import Reference
@@ -34,6 +37,7 @@ Values are `array.array("f")`; blocks are `bytes`. Only the Python standard libr
 import argparse
 import array
 import ctypes
+import os
 import pathlib
 import random
 import re
@@ -174,12 +178,21 @@ class Reference:
         return array.array("f", bytes(dst))
 
 
-def bench(ref, mib, repeats):
-    """GB/s (10^9 bytes of f32 input per second) of each reference quantizer on one core."""
+def bench_input(mib):
+    """A reproducible N(0, 1) f32 input of `mib` MiB, also written to build/llama-reference/."""
     n = mib * (1 << 20) // 4
     rng = random.Random(16)
     values = array.array("f", (rng.gauss(0.0, 1.0) for _ in range(n)))
+    path = BUILD / f"bench_input_{mib}mib.f32"
+    path.write_bytes(values.tobytes())
+    return values, path
+
+
+def bench(ref, values, mib, repeats):
+    """GB/s (10^9 bytes of f32 input per second) of each reference quantizer on one core."""
+    n = len(values)
     src = (ctypes.c_float * n).from_buffer(values)
+    results = {}
     print(f"llama-cpp-python {PIN} reference quantizers, {mib} MiB of N(0,1) f32, best of {repeats}")
     print(f"{'scheme':8} {'quantize GB/s':>14} {'dequantize GB/s':>16}")
     for name in SCHEMES:
@@ -196,7 +209,28 @@ def bench(ref, mib, repeats):
             start = time.perf_counter()
             deq(dst, out, ctypes.c_int64(n))
             best_d = min(best_d, time.perf_counter() - start)
-        print(f"{name:8} {4 * n / best_q / 1e9:14.3f} {4 * n / best_d / 1e9:16.3f}")
+        results[name] = (4 * n / best_q / 1e9, 4 * n / best_d / 1e9)
+        print(f"{name:8} {results[name][0]:14.3f} {results[name][1]:16.3f}")
+    return results
+
+
+def bench_bitbudget(path):
+    """Runs crates/math/benches/kquants.rs on the input file; returns {(direction, scheme): GB/s}."""
+    cmd = ["cargo", "bench", "-p", "bitbudget-math", "--bench", "kquants", "--",
+           "--warm-up-time", "1", "--measurement-time", "3"]
+    env = dict(os.environ, KQUANT_BENCH_INPUT=str(path))
+    out = subprocess.run(cmd, cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
+    units = {"B/s": 1e-9, "KiB/s": 1024 / 1e9, "MiB/s": 1024**2 / 1e9, "GiB/s": 1024**3 / 1e9}
+    results, current = {}, None
+    for line in out.splitlines():
+        m = re.match(r"kquants_(quantize|dequantize)/(\S+)", line)
+        if m:
+            current = (m.group(1), m.group(2))
+        m = re.search(r"thrpt:\s*\[\S+ \S+ (\S+) (\S+)", line)
+        if m and current:
+            results[current] = float(m.group(1)) * units[m.group(2)]
+            current = None
+    return results
 
 
 def main():
@@ -204,11 +238,22 @@ def main():
     parser.add_argument("--bench", action="store_true", help="time every reference quantizer")
     parser.add_argument("--mib", type=int, default=16, help="benchmark input size in MiB")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--with-bitbudget", action="store_true",
+                        help="with --bench: also run bitbudget's criterion bench on the same input")
     args = parser.parse_args()
     ref = Reference.build()
     print(LIB)
     if args.bench:
-        bench(ref, args.mib, args.repeats)
+        values, path = bench_input(args.mib)
+        theirs = bench(ref, values, args.mib, args.repeats)
+        if args.with_bitbudget:
+            ours = bench_bitbudget(path)
+            print(f"\nsame input ({path.name}), quantize GB/s, one core")
+            print(f"{'scheme':8} {'llama.cpp':>10} {'bitbudget':>10}")
+            for name, (q, _) in theirs.items():
+                mine = ours.get(("quantize", name))
+                if mine is not None:
+                    print(f"{name:8} {q:10.3f} {mine:10.3f}")
 
 
 if __name__ == "__main__":

@@ -54,8 +54,11 @@
 //!
 //! Codes round to nearest with ties to even (llama.cpp's `nearest_int`, the 1.5·2^23 trick) and
 //! are clamped to the code range; FP16 scales round to nearest even and overflow to ±infinity
-//! (inputs around 1e9 and above give an infinite super-block scale, then NaN weights on dequantizing,
-//! exactly as llama.cpp does). A sub-block whose largest magnitude is below 1e-15 counts as zero.
+//! (when a super-block scale exceeds 65504, e.g. Q4_K sub-block ranges above about 6e7, llama.cpp
+//! stores infinity and dequantizes to ±infinity or NaN; so does this port). Tiny weights (|x| ≲
+//! 0.01) give FP16-subnormal super-block scales, which are coarse. In Q3_K and Q6_K a sub-block
+//! whose largest magnitude is below 1e-15 counts as zero; in Q2_K, Q4_K and Q5_K a constant
+//! sub-block gets scale 0.
 //! NaN and ±infinity inputs are not rejected: they flow through the same f32 operations as in
 //! llama.cpp. For **finite** inputs the bytes are the same on every platform; for non-finite inputs
 //! they match llama.cpp on x86-64 natively, and may differ elsewhere only where IEEE leaves a NaN's
