@@ -1,0 +1,526 @@
+//! The per-sub-block searches of llama.cpp's K-quant reference quantizers (ggml-quants.c
+//! `make_qkx2_quants`, `make_qx_quants` with `rmse_type = 1`, `make_q3_quants` with `do_rmse`),
+//! ported operation for operation in `f32` so that the chosen scales and codes are identical.
+//!
+//! None of them allocates: codes go to caller-provided arrays.
+
+use super::nearest_int;
+
+/// A sub-block whose largest magnitude is below this is all zero (llama.cpp `GROUP_MAX_EPS`).
+pub const GROUP_MAX_EPS: f32 = 1e-15;
+
+/// The value of largest magnitude (the first one on ties) and that magnitude; NaN never wins.
+#[inline]
+fn signed_absmax(x: &[f32]) -> (f32, f32) {
+    let (mut max, mut amax) = (0f32, 0f32);
+    for &v in x {
+        let a = v.abs();
+        if a > amax {
+            amax = a;
+            max = v;
+        }
+    }
+    (max, amax)
+}
+
+/// Trial scales of [`symmetric`] evaluated side by side: each lane keeps its own sums in the
+/// reference's order, so the results are bit-identical, and the compiler can turn the lanes into
+/// SIMD (SSE natively, simd128 in WebAssembly).
+const LANES: usize = 8;
+
+/// Fits `L` sub-blocks at once, each as llama.cpp's `make_qkx2_quants` does: `x ≈ scale·q − min`
+/// with codes `q` in `0..=nmax` and `min ≥ 0`, minimising `Σ w·err` where `err` is the squared
+/// error, or the absolute error when `use_mad`. Starting from the range `[min(x, 0), max(x)]`, it
+/// tries `nstep + 1` candidate scales `(rmin + rdelta·is + nmax) / range` in order, solves the
+/// weighted least-squares scale and offset for each candidate's codes, and keeps a candidate when
+/// it lowers the error; a kept candidate's offset is the `min` that later candidates start from.
+/// Returns per sub-block `(scale, min)` (the offset is subtracted on dequantizing) and writes the
+/// codes; a constant sub-block gives scale 0 with codes 0.
+///
+/// The data are transposed: `x[i][k]` is value i of sub-block k (likewise `weights` and `codes`).
+/// Every lane runs the reference's sequential loop on its own sub-block, with the same f32
+/// operations in the same order, so the results are bit-identical with it, and the lanes become
+/// SIMD (SSE natively, simd128 in WebAssembly).
+#[allow(clippy::too_many_arguments)]
+pub fn scale_and_min<const N: usize, const L: usize>(
+    x: &[[f32; L]; N],
+    weights: &[[f32; L]; N],
+    nmax: i32,
+    rmin: f32,
+    rdelta: f32,
+    nstep: i32,
+    use_mad: bool,
+    codes: &mut [[u8; L]; N],
+) -> ([f32; L], [f32; L]) {
+    let error = |d: f32| if use_mad { d.abs() } else { d * d };
+    let mut min = x[0];
+    let mut max = x[0];
+    let mut sum_w = weights[0];
+    let mut sum_x = [0f32; L];
+    for k in 0..L {
+        sum_x[k] = sum_w[k] * x[0][k];
+    }
+    for i in 1..N {
+        for k in 0..L {
+            let v = x[i][k];
+            if v < min[k] {
+                min[k] = v;
+            }
+            if v > max[k] {
+                max[k] = v;
+            }
+            let w = weights[i][k];
+            sum_w[k] += w;
+            sum_x[k] += w * v;
+        }
+    }
+    let mut constant = [false; L];
+    let mut iscale = [0f32; L];
+    let mut scale = [0f32; L];
+    for k in 0..L {
+        if min[k] > 0.0 {
+            min[k] = 0.0;
+        }
+        constant[k] = max[k] == min[k];
+        iscale[k] = nmax as f32 / (max[k] - min[k]);
+        scale[k] = 1.0 / iscale[k];
+    }
+    let start_min = min;
+    let mut best_error = [0f32; L];
+    for i in 0..N {
+        for k in 0..L {
+            let l = nearest_int(iscale[k] * (x[i][k] - min[k])).clamp(0, nmax);
+            codes[i][k] = l as u8;
+            let diff = scale[k] * l as f32 + min[k] - x[i][k];
+            best_error[k] += weights[i][k] * error(diff);
+        }
+    }
+    if nstep >= 1 {
+        let mut aux = [[0u8; L]; N];
+        for is in 0..=nstep {
+            let step = rmin + rdelta * is as f32 + nmax as f32;
+            for k in 0..L {
+                iscale[k] = step / (max[k] - min[k]);
+            }
+            let (mut sum_l, mut sum_l2, mut sum_xl) = ([0f32; L], [0f32; L], [0f32; L]);
+            for i in 0..N {
+                for k in 0..L {
+                    let l = nearest_int(iscale[k] * (x[i][k] - min[k])).clamp(0, nmax);
+                    aux[i][k] = l as u8;
+                    let (w, lf) = (weights[i][k], l as f32);
+                    sum_l[k] += w * lf;
+                    sum_l2[k] += w * lf * lf;
+                    sum_xl[k] += w * lf * x[i][k];
+                }
+            }
+            let (mut this_scale, mut this_min, mut usable) = ([0f32; L], [0f32; L], [false; L]);
+            for k in 0..L {
+                let det = sum_w[k] * sum_l2[k] - sum_l[k] * sum_l[k];
+                usable[k] = det > 0.0;
+                this_scale[k] = (sum_w[k] * sum_xl[k] - sum_x[k] * sum_l[k]) / det;
+                this_min[k] = (sum_l2[k] * sum_x[k] - sum_l[k] * sum_xl[k]) / det;
+                if this_min[k] > 0.0 {
+                    this_min[k] = 0.0;
+                    this_scale[k] = sum_xl[k] / sum_l2[k];
+                }
+            }
+            let mut cur_error = [0f32; L];
+            for i in 0..N {
+                for k in 0..L {
+                    let diff = this_scale[k] * aux[i][k] as f32 + this_min[k] - x[i][k];
+                    cur_error[k] += weights[i][k] * error(diff);
+                }
+            }
+            for k in 0..L {
+                if usable[k] && cur_error[k] < best_error[k] {
+                    for i in 0..N {
+                        codes[i][k] = aux[i][k];
+                    }
+                    best_error[k] = cur_error[k];
+                    scale[k] = this_scale[k];
+                    min[k] = this_min[k];
+                }
+            }
+        }
+    }
+    let mut neg_min = [0f32; L];
+    for k in 0..L {
+        if constant[k] {
+            for row in codes.iter_mut() {
+                row[k] = 0;
+            }
+            scale[k] = 0.0;
+            min[k] = start_min[k];
+        }
+        neg_min[k] = -min[k];
+    }
+    (scale, neg_min)
+}
+
+/// Fits a signed scale to `x` with codes `l` in `-nmax..nmax` under weights `x²` (llama.cpp
+/// `make_qx_quants` with `rmse_type = 1` and no importance): starts from `l = nearest(-nmax/max ·
+/// x)` where `max` is the value of largest magnitude, refits the least-squares scale
+/// `Σw·x·l / Σw·l²`, then tries the 18 scales `-(nmax + 0.1·is)/max` for `is` in ±1..=±9 and keeps
+/// the one with the largest `(Σw·x·l)² / Σw·l²` (evaluated side by side, compared in order).
+/// Writes `l + nmax` (in `0..2·nmax`) and returns
+/// the scale (negative when `max` is positive, since the start divides by `-max`); an all-zero
+/// sub-block gives 0 with codes 0.
+pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -> f32 {
+    let (max, amax) = signed_absmax(x);
+    if amax < GROUP_MAX_EPS {
+        codes.fill(0);
+        return 0.0;
+    }
+    let iscale = -(nmax as f32) / max;
+    let (mut sumlx, mut suml2) = (0f32, 0f32);
+    for i in 0..N {
+        let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
+        codes[i] = (l + nmax) as i8;
+        let w = x[i] * x[i];
+        let lf = l as f32;
+        sumlx += w * x[i] * lf;
+        suml2 += w * lf * lf;
+    }
+    let mut scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
+    let mut best = scale * sumlx;
+    // The 18 trial scales depend only on `max`, so they are evaluated LANES at a time and then
+    // compared in the reference's order (is = −9 … −1, 1 … 9).
+    let trials: [i32; 18] = [
+        -9, -8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ];
+    let mut trial = [[0i8; LANES]; N];
+    for batch in trials.chunks(LANES) {
+        let mut iscale = [0f32; LANES];
+        for (s, &is) in iscale.iter_mut().zip(batch) {
+            *s = -(nmax as f32 + 0.1 * is as f32) / max;
+        }
+        let (mut slx, mut sl2) = ([0f32; LANES], [0f32; LANES]);
+        for i in 0..N {
+            let (xi, w) = (x[i], x[i] * x[i]);
+            for k in 0..LANES {
+                let l = nearest_int(iscale[k] * xi).clamp(-nmax, nmax - 1);
+                trial[i][k] = (l + nmax) as i8;
+                let lf = l as f32;
+                slx[k] += w * xi * lf;
+                sl2[k] += w * lf * lf;
+            }
+        }
+        for k in 0..batch.len() {
+            if sl2[k] > 0.0 && slx[k] * slx[k] > best * sl2[k] {
+                for i in 0..N {
+                    codes[i] = trial[i][k];
+                }
+                scale = slx[k] / sl2[k];
+                best = scale * slx[k];
+            }
+        }
+    }
+    scale
+}
+
+/// Q3_K's fit (llama.cpp `make_q3_quants` with `do_rmse`): codes `l` in `-nmax..nmax` start from
+/// `nearest(-nmax/max · x)`; then up to five sweeps move single codes to
+/// `nearest(x·Σl² / Σx·l)` (the other codes' least-squares optimum) when that raises
+/// `(Σw·x·l)² / Σw·l²` with weights `x²`. Writes `l + nmax` and returns `Σw·x·l / Σw·l²` (0 when
+/// that denominator is not positive); an all-zero sub-block gives 0 with codes 0.
+pub fn q3<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -> f32 {
+    let (max, amax) = signed_absmax(x);
+    if amax < GROUP_MAX_EPS {
+        codes.fill(0);
+        return 0.0;
+    }
+    let iscale = -(nmax as f32) / max;
+    let (mut sumlx, mut suml2) = (0f32, 0f32);
+    let mut l = [0i32; N];
+    for i in 0..N {
+        l[i] = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
+        let w = x[i] * x[i];
+        let lf = l[i] as f32;
+        sumlx += w * x[i] * lf;
+        suml2 += w * lf * lf;
+    }
+    for _ in 0..5 {
+        let mut changed = false;
+        for i in 0..N {
+            let w = x[i] * x[i];
+            let li = l[i] as f32;
+            let mut slx = sumlx - w * x[i] * li;
+            if slx > 0.0 {
+                let mut sl2 = suml2 - w * li * li;
+                let new_l = nearest_int(x[i] * sl2 / slx).clamp(-nmax, nmax - 1);
+                if new_l != l[i] {
+                    let nf = new_l as f32;
+                    slx += w * x[i] * nf;
+                    sl2 += w * nf * nf;
+                    if sl2 > 0.0 && slx * slx * suml2 > sumlx * sumlx * sl2 {
+                        l[i] = new_l;
+                        sumlx = slx;
+                        suml2 = sl2;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (c, li) in codes.iter_mut().zip(l) {
+        *c = (li + nmax) as i8;
+    }
+    if suml2 > 0.0 {
+        sumlx / suml2
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The line-by-line port of `make_qkx2_quants`, kept as the reference for [`super::scale_and_min`].
+    /// Fits `x ≈ scale·q − min` with codes `q` in `0..=nmax` and `min ≥ 0` (llama.cpp
+    /// `make_qkx2_quants`), minimising `Σ w·err` where `err` is the squared error, or the absolute
+    /// error when `use_mad`. Starting from the range `[min(x, 0), max(x)]`, it tries `nstep + 1`
+    /// candidate scales `(rmin + 0.1·is + nmax) / range` (the `rdelta` step), solves the weighted
+    /// least-squares scale and offset for each candidate's codes, and keeps the best. Returns
+    /// `(scale, min)` (the offset is subtracted on dequantizing) and writes the codes; a constant
+    /// sub-block gives scale 0 with codes 0.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn scale_and_min_reference<const N: usize>(
+        x: &[f32; N],
+        weights: &[f32; N],
+        nmax: i32,
+        rmin: f32,
+        rdelta: f32,
+        nstep: i32,
+        use_mad: bool,
+        codes: &mut [u8; N],
+    ) -> (f32, f32) {
+        let mut min = x[0];
+        let mut max = x[0];
+        let mut sum_w = weights[0];
+        let mut sum_x = sum_w * x[0];
+        for i in 1..N {
+            if x[i] < min {
+                min = x[i];
+            }
+            if x[i] > max {
+                max = x[i];
+            }
+            let w = weights[i];
+            sum_w += w;
+            sum_x += w * x[i];
+        }
+        if min > 0.0 {
+            min = 0.0;
+        }
+        if max == min {
+            codes.fill(0);
+            return (0.0, -min);
+        }
+        let error = |d: f32| if use_mad { d.abs() } else { d * d };
+        let mut iscale = nmax as f32 / (max - min);
+        let mut scale = 1.0 / iscale;
+        let mut best_error = 0f32;
+        for i in 0..N {
+            let l = nearest_int(iscale * (x[i] - min)).clamp(0, nmax);
+            codes[i] = l as u8;
+            let diff = scale * l as f32 + min - x[i];
+            best_error += weights[i] * error(diff);
+        }
+        if nstep < 1 {
+            return (scale, -min);
+        }
+        let mut aux = [0u8; N];
+        for is in 0..=nstep {
+            iscale = (rmin + rdelta * is as f32 + nmax as f32) / (max - min);
+            let (mut sum_l, mut sum_l2, mut sum_xl) = (0f32, 0f32, 0f32);
+            for i in 0..N {
+                let l = nearest_int(iscale * (x[i] - min)).clamp(0, nmax);
+                aux[i] = l as u8;
+                let w = weights[i];
+                let lf = l as f32;
+                sum_l += w * lf;
+                sum_l2 += w * lf * lf;
+                sum_xl += w * lf * x[i];
+            }
+            let det = sum_w * sum_l2 - sum_l * sum_l;
+            if det > 0.0 {
+                let mut this_scale = (sum_w * sum_xl - sum_x * sum_l) / det;
+                let mut this_min = (sum_l2 * sum_x - sum_l * sum_xl) / det;
+                if this_min > 0.0 {
+                    this_min = 0.0;
+                    this_scale = sum_xl / sum_l2;
+                }
+                let mut cur_error = 0f32;
+                for i in 0..N {
+                    let diff = this_scale * aux[i] as f32 + this_min - x[i];
+                    cur_error += weights[i] * error(diff);
+                }
+                if cur_error < best_error {
+                    *codes = aux;
+                    best_error = cur_error;
+                    scale = this_scale;
+                    min = this_min;
+                }
+            }
+        }
+        (scale, -min)
+    }
+
+    /// The line-by-line port of `make_qx_quants` (rmse_type 1), the reference for [`super::symmetric`].
+    pub(super) fn symmetric_reference<const N: usize>(
+        x: &[f32; N],
+        nmax: i32,
+        codes: &mut [i8; N],
+    ) -> f32 {
+        let (max, amax) = signed_absmax(x);
+        if amax < GROUP_MAX_EPS {
+            codes.fill(0);
+            return 0.0;
+        }
+        let mut iscale = -(nmax as f32) / max;
+        let (mut sumlx, mut suml2) = (0f32, 0f32);
+        for i in 0..N {
+            let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
+            codes[i] = (l + nmax) as i8;
+            let w = x[i] * x[i];
+            let lf = l as f32;
+            sumlx += w * x[i] * lf;
+            suml2 += w * lf * lf;
+        }
+        let mut scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
+        let mut best = scale * sumlx;
+        let mut trial = [0i8; N];
+        for is in (-9..=9).filter(|&is| is != 0) {
+            iscale = -(nmax as f32 + 0.1 * is as f32) / max;
+            sumlx = 0.0;
+            suml2 = 0.0;
+            for i in 0..N {
+                let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
+                trial[i] = (l + nmax) as i8;
+                let w = x[i] * x[i];
+                let lf = l as f32;
+                sumlx += w * x[i] * lf;
+                suml2 += w * lf * lf;
+            }
+            if suml2 > 0.0 && sumlx * sumlx > best * suml2 {
+                *codes = trial;
+                scale = sumlx / suml2;
+                best = scale * sumlx;
+            }
+        }
+        scale
+    }
+
+    /// xorshift64, for reproducible inputs.
+    fn sequence(seed: u64) -> impl FnMut() -> f32 {
+        let mut state = seed;
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        }
+    }
+
+    /// Runs the lane version on `L` sub-blocks and the line-by-line port on each, and compares.
+    #[allow(clippy::too_many_arguments)]
+    fn compare_lanes<const N: usize, const L: usize>(
+        blocks: &[[f32; N]; L],
+        weights: &[[f32; N]; L],
+        nmax: i32,
+        rmin: f32,
+        nstep: i32,
+        use_mad: bool,
+    ) {
+        let mut xt = [[0f32; L]; N];
+        let mut wt = [[0f32; L]; N];
+        for k in 0..L {
+            for i in 0..N {
+                xt[i][k] = blocks[k][i];
+                wt[i][k] = weights[k][i];
+            }
+        }
+        let mut codes = [[0u8; L]; N];
+        let (scales, mins) = scale_and_min(&xt, &wt, nmax, rmin, 0.1, nstep, use_mad, &mut codes);
+        for k in 0..L {
+            let mut expected = [0u8; N];
+            let (s, m) = scale_and_min_reference(
+                &blocks[k],
+                &weights[k],
+                nmax,
+                rmin,
+                0.1,
+                nstep,
+                use_mad,
+                &mut expected,
+            );
+            let ours: Vec<u8> = codes.iter().map(|row| row[k]).collect();
+            assert_eq!(
+                (scales[k].to_bits(), mins[k].to_bits(), &ours[..]),
+                (s.to_bits(), m.to_bits(), &expected[..]),
+                "sub-block {:?}",
+                blocks[k]
+            );
+        }
+    }
+
+    #[test]
+    fn lane_parallel_fit_equals_the_line_by_line_port() {
+        let mut next = sequence(0x9e37_79b9_7f4a_7c15);
+        for case in 0..1500 {
+            let mut b32 = [[0f32; 32]; 8];
+            let mut b16 = [[0f32; 16]; 16];
+            for (k, block) in b32.iter_mut().enumerate() {
+                let spread = [1e-3f32, 1.0, 30.0, 1e5][(case + k) % 4];
+                let offset = if (case + k) % 3 == 0 {
+                    0.3 * spread
+                } else {
+                    0.0
+                };
+                for v in block.iter_mut() {
+                    *v = next() * spread + offset;
+                }
+                if (case + k) % 7 == 0 {
+                    block[(case + k) % 32] *= 40.0; // an outlier
+                }
+                if (case + k) % 11 == 0 {
+                    *block = [0.25; 32]; // constant
+                }
+                b16[2 * k].copy_from_slice(&block[..16]);
+                b16[2 * k + 1].copy_from_slice(&block[16..]);
+            }
+            // Q4_K / Q5_K weights and parameters.
+            let w32 = b32.map(|b| {
+                let av = (b.iter().map(|v| v * v).sum::<f32>() / 32.0).sqrt();
+                b.map(|v| av + v.abs())
+            });
+            compare_lanes(&b32, &w32, 15, -1.0, 20, false);
+            compare_lanes(&b32, &w32, 31, -0.5, 15, false);
+            // Q2_K: weights |x|, absolute error.
+            compare_lanes(&b16, &b16.map(|b| b.map(f32::abs)), 3, -0.5, 15, true);
+        }
+    }
+
+    #[test]
+    fn lane_parallel_symmetric_fit_equals_the_line_by_line_port() {
+        let mut next = sequence(0x2545_f491_4f6c_dd1d);
+        for case in 0..6000 {
+            let spread = [1e-3f32, 1.0, 30.0, 1e5][case % 4];
+            let mut x = [0f32; 16];
+            for v in &mut x {
+                *v = next() * spread;
+            }
+            if case % 5 == 0 {
+                x[case % 16] *= -25.0;
+            }
+            let (mut a, mut b) = ([0i8; 16], [0i8; 16]);
+            let fast = symmetric(&x, 32, &mut a);
+            let slow = symmetric_reference(&x, 32, &mut b);
+            assert_eq!((fast.to_bits(), a), (slow.to_bits(), b), "{x:?}");
+        }
+    }
+}
