@@ -122,3 +122,32 @@ impl Family {
         Family::DequantizeHalf,
     ];
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    /// Parses and validates every kernel with naga (what wgpu does before handing it to the
+    /// driver), so a WGSL error shows up even on a machine without an adapter.
+    #[test]
+    fn every_kernel_family_is_valid_wgsl() {
+        for family in Family::ALL {
+            let module = naga::front::wgsl::parse_str(&family.source())
+                .unwrap_or_else(|e| panic!("{}: {}", family.name(), e.emit_to_string(&family.source())));
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::empty(),
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", family.name()));
+            let entries: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+            let expected: &[&str] = match family {
+                Family::QuantizeHalf => &["quantize"],
+                Family::QuantizeNf4 => &["measure", "quantize", "double_quantize"],
+                f if f.is_dequantize() => &["dequantize"],
+                _ => &["measure", "quantize"],
+            };
+            assert_eq!(entries, expected, "{}", family.name());
+        }
+    }
+}

@@ -12,7 +12,7 @@
 // codes: weight 2w in the low half of word w, weight 2w + 1 in the high half, [n / 2 rounded up].
 @group(0) @binding(4) var<storage, read_write> codes: array<u32>;
 
-fn cast(v: u32) -> u32 {
+fn narrow(v: u32) -> u32 {
     if (params.variant == 0u) {
         return bf16_bits(v);
     }
@@ -25,9 +25,9 @@ fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     if (w >= params.count || w >= arrayLength(&codes)) {
         return;
     }
-    var word = cast(x[2u * w]);
+    var word = narrow(x[2u * w]);
     if (2u * w + 1u < params.n) {
-        word = word | (cast(x[2u * w + 1u]) << 16u);
+        word = word | (narrow(x[2u * w + 1u]) << 16u);
     }
     codes[w] = word;
 }
