@@ -105,6 +105,7 @@ impl Family {
     }
 
     /// Every family (the shader validation test compiles them all).
+    #[cfg(test)]
     pub(crate) const ALL: [Family; 14] = [
         Family::QuantizeGgml,
         Family::QuantizeMxfp4,
