@@ -458,12 +458,29 @@ fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
     }
     let x: Vec<f32> = (0..4096)
         .map(|i| ((i * 7919 % 4096) as f32 / 2048.0 - 1.0) * 0.3)
-        .chain([f32::NAN, f32::INFINITY, -0.0, 1e-40].into_iter().cycle().take(64))
+        .chain(
+            [f32::NAN, f32::INFINITY, -0.0, 1e-40]
+                .into_iter()
+                .cycle()
+                .take(64),
+        )
         .collect();
     let input: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
     let schemes = [
-        "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "mxfp4", "nf4", "absmax-int8", "zeropoint-uint8",
-        "zeropoint-int4", "f8e4m3", "f8e5m2", "bf16", "f16",
+        "q8_0",
+        "q4_0",
+        "q4_1",
+        "q5_0",
+        "q5_1",
+        "mxfp4",
+        "nf4",
+        "absmax-int8",
+        "zeropoint-uint8",
+        "zeropoint-int4",
+        "f8e4m3",
+        "f8e5m2",
+        "bf16",
+        "f16",
     ];
     for scheme in schemes {
         let on = |device| {
@@ -471,14 +488,26 @@ fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
                 &["quantize", "--device", device, "--scheme", scheme, "-", "-"],
                 &input,
             );
-            assert!(out.status.success(), "{scheme} {device}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{scheme} {device}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             out.stdout
         };
         let cpu = on("cpu");
         assert_eq!(on("gpu"), cpu, "{scheme}: quantize bytes differ");
         let back = |device| {
             bitbudget(
-                &["dequantize", "--device", device, "--scheme", scheme, "-", "-"],
+                &[
+                    "dequantize",
+                    "--device",
+                    device,
+                    "--scheme",
+                    scheme,
+                    "-",
+                    "-",
+                ],
                 &cpu,
             )
             .stdout
@@ -499,7 +528,16 @@ fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
     }
     let dq = |device| {
         bitbudget(
-            &["quantize", "--device", device, "--scheme", "nf4", "--double-quant", "-", "-"],
+            &[
+                "quantize",
+                "--device",
+                device,
+                "--scheme",
+                "nf4",
+                "--double-quant",
+                "-",
+                "-",
+            ],
             &input,
         )
         .stdout
@@ -517,7 +555,10 @@ fn device_gpu_without_an_adapter_exits_2_naming_what_was_tried() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("no GPU adapter") && err.contains("METAL"), "{err}");
+    assert!(
+        err.contains("no GPU adapter") && err.contains("METAL"),
+        "{err}"
+    );
     fails_with(
         &["quantize", "--device", "tpu", "--scheme", "q8_0", "-", "-"],
         b"",

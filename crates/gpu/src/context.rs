@@ -254,7 +254,9 @@ impl Gpu {
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Cache> {
-        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The bind group layout of quantize or dequantize kernels.

@@ -98,7 +98,11 @@ pub(crate) struct Pass<'a> {
 
 /// Records `passes` into one command buffer, then copies `copies` (source, destination, bytes)
 /// and submits.
-pub(crate) fn submit(gpu: &Gpu, passes: &[Pass<'_>], copies: &[(&wgpu::Buffer, &wgpu::Buffer, u64)]) {
+pub(crate) fn submit(
+    gpu: &Gpu,
+    passes: &[Pass<'_>],
+    copies: &[(&wgpu::Buffer, &wgpu::Buffer, u64)],
+) {
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -111,7 +115,11 @@ pub(crate) fn submit(gpu: &Gpu, passes: &[Pass<'_>], copies: &[(&wgpu::Buffer, &
             let mut cache = gpu.lock();
             gpu.pipeline(&mut cache, pass.family, pass.entry)
         };
-        let label = format!("bitbudget bind group: {} {}", pass.family.name(), pass.entry);
+        let label = format!(
+            "bitbudget bind group: {} {}",
+            pass.family.name(),
+            pass.entry
+        );
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
             resource: pass.params_buffer.as_entire_binding(),
@@ -144,7 +152,10 @@ pub(crate) fn submit(gpu: &Gpu, passes: &[Pass<'_>], copies: &[(&wgpu::Buffer, &
 
 /// Maps the first `bytes` of each mappable buffer, waits (natively `poll`; in the browser the
 /// event loop completes the mapping), and returns copies of their contents.
-pub(crate) async fn read(gpu: &Gpu, buffers: &[(&wgpu::Buffer, u64)]) -> Result<Vec<Vec<u8>>, GpuError> {
+pub(crate) async fn read(
+    gpu: &Gpu,
+    buffers: &[(&wgpu::Buffer, u64)],
+) -> Result<Vec<Vec<u8>>, GpuError> {
     let mut waiting = Vec::new();
     for (buffer, bytes) in buffers {
         let (tx, rx) = futures_channel::oneshot::channel();
@@ -200,7 +211,13 @@ pub(crate) fn words(bytes: &[u8]) -> Vec<u32> {
 
 /// Appends the stored bytes of `units` blocks: each block's header (the first
 /// `layout.header_bytes` bytes of its first two `blocks` words) then its code bytes.
-pub(crate) fn assemble(layout: &Layout, blocks: &[u8], codes: &[u8], units: usize, out: &mut Vec<u8>) {
+pub(crate) fn assemble(
+    layout: &Layout,
+    blocks: &[u8],
+    codes: &[u8],
+    units: usize,
+    out: &mut Vec<u8>,
+) {
     if layout.header_bytes == 0 {
         out.extend_from_slice(&codes[..units * layout.code_bytes]);
         return;
@@ -222,7 +239,8 @@ pub(crate) fn split(layout: &Layout, stored: &[u8]) -> (Vec<u8>, Vec<u8>) {
         codes.extend_from_slice(stored);
     } else {
         for (u, block) in stored.chunks_exact(stride).enumerate() {
-            headers[8 * u..8 * u + layout.header_bytes].copy_from_slice(&block[..layout.header_bytes]);
+            headers[8 * u..8 * u + layout.header_bytes]
+                .copy_from_slice(&block[..layout.header_bytes]);
             codes.extend_from_slice(&block[layout.header_bytes..]);
         }
     }

@@ -18,13 +18,13 @@ fn check(scheme: Scheme, block: usize, n: usize) -> Result<Layout, GpuError> {
             "block {block} must be between 1 and 16777216"
         )));
     }
-    if packs_nibbles(scheme) && block % 2 == 1 {
+    if packs_nibbles(scheme) && !block.is_multiple_of(2) {
         return Err(GpuError::Input(format!(
             "{scheme} packs two codes per byte: the block must be even"
         )));
     }
     let l = layout(scheme, block);
-    if n % l.weights != 0 {
+    if !n.is_multiple_of(l.weights) {
         return Err(GpuError::Input(format!(
             "{n} weights is not a whole number of {}-weight blocks ({} left over)",
             l.weights,
@@ -40,12 +40,20 @@ fn check(scheme: Scheme, block: usize, n: usize) -> Result<Layout, GpuError> {
 /// GGML and MXFP4 use 32-weight blocks, FP8 and the casts ignore `block`. The tensor is streamed
 /// in chunks of whole blocks within the adapter's limits; FP8 reads it twice (its per-tensor
 /// scale needs the whole tensor's absmax first).
-pub async fn quantize(gpu: &Gpu, scheme: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, GpuError> {
+pub async fn quantize(
+    gpu: &Gpu,
+    scheme: Scheme,
+    x: &[f32],
+    block: usize,
+) -> Result<Vec<u8>, GpuError> {
     let l = check(scheme, block, x.len())?;
     let consts = fp8_consts(scheme);
     let table = table(gpu, table_of(scheme));
     // Largest buffer per block: the weights, the 16 bytes of block words, or the codes.
-    let unit_bytes = (4 * l.weights as u64).max(16).max(l.code_bytes as u64 + 4);
+    let block_words = if l.measures { 16 } else { 0 };
+    let unit_bytes = (4 * l.weights as u64)
+        .max(block_words)
+        .max(l.code_bytes as u64 + 4);
     let per_chunk = chunk_units(gpu, l.weights, unit_bytes, l.weights as u64)? * l.weights;
     let mut buffers = CheckedOut::new(gpu);
     let mut out = Vec::with_capacity(l.prefix_bytes() + x.len() / l.weights * l.stride());
@@ -87,9 +95,10 @@ pub async fn quantize(gpu: &Gpu, scheme: Scheme, x: &[f32], block: usize) -> Res
         let code_bytes = (units * l.code_bytes) as u64;
         let code_words = code_bytes.div_ceil(4) as u32;
         let input = buffers.get(Role::Input, 4 * part.len() as u64);
-        let blocks = buffers.get(Role::Blocks, 16 * units as u64);
+        let block_bytes = block_words * units as u64;
+        let blocks = buffers.get(Role::Blocks, block_bytes);
         let codes = buffers.get(Role::Output, code_bytes);
-        let read_blocks = buffers.get(Role::ReadBlocks, 16 * units as u64);
+        let read_blocks = buffers.get(Role::ReadBlocks, block_bytes);
         let read_codes = buffers.get(Role::ReadOutput, code_bytes);
         let first = buffers.get(Role::ParamsFirst, 48);
         let second = buffers.get(Role::ParamsSecond, 48);
@@ -126,7 +135,6 @@ pub async fn quantize(gpu: &Gpu, scheme: Scheme, x: &[f32], block: usize) -> Res
             params_buffer: &second,
             bindings,
         });
-        let block_bytes = if l.measures { 16 * units as u64 } else { 0 };
         let mut copies = vec![(&codes, &read_codes, code_bytes)];
         if l.measures {
             copies.push((&blocks, &read_blocks, block_bytes));
@@ -147,7 +155,12 @@ pub async fn quantize(gpu: &Gpu, scheme: Scheme, x: &[f32], block: usize) -> Res
 /// `bitbudget_math::quant::scheme::dequantize` gives (every product and sum rounded to nearest
 /// even as on the CPU; NaN results are NaN, with a payload that neither side specifies). The byte
 /// count must be a whole number of blocks (FP8: the 4-byte scale first).
-pub async fn dequantize(gpu: &Gpu, scheme: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, GpuError> {
+pub async fn dequantize(
+    gpu: &Gpu,
+    scheme: Scheme,
+    bytes: &[u8],
+    block: usize,
+) -> Result<Vec<f32>, GpuError> {
     let l = check(scheme, block, 0)?;
     let (scalar, body) = if l.per_tensor_scale {
         if bytes.len() < 4 {
@@ -164,7 +177,7 @@ pub async fn dequantize(gpu: &Gpu, scheme: Scheme, bytes: &[u8], block: usize) -
         (0, bytes)
     };
     let stride = l.stride();
-    if body.len() % stride != 0 {
+    if !body.len().is_multiple_of(stride) {
         return Err(GpuError::Input(format!(
             "{} bytes is not a whole number of {stride}-byte {scheme} blocks",
             body.len()
@@ -215,7 +228,11 @@ pub async fn dequantize(gpu: &Gpu, scheme: Scheme, bytes: &[u8], block: usize) -
 /// block's exact absmax, the host takes the mean of the absmax values (an f64 sum in order, as the
 /// CPU does, via `nf4::absmax_mean`), and the `double_quantize` kernel replaces each stored absmax
 /// by its 8-bit reconstruction (256 per scale).
-pub async fn nf4_double_quant_bytes(gpu: &Gpu, x: &[f32], block: usize) -> Result<Vec<u8>, GpuError> {
+pub async fn nf4_double_quant_bytes(
+    gpu: &Gpu,
+    x: &[f32],
+    block: usize,
+) -> Result<Vec<u8>, GpuError> {
     let mut bytes = quantize(gpu, Scheme::Nf4, x, block).await?;
     let stride = layout(Scheme::Nf4, block).stride();
     // The NF4 header is the block's f32 absmax.

@@ -43,7 +43,10 @@ impl Family {
     fn file(self) -> (&'static str, &'static str) {
         match self {
             Family::QuantizeGgml => ("quantize_ggml", include_str!("shaders/quantize_ggml.wgsl")),
-            Family::QuantizeMxfp4 => ("quantize_mxfp4", include_str!("shaders/quantize_mxfp4.wgsl")),
+            Family::QuantizeMxfp4 => (
+                "quantize_mxfp4",
+                include_str!("shaders/quantize_mxfp4.wgsl"),
+            ),
             Family::QuantizeNf4 => ("quantize_nf4", include_str!("shaders/quantize_nf4.wgsl")),
             Family::QuantizeAbsmaxInt8 => (
                 "quantize_absmax_int8",
@@ -63,7 +66,10 @@ impl Family {
                 "dequantize_mxfp4",
                 include_str!("shaders/dequantize_mxfp4.wgsl"),
             ),
-            Family::DequantizeNf4 => ("dequantize_nf4", include_str!("shaders/dequantize_nf4.wgsl")),
+            Family::DequantizeNf4 => (
+                "dequantize_nf4",
+                include_str!("shaders/dequantize_nf4.wgsl"),
+            ),
             Family::DequantizeAbsmaxInt8 => (
                 "dequantize_absmax_int8",
                 include_str!("shaders/dequantize_absmax_int8.wgsl"),
@@ -72,7 +78,10 @@ impl Family {
                 "dequantize_zeropoint",
                 include_str!("shaders/dequantize_zeropoint.wgsl"),
             ),
-            Family::DequantizeFp8 => ("dequantize_fp8", include_str!("shaders/dequantize_fp8.wgsl")),
+            Family::DequantizeFp8 => (
+                "dequantize_fp8",
+                include_str!("shaders/dequantize_fp8.wgsl"),
+            ),
             Family::DequantizeHalf => (
                 "dequantize_half",
                 include_str!("shaders/dequantize_half.wgsl"),
@@ -133,15 +142,20 @@ mod tests {
     #[test]
     fn every_kernel_family_is_valid_wgsl() {
         for family in Family::ALL {
-            let module = naga::front::wgsl::parse_str(&family.source())
-                .unwrap_or_else(|e| panic!("{}: {}", family.name(), e.emit_to_string(&family.source())));
+            let module = naga::front::wgsl::parse_str(&family.source()).unwrap_or_else(|e| {
+                panic!("{}: {}", family.name(), e.emit_to_string(&family.source()))
+            });
             naga::valid::Validator::new(
                 naga::valid::ValidationFlags::all(),
                 naga::valid::Capabilities::empty(),
             )
             .validate(&module)
             .unwrap_or_else(|e| panic!("{}: {e:?}", family.name()));
-            let entries: Vec<&str> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+            let entries: Vec<&str> = module
+                .entry_points
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
             let expected: &[&str] = match family {
                 Family::QuantizeHalf => &["quantize"],
                 Family::QuantizeNf4 => &["measure", "quantize", "double_quantize"],

@@ -33,8 +33,12 @@ impl Table {
                 words
             }
             Table::Nf4 => NF4_CODE.iter().map(|c| c.to_bits()).collect(),
-            Table::F8E4M3 => (0..=255u8).map(|b| fp8::e4m3().decode(b).to_bits()).collect(),
-            Table::F8E5M2 => (0..=255u8).map(|b| fp8::e5m2().decode(b).to_bits()).collect(),
+            Table::F8E4M3 => (0..=255u8)
+                .map(|b| fp8::e4m3().decode(b).to_bits())
+                .collect(),
+            Table::F8E5M2 => (0..=255u8)
+                .map(|b| fp8::e5m2().decode(b).to_bits())
+                .collect(),
         }
     }
 
@@ -151,7 +155,12 @@ mod tests {
             probes.push(f32::from_bits(s & 0x7f7f_ffff));
         }
         for a in probes {
-            assert_eq!(from_table(a), mxfp4_exponent(a), "amax {a:e} ({:#x})", a.to_bits());
+            assert_eq!(
+                from_table(a),
+                mxfp4_exponent(a),
+                "amax {a:e} ({:#x})",
+                a.to_bits()
+            );
         }
     }
 

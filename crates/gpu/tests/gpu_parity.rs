@@ -63,7 +63,13 @@ fn blocks_of(s: Scheme) -> Vec<usize> {
 
 /// Panics with the first differing byte (and how many differ) unless `gpu == cpu`.
 fn assert_same_bytes(what: &str, gpu: &[u8], cpu: &[u8]) {
-    assert_eq!(gpu.len(), cpu.len(), "{what}: GPU gave {} bytes, CPU {}", gpu.len(), cpu.len());
+    assert_eq!(
+        gpu.len(),
+        cpu.len(),
+        "{what}: GPU gave {} bytes, CPU {}",
+        gpu.len(),
+        cpu.len()
+    );
     if let Some(i) = gpu.iter().zip(cpu).position(|(a, b)| a != b) {
         let differ = gpu.iter().zip(cpu).filter(|(a, b)| a != b).count();
         panic!(
@@ -78,7 +84,13 @@ fn assert_same_bytes(what: &str, gpu: &[u8], cpu: &[u8]) {
 
 /// Panics with the first differing weight unless the bits agree (any NaN matches any NaN).
 fn assert_same_weights(what: &str, gpu: &[f32], cpu: &[f32]) {
-    assert_eq!(gpu.len(), cpu.len(), "{what}: GPU gave {} weights, CPU {}", gpu.len(), cpu.len());
+    assert_eq!(
+        gpu.len(),
+        cpu.len(),
+        "{what}: GPU gave {} weights, CPU {}",
+        gpu.len(),
+        cpu.len()
+    );
     let same = |a: &f32, b: &f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
     if let Some(i) = gpu.iter().zip(cpu).position(|(a, b)| !same(a, b)) {
         let differ = gpu.iter().zip(cpu).filter(|(a, b)| !same(a, b)).count();
@@ -116,7 +128,9 @@ fn normal(n: usize, seed: u64, magnitude: f64) -> Vec<f32> {
 /// Seeded arbitrary bit patterns: every exponent, subnormals, ±∞ and NaN all turn up.
 fn any_bits(n: usize, seed: u64) -> Vec<f32> {
     let mut rng = SplitMix64(seed);
-    (0..n).map(|_| f32::from_bits(rng.next_u64() as u32)).collect()
+    (0..n)
+        .map(|_| f32::from_bits(rng.next_u64() as u32))
+        .collect()
 }
 
 /// Seeded blocks whose magnitudes differ wildly from block to block (1e-42 to 1e38), so scales
@@ -156,7 +170,13 @@ fn every_scheme_matches_the_cpu_on_arbitrary_bit_patterns() {
         for block in blocks_of(s) {
             let n = block * 96;
             check(gpu, s, &any_bits(n, 5), block, "arbitrary f32 bit patterns");
-            check(gpu, s, &wild_blocks(n, block, 6), block, "magnitudes 1e-42 to 1e38");
+            check(
+                gpu,
+                s,
+                &wild_blocks(n, block, 6),
+                block,
+                "magnitudes 1e-42 to 1e38",
+            );
         }
     }
 }
@@ -194,10 +214,7 @@ fn special_blocks(len: usize) -> Vec<(&'static str, Vec<f32>)> {
             fill(&[f32::NAN, 1.0, -0.5, 0.25, f32::NAN, 3.0]),
         ),
         ("all NaN", vec![f32::NAN; len]),
-        (
-            "+inf among values",
-            fill(&[f32::INFINITY, 1.0, -2.0, 0.5]),
-        ),
+        ("+inf among values", fill(&[f32::INFINITY, 1.0, -2.0, 0.5])),
         (
             "-inf among values",
             fill(&[-1.0, f32::NEG_INFINITY, 2.0, 0.0]),
@@ -261,7 +278,13 @@ fn casts_and_fp8_match_the_cpu_on_every_midpoint_and_a_stride_through_all_f32() 
                 }
             }
         }
-        check(gpu, s, &x, 1, "every value, midpoint and neighbour at scale 1");
+        check(
+            gpu,
+            s,
+            &x,
+            1,
+            "every value, midpoint and neighbour at scale 1",
+        );
     }
 }
 
@@ -301,13 +324,25 @@ fn nf4_double_quantization_matches_the_cpu_within_and_across_chunks() {
 fn bad_input_is_an_error_not_a_panic() {
     let Some(gpu) = gpu() else { return };
     let q = |s, x: &[f32], b| block_on(bitbudget_gpu::quantize(gpu, s, x, b));
-    let e = q(Scheme::AbsmaxInt8, &[1.0; 65], 64).unwrap_err().to_string();
+    let e = q(Scheme::AbsmaxInt8, &[1.0; 65], 64)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("1 left over"), "{e}");
     assert!(q(Scheme::AbsmaxInt8, &[1.0; 4], 0).is_err());
-    assert!(q(Scheme::Nf4, &[1.0; 6], 3).unwrap_err().to_string().contains("even"));
+    assert!(q(Scheme::Nf4, &[1.0; 6], 3)
+        .unwrap_err()
+        .to_string()
+        .contains("even"));
     let d = |s, b: &[u8]| block_on(bitbudget_gpu::dequantize(gpu, s, b, 32));
-    assert!(d(Scheme::Ggml(bitbudget_math::quant::ggml::GgmlType::Q8_0), &[0; 35]).is_err());
-    assert!(d(Scheme::F8E4M3, &[0; 3]).unwrap_err().to_string().contains("too short"));
+    assert!(d(
+        Scheme::Ggml(bitbudget_math::quant::ggml::GgmlType::Q8_0),
+        &[0; 35]
+    )
+    .is_err());
+    assert!(d(Scheme::F8E4M3, &[0; 3])
+        .unwrap_err()
+        .to_string()
+        .contains("too short"));
     assert!(d(Scheme::Bf16, &[0; 3]).is_err());
     // Empty tensors give what the CPU gives.
     for s in Scheme::ALL {

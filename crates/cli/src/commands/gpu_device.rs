@@ -44,6 +44,11 @@ pub fn quantize(
 }
 
 /// [`bitbudget_math::quant::scheme::dequantize`] on the GPU.
-pub fn dequantize(gpu: &Gpu, scheme: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, String> {
+pub fn dequantize(
+    gpu: &Gpu,
+    scheme: Scheme,
+    bytes: &[u8],
+    block: usize,
+) -> Result<Vec<f32>, String> {
     block_on(bitbudget_gpu::dequantize(gpu, scheme, bytes, block)).map_err(|e| e.to_string())
 }

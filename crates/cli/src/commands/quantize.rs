@@ -2,10 +2,10 @@
 //! back; `quantize --report` prints error metrics as JSON.
 
 use crate::io::{emit, read_all, write_all};
-use gpu_device::Device;
 use bitbudget_math::quant::metrics::error_metrics;
 use bitbudget_math::quant::scheme::{dequantize, nf4_double_quant_bytes, quantize, Scheme};
 use clap::Args;
+use gpu_device::Device;
 
 // `--device gpu` lives in its own file beside this one (declared here so that commands.rs stays
 // untouched; it can move there as `pub mod gpu_device;`).
