@@ -114,7 +114,7 @@ impl Family {
     }
 
     /// Every family (the shader validation test compiles them all).
-    #[cfg(test)]
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     pub(crate) const ALL: [Family; 14] = [
         Family::QuantizeGgml,
         Family::QuantizeMxfp4,
