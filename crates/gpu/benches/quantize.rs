@@ -1,6 +1,6 @@
 //! CPU vs GPU quantization throughput (quantize alone, f32 input bytes per second), criterion.
-//! Tensors of 1M, 4M, 16M and 64M weights (cap with `BITBUDGET_BENCH_MAX_WEIGHTS`, e.g. 4194304,
-//! on slow adapters); schemes with `BITBUDGET_BENCH_SCHEMES` (default "q8_0 nf4 f8e4m3 bf16").
+//! Tensors of 1M, 4M, 16M and 64M weights (narrow with `BITBUDGET_BENCH_MIN_WEIGHTS` and
+//! `BITBUDGET_BENCH_MAX_WEIGHTS`, e.g. 4194304, on slow adapters); schemes with `BITBUDGET_BENCH_SCHEMES` (default "q8_0 nf4 f8e4m3 bf16").
 //! The GPU time includes upload, both dispatches and readback: what a caller waits for.
 //! Run: `WGPU_BACKEND=vulkan cargo bench -p bitbudget-gpu --bench quantize`. On Mesa lavapipe
 //! the "GPU" is an emulation on the CPU's own cores, so its numbers say nothing about real GPUs.
@@ -37,6 +37,7 @@ mod native {
         if let Some(gpu) = &gpu {
             eprintln!("GPU: {} ({:?})", gpu.name(), gpu.info().backend);
         }
+        let min: usize = env_or("BITBUDGET_BENCH_MIN_WEIGHTS", 1 << 20);
         let max: usize = env_or("BITBUDGET_BENCH_MAX_WEIGHTS", 64 << 20);
         let schemes: Vec<Scheme> = env_or(
             "BITBUDGET_BENCH_SCHEMES",
