@@ -47,8 +47,8 @@ mod native {
         .map(|s| s.parse().expect("a scheme name"))
         .collect();
         for weights in [1usize << 20, 4 << 20, 16 << 20, 64 << 20] {
-            if weights > max {
-                break;
+            if weights < min || weights > max {
+                continue;
             }
             let x = generate(Distribution::Normal, weights / 1024, 1024, 0.02, 1);
             let mut group = c.benchmark_group(format!("quantize {}M weights", weights >> 20));

@@ -312,6 +312,18 @@ fn nf4_double_quantization_matches_the_cpu_within_and_across_chunks() {
             ("normal", normal(n, 3, 0.05)),
             ("magnitudes 1e-42 to 1e38", wild_blocks(n, 64, 4)),
             ("zeros", vec![0.0; n]),
+            (
+                "an infinite block (the mean and some reconstructions are NaN)",
+                (0..n)
+                    .map(|i| {
+                        if i == 100 {
+                            f32::INFINITY
+                        } else {
+                            i as f32 * 1e-3
+                        }
+                    })
+                    .collect(),
+            ),
         ] {
             let cpu = scheme::nf4_double_quant_bytes(&x, 64).unwrap();
             let got = block_on(bitbudget_gpu::nf4_double_quant_bytes(gpu, &x, 64)).unwrap();
