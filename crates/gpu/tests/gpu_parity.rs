@@ -373,8 +373,11 @@ fn the_context_names_its_adapter_and_limits() {
     assert!(!gpu.name().is_empty());
     assert!(gpu.limits().max_storage_buffer_binding_size >= 1 << 20);
     eprintln!(
-        "GPU parity tests ran on {} ({:?})",
+        "GPU parity tests ran on {} ({:?}); largest storage binding {} bytes, {} workgroups per \
+         dimension",
         gpu.name(),
-        gpu.info().backend
+        gpu.info().backend,
+        gpu.limits().max_storage_buffer_binding_size,
+        gpu.limits().max_compute_workgroups_per_dimension
     );
 }
