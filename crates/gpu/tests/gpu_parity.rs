@@ -13,6 +13,7 @@
 use bitbudget_gpu::{block_on, Gpu};
 use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::scheme::{self, Scheme};
+use std::io::Write;
 use std::sync::OnceLock;
 
 /// Weights per chunk of the chunked context: small, so that every tensor below of more than a
@@ -46,7 +47,11 @@ fn usable(g: &'static Result<Gpu, String>) -> Option<&'static Gpu> {
             if std::env::var("BITBUDGET_REQUIRE_GPU").is_ok_and(|v| v == "1") {
                 panic!("BITBUDGET_REQUIRE_GPU=1 but {reason}");
             }
-            eprintln!("\n*** SKIPPED: GPU parity test: {reason} ***\n");
+            // Straight to stderr: the test harness captures `eprintln!` of passing tests.
+            let _ = writeln!(
+                std::io::stderr(),
+                "\n*** SKIPPED: GPU parity test: {reason} ***\n"
+            );
             None
         }
     }
