@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 export PATH="$HOME/.cargo/bin:$PWD/tools/node_modules/.bin:$PATH"
-export CHROMEDRIVER=/usr/bin/chromedriver WGPU_BACKEND=vulkan
+# The GPU tests run on Mesa's lavapipe (a CPU Vulkan driver) and must not skip: BITBUDGET_REQUIRE_GPU
+# turns "no adapter" into a failure.
+export CHROMEDRIVER=/usr/bin/chromedriver WGPU_BACKEND=vulkan BITBUDGET_REQUIRE_GPU=1
 
 step() { printf '\n==> %s\n' "$*"; }
 step "cargo fmt --check"
@@ -13,8 +15,8 @@ cargo fmt --all -- --check
 step "clippy, native"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "clippy, wasm32"
-cargo clippy -p bitbudget-app -p bitbudget-math --all-targets --target wasm32-unknown-unknown --locked -- -D warnings
-step "native tests"
+cargo clippy -p bitbudget-app -p bitbudget-math -p bitbudget-charts -p bitbudget-gpu --all-targets --target wasm32-unknown-unknown --locked -- -D warnings
+step "native tests (the GPU kernels on lavapipe included)"
 cargo test --workspace --locked
 step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, then the app"
 cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked

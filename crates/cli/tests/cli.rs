@@ -661,3 +661,156 @@ fn memory_svg_names_a_bad_chart_and_refuses_two_stdout_writers() {
         assert!(String::from_utf8_lossy(&out.stdout).starts_with("<svg"));
     }
 }
+
+/// Runs the binary with extra environment variables.
+fn bitbudget_env(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bitbudget"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Whether `--device gpu` found an adapter; prints SKIPPED loudly when not (a failure with
+/// `BITBUDGET_REQUIRE_GPU=1`).
+fn gpu_available() -> bool {
+    let out = bitbudget(
+        &["quantize", "--device", "gpu", "--scheme", "bf16", "-", "-"],
+        &1f32.to_le_bytes(),
+    );
+    if out.status.success() {
+        return true;
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no GPU adapter"), "unexpected failure: {err}");
+    if std::env::var("BITBUDGET_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+        panic!("BITBUDGET_REQUIRE_GPU=1 but {err}");
+    }
+    // Straight to stderr: the test harness captures `eprintln!` of passing tests.
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n*** SKIPPED: --device gpu CLI test: {} ***\n",
+        err.trim()
+    );
+    false
+}
+
+#[test]
+fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
+    if !gpu_available() {
+        return;
+    }
+    let x: Vec<f32> = (0..4096)
+        .map(|i| ((i * 7919 % 4096) as f32 / 2048.0 - 1.0) * 0.3)
+        .chain(
+            [f32::NAN, f32::INFINITY, -0.0, 1e-40]
+                .into_iter()
+                .cycle()
+                .take(64),
+        )
+        .collect();
+    let input: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let schemes = [
+        "q8_0",
+        "q4_0",
+        "q4_1",
+        "q5_0",
+        "q5_1",
+        "mxfp4",
+        "nf4",
+        "absmax-int8",
+        "zeropoint-uint8",
+        "zeropoint-int4",
+        "f8e4m3",
+        "f8e5m2",
+        "bf16",
+        "f16",
+    ];
+    for scheme in schemes {
+        let on = |device| {
+            let out = bitbudget(
+                &["quantize", "--device", device, "--scheme", scheme, "-", "-"],
+                &input,
+            );
+            assert!(
+                out.status.success(),
+                "{scheme} {device}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out.stdout
+        };
+        let cpu = on("cpu");
+        assert_eq!(on("gpu"), cpu, "{scheme}: quantize bytes differ");
+        let back = |device| {
+            bitbudget(
+                &[
+                    "dequantize",
+                    "--device",
+                    device,
+                    "--scheme",
+                    scheme,
+                    "-",
+                    "-",
+                ],
+                &cpu,
+            )
+            .stdout
+        };
+        let (from_cpu, from_gpu) = (back("cpu"), back("gpu"));
+        assert_eq!(from_gpu.len(), from_cpu.len(), "{scheme}");
+        // Bit for bit, except that a NaN only has to be a NaN (its payload is unspecified).
+        for (i, (g, c)) in from_gpu.chunks(4).zip(from_cpu.chunks(4)).enumerate() {
+            let (g, c) = (
+                f32::from_le_bytes(g.try_into().unwrap()),
+                f32::from_le_bytes(c.try_into().unwrap()),
+            );
+            assert!(
+                g.to_bits() == c.to_bits() || (g.is_nan() && c.is_nan()),
+                "{scheme}: dequantized weight {i}: GPU {g:e}, CPU {c:e}"
+            );
+        }
+    }
+    let dq = |device| {
+        bitbudget(
+            &[
+                "quantize",
+                "--device",
+                device,
+                "--scheme",
+                "nf4",
+                "--double-quant",
+                "-",
+                "-",
+            ],
+            &input,
+        )
+        .stdout
+    };
+    assert_eq!(dq("gpu"), dq("cpu"), "nf4 --double-quant bytes differ");
+}
+
+#[test]
+fn device_gpu_without_an_adapter_exits_2_naming_what_was_tried() {
+    // Metal is not compiled into the Linux build, so asking for it alone finds no adapter.
+    let out = bitbudget_env(
+        &["quantize", "--device", "gpu", "--scheme", "q8_0", "-", "-"],
+        &[0; 128],
+        &[("WGPU_BACKEND", "metal")],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no GPU adapter") && err.contains("METAL"),
+        "{err}"
+    );
+    fails_with(
+        &["quantize", "--device", "tpu", "--scheme", "q8_0", "-", "-"],
+        b"",
+        "invalid value 'tpu'",
+    );
+}

@@ -1,6 +1,7 @@
 //! `bitbudget quantize` and `bitbudget dequantize`: raw little-endian f32 in, scheme bytes out, and
 //! back; `quantize --report` prints error metrics as JSON.
 
+use crate::commands::gpu_device::{self, Device};
 use crate::io::{emit, read_all, write_all};
 use bitbudget_math::quant::metrics::error_metrics;
 use bitbudget_math::quant::scheme::{dequantize, nf4_double_quant_bytes, quantize, Scheme};
@@ -26,6 +27,9 @@ pub struct QuantizeArgs {
     /// with the reconstructed scales; storage is reported as 4.127 bits per weight at block 64).
     #[arg(long)]
     double_quant: bool,
+    /// Where to quantize: cpu, or gpu (wgpu; the same bytes).
+    #[arg(long, value_enum, default_value_t)]
+    device: Device,
     /// Raw little-endian f32 input, or - for stdin.
     input: String,
     /// Output file, or - for stdout (not used with --report).
@@ -42,6 +46,9 @@ pub struct DequantizeArgs {
     /// Weights per block, as used when quantizing.
     #[arg(long, allow_hyphen_values = true, value_parser = crate::commands::presets::parse_count)]
     block: Option<u64>,
+    /// Where to dequantize: cpu, or gpu (wgpu; the same values).
+    #[arg(long, value_enum, default_value_t)]
+    device: Device,
     /// Quantized bytes, or - for stdin.
     input: String,
     /// Raw little-endian f32 output, or - for stdout.
@@ -76,10 +83,13 @@ pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
     if args.double_quant && args.scheme != Scheme::Nf4 {
         return Err("--double-quant applies to --scheme nf4 only".into());
     }
-    let bytes = if args.double_quant {
-        nf4_double_quant_bytes(&x, b)
+    let gpu = gpu_device::open(args.device)?;
+    let bytes = if let Some(gpu) = &gpu {
+        gpu_device::quantize(gpu, args.scheme, &x, b, args.double_quant)
+    } else if args.double_quant {
+        nf4_double_quant_bytes(&x, b).map_err(|e| e.to_string())
     } else {
-        quantize(args.scheme, &x, b)
+        quantize(args.scheme, &x, b).map_err(|e| e.to_string())
     }
     .map_err(|e| format!("{}: {e}", args.input))?;
     if args.report {
@@ -137,7 +147,11 @@ fn number(v: f64) -> serde_json::Value {
 pub fn run_dequantize(args: DequantizeArgs) -> Result<(), String> {
     let bytes = read_all(&args.input)?;
     let b = block(args.scheme, args.block)?;
-    let y = dequantize(args.scheme, &bytes, b).map_err(|e| format!("{}: {e}", args.input))?;
+    let y = match gpu_device::open(args.device)? {
+        Some(gpu) => gpu_device::dequantize(&gpu, args.scheme, &bytes, b),
+        None => dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string()),
+    }
+    .map_err(|e| format!("{}: {e}", args.input))?;
     let out: Vec<u8> = y.iter().flat_map(|v| v.to_le_bytes()).collect();
     write_all(&args.output, &out)
 }

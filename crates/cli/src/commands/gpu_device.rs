@@ -1,0 +1,54 @@
+//! `--device gpu` of `quantize` and `dequantize`: the same bytes as the CPU path, computed by the
+//! WebGPU kernels of bitbudget-gpu through wgpu (natively Vulkan; Mesa lavapipe works).
+
+use bitbudget_gpu::{block_on, Gpu};
+use bitbudget_math::quant::scheme::Scheme;
+use clap::ValueEnum;
+
+/// Where quantization runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Device {
+    /// The CPU reference (bitbudget-math).
+    #[default]
+    Cpu,
+    /// A GPU through wgpu; byte-identical to the CPU.
+    Gpu,
+}
+
+/// Opens a GPU context for `--device gpu` (None for `--device cpu`); without an adapter the
+/// error names the backends that were tried.
+pub fn open(device: Device) -> Result<Option<Gpu>, String> {
+    match device {
+        Device::Cpu => Ok(None),
+        Device::Gpu => block_on(Gpu::new())
+            .map(Some)
+            .map_err(|e| format!("--device gpu: {e}")),
+    }
+}
+
+/// [`bitbudget_math::quant::scheme::quantize`] (or `nf4_double_quant_bytes` with
+/// `double_quant`) on the GPU.
+pub fn quantize(
+    gpu: &Gpu,
+    scheme: Scheme,
+    x: &[f32],
+    block: usize,
+    double_quant: bool,
+) -> Result<Vec<u8>, String> {
+    let bytes = if double_quant {
+        block_on(bitbudget_gpu::nf4_double_quant_bytes(gpu, x, block))
+    } else {
+        block_on(bitbudget_gpu::quantize(gpu, scheme, x, block))
+    };
+    bytes.map_err(|e| e.to_string())
+}
+
+/// [`bitbudget_math::quant::scheme::dequantize`] on the GPU.
+pub fn dequantize(
+    gpu: &Gpu,
+    scheme: Scheme,
+    bytes: &[u8],
+    block: usize,
+) -> Result<Vec<f32>, String> {
+    block_on(bitbudget_gpu::dequantize(gpu, scheme, bytes, block)).map_err(|e| e.to_string())
+}

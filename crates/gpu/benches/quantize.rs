@@ -1,0 +1,81 @@
+//! CPU vs GPU quantization throughput (quantize alone, f32 input bytes per second), criterion.
+//! Tensors of 1M, 4M, 16M and 64M weights (narrow with `BITBUDGET_BENCH_MIN_WEIGHTS` and
+//! `BITBUDGET_BENCH_MAX_WEIGHTS`, e.g. 4194304, on slow adapters); schemes with `BITBUDGET_BENCH_SCHEMES` (default "q8_0 nf4 f8e4m3 bf16").
+//! The GPU time includes upload, both dispatches and readback: what a caller waits for.
+//! Run: `WGPU_BACKEND=vulkan cargo bench -p bitbudget-gpu --bench quantize`. On Mesa lavapipe
+//! the "GPU" is an emulation on the CPU's own cores, so its numbers say nothing about real GPUs.
+
+// Native only: in the browser the GPU is timed by the app's benchmark panel.
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+criterion::criterion_main!(native::benches);
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    use bitbudget_gpu::{block_on, Gpu};
+    use bitbudget_math::quant::generate::{generate, Distribution};
+    use bitbudget_math::quant::scheme::{quantize, Scheme};
+    use criterion::{criterion_group, Criterion, Throughput};
+
+    fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    }
+
+    fn bench(c: &mut Criterion) {
+        let gpu = match block_on(Gpu::new()) {
+            Ok(gpu) => Some(gpu),
+            Err(e) => {
+                eprintln!("\n*** SKIPPED: GPU side of the benchmark: {e} ***\n");
+                None
+            }
+        };
+        if let Some(gpu) = &gpu {
+            eprintln!("GPU: {} ({:?})", gpu.name(), gpu.info().backend);
+        }
+        let min: usize = env_or("BITBUDGET_BENCH_MIN_WEIGHTS", 1 << 20);
+        let max: usize = env_or("BITBUDGET_BENCH_MAX_WEIGHTS", 64 << 20);
+        let schemes: Vec<Scheme> = env_or(
+            "BITBUDGET_BENCH_SCHEMES",
+            "q8_0 nf4 f8e4m3 bf16".to_string(),
+        )
+        .split_whitespace()
+        .map(|s| s.parse().expect("a scheme name"))
+        .collect();
+        for weights in [1usize << 20, 4 << 20, 16 << 20, 64 << 20] {
+            if weights < min || weights > max {
+                continue;
+            }
+            let x = generate(Distribution::Normal, weights / 1024, 1024, 0.02, 1);
+            let mut group = c.benchmark_group(format!("quantize {}M weights", weights >> 20));
+            group.throughput(Throughput::Bytes((weights * 4) as u64));
+            group.sample_size(10);
+            for &s in &schemes {
+                let block = s.block(None).expect("default block");
+                group.bench_function(format!("{s} cpu"), |b| {
+                    b.iter(|| quantize(s, std::hint::black_box(&x), block).expect("whole blocks"))
+                });
+                if let Some(gpu) = &gpu {
+                    group.bench_function(format!("{s} gpu"), |b| {
+                        b.iter(|| {
+                            block_on(bitbudget_gpu::quantize(
+                                gpu,
+                                s,
+                                std::hint::black_box(&x),
+                                block,
+                            ))
+                            .expect("whole blocks")
+                        })
+                    });
+                }
+            }
+            group.finish();
+        }
+    }
+
+    criterion_group!(benches, bench);
+}

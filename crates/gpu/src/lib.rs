@@ -1,0 +1,31 @@
+//! bitbudget's WebGPU compute path: every quantization scheme of `bitbudget-math` as WGSL
+//! kernels, giving byte for byte what the CPU reference gives.
+//!
+//! - [`Gpu`]: an adapter, its device and queue, and the pipelines, tables and buffers built once
+//!   and reused. Host functions take a `&Gpu`, so the app, the CLI and the tests bring their own.
+//! - [`quantize`], [`dequantize`], [`nf4_double_quant_bytes`]: the operations, streamed in chunks
+//!   within the adapter's limits (storage binding size, workgroups per dimension).
+//! - Exactness: the kernels never use the GPU's float unit on a value that reaches the output;
+//!   they compute on f32 bit patterns with correctly rounded integer arithmetic
+//!   (`src/shaders/common.wgsl`), because WGSL allows inexact division and flushing subnormals.
+//!
+//! Natively the crate uses Vulkan (Mesa lavapipe in CI: `WGPU_BACKEND=vulkan`); in the browser
+//! the WebGPU backend. The functions are `async`: natively wrap them in [`block_on`].
+
+#![warn(missing_docs)]
+
+mod context;
+mod dispatch;
+mod layout;
+mod quantize;
+mod shaders;
+mod tables;
+
+pub use context::{Gpu, GpuError};
+pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
+
+/// Runs a future to completion on this thread (native only; in the browser, `spawn_local` it).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    pollster::block_on(future)
+}

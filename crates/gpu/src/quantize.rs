@@ -1,0 +1,280 @@
+//! The public operations: quantize, dequantize and NF4 double quantization on a [`Gpu`], with the
+//! same bytes as `bitbudget_math::quant::scheme`.
+
+use crate::context::{Gpu, GpuError, Role};
+use crate::dispatch::{
+    assemble, chunk_units, f32_bytes, read, split, submit, table, words, CheckedOut, Params, Pass,
+};
+use crate::layout::{layout, packs_nibbles, Layout};
+use crate::tables::{fp8_consts, table_of, Table};
+use bitbudget_math::quant::nf4;
+use bitbudget_math::quant::scheme::{fp8_scale, Scheme};
+
+/// Checks the block size and the length the way the CPU path does, plus what the CPU path does
+/// not check (a zero block, an odd block for 4-bit codes), with a message instead of a panic.
+fn check(scheme: Scheme, block: usize, n: usize) -> Result<Layout, GpuError> {
+    if block == 0 || block > 1 << 24 {
+        return Err(GpuError::Input(format!(
+            "block {block} must be between 1 and 16777216"
+        )));
+    }
+    if packs_nibbles(scheme) && !block.is_multiple_of(2) {
+        return Err(GpuError::Input(format!(
+            "{scheme} packs two codes per byte: the block must be even"
+        )));
+    }
+    let l = layout(scheme, block);
+    if !n.is_multiple_of(l.weights) {
+        return Err(GpuError::Input(format!(
+            "{n} weights is not a whole number of {}-weight blocks ({} left over)",
+            l.weights,
+            n % l.weights
+        )));
+    }
+    Ok(l)
+}
+
+/// Quantizes `x` into `scheme`'s bytes, exactly the bytes of
+/// `bitbudget_math::quant::scheme::quantize(scheme, x, block)`: same rounding (ties, zero blocks,
+/// subnormals, NaN and ±∞ included), same layout. `x.len()` must be a whole number of blocks;
+/// GGML and MXFP4 use 32-weight blocks, FP8 and the casts ignore `block`. The tensor is streamed
+/// in chunks of whole blocks within the adapter's limits; FP8 reads it twice (its per-tensor
+/// scale needs the whole tensor's absmax first).
+pub async fn quantize(
+    gpu: &Gpu,
+    scheme: Scheme,
+    x: &[f32],
+    block: usize,
+) -> Result<Vec<u8>, GpuError> {
+    let l = check(scheme, block, x.len())?;
+    let consts = fp8_consts(scheme);
+    let table = table(gpu, table_of(scheme));
+    // Largest buffer per block: the weights, the 16 bytes of block words, or the codes.
+    let block_words = if l.measures { 16 } else { 0 };
+    let unit_bytes = (4 * l.weights as u64)
+        .max(block_words)
+        .max(l.code_bytes as u64 + 4);
+    let per_chunk = chunk_units(gpu, l.weights, unit_bytes, l.weights as u64)? * l.weights;
+    let mut buffers = CheckedOut::new(gpu);
+    let mut out = Vec::with_capacity(l.prefix_bytes() + x.len() / l.weights * l.stride());
+    let mut scalar = 0;
+    if l.per_tensor_scale {
+        let blocks = buffers.get(Role::Blocks, 16);
+        gpu.queue.write_buffer(&blocks, 0, &[0; 16]);
+        for part in x.chunks(per_chunk) {
+            let input = buffers.get(Role::Input, 4 * part.len() as u64);
+            let params_buffer = buffers.get(Role::ParamsFirst, 48);
+            let codes = buffers.get(Role::Output, 16);
+            gpu.queue.write_buffer(&input, 0, &f32_bytes(part));
+            let params = Params {
+                count: part.len() as u32,
+                n: part.len() as u32,
+                ..Params::default()
+            };
+            submit(
+                gpu,
+                &[Pass {
+                    family: l.quantize,
+                    entry: "measure",
+                    params,
+                    params_buffer: &params_buffer,
+                    bindings: [&input, &table, &blocks, &codes],
+                }],
+                &[],
+            );
+        }
+        let staging = buffers.get(Role::ReadBlocks, 16);
+        submit(gpu, &[], &[(&blocks, &staging, 4)]);
+        let amax = words(&read(gpu, &[(&staging, 4)]).await?[0])[0];
+        let scale = fp8_scale(scheme, &[f32::from_bits(amax)]);
+        out.extend_from_slice(&scale.to_le_bytes());
+        scalar = scale.to_bits();
+    }
+    for part in x.chunks(per_chunk) {
+        let units = part.len() / l.weights;
+        let code_bytes = (units * l.code_bytes) as u64;
+        let code_words = code_bytes.div_ceil(4) as u32;
+        let input = buffers.get(Role::Input, 4 * part.len() as u64);
+        let block_bytes = block_words * units as u64;
+        let blocks = buffers.get(Role::Blocks, block_bytes);
+        let codes = buffers.get(Role::Output, code_bytes);
+        let read_blocks = buffers.get(Role::ReadBlocks, block_bytes);
+        let read_codes = buffers.get(Role::ReadOutput, code_bytes);
+        let first = buffers.get(Role::ParamsFirst, 48);
+        let second = buffers.get(Role::ParamsSecond, 48);
+        gpu.queue.write_buffer(&input, 0, &f32_bytes(part));
+        let base = Params {
+            n: part.len() as u32,
+            block: l.weights as u32,
+            variant: l.variant,
+            scalar,
+            consts,
+            ..Params::default()
+        };
+        let bindings = [&input, &table, &blocks, &codes];
+        let mut passes = Vec::new();
+        if l.measures {
+            passes.push(Pass {
+                family: l.quantize,
+                entry: "measure",
+                params: Params {
+                    count: units as u32,
+                    ..base
+                },
+                params_buffer: &first,
+                bindings,
+            });
+        }
+        passes.push(Pass {
+            family: l.quantize,
+            entry: "quantize",
+            params: Params {
+                count: code_words,
+                ..base
+            },
+            params_buffer: &second,
+            bindings,
+        });
+        let mut copies = vec![(&codes, &read_codes, code_bytes)];
+        if l.measures {
+            copies.push((&blocks, &read_blocks, block_bytes));
+        }
+        submit(gpu, &passes, &copies);
+        let mut wanted = vec![(&read_codes, code_bytes)];
+        if l.measures {
+            wanted.push((&read_blocks, block_bytes));
+        }
+        let data = read(gpu, &wanted).await?;
+        let blocks_data = data.get(1).map(Vec::as_slice).unwrap_or(&[]);
+        assemble(&l, blocks_data, &data[0], units, &mut out);
+    }
+    Ok(out)
+}
+
+/// Reverses [`quantize`]: the weights of `scheme`'s bytes, exactly what
+/// `bitbudget_math::quant::scheme::dequantize` gives (every product and sum rounded to nearest
+/// even as on the CPU; NaN results are NaN, with a payload that neither side specifies). The byte
+/// count must be a whole number of blocks (FP8: the 4-byte scale first).
+pub async fn dequantize(
+    gpu: &Gpu,
+    scheme: Scheme,
+    bytes: &[u8],
+    block: usize,
+) -> Result<Vec<f32>, GpuError> {
+    let l = check(scheme, block, 0)?;
+    let (scalar, body) = if l.per_tensor_scale {
+        if bytes.len() < 4 {
+            return Err(GpuError::Input(format!(
+                "{} bytes is too short for a {scheme} tensor (4-byte scale first)",
+                bytes.len()
+            )));
+        }
+        (
+            u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+            &bytes[4..],
+        )
+    } else {
+        (0, bytes)
+    };
+    let stride = l.stride();
+    if !body.len().is_multiple_of(stride) {
+        return Err(GpuError::Input(format!(
+            "{} bytes is not a whole number of {stride}-byte {scheme} blocks",
+            body.len()
+        )));
+    }
+    let table = table(gpu, table_of(scheme));
+    let unit_bytes = (4 * l.weights as u64).max(8).max(stride as u64 + 4);
+    let per_chunk = chunk_units(gpu, l.weights, unit_bytes, l.weights as u64)?;
+    let mut buffers = CheckedOut::new(gpu);
+    let mut out = Vec::with_capacity(body.len() / stride * l.weights);
+    for part in body.chunks(per_chunk * stride) {
+        let n = part.len() / stride * l.weights;
+        let (headers, codes) = split(&l, part);
+        let headers_buffer = buffers.get(Role::Input, headers.len() as u64);
+        let codes_buffer = buffers.get(Role::InputCodes, codes.len() as u64);
+        let y = buffers.get(Role::Output, 4 * n as u64);
+        let read_y = buffers.get(Role::ReadOutput, 4 * n as u64);
+        let params_buffer = buffers.get(Role::ParamsFirst, 48);
+        gpu.queue.write_buffer(&headers_buffer, 0, &headers);
+        gpu.queue.write_buffer(&codes_buffer, 0, &codes);
+        let params = Params {
+            count: n as u32,
+            n: n as u32,
+            block: l.weights as u32,
+            variant: l.variant,
+            scalar,
+            ..Params::default()
+        };
+        submit(
+            gpu,
+            &[Pass {
+                family: l.dequantize,
+                entry: "dequantize",
+                params,
+                params_buffer: &params_buffer,
+                bindings: [&headers_buffer, &codes_buffer, &table, &y],
+            }],
+            &[(&y, &read_y, 4 * n as u64)],
+        );
+        let data = read(gpu, &[(&read_y, 4 * n as u64)]).await?;
+        out.extend(words(&data[0]).into_iter().map(f32::from_bits));
+    }
+    Ok(out)
+}
+
+/// NF4 with QLoRA's double quantization, exactly the bytes of
+/// `bitbudget_math::quant::scheme::nf4_double_quant_bytes`: the NF4 kernels quantize against each
+/// block's exact absmax, the host takes the mean of the absmax values (an f64 sum in order, as the
+/// CPU does, via `nf4::absmax_mean`), and the `double_quantize` kernel replaces each stored absmax
+/// by its 8-bit reconstruction (256 per scale).
+pub async fn nf4_double_quant_bytes(
+    gpu: &Gpu,
+    x: &[f32],
+    block: usize,
+) -> Result<Vec<u8>, GpuError> {
+    let mut bytes = quantize(gpu, Scheme::Nf4, x, block).await?;
+    let stride = layout(Scheme::Nf4, block).stride();
+    // The NF4 header is the block's f32 absmax.
+    let absmax: Vec<f32> = bytes
+        .chunks_exact(stride)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let mean = nf4::absmax_mean(&absmax, 1);
+    let group = nf4::DQ_BLOCK;
+    let per_chunk = chunk_units(gpu, group, 4 * group as u64, 1)? * group;
+    let table = table(gpu, Table::Nf4);
+    let mut buffers = CheckedOut::new(gpu);
+    let mut reconstructed = Vec::with_capacity(absmax.len());
+    for part in absmax.chunks(per_chunk) {
+        let input = buffers.get(Role::Input, 4 * part.len() as u64);
+        let out = buffers.get(Role::Blocks, 4 * part.len() as u64);
+        let codes = buffers.get(Role::Output, 16);
+        let read_out = buffers.get(Role::ReadBlocks, 4 * part.len() as u64);
+        let params_buffer = buffers.get(Role::ParamsFirst, 48);
+        gpu.queue.write_buffer(&input, 0, &f32_bytes(part));
+        let params = Params {
+            count: part.len().div_ceil(group) as u32,
+            n: part.len() as u32,
+            scalar: mean.to_bits(),
+            ..Params::default()
+        };
+        submit(
+            gpu,
+            &[Pass {
+                family: crate::shaders::Family::QuantizeNf4,
+                entry: "double_quantize",
+                params,
+                params_buffer: &params_buffer,
+                bindings: [&input, &table, &out, &codes],
+            }],
+            &[(&out, &read_out, 4 * part.len() as u64)],
+        );
+        let data = read(gpu, &[(&read_out, 4 * part.len() as u64)]).await?;
+        reconstructed.extend(words(&data[0]));
+    }
+    for (b, m) in bytes.chunks_exact_mut(stride).zip(reconstructed) {
+        b[..4].copy_from_slice(&m.to_le_bytes());
+    }
+    Ok(bytes)
+}

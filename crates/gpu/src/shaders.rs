@@ -1,0 +1,168 @@
+//! Every WGSL source of the crate, loaded here and nowhere else. Each kernel family is one file
+//! under `src/shaders/` named `<verb>_<format>.wgsl`; `common.wgsl` (the dispatch parameters and
+//! exact f32 arithmetic on bit patterns) is prepended to each.
+
+/// The prelude shared by every kernel.
+const COMMON: &str = include_str!("shaders/common.wgsl");
+
+/// A kernel family: one WGSL file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Family {
+    /// q8_0, q4_0, q4_1, q5_0, q5_1 (entry points `measure`, `quantize`).
+    QuantizeGgml,
+    /// MXFP4 (`measure`, `quantize`).
+    QuantizeMxfp4,
+    /// NF4 (`measure`, `quantize`, `double_quantize`).
+    QuantizeNf4,
+    /// Absmax INT8 (`measure`, `quantize`).
+    QuantizeAbsmaxInt8,
+    /// Zero-point UINT8 and 4-bit (`measure`, `quantize`).
+    QuantizeZeroPoint,
+    /// FP8 E4M3 and E5M2 (`measure`, `quantize`).
+    QuantizeFp8,
+    /// bf16 and f16 casts (`quantize`).
+    QuantizeHalf,
+    /// GGML dequantizers (`dequantize`).
+    DequantizeGgml,
+    /// MXFP4 (`dequantize`).
+    DequantizeMxfp4,
+    /// NF4 (`dequantize`).
+    DequantizeNf4,
+    /// Absmax INT8 (`dequantize`).
+    DequantizeAbsmaxInt8,
+    /// Zero-point (`dequantize`).
+    DequantizeZeroPoint,
+    /// FP8 (`dequantize`).
+    DequantizeFp8,
+    /// bf16 and f16 (`dequantize`).
+    DequantizeHalf,
+}
+
+impl Family {
+    /// The file's name (for labels) and its text.
+    fn file(self) -> (&'static str, &'static str) {
+        match self {
+            Family::QuantizeGgml => ("quantize_ggml", include_str!("shaders/quantize_ggml.wgsl")),
+            Family::QuantizeMxfp4 => (
+                "quantize_mxfp4",
+                include_str!("shaders/quantize_mxfp4.wgsl"),
+            ),
+            Family::QuantizeNf4 => ("quantize_nf4", include_str!("shaders/quantize_nf4.wgsl")),
+            Family::QuantizeAbsmaxInt8 => (
+                "quantize_absmax_int8",
+                include_str!("shaders/quantize_absmax_int8.wgsl"),
+            ),
+            Family::QuantizeZeroPoint => (
+                "quantize_zeropoint",
+                include_str!("shaders/quantize_zeropoint.wgsl"),
+            ),
+            Family::QuantizeFp8 => ("quantize_fp8", include_str!("shaders/quantize_fp8.wgsl")),
+            Family::QuantizeHalf => ("quantize_half", include_str!("shaders/quantize_half.wgsl")),
+            Family::DequantizeGgml => (
+                "dequantize_ggml",
+                include_str!("shaders/dequantize_ggml.wgsl"),
+            ),
+            Family::DequantizeMxfp4 => (
+                "dequantize_mxfp4",
+                include_str!("shaders/dequantize_mxfp4.wgsl"),
+            ),
+            Family::DequantizeNf4 => (
+                "dequantize_nf4",
+                include_str!("shaders/dequantize_nf4.wgsl"),
+            ),
+            Family::DequantizeAbsmaxInt8 => (
+                "dequantize_absmax_int8",
+                include_str!("shaders/dequantize_absmax_int8.wgsl"),
+            ),
+            Family::DequantizeZeroPoint => (
+                "dequantize_zeropoint",
+                include_str!("shaders/dequantize_zeropoint.wgsl"),
+            ),
+            Family::DequantizeFp8 => (
+                "dequantize_fp8",
+                include_str!("shaders/dequantize_fp8.wgsl"),
+            ),
+            Family::DequantizeHalf => (
+                "dequantize_half",
+                include_str!("shaders/dequantize_half.wgsl"),
+            ),
+        }
+    }
+
+    /// The file name, without extension (shader module labels).
+    pub(crate) fn name(self) -> &'static str {
+        self.file().0
+    }
+
+    /// The complete WGSL source: the prelude, then the family's file.
+    pub(crate) fn source(self) -> String {
+        format!("{COMMON}\n{}", self.file().1)
+    }
+
+    /// Whether this family dequantizes (and so binds the dequantize layout).
+    pub(crate) fn is_dequantize(self) -> bool {
+        matches!(
+            self,
+            Family::DequantizeGgml
+                | Family::DequantizeMxfp4
+                | Family::DequantizeNf4
+                | Family::DequantizeAbsmaxInt8
+                | Family::DequantizeZeroPoint
+                | Family::DequantizeFp8
+                | Family::DequantizeHalf
+        )
+    }
+
+    /// Every family (the shader validation test compiles them all).
+    #[cfg(all(test, not(target_arch = "wasm32")))]
+    pub(crate) const ALL: [Family; 14] = [
+        Family::QuantizeGgml,
+        Family::QuantizeMxfp4,
+        Family::QuantizeNf4,
+        Family::QuantizeAbsmaxInt8,
+        Family::QuantizeZeroPoint,
+        Family::QuantizeFp8,
+        Family::QuantizeHalf,
+        Family::DequantizeGgml,
+        Family::DequantizeMxfp4,
+        Family::DequantizeNf4,
+        Family::DequantizeAbsmaxInt8,
+        Family::DequantizeZeroPoint,
+        Family::DequantizeFp8,
+        Family::DequantizeHalf,
+    ];
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    /// Parses and validates every kernel with naga (what wgpu does before handing it to the
+    /// driver), so a WGSL error shows up even on a machine without an adapter.
+    #[test]
+    fn every_kernel_family_is_valid_wgsl() {
+        for family in Family::ALL {
+            let module = naga::front::wgsl::parse_str(&family.source()).unwrap_or_else(|e| {
+                panic!("{}: {}", family.name(), e.emit_to_string(&family.source()))
+            });
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::empty(),
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", family.name()));
+            let entries: Vec<&str> = module
+                .entry_points
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
+            let expected: &[&str] = match family {
+                Family::QuantizeHalf => &["quantize"],
+                Family::QuantizeNf4 => &["measure", "quantize", "double_quantize"],
+                f if f.is_dequantize() => &["dequantize"],
+                _ => &["measure", "quantize"],
+            };
+            assert_eq!(entries, expected, "{}", family.name());
+        }
+    }
+}

@@ -1,0 +1,58 @@
+// GGML block dequantizers (ggml.rs `dequantize_block`), one invocation per weight.
+// `params.variant`: 0 = q8_0, 1 = q4_0, 2 = q4_1, 3 = q5_0, 4 = q5_1.
+
+// Dispatch sizes and the variant.
+@group(0) @binding(0) var<uniform> params: Params;
+// headers: per block the header bytes little-endian (d, then m for q4_1/q5_1), [n / 32][2].
+@group(0) @binding(1) var<storage, read> headers: array<u32>;
+// codes: each block's code bytes back to back, four to a word, [n / 32 × code bytes / 4].
+@group(0) @binding(2) var<storage, read> codes: array<u32>;
+// table: unused by this family (one word).
+@group(0) @binding(3) var<storage, read> table: array<u32>;
+// y: the weights as f32 bit patterns, [n].
+@group(0) @binding(4) var<storage, read_write> y: array<u32>;
+
+fn code_byte(k: u32) -> u32 {
+    return (codes[k / 4u] >> (8u * (k % 4u))) & 0xffu;
+}
+
+/// Weight j's nibble in a 16-byte area starting at byte `at`: low nibbles are weights 0..16.
+fn nibble(at: u32, j: u32) -> u32 {
+    let byte = code_byte(at + j % 16u);
+    return select(byte & 0xfu, byte >> 4u, j >= 16u);
+}
+
+@compute @workgroup_size(64)
+fn dequantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_index(gid, groups);
+    if (i >= params.count || i >= arrayLength(&y)) {
+        return;
+    }
+    let b = i / 32u;
+    let j = i % 32u;
+    let d = f16_to_f32(headers[2u * b] & 0xffffu);
+    let m = f16_to_f32(headers[2u * b] >> 16u);
+    var v = 0u;
+    switch params.variant {
+        case 0u: {
+            let q = (i32(code_byte(b * 32u + j)) << 24u) >> 24u;
+            v = f_mul(from_int(q), d);
+        }
+        case 1u: {
+            v = f_mul(from_int(i32(nibble(b * 16u, j)) - 8), d);
+        }
+        case 2u: {
+            v = f_add(f_mul(from_int(i32(nibble(b * 16u, j))), d), m);
+        }
+        default: {
+            let qh = codes[b * 5u];
+            let q = nibble(b * 20u + 4u, j) | (((qh >> j) & 1u) << 4u);
+            if (params.variant == 3u) {
+                v = f_mul(from_int(i32(q) - 16), d);
+            } else {
+                v = f_add(f_mul(from_int(i32(q)), d), m);
+            }
+        }
+    }
+    y[i] = v;
+}

@@ -1,0 +1,92 @@
+// MXFP4 (ggml.rs, llama.cpp `quantize_row_mxfp4_ref`): 32 weights per block, an E8M0 exponent
+// and E2M1 codes. `measure` runs once per block, `quantize` once per code word.
+
+// Dispatch sizes.
+@group(0) @binding(0) var<uniform> params: Params;
+// x: the chunk's weights as f32 bit patterns, [n].
+@group(0) @binding(1) var<storage, read> x: array<u32>;
+// table: [0..256) the exponent thresholds: e = the number of t in 1..256 with
+// table[t] <= absmax bits (derived from the CPU reference, see tables.rs); [256..272)
+// `KVALUES_MXFP4` (E2M1 values doubled: 0, 1, 2, 3, 4, 6, 8, 12, then negated) as f32 bits.
+@group(0) @binding(2) var<storage, read> table: array<u32>;
+// blocks: per block [e, 0, d = 2^(e-127)/2 as f32 bits, 0], [n / 32][4].
+@group(0) @binding(3) var<storage, read_write> blocks: array<u32>;
+// codes: 16 bytes per block (byte j: weight j low, weight j + 16 high), [n / 32 × 4].
+@group(0) @binding(4) var<storage, read_write> codes: array<u32>;
+
+const QK: u32 = 32u;
+
+/// `e8m0_to_f32_half`: 2^(e-127) / 2, subnormal for e < 2.
+fn e8m0_half(e: u32) -> u32 {
+    if (e < 2u) {
+        return 0x00200000u << e;
+    }
+    return (e - 1u) << 23u;
+}
+
+@compute @workgroup_size(64)
+fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let b = flat_index(gid, groups);
+    if (b >= params.count || b >= arrayLength(&blocks) / 4u) {
+        return;
+    }
+    var amax = 0u;
+    for (var j = 0u; j < QK; j = j + 1u) {
+        amax = absmax_step(amax, x[b * QK + j]);
+    }
+    // Binary search: the thresholds are non-decreasing in t.
+    var lo = 0u; // table[t] <= amax for every t in 1..=lo
+    var hi = 256u; // table[t] > amax for every t in hi..256
+    while (hi - lo > 1u) {
+        let mid = (lo + hi) / 2u;
+        if (table[mid] <= amax) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    blocks[4u * b] = lo;
+    blocks[4u * b + 1u] = 0u;
+    blocks[4u * b + 2u] = e8m0_half(lo);
+    blocks[4u * b + 3u] = 0u;
+}
+
+/// `best_mxfp4_index`: the nearest of ±k·d (first on ties, 0 for a zero or non-finite weight).
+fn best_index(v: u32, d: u32) -> u32 {
+    if (!is_finite(v)) {
+        return 0u;
+    }
+    let a = v & ABS;
+    // The first magnitude above |v| (8 if none): counts down, and the u32 wrap below 0 ends it.
+    var above = 8u;
+    for (var i = 7u; i < 8u; i = i - 1u) {
+        if (f_lt(a, f_mul(d, table[256u + i]))) {
+            above = i;
+        }
+    }
+    let lo = min(max(above, 1u) - 1u, 6u);
+    let err_hi = f_sub(f_mul(d, table[257u + lo]), a) & ABS;
+    let err_lo = f_sub(f_mul(d, table[256u + lo]), a) & ABS;
+    let i = select(lo, lo + 1u, f_lt(err_hi, err_lo));
+    if (i == 0u || !f_lt(v, 0u)) {
+        return i;
+    }
+    return i + 8u;
+}
+
+@compute @workgroup_size(64)
+fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let w = flat_index(gid, groups);
+    if (w >= params.count || w >= arrayLength(&codes)) {
+        return;
+    }
+    let b = w / 4u;
+    let d = blocks[4u * b + 2u];
+    var word = 0u;
+    for (var k = 0u; k < 4u; k = k + 1u) {
+        let j = 4u * (w % 4u) + k;
+        let byte = best_index(x[b * QK + j], d) | (best_index(x[b * QK + j + 16u], d) << 4u);
+        word = word | (byte << (8u * k));
+    }
+    codes[w] = word;
+}

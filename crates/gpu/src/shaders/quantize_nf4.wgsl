@@ -1,0 +1,95 @@
+// NF4 (nf4.rs): absmax per block of `params.block` weights, 4-bit codes of the NormalFloat table,
+// and QLoRA's double quantization of the block absmax values. `measure` runs once per block,
+// `quantize` once per code word, `double_quantize` once per 256 block scales.
+
+// Dispatch sizes; `scalar` is the mean of the absmax values (double_quantize only).
+@group(0) @binding(0) var<uniform> params: Params;
+// x: the chunk's weights as f32 bit patterns, [n]; for double_quantize the block absmax values.
+@group(0) @binding(1) var<storage, read> x: array<u32>;
+// table: `NF4_CODE`, the 16 code values ascending, as f32 bits.
+@group(0) @binding(2) var<storage, read> table: array<u32>;
+// blocks: per block [absmax, 0, 0, 0], [n / block][4]; for double_quantize the reconstructed
+// absmax values, [count × 256].
+@group(0) @binding(3) var<storage, read_write> blocks: array<u32>;
+// codes: block/2 bytes per block (weight 2i in the low nibble), four to a word,
+// [n / 2 / 4 rounded up].
+@group(0) @binding(4) var<storage, read_write> codes: array<u32>;
+
+@compute @workgroup_size(64)
+fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let b = flat_index(gid, groups);
+    if (b >= params.count || b >= arrayLength(&blocks) / 4u) {
+        return;
+    }
+    var amax = 0u;
+    for (var j = 0u; j < params.block; j = j + 1u) {
+        amax = absmax_step(amax, x[b * params.block + j]);
+    }
+    blocks[4u * b] = amax;
+    blocks[4u * b + 1u] = 0u;
+    blocks[4u * b + 2u] = 0u;
+    blocks[4u * b + 3u] = 0u;
+}
+
+/// `nf4::nearest_code`: the nearest table entry, the lower one on ties, 0 for NaN.
+fn nearest_code(v: u32) -> u32 {
+    var above = 0u;
+    for (var i = 0u; i < 16u; i = i + 1u) {
+        if (f_le(table[i], v)) {
+            above = i + 1u;
+        }
+    }
+    let lo = min(max(above, 1u) - 1u, 14u);
+    let err_hi = f_sub(table[lo + 1u], v) & ABS;
+    let err_lo = f_sub(table[lo], v) & ABS;
+    return select(lo, lo + 1u, f_lt(err_hi, err_lo));
+}
+
+fn code(i: u32) -> u32 {
+    let m = blocks[4u * (i / params.block)];
+    if (is_zero(m)) {
+        return 7u;
+    }
+    return nearest_code(f_div(x[i], m));
+}
+
+@compute @workgroup_size(64)
+fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let w = flat_index(gid, groups);
+    if (w >= params.count || w >= arrayLength(&codes)) {
+        return;
+    }
+    var word = 0u;
+    for (var k = 0u; k < 4u; k = k + 1u) {
+        let i = 8u * w + 2u * k;
+        if (i < params.n) {
+            word = word | ((code(i) | (code(i + 1u) << 4u)) << (8u * k));
+        }
+    }
+    codes[w] = word;
+}
+
+/// Double quantization of 256 absmax values (`nf4::quantize_with_mean`): centred on the mean,
+/// absmax INT8 with one f32 scale, then reconstructed as code × scale + mean.
+@compute @workgroup_size(64)
+fn double_quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let g = flat_index(gid, groups);
+    if (g >= params.count) {
+        return;
+    }
+    let mean = params.scalar;
+    let first = g * 256u;
+    let last = min(first + 256u, params.n);
+    var amax = 0u;
+    for (var i = first; i < last; i = i + 1u) {
+        amax = absmax_step(amax, f_sub(x[i], mean));
+    }
+    let scale = f_div(amax, 0x42fe0000u); // / 127
+    for (var i = first; i < last; i = i + 1u) {
+        var q = 0;
+        if (!is_zero(scale)) {
+            q = (i32(code_i8(f_div(f_sub(x[i], mean), scale))) << 24u) >> 24u;
+        }
+        blocks[i] = f_add(f_mul(from_int(q), scale), mean);
+    }
+}

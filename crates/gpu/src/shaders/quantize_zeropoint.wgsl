@@ -1,0 +1,98 @@
+// Asymmetric min-max quantization (zeropoint.rs) to `params.variant` = 8 (uint8) or 4 bits, per
+// block of `params.block` weights. `measure` runs once per block, `quantize` once per code word.
+
+// Dispatch sizes, the block and the bit width.
+@group(0) @binding(0) var<uniform> params: Params;
+// x: the chunk's weights as f32 bit patterns, [n].
+@group(0) @binding(1) var<storage, read> x: array<u32>;
+// table: unused by this kernel (one word).
+@group(0) @binding(2) var<storage, read> table: array<u32>;
+// blocks: per block [scale, zero point (integer), 0, zero point (f32 bits)], [n / block][4].
+@group(0) @binding(3) var<storage, read_write> blocks: array<u32>;
+// codes: one byte (8 bits) or nibble (4 bits, weight 2i low) per weight, four bytes to a word.
+@group(0) @binding(4) var<storage, read_write> codes: array<u32>;
+
+@compute @workgroup_size(64)
+fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let b = flat_index(gid, groups);
+    if (b >= params.count || b >= arrayLength(&blocks) / 4u) {
+        return;
+    }
+    let top = from_int(i32((1u << params.variant) - 1u));
+    // The range widened to include 0, NaN skipped.
+    var lo = 0u;
+    var hi = 0u;
+    for (var j = 0u; j < params.block; j = j + 1u) {
+        let v = x[b * params.block + j];
+        if (!is_nan(v)) {
+            lo = f_min(lo, v);
+            hi = f_max(hi, v);
+        }
+    }
+    let scale = f_div(f_sub(hi, lo), top);
+    var zero_point = 0u;
+    var stored_scale = 0u;
+    if (!is_zero(scale) && is_finite(scale)) {
+        stored_scale = scale;
+        // round(-lo / scale) clamped to [0, top]
+        zero_point = f_round(f_div(lo ^ SIGN, scale));
+        if (f_lt(zero_point, 0u)) {
+            zero_point = 0u;
+        }
+        if (f_lt(top, zero_point)) {
+            zero_point = top;
+        }
+    }
+    blocks[4u * b] = stored_scale;
+    blocks[4u * b + 1u] = u32(bitcast<f32>(zero_point & ABS));
+    blocks[4u * b + 2u] = 0u;
+    blocks[4u * b + 3u] = zero_point;
+}
+
+fn code(i: u32) -> u32 {
+    let b = i / params.block;
+    let scale = blocks[4u * b];
+    let zero_point = blocks[4u * b + 3u];
+    if (is_zero(scale)) {
+        return 0u;
+    }
+    let v = x[i];
+    if (is_nan(v)) {
+        return blocks[4u * b + 1u];
+    }
+    // (round(v / scale) + zero point) clamped to [0, top], as an integer.
+    let top = (1u << params.variant) - 1u;
+    let q = f_add(f_round(f_div(v, scale)), zero_point);
+    if ((q & SIGN) != 0u) {
+        return 0u;
+    }
+    if (f_lt(from_int(i32(top)), q)) {
+        return top;
+    }
+    return u32(bitcast<f32>(q));
+}
+
+@compute @workgroup_size(64)
+fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let w = flat_index(gid, groups);
+    if (w >= params.count || w >= arrayLength(&codes)) {
+        return;
+    }
+    var word = 0u;
+    for (var k = 0u; k < 4u; k = k + 1u) {
+        var byte = 0u;
+        if (params.variant == 8u) {
+            let i = 4u * w + k;
+            if (i < params.n) {
+                byte = code(i);
+            }
+        } else {
+            let i = 8u * w + 2u * k;
+            if (i < params.n) {
+                byte = code(i) | (code(i + 1u) << 4u);
+            }
+        }
+        word = word | (byte << (8u * k));
+    }
+    codes[w] = word;
+}

@@ -1,0 +1,178 @@
+//! Constant tables the kernels read (binding `table`), each derived from the CPU reference at
+//! run time rather than typed in, so the GPU cannot drift from it.
+
+use bitbudget_math::format::{fp8, FormatId, Spec};
+use bitbudget_math::quant::ggml::{GgmlType, KVALUES_MXFP4, QK};
+use bitbudget_math::quant::nf4::NF4_CODE;
+use bitbudget_math::quant::scheme::{quantize, Scheme};
+use std::sync::OnceLock;
+
+/// Which table a kernel binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Table {
+    /// One zero word (kernels that read no table still bind one).
+    None,
+    /// MXFP4: [0..256) exponent thresholds, [256..272) `KVALUES_MXFP4` as f32.
+    Mxfp4,
+    /// `NF4_CODE`.
+    Nf4,
+    /// The value of every FP8 E4M3 pattern.
+    F8E4M3,
+    /// The value of every FP8 E5M2 pattern.
+    F8E5M2,
+}
+
+impl Table {
+    /// The table's words.
+    pub(crate) fn words(self) -> Vec<u32> {
+        match self {
+            Table::None => vec![0],
+            Table::Mxfp4 => {
+                let mut words = mxfp4_thresholds().to_vec();
+                words.extend(KVALUES_MXFP4.iter().map(|k| (*k as f32).to_bits()));
+                words
+            }
+            Table::Nf4 => NF4_CODE.iter().map(|c| c.to_bits()).collect(),
+            Table::F8E4M3 => (0..=255u8)
+                .map(|b| fp8::e4m3().decode(b).to_bits())
+                .collect(),
+            Table::F8E5M2 => (0..=255u8)
+                .map(|b| fp8::e5m2().decode(b).to_bits())
+                .collect(),
+        }
+    }
+
+    /// A label for the table's buffer.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Table::None => "bitbudget table: none",
+            Table::Mxfp4 => "bitbudget table: mxfp4 exponent thresholds and E2M1 values",
+            Table::Nf4 => "bitbudget table: NF4 code values",
+            Table::F8E4M3 => "bitbudget table: FP8 E4M3 pattern values",
+            Table::F8E5M2 => "bitbudget table: FP8 E5M2 pattern values",
+        }
+    }
+}
+
+/// The table that `scheme`'s kernels read.
+pub(crate) fn table_of(scheme: Scheme) -> Table {
+    match scheme {
+        Scheme::Ggml(GgmlType::Mxfp4) => Table::Mxfp4,
+        Scheme::Nf4 => Table::Nf4,
+        Scheme::F8E4M3 => Table::F8E4M3,
+        Scheme::F8E5M2 => Table::F8E5M2,
+        _ => Table::None,
+    }
+}
+
+/// FP8 facts for `params.consts` of the FP8 kernels: (stored mantissa bits, f32 exponent field
+/// of the smallest normal value, largest finite pattern, NaN pattern), read from the math
+/// crate's format description and codec. Zeros for other schemes.
+pub(crate) fn fp8_consts(scheme: Scheme) -> [u32; 4] {
+    let (id, codec) = match scheme {
+        Scheme::F8E4M3 => (FormatId::F8E4M3, fp8::e4m3()),
+        Scheme::F8E5M2 => (FormatId::F8E5M2, fp8::e5m2()),
+        _ => return [0; 4],
+    };
+    let Spec::Float(f) = id.spec() else {
+        unreachable!("FP8 formats are minifloats")
+    };
+    let emin = 1 - f.bias;
+    [
+        f.man_bits,
+        (127 + emin) as u32,
+        codec.encode_saturating(f32::INFINITY) as u32,
+        codec.encode_saturating(f32::NAN) as u32,
+    ]
+}
+
+/// The MXFP4 block exponent of the CPU reference for a block whose largest |x| is `amax`.
+fn mxfp4_exponent(amax: f32) -> u8 {
+    let mut block = [0f32; QK];
+    block[0] = amax;
+    quantize(Scheme::Ggml(GgmlType::Mxfp4), &block, QK).expect("one whole block")[0]
+}
+
+/// For t in 1..256, the smallest positive f32 bit pattern (∞ included) whose MXFP4 exponent is at
+/// least t (`u32::MAX` when none is); entry 0 is unused.
+///
+/// Why a table: the reference computes the exponent as `floor(log2(amax)) - 2 + 127` with the
+/// platform's `log2`, which rounds up to the next integer just below each power of two in the
+/// upper binades. The exponent only ever steps up as amax grows, so a binary search over the
+/// bit patterns finds where each step happens, on the CPU the results are compared with.
+pub(crate) fn mxfp4_thresholds() -> &'static [u32; 256] {
+    static TABLE: OnceLock<[u32; 256]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = [u32::MAX; 256];
+        table[0] = 0;
+        let top = f32::INFINITY.to_bits();
+        for (t, slot) in table.iter_mut().enumerate().skip(1) {
+            if (mxfp4_exponent(f32::INFINITY) as usize) < t {
+                continue;
+            }
+            let (mut lo, mut hi) = (1u32, top);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if (mxfp4_exponent(f32::from_bits(mid)) as usize) >= t {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            *slot = lo;
+        }
+        table
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The exponent the table predicts (what the kernel computes).
+    fn from_table(amax: f32) -> u8 {
+        let bits = amax.to_bits();
+        mxfp4_thresholds()[1..]
+            .iter()
+            .filter(|t| **t <= bits)
+            .count() as u8
+    }
+
+    #[test]
+    fn mxfp4_thresholds_reproduce_the_reference_exponent_around_every_power_of_two() {
+        let mut probes = vec![0.0, f32::MIN_POSITIVE, 1e-45, f32::MAX, f32::INFINITY];
+        for e in -149..=127 {
+            let p = 2f32.powi(e);
+            for d in -3i64..=3 {
+                probes.push(f32::from_bits((p.to_bits() as i64 + d).max(0) as u32));
+            }
+        }
+        let mut s = 0x9e37_79b9u32;
+        for _ in 0..20_000 {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            probes.push(f32::from_bits(s & 0x7f7f_ffff));
+        }
+        for a in probes {
+            assert_eq!(
+                from_table(a),
+                mxfp4_exponent(a),
+                "amax {a:e} ({:#x})",
+                a.to_bits()
+            );
+        }
+    }
+
+    #[test]
+    fn fp8_facts_are_the_ocp_ones() {
+        // OCP 8-bit floating point spec, table 1: E4M3 bias 7, max 448 = 0x7E, NaN 0x7F;
+        // E5M2 bias 15, max 57344 = 0x7B.
+        let [man, field, max, _] = fp8_consts(Scheme::F8E4M3);
+        assert_eq!((man, field, max), (3, 121, 0x7e));
+        assert_eq!(fp8::e4m3().decode(max as u8), 448.0);
+        let [man, field, max, _] = fp8_consts(Scheme::F8E5M2);
+        assert_eq!((man, field, max), (2, 113, 0x7b));
+        assert_eq!(fp8::e5m2().decode(max as u8), 57344.0);
+    }
+}

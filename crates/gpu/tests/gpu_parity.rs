@@ -1,0 +1,388 @@
+//! Every GPU kernel against the CPU reference (`bitbudget_math::quant::scheme`) on the same
+//! input: seeded tensors of several sizes (1 block, sizes that are not a multiple of the
+//! 64-invocation workgroup, and tensors larger than one chunk), and hand-made blocks of ties,
+//! zeros, subnormals, NaN and ±∞. Quantized bytes must be identical; dequantized weights must have
+//! identical bits (NaN only has to be NaN: Rust does not specify NaN payloads, nor does WGSL).
+//!
+//! Natively this runs on whatever adapter wgpu finds (CI: Mesa lavapipe with
+//! `WGPU_BACKEND=vulkan`). Without one every test prints SKIPPED and the reason, unless
+//! `BITBUDGET_REQUIRE_GPU=1`, which turns that into a failure.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use bitbudget_gpu::{block_on, Gpu};
+use bitbudget_math::quant::generate::SplitMix64;
+use bitbudget_math::quant::scheme::{self, Scheme};
+use std::io::Write;
+use std::sync::OnceLock;
+
+/// Weights per chunk of the chunked context: small, so that every tensor below of more than a
+/// few blocks streams through several chunks (and FP8 through its two passes).
+const SMALL_CHUNK: usize = 1000;
+
+fn open(chunk: Option<usize>) -> Result<Gpu, String> {
+    let gpu = block_on(Gpu::new()).map_err(|e| e.to_string())?;
+    Ok(match chunk {
+        Some(c) => gpu.with_chunk_limit(c),
+        None => gpu,
+    })
+}
+
+/// One context for the whole test binary (or why there is none).
+fn gpu() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    usable(GPU.get_or_init(|| open(None)))
+}
+
+/// A second context that streams in chunks of [`SMALL_CHUNK`] weights.
+fn chunked_gpu() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    usable(GPU.get_or_init(|| open(Some(SMALL_CHUNK))))
+}
+
+fn usable(g: &'static Result<Gpu, String>) -> Option<&'static Gpu> {
+    match g {
+        Ok(gpu) => Some(gpu),
+        Err(reason) => {
+            if std::env::var("BITBUDGET_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+                panic!("BITBUDGET_REQUIRE_GPU=1 but {reason}");
+            }
+            // Straight to stderr: the test harness captures `eprintln!` of passing tests.
+            let _ = writeln!(
+                std::io::stderr(),
+                "\n*** SKIPPED: GPU parity test: {reason} ***\n"
+            );
+            None
+        }
+    }
+}
+
+/// The block size each scheme is tested with, besides its default.
+fn blocks_of(s: Scheme) -> Vec<usize> {
+    match s {
+        Scheme::Nf4 | Scheme::ZeroPointInt4 => vec![64, 2, 6, 128],
+        Scheme::AbsmaxInt8 | Scheme::ZeroPointUint8 => vec![64, 1, 3, 7, 128],
+        _ => vec![s.default_block()],
+    }
+}
+
+/// Panics with the first differing byte (and how many differ) unless `gpu == cpu`.
+fn assert_same_bytes(what: &str, gpu: &[u8], cpu: &[u8]) {
+    assert_eq!(
+        gpu.len(),
+        cpu.len(),
+        "{what}: GPU gave {} bytes, CPU {}",
+        gpu.len(),
+        cpu.len()
+    );
+    if let Some(i) = gpu.iter().zip(cpu).position(|(a, b)| a != b) {
+        let differ = gpu.iter().zip(cpu).filter(|(a, b)| a != b).count();
+        panic!(
+            "{what}: first difference at byte {i}: GPU {:#04x}, CPU {:#04x} ({differ} of {} bytes \
+             differ)",
+            gpu[i],
+            cpu[i],
+            cpu.len()
+        );
+    }
+}
+
+/// Panics with the first differing weight unless the bits agree (any NaN matches any NaN).
+fn assert_same_weights(what: &str, gpu: &[f32], cpu: &[f32]) {
+    assert_eq!(
+        gpu.len(),
+        cpu.len(),
+        "{what}: GPU gave {} weights, CPU {}",
+        gpu.len(),
+        cpu.len()
+    );
+    let same = |a: &f32, b: &f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    if let Some(i) = gpu.iter().zip(cpu).position(|(a, b)| !same(a, b)) {
+        let differ = gpu.iter().zip(cpu).filter(|(a, b)| !same(a, b)).count();
+        panic!(
+            "{what}: first difference at weight {i}: GPU {:e} ({:#010x}), CPU {:e} ({:#010x}) \
+             ({differ} of {} differ)",
+            gpu[i],
+            gpu[i].to_bits(),
+            cpu[i],
+            cpu[i].to_bits(),
+            cpu.len()
+        );
+    }
+}
+
+/// Quantizes and dequantizes `x` on both sides and compares.
+fn check(gpu: &Gpu, s: Scheme, x: &[f32], block: usize, case: &str) {
+    let what = format!("{s} block {block}, {case} ({} weights)", x.len());
+    let cpu = scheme::quantize(s, x, block).unwrap();
+    let got = block_on(bitbudget_gpu::quantize(gpu, s, x, block))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_same_bytes(&format!("quantize {what}"), &got, &cpu);
+    let cpu_y = scheme::dequantize(s, &cpu, block).unwrap();
+    let got_y = block_on(bitbudget_gpu::dequantize(gpu, s, &cpu, block))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_same_weights(&format!("dequantize {what}"), &got_y, &cpu_y);
+}
+
+/// Seeded normal weights with a per-tensor magnitude.
+fn normal(n: usize, seed: u64, magnitude: f64) -> Vec<f32> {
+    let mut rng = SplitMix64(seed);
+    (0..n).map(|_| (rng.normal() * magnitude) as f32).collect()
+}
+
+/// Seeded arbitrary bit patterns: every exponent, subnormals, ±∞ and NaN all turn up.
+fn any_bits(n: usize, seed: u64) -> Vec<f32> {
+    let mut rng = SplitMix64(seed);
+    (0..n)
+        .map(|_| f32::from_bits(rng.next_u64() as u32))
+        .collect()
+}
+
+/// Seeded blocks whose magnitudes differ wildly from block to block (1e-42 to 1e38), so scales
+/// land in the subnormal range and near overflow.
+fn wild_blocks(n: usize, block: usize, seed: u64) -> Vec<f32> {
+    let mut rng = SplitMix64(seed);
+    let mut x = Vec::with_capacity(n);
+    while x.len() < n {
+        let magnitude = 10f64.powf(rng.unit() * 80.0 - 42.0);
+        for _ in 0..block.min(n - x.len()) {
+            x.push((rng.normal() * magnitude) as f32);
+        }
+    }
+    x
+}
+
+#[test]
+fn every_scheme_matches_the_cpu_on_seeded_tensors_of_several_sizes() {
+    let Some(gpu) = gpu() else { return };
+    for s in Scheme::ALL {
+        for block in blocks_of(s) {
+            // 1 block, 63 and 65 blocks (around one workgroup of code words or blocks), and a
+            // size that is not a power of two.
+            for (i, blocks) in [1usize, 63, 65, 300].into_iter().enumerate() {
+                let n = blocks * block.max(if block == 1 { 37 } else { 1 });
+                let x = normal(n, 17 + i as u64, 0.02);
+                check(gpu, s, &x, block, "normal(0, 0.02)");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_scheme_matches_the_cpu_on_arbitrary_bit_patterns() {
+    let Some(gpu) = gpu() else { return };
+    for s in Scheme::ALL {
+        for block in blocks_of(s) {
+            let n = block * 96;
+            check(gpu, s, &any_bits(n, 5), block, "arbitrary f32 bit patterns");
+            check(
+                gpu,
+                s,
+                &wild_blocks(n, block, 6),
+                block,
+                "magnitudes 1e-42 to 1e38",
+            );
+        }
+    }
+}
+
+#[test]
+fn every_scheme_matches_the_cpu_across_chunks() {
+    let Some(gpu) = chunked_gpu() else { return };
+    for s in Scheme::ALL {
+        let block = s.block(None).unwrap();
+        // Several chunks of SMALL_CHUNK weights and a ragged last one.
+        let n = (SMALL_CHUNK * 7 / 2).next_multiple_of(block.max(32) * 2) + 2 * block;
+        check(gpu, s, &normal(n, 99, 1.5), block, "seven chunks");
+    }
+}
+
+/// Hand-made tensors of `len` weights that hit the rounding edge cases.
+fn special_blocks(len: usize) -> Vec<(&'static str, Vec<f32>)> {
+    let fill = |v: &[f32]| -> Vec<f32> { v.iter().copied().cycle().take(len).collect() };
+    let mut ties = vec![127.0f32];
+    ties.extend((0..len as i32 - 1).map(|i| (i - len as i32 / 2) as f32 * 0.5));
+    let mut quarter = vec![-8.0f32];
+    quarter.extend((1..len).map(|i| (i as f32 - len as f32 / 2.0) * 0.25));
+    vec![
+        ("zeros", vec![0.0; len]),
+        ("negative zeros", vec![-0.0; len]),
+        ("mixed zeros", fill(&[0.0, -0.0, -0.0, 0.0])),
+        ("ties at half steps", ties),
+        ("ties at quarter steps", quarter),
+        (
+            "subnormals",
+            fill(&[1e-45, -3e-39, 1.1754942e-38, -1e-40, 0.0, 2e-44]),
+        ),
+        (
+            "NaN among values",
+            fill(&[f32::NAN, 1.0, -0.5, 0.25, f32::NAN, 3.0]),
+        ),
+        ("all NaN", vec![f32::NAN; len]),
+        ("+inf among values", fill(&[f32::INFINITY, 1.0, -2.0, 0.5])),
+        (
+            "-inf among values",
+            fill(&[-1.0, f32::NEG_INFINITY, 2.0, 0.0]),
+        ),
+        (
+            "both infinities",
+            fill(&[f32::INFINITY, f32::NEG_INFINITY, 1.0, f32::NAN]),
+        ),
+        ("largest finite", fill(&[f32::MAX, -f32::MAX, 1.0, -1e38])),
+        ("constant", vec![0.75; len]),
+        (
+            "one outlier",
+            (0..len)
+                .map(|i| if i == 5 { 1e4 } else { (i as f32) * 1e-3 })
+                .collect(),
+        ),
+    ]
+}
+
+#[test]
+fn every_scheme_matches_the_cpu_on_ties_zeros_subnormals_nan_and_infinities() {
+    let Some(gpu) = gpu() else { return };
+    for s in Scheme::ALL {
+        for block in blocks_of(s) {
+            let len = 64usize.next_multiple_of(block);
+            for (case, x) in special_blocks(len) {
+                check(gpu, s, &x, block, case);
+            }
+        }
+    }
+}
+
+#[test]
+fn casts_and_fp8_match_the_cpu_on_every_midpoint_and_a_stride_through_all_f32() {
+    let Some(gpu) = gpu() else { return };
+    // Every bf16 midpoint (low half 0x8000) and its neighbours: the ties of both 16-bit casts
+    // and, after FP8's scaling, many of its own.
+    let mut x: Vec<f32> = (0..=u16::MAX)
+        .flat_map(|h| {
+            let mid = ((h as u32) << 16) | 0x8000;
+            [mid - 1, mid, mid + 1].map(f32::from_bits)
+        })
+        .collect();
+    x.extend((0..=u32::MAX).step_by(4099).map(f32::from_bits));
+    for s in [Scheme::Bf16, Scheme::F16] {
+        check(gpu, s, &x, 1, "midpoints and a stride through all f32");
+    }
+    // FP8 with a scale of exactly 1 (amax = the format's max): every FP8 value, midpoint and
+    // neighbour, of both signs.
+    for (s, max) in [(Scheme::F8E4M3, 448f32), (Scheme::F8E5M2, 57344f32)] {
+        let codec = |b: u8| scheme::dequantize(s, &[0, 0, 0x80, 0x3f, b], 1).unwrap()[0];
+        let mut values: Vec<f32> = (0..0x7f).map(codec).filter(|v| v.is_finite()).collect();
+        values.sort_by(f32::total_cmp);
+        let mut x = vec![max];
+        for w in values.windows(2) {
+            let mid = ((w[0] as f64 + w[1] as f64) / 2.0) as f32;
+            for v in [w[0], mid] {
+                for d in -2i32..=2 {
+                    let n = f32::from_bits((v.to_bits() as i32 + d).max(0) as u32);
+                    x.extend([n, -n]);
+                }
+            }
+        }
+        check(
+            gpu,
+            s,
+            &x,
+            1,
+            "every value, midpoint and neighbour at scale 1",
+        );
+    }
+}
+
+#[test]
+fn dequantize_matches_the_cpu_on_arbitrary_bytes() {
+    let Some(gpu) = gpu() else { return };
+    // Random headers include f16 NaN, ±∞ and subnormal scales, and extreme f32 scales.
+    let mut rng = SplitMix64(23);
+    for s in Scheme::ALL {
+        let block = s.block(None).unwrap();
+        let n = block.max(32) * 70;
+        let cpu = scheme::quantize(s, &vec![0.0; n], block).unwrap();
+        let bytes: Vec<u8> = (0..cpu.len()).map(|_| rng.next_u64() as u8).collect();
+        let want = scheme::dequantize(s, &bytes, block).unwrap();
+        let got = block_on(bitbudget_gpu::dequantize(gpu, s, &bytes, block)).unwrap();
+        assert_same_weights(&format!("dequantize {s} of random bytes"), &got, &want);
+    }
+}
+
+#[test]
+fn nf4_double_quantization_matches_the_cpu_within_and_across_chunks() {
+    for (gpu, n) in [(gpu(), 64 * 700), (chunked_gpu(), 64 * 600)] {
+        let Some(gpu) = gpu else { return };
+        for (case, x) in [
+            ("normal", normal(n, 3, 0.05)),
+            ("magnitudes 1e-42 to 1e38", wild_blocks(n, 64, 4)),
+            ("zeros", vec![0.0; n]),
+            (
+                "an infinite block (the mean and some reconstructions are NaN)",
+                (0..n)
+                    .map(|i| {
+                        if i == 100 {
+                            f32::INFINITY
+                        } else {
+                            i as f32 * 1e-3
+                        }
+                    })
+                    .collect(),
+            ),
+        ] {
+            let cpu = scheme::nf4_double_quant_bytes(&x, 64).unwrap();
+            let got = block_on(bitbudget_gpu::nf4_double_quant_bytes(gpu, &x, 64)).unwrap();
+            assert_same_bytes(&format!("nf4 double quantization, {case}"), &got, &cpu);
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let Some(gpu) = gpu() else { return };
+    let q = |s, x: &[f32], b| block_on(bitbudget_gpu::quantize(gpu, s, x, b));
+    let e = q(Scheme::AbsmaxInt8, &[1.0; 65], 64)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("1 left over"), "{e}");
+    assert!(q(Scheme::AbsmaxInt8, &[1.0; 4], 0).is_err());
+    assert!(q(Scheme::Nf4, &[1.0; 6], 3)
+        .unwrap_err()
+        .to_string()
+        .contains("even"));
+    let d = |s, b: &[u8]| block_on(bitbudget_gpu::dequantize(gpu, s, b, 32));
+    assert!(d(
+        Scheme::Ggml(bitbudget_math::quant::ggml::GgmlType::Q8_0),
+        &[0; 35]
+    )
+    .is_err());
+    assert!(d(Scheme::F8E4M3, &[0; 3])
+        .unwrap_err()
+        .to_string()
+        .contains("too short"));
+    assert!(d(Scheme::Bf16, &[0; 3]).is_err());
+    // Empty tensors give what the CPU gives.
+    for s in Scheme::ALL {
+        let block = s.block(None).unwrap();
+        assert_eq!(
+            q(s, &[], block).unwrap(),
+            scheme::quantize(s, &[], block).unwrap(),
+            "{s}"
+        );
+    }
+}
+
+#[test]
+fn the_context_names_its_adapter_and_limits() {
+    let Some(gpu) = gpu() else { return };
+    assert!(!gpu.name().is_empty());
+    assert!(gpu.limits().max_storage_buffer_binding_size >= 1 << 20);
+    eprintln!(
+        "GPU parity tests ran on {} ({:?}); largest storage binding {} bytes, {} workgroups per \
+         dimension",
+        gpu.name(),
+        gpu.info().backend,
+        gpu.limits().max_storage_buffer_binding_size,
+        gpu.limits().max_compute_workgroups_per_dimension
+    );
+}
