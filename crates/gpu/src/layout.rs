@@ -1,11 +1,11 @@
-//! Every byte-layout fact the host code needs, in one table: which kernels a scheme runs, how
-//! many weights share a header, how many header and code bytes each block has, and how those
-//! bytes come out of the kernels' u32 words. The layouts themselves are defined by the CPU
-//! reference (`bitbudget_math::quant::scheme`, whose module docs describe them); when the math
-//! crate grows its own layout module, [`layout`] is the one function to swap for it.
+//! Which kernels each scheme runs, with the byte layout read from the math crate's
+//! `quant::layout` (the one description of every scheme's bytes): how many weights share a
+//! header, how many header and code bytes each block has, and whether a per-tensor scale comes
+//! first. Nothing about the bytes is restated here.
 
 use crate::shaders::Family;
-use bitbudget_math::quant::ggml::{GgmlType, QK};
+use bitbudget_math::quant::ggml::GgmlType;
+use bitbudget_math::quant::layout::{Layout as Bytes, ScaleKind};
 use bitbudget_math::quant::scheme::Scheme;
 
 /// How one scheme's bytes are laid out, and which kernels produce and read them.
@@ -51,86 +51,38 @@ impl Layout {
 /// the casts ignore it). `block` must be at least 1, and even for the 4-bit schemes (checked by
 /// the caller).
 pub(crate) fn layout(scheme: Scheme, block: usize) -> Layout {
-    let ggml = |variant, header_bytes, code_bytes| Layout {
-        quantize: Family::QuantizeGgml,
-        dequantize: Family::DequantizeGgml,
-        variant,
-        measures: true,
-        per_tensor_scale: false,
-        weights: QK,
-        header_bytes,
-        code_bytes,
-    };
-    let blockwise = |quantize, dequantize, variant, header_bytes, code_bytes| Layout {
-        quantize,
-        dequantize,
-        variant,
-        measures: true,
-        per_tensor_scale: false,
-        weights: block,
-        header_bytes,
-        code_bytes,
-    };
-    let per_weight = |quantize, dequantize, variant, per_tensor_scale, code_bytes| Layout {
-        quantize,
-        dequantize,
-        variant,
-        measures: false,
-        per_tensor_scale,
-        weights: 1,
-        header_bytes: 0,
-        code_bytes,
-    };
-    match scheme {
-        // block_q8_0 { half d; int8 qs[32] }
-        Scheme::Ggml(GgmlType::Q8_0) => ggml(0, 2, 32),
-        // block_q4_0 { half d; u8 qs[16] }
-        Scheme::Ggml(GgmlType::Q4_0) => ggml(1, 2, 16),
-        // block_q4_1 { half d; half m; u8 qs[16] }
-        Scheme::Ggml(GgmlType::Q4_1) => ggml(2, 4, 16),
-        // block_q5_0 { half d; u8 qh[4]; u8 qs[16] }
-        Scheme::Ggml(GgmlType::Q5_0) => ggml(3, 2, 20),
-        // block_q5_1 { half d; half m; u8 qh[4]; u8 qs[16] }
-        Scheme::Ggml(GgmlType::Q5_1) => ggml(4, 4, 20),
-        // block_mxfp4 { u8 e; u8 qs[16] }
-        Scheme::Ggml(GgmlType::Mxfp4) => Layout {
-            quantize: Family::QuantizeMxfp4,
-            dequantize: Family::DequantizeMxfp4,
-            ..ggml(0, 1, 16)
-        },
-        // f32 absmax, then block / 2 bytes of nibbles
-        Scheme::Nf4 => blockwise(Family::QuantizeNf4, Family::DequantizeNf4, 0, 4, block / 2),
-        // f32 scale, then block int8 codes
-        Scheme::AbsmaxInt8 => blockwise(
-            Family::QuantizeAbsmaxInt8,
-            Family::DequantizeAbsmaxInt8,
-            0,
-            4,
-            block,
-        ),
-        // f32 scale, u8 zero point, then block u8 codes
-        Scheme::ZeroPointUint8 => blockwise(
-            Family::QuantizeZeroPoint,
-            Family::DequantizeZeroPoint,
-            8,
-            5,
-            block,
-        ),
-        // f32 scale, u8 zero point, then block / 2 bytes of nibbles
-        Scheme::ZeroPointInt4 => blockwise(
-            Family::QuantizeZeroPoint,
-            Family::DequantizeZeroPoint,
-            4,
-            5,
-            block / 2,
-        ),
-        // f32 per-tensor scale, then one byte per weight
-        Scheme::F8E4M3 | Scheme::F8E5M2 => {
-            per_weight(Family::QuantizeFp8, Family::DequantizeFp8, 0, true, 1)
+    use Family::*;
+    let (quantize, dequantize, variant, measures) = match scheme {
+        Scheme::Ggml(GgmlType::Mxfp4) => (QuantizeMxfp4, DequantizeMxfp4, 0, true),
+        Scheme::Ggml(t) => {
+            let variant = match t {
+                GgmlType::Q8_0 | GgmlType::Mxfp4 => 0,
+                GgmlType::Q4_0 => 1,
+                GgmlType::Q4_1 => 2,
+                GgmlType::Q5_0 => 3,
+                GgmlType::Q5_1 => 4,
+            };
+            (QuantizeGgml, DequantizeGgml, variant, true)
         }
-        // two little-endian bytes per weight
-        Scheme::Bf16 => per_weight(Family::QuantizeHalf, Family::DequantizeHalf, 0, false, 2),
-        Scheme::F16 => per_weight(Family::QuantizeHalf, Family::DequantizeHalf, 1, false, 2),
+        Scheme::Nf4 => (QuantizeNf4, DequantizeNf4, 0, true),
+        Scheme::AbsmaxInt8 => (QuantizeAbsmaxInt8, DequantizeAbsmaxInt8, 0, true),
+        // The variant is the code width in bits.
+        Scheme::ZeroPointUint8 => (QuantizeZeroPoint, DequantizeZeroPoint, 8, true),
+        Scheme::ZeroPointInt4 => (QuantizeZeroPoint, DequantizeZeroPoint, 4, true),
+        Scheme::F8E4M3 | Scheme::F8E5M2 => (QuantizeFp8, DequantizeFp8, 0, false),
+        Scheme::Bf16 => (QuantizeHalf, DequantizeHalf, 0, false),
+        Scheme::F16 => (QuantizeHalf, DequantizeHalf, 1, false),
+    };
+    let bytes = Bytes::of(scheme, block);
+    Layout {
+        quantize,
+        dequantize,
+        variant,
+        measures,
+        per_tensor_scale: bytes.scale == ScaleKind::TensorF32,
+        weights: bytes.values,
+        header_bytes: bytes.code_offset,
+        code_bytes: bytes.block_bytes - bytes.code_offset,
     }
 }
 
