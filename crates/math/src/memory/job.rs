@@ -774,9 +774,6 @@ impl Job {
             keys::FP32_GRAD_ACCUM if serving => Some("Serving computes no gradients"),
             keys::RECOMPUTE if serving => Some("Serving runs no backward pass, so nothing is recomputed"),
             keys::ZERO if serving => Some("ZeRO shards training state; serving replicas each hold the whole model"),
-            keys::OFFLOAD if serving && self.offload == Offload::Optimizer => {
-                Some("Serving has no optimizer to offload; choose all to offload the weights")
-            }
             keys::KV_DTYPE if !serving => Some("Only serving keeps a KV cache"),
             keys::LORA_RANK | keys::LORA_TARGETS if !adapters => {
                 Some("Adapters exist only in LoRA and QLoRA")
