@@ -83,8 +83,9 @@ pub fn per_layer_bytes(shape: &ActivationShape) -> (u128, String) {
         return (
             bytes,
             format!(
-                "full recomputation keeps each layer's input: {} tokens × {} sequences × hidden {h} × {scale} B{how}",
-                shape.seq, shape.batch
+                "full recomputation keeps each layer's input: {} tokens × {} × hidden {h} × {scale} B{how}",
+                shape.seq,
+                sequences(shape.batch)
             ),
         );
     }
@@ -112,12 +113,20 @@ pub fn per_layer_bytes(shape: &ActivationShape) -> (u128, String) {
     (
         bytes,
         format!(
-            "{} tokens × {} sequences × {} B per token{tp_text}; {why}",
+            "{} tokens × {} × {} B per token{tp_text}; {why}",
             shape.seq,
-            shape.batch,
+            sequences(shape.batch),
             per_token_bytes * scale / 2
         ),
     )
+}
+
+/// "1 sequence", "8 sequences": the micro-batch in words.
+fn sequences(batch: u64) -> String {
+    match batch {
+        1 => "1 sequence".into(),
+        n => format!("{n} sequences"),
+    }
 }
 
 /// Activation bytes of the output layer (final norm, logits, cross-entropy): 4·s·b·(h + v)/t in
