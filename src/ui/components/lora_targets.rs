@@ -7,8 +7,11 @@ use bitbudget_math::memory::LoraTargets;
 use bitbudget_math::numbers::format_count;
 use leptos::prelude::*;
 
+/// A target's switch inside [`LoraTargets`].
+type Field = fn(&mut LoraTargets) -> &mut bool;
+
 /// The targets, as (name in the option, label, field of [`LoraTargets`]).
-const TARGETS: [(&str, &str, fn(&mut LoraTargets) -> &mut bool); 5] = [
+const TARGETS: [(&str, &str, Field); 5] = [
     ("q", "query", |t| &mut t.q),
     ("k", "key", |t| &mut t.k),
     ("v", "value", |t| &mut t.v),

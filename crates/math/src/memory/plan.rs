@@ -226,7 +226,6 @@ mod tests {
         assert_eq!(smallest_fit(&llama8b(), 1 << 30, 1024, &STRATEGIES), None);
     }
 
-    #[test]
     /// The case: ZeRO-2 fits Llama 3 8B training from 3 GPUs (79.86 GB on an 80 GB H100),
     /// but sampling powers of two said 4. The sweep now holds the exact smallest fit per strategy.
     #[test]
