@@ -190,6 +190,21 @@ mod tests {
         assert_eq!(q, MemoryQuery::default());
     }
 
+    /// Notes from a link are plain words: no "dp: dp: 0 is outside 1..=1048576".
+    #[test]
+    fn link_notes_name_the_option_in_words_not_its_key() {
+        let mut q = MemoryQuery::default();
+        let note = q.apply("dp", "0").unwrap().unwrap_err();
+        assert_eq!(
+            note,
+            "In the link, data-parallel degree is 0: at least one GPU is needed; keeping the default."
+        );
+        assert_eq!(
+            parse_field("dp", "0").unwrap_err(),
+            "data-parallel degree is 0: at least one GPU is needed"
+        );
+    }
+
     #[test]
     fn number_fields_use_the_table_limits() {
         assert_eq!(parse_field("dp", "16"), Ok(16));

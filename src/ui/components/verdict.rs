@@ -6,6 +6,8 @@ use bitbudget_math::memory::advice::AdviceLine;
 use bitbudget_math::memory::verdict;
 use leptos::prelude::*;
 
+/// The verdict, what the page changed on its own, the advice with "Apply" buttons, and why a
+/// setup is invalid.
 #[component]
 pub fn Verdict() -> impl IntoView {
     let state = expect_context::<MemoryState>();
