@@ -8,6 +8,8 @@ export PATH="$HOME/.cargo/bin:$PWD/tools/node_modules/.bin:$PATH"
 # The GPU tests run on Mesa's lavapipe (a CPU Vulkan driver) and must not skip: BITBUDGET_REQUIRE_GPU
 # turns "no adapter" into a failure.
 export CHROMEDRIVER=/usr/bin/chromedriver WGPU_BACKEND=vulkan BITBUDGET_REQUIRE_GPU=1
+# Mesa's Vulkan loader complains on every adapter request without a runtime directory.
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 
 step() { printf '\n==> %s\n' "$*"; }
 step "cargo fmt --check"

@@ -146,8 +146,12 @@ async fn the_suggestion_can_be_applied() {
         text(&root, "verdict").starts_with("Does not fit"),
         "Llama 3 8B full training on one H100"
     );
-    assert!(text(&root, "suggestion").contains("Smallest setup that fits"));
-    by_testid(&root, "apply-suggestion").click();
+    assert!(
+        text(&root, "suggestion").contains("On the same 8 GPUs"),
+        "{}",
+        text(&root, "suggestion")
+    );
+    by_testid(&root, "apply-SameGpus").click();
     settle().await;
     assert!(
         text(&root, "verdict").starts_with("Fits"),
@@ -172,7 +176,9 @@ async fn bad_url_parameters_show_a_note_and_defaults() {
     settle().await;
     let notes = text(&root, "url-notes");
     assert!(
-        notes.contains("dp") && notes.contains("h1000") && notes.contains("bogus"),
+        notes.contains("data-parallel degree")
+            && notes.contains("h1000")
+            && notes.contains("bogus"),
         "{notes}"
     );
     // The URL names memory options, so the rest are the option table's defaults (as on the CLI).
@@ -199,4 +205,243 @@ async fn every_download_is_produced_without_error() {
             error.and_then(|e| e.text_content()).unwrap_or_default()
         );
     }
+}
+
+fn value(root: &web_sys::HtmlElement, id: &str) -> String {
+    use wasm_bindgen::JsCast;
+    let el = by_testid(root, id);
+    match el.dyn_ref::<web_sys::HtmlSelectElement>() {
+        Some(s) => s.value(),
+        None => el.unchecked_into::<web_sys::HtmlInputElement>().value(),
+    }
+}
+
+fn disabled(root: &web_sys::HtmlElement, id: &str) -> bool {
+    by_testid(root, id).has_attribute("disabled")
+}
+
+/// The QLoRA case: the advice tries recomputation (QLoRA and FlashAttention are already
+/// on and never suggested), and "Apply" makes exactly that change.
+#[wasm_bindgen_test]
+async fn qlora_70b_advice_recomputes_and_apply_makes_exactly_that_change() {
+    let q = parse_query(
+        "?tab=memory&model=llama-3-70b&mode=qlora&gpu=a100-80gb&dp=2&flash-attention=1&seq=4096",
+    )
+    .memory;
+    let (root, _app) = mount(q, false);
+    settle().await;
+    let advice = text(&root, "suggestion");
+    assert!(
+        advice.contains("On the same 2 GPUs: full recomputation"),
+        "{advice}"
+    );
+    assert!(
+        advice.contains("Fewest GPUs: 1 × NVIDIA A100 80GB"),
+        "{advice}"
+    );
+    assert!(
+        !advice.contains("FlashAttention") && !advice.contains("QLoRA"),
+        "{advice}"
+    );
+    by_testid(&root, "apply-SameGpus").click();
+    settle().await;
+    assert!(
+        text(&root, "verdict").starts_with("Fits"),
+        "{}",
+        text(&root, "verdict")
+    );
+    assert_eq!(value(&root, "input-recompute"), "full");
+    assert_eq!(value(&root, "input-dp"), "2", "the same GPUs");
+}
+
+/// 70B inference: tensor parallel 2 fits; applying the fewest-GPUs answer sets tp = 2.
+#[wasm_bindgen_test]
+async fn inference_70b_advice_applies_tensor_parallel_2() {
+    let q =
+        parse_query("?tab=memory&model=llama-3-70b&mode=inference&gpu=a100-80gb&flash-attention=1")
+            .memory;
+    let (root, _app) = mount(q, false);
+    settle().await;
+    let advice = text(&root, "suggestion");
+    assert!(
+        advice.contains("Fewest GPUs: 2 × NVIDIA A100 80GB with tensor parallel 2"),
+        "{advice}"
+    );
+    by_testid(&root, "apply-FewestGpus").click();
+    settle().await;
+    assert_eq!(value(&root, "input-tp"), "2");
+    assert!(
+        text(&root, "verdict").starts_with("Fits"),
+        "{}",
+        text(&root, "verdict")
+    );
+}
+
+/// Typing "70b" in the filter used to show Llama 2 70B in the select while the numbers stayed
+/// Llama 3 8B: the select keeps showing the model in use, and an empty result says so.
+#[wasm_bindgen_test]
+async fn the_model_filter_never_shows_a_model_that_is_not_in_use() {
+    use wasm_bindgen::JsCast;
+    let (root, _app) = mount(MemoryQuery::default(), false);
+    settle().await;
+    type_into(&root, "model-filter", "70b");
+    settle().await;
+    let select: web_sys::HtmlSelectElement = by_testid(&root, "input-model").unchecked_into();
+    assert_eq!(select.value(), "llama-3-8b");
+    let shown = select
+        .query_selector("option:checked")
+        .unwrap()
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(shown.starts_with("Llama 3 8B"), "{shown}");
+    assert!(text(&root, "model-filter-note").contains("models match"));
+    type_into(&root, "model-filter", "zzz");
+    settle().await;
+    assert!(
+        text(&root, "model-filter-note").contains("No model matches"),
+        "{}",
+        text(&root, "model-filter-note")
+    );
+}
+
+/// Options that do not apply are disabled with a reason: the optimizer when serving, the weights
+/// dtype under QLoRA, the KV-cache dtype in training; int4 cannot be picked for full training.
+#[wasm_bindgen_test]
+async fn options_that_do_not_apply_are_disabled_with_a_reason() {
+    let (root, _app) = mount(MemoryQuery::default(), false);
+    settle().await;
+    assert!(disabled(&root, "input-kv-dtype"));
+    assert!(!disabled(&root, "input-dtype"));
+    let int4 = by_testid(&root, "input-dtype")
+        .query_selector("option[value='int4']")
+        .unwrap()
+        .unwrap();
+    assert!(int4.has_attribute("disabled"), "int4 for full training");
+    choose(&root, "input-mode", "inference");
+    settle().await;
+    assert!(disabled(&root, "input-optimizer") && disabled(&root, "input-zero"));
+    assert!(text(&root, "why-optimizer").contains("no optimizer"));
+    assert!(!disabled(&root, "input-kv-dtype"));
+    choose(&root, "input-mode", "qlora");
+    settle().await;
+    assert!(disabled(&root, "input-dtype"));
+    assert!(text(&root, "why-dtype").contains("NF4"));
+}
+
+/// From a link, full training with int4 weights used to show "showing the last valid setup" with
+/// 0.00 GB: it now opens on BF16 with a note, and real numbers.
+#[wasm_bindgen_test]
+async fn a_link_training_with_int4_weights_opens_on_bf16_with_a_note() {
+    let q = parse_query("?tab=memory&model=llama-3-8b&dtype=int4&gpu=h100-80gb").memory;
+    let (root, _app) = mount(q, false);
+    settle().await;
+    assert!(
+        !present(&root, "setup-error"),
+        "{}",
+        text(&root, "setup-error")
+    );
+    let note = text(&root, "settled-note");
+    assert!(note.contains("int4") && note.contains("bf16"), "{note}");
+    assert_eq!(value(&root, "input-dtype"), "bf16");
+    assert!(bytes(&root, "total") > 16_000_000_000);
+}
+
+/// QLoRA adapts every linear layer by default (~207M adapters on 70B at rank 16, as the paper);
+/// the checkboxes are bound to the lora-targets option and the count follows them.
+#[wasm_bindgen_test]
+async fn lora_targets_are_shown_chosen_and_counted() {
+    use wasm_bindgen::JsCast;
+    let q = parse_query("?tab=memory&model=llama-3-70b&mode=qlora&gpu=a100-80gb").memory;
+    let (root, _app) = mount(q, true);
+    settle().await;
+    assert!(
+        text(&root, "adapter-count").starts_with("207.1M"),
+        "{}",
+        text(&root, "adapter-count")
+    );
+    let mlp: web_sys::HtmlInputElement = by_testid(&root, "lora-target-mlp").unchecked_into();
+    assert!(mlp.checked());
+    mlp.click();
+    settle().await;
+    assert!(!text(&root, "adapter-count").starts_with("207.1M"));
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    assert!(search.contains("lora-targets=q,k,v,o"), "{search}");
+}
+
+/// Jargon has an explanation that keyboard users reach: the "?" button is described by it.
+#[wasm_bindgen_test]
+async fn jargon_is_explained_on_focus_through_an_accessible_description() {
+    let (root, _app) = mount(MemoryQuery::default(), false);
+    settle().await;
+    for id in ["parallel", "sharding"] {
+        let button = by_testid(&root, &format!("jargon-{id}"));
+        let tip = button.get_attribute("aria-describedby").unwrap();
+        let tip = web_sys::window()
+            .unwrap()
+            .document()
+            .unwrap()
+            .get_element_by_id(&tip)
+            .unwrap();
+        assert!(tip.text_content().unwrap().len() > 40, "{id}");
+    }
+    assert!(text(&root, "strategies-key").contains("+off"));
+    let recompute = root
+        .query_selector("label[for='field-recompute']")
+        .unwrap()
+        .unwrap();
+    assert!(recompute
+        .text_content()
+        .unwrap()
+        .contains("gradient checkpointing"));
+}
+
+/// At 390 px (a phone) the verdict comes before the controls: its top is within the first
+/// viewport (844 px) with room for the app's header. The page is mounted in a 390 × 844 iframe
+/// with the app's stylesheet, so the media queries see a phone.
+#[wasm_bindgen_test]
+async fn at_390_px_the_verdict_is_in_the_first_viewport() {
+    use wasm_bindgen::JsCast;
+    let document = web_sys::window().unwrap().document().unwrap();
+    let frame = document.create_element("iframe").unwrap();
+    frame
+        .set_attribute("style", "width:390px;height:844px;border:0")
+        .unwrap();
+    document.body().unwrap().append_child(&frame).unwrap();
+    settle().await;
+    let inner: web_sys::Document = js_sys::Reflect::get(&frame, &"contentDocument".into())
+        .unwrap()
+        .unchecked_into();
+    let style = inner.create_element("style").unwrap();
+    style.set_text_content(Some(include_str!("../assets/style.css")));
+    inner
+        .query_selector("head")
+        .unwrap()
+        .unwrap()
+        .append_child(&style)
+        .unwrap();
+    let root: web_sys::HtmlElement = inner.create_element("div").unwrap().unchecked_into();
+    inner.body().unwrap().append_child(&root).unwrap();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        || view! { <MemoryPage initial=MemoryQuery::default() /> },
+    );
+    settle().await;
+    let verdict = by_testid(&root, "verdict").get_bounding_client_rect();
+    let controls = root
+        .query_selector("form.controls")
+        .unwrap()
+        .unwrap()
+        .get_bounding_client_rect();
+    assert!(
+        verdict.top() + 150.0 < 844.0,
+        "verdict at {} px",
+        verdict.top()
+    );
+    assert!(
+        verdict.top() < controls.top(),
+        "verdict {} vs controls {}",
+        verdict.top(),
+        controls.top()
+    );
 }

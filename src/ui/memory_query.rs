@@ -7,10 +7,13 @@ use bitbudget_math::memory::job::{parse_count, Job};
 use bitbudget_math::memory::Setup;
 
 /// What the page shows when the URL names no memory option: Llama 3 8B, full BF16 training with
-/// AdamW and FlashAttention, sequence 4096, on one H100 80GB. It does not fit, which is where the
-/// explanation starts. Everything else is the option table's default.
+/// AdamW and FlashAttention, sequence 4096, data parallel over 8 × H100 80GB. With DDP every GPU
+/// holds all 16 B per parameter and it does not fit, while ZeRO sharding does: the strategies chart
+/// shows the lesson at first sight (serving the same model fits one GPU). Everything else is the
+/// option table's default.
 pub const LANDING: &[(&str, &str)] = &[
     ("model", "llama-3-8b"),
+    ("dp", "8"),
     ("seq", "4096"),
     ("flash-attention", "1"),
     ("gpu", "h100-80gb"),
@@ -59,7 +62,7 @@ impl MemoryQuery {
     pub fn apply(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
         self.0
             .apply(key, value)
-            .map(|r| r.map_err(|e| format!("{key}: {e}; keeping the default")))
+            .map(|r| r.map_err(|e| format!("In the link, {e}; keeping the default.")))
     }
 
     /// The numeric field named `key` (a count option of the table, or `overhead-mib`, the
@@ -187,6 +190,21 @@ mod tests {
         assert_eq!(q, MemoryQuery::default());
     }
 
+    /// Notes from a link are plain words: no "dp: dp: 0 is outside 1..=1048576".
+    #[test]
+    fn link_notes_name_the_option_in_words_not_its_key() {
+        let mut q = MemoryQuery::default();
+        let note = q.apply("dp", "0").unwrap().unwrap_err();
+        assert_eq!(
+            note,
+            "In the link, data-parallel degree is 0: at least one GPU is needed; keeping the default."
+        );
+        assert_eq!(
+            parse_field("dp", "0").unwrap_err(),
+            "data-parallel degree is 0: at least one GPU is needed"
+        );
+    }
+
     #[test]
     fn number_fields_use_the_table_limits() {
         assert_eq!(parse_field("dp", "16"), Ok(16));
@@ -196,6 +214,29 @@ mod tests {
         assert_eq!(parse_field("kv-heads", "8"), Ok(8));
         assert_eq!(parse_field("overhead-mib", "2048"), Ok(2048));
         assert!(parse_field("overhead-mib", "1e9").is_err());
+    }
+
+    /// The landing example teaches sharding: DDP does not fit, ZeRO-3 does, serving fits one GPU.
+    #[test]
+    fn the_landing_example_needs_sharding_but_serving_fits_one_gpu() {
+        use bitbudget_math::memory::{estimate, Mode};
+        let q = MemoryQuery::default();
+        assert!(q.dp > 1);
+        let cap = q.to_setup().gpu.unwrap().capacity_bytes;
+        let total = |f: &dyn Fn(&mut MemoryQuery)| {
+            let mut q = q.clone();
+            f(&mut q);
+            estimate(&q.to_setup()).unwrap().total
+        };
+        assert!(total(&|_| {}) > cap, "DDP does not fit");
+        assert!(total(&|q| q.zero = ZeroStage(3)) <= cap, "ZeRO-3 fits");
+        assert!(
+            total(&|q| {
+                q.mode = Mode::Inference;
+                q.dp = 1
+            }) <= cap,
+            "serving fits one GPU"
+        );
     }
 
     #[test]

@@ -1,10 +1,9 @@
 //! Shared state of the Memory page: one typed query signal, and memos for everything derived
-//! from it (the breakdown, every strategy, the GPU sweep, the smallest fit).
+//! from it (the breakdown, every strategy, the GPU sweep, the advice).
 
 use crate::ui::memory_query::MemoryQuery;
-use bitbudget_math::memory::plan::{
-    by_strategy, smallest_fit, sweep, Fit, Strategy, SweepLine, STRATEGIES,
-};
+use bitbudget_math::memory::advice::{advise, Advice, Suggestion};
+use bitbudget_math::memory::plan::{by_strategy, sweep, Strategy, SweepLine};
 use bitbudget_math::memory::{estimate, Breakdown, Part, Setup};
 use leptos::prelude::*;
 
@@ -23,17 +22,20 @@ pub struct MemoryState {
     pub strategies: Memo<Vec<(Strategy, Result<Breakdown, String>)>>,
     /// Per-GPU totals as the GPU count grows.
     pub sweep: Memo<Vec<SweepLine>>,
-    /// Fewest GPUs that fit with any strategy, offload included.
-    pub fit: Memo<Option<Fit>>,
-    /// Fewest GPUs that fit without CPU offload.
-    pub fit_on_gpu: Memo<Option<Fit>>,
+    /// What would make it fit on the chosen GPU (`memory::advice`; empty when it fits or no GPU
+    /// is chosen).
+    pub advice: Memo<Advice>,
+    /// What the page changed on its own and why (a setup from a link that could not work, a mode
+    /// change that ruled out the weights dtype).
+    pub settled: RwSignal<Option<String>>,
     /// The part under the pointer or keyboard focus.
     pub hovered: RwSignal<Option<Part>>,
 }
 
 impl MemoryState {
     /// State starting from `initial`.
-    pub fn new(initial: MemoryQuery) -> Self {
+    pub fn new(mut initial: MemoryQuery) -> Self {
+        let settled = RwSignal::new(initial.settle().map(|n| format!("From the link: {n}")));
         let query = RwSignal::new(initial);
         let setup = Memo::new(move |_| query.with(MemoryQuery::to_setup));
         let result = Memo::new(move |_| setup.with(|s| estimate(s).map_err(|e| e.to_string())));
@@ -43,15 +45,13 @@ impl MemoryState {
         });
         let strategies = Memo::new(move |_| setup.with(by_strategy));
         let sweep = Memo::new(move |_| setup.with(sweep));
-        let fit_among = move |strategies: &'static [Strategy]| {
-            Memo::new(move |_| {
-                setup.with(|s| {
-                    let gpu = s.gpu.as_ref()?;
-                    smallest_fit(s, gpu.capacity_bytes, 1024, strategies)
-                })
+        let advice = Memo::new(move |_| {
+            setup.with(|s| {
+                s.gpu
+                    .as_ref()
+                    .map_or_else(Advice::default, |g| advise(s, g.capacity_bytes))
             })
-        };
-        let (fit, fit_on_gpu) = (fit_among(&STRATEGIES), fit_among(&STRATEGIES[..4]));
+        });
         Self {
             query,
             setup,
@@ -59,14 +59,33 @@ impl MemoryState {
             shown,
             strategies,
             sweep,
-            fit,
-            fit_on_gpu,
+            advice,
+            settled,
             hovered: RwSignal::new(None),
         }
     }
 
-    /// Changes one field of the query.
+    /// Changes the query, then settles it ([`bitbudget_math::memory::Job::settle`]): a value the
+    /// change ruled out goes back to its default, and the note says so.
     pub fn set(&self, f: impl FnOnce(&mut MemoryQuery)) {
-        self.query.update(f);
+        let mut note = None;
+        self.query.update(|q| {
+            f(q);
+            note = q.settle();
+        });
+        if note.is_some() {
+            self.settled.set(note);
+        }
+    }
+
+    /// Makes exactly the suggestion's changes, each through the option table (the key and value
+    /// the CLI and the URL use).
+    pub fn apply(&self, suggestion: &Suggestion) {
+        self.set(|q| {
+            for c in &suggestion.changes {
+                // The changes are the table's own keys and values, which it accepts.
+                let _ = q.apply(c.key(), &c.value());
+            }
+        });
     }
 }

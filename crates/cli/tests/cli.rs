@@ -814,3 +814,69 @@ fn device_gpu_without_an_adapter_exits_2_naming_what_was_tried() {
         "invalid value 'tpu'",
     );
 }
+
+/// The two cases end to end. Llama 3 70B QLoRA on 2 × A100 80GB (dp 2, FlashAttention,
+/// sequence 4096): recomputation fits on the same GPUs and on one, and neither QLoRA nor
+/// FlashAttention, already on, is suggested. 70B inference: tensor parallel 2 fits. The text and
+/// the JSON carry the same advice.
+#[test]
+fn memory_advice_tries_recomputation_and_tensor_parallel_and_never_what_is_on() {
+    let qlora = [
+        "memory",
+        "--model",
+        "llama-3-70b",
+        "--mode",
+        "qlora",
+        "--gpu",
+        "a100-80gb",
+        "--dp",
+        "2",
+        "--flash-attention",
+        "--seq",
+        "4096",
+    ];
+    let out = bitbudget(&qlora, b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "On the same 2 GPUs: full recomputation (gradient checkpointing) makes it fit"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Fewest GPUs: 1 × NVIDIA A100 80GB with data parallel 1 and full recomputation"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("try LoRA") && !text.contains("FlashAttention and"),
+        "{text}"
+    );
+    let v = json(&[&qlora[..], &["--json"]].concat());
+    let same = &v["advice"]["same_gpus"];
+    assert_eq!(same["changes"][0]["option"], "recompute");
+    assert_eq!(same["changes"][0]["value"], "full");
+    let total = same["total"].as_u64().unwrap();
+    assert!(total <= v["gpu"]["capacity_bytes"].as_u64().unwrap());
+    assert!((45e9..55e9).contains(&(total as f64)), "{total}");
+
+    let serve = [
+        "memory",
+        "--model",
+        "llama-3-70b",
+        "--mode",
+        "inference",
+        "--gpu",
+        "a100-80gb",
+        "--flash-attention",
+    ];
+    let text = String::from_utf8_lossy(&bitbudget(&serve, b"").stdout).to_string();
+    assert!(
+        text.contains("Fewest GPUs: 2 × NVIDIA A100 80GB with tensor parallel 2, 72."),
+        "{text}"
+    );
+    let v = json(&[&serve[..], &["--json"]].concat());
+    assert_eq!(v["advice"]["fewest_gpus"]["changes"][0]["option"], "tp");
+    assert_eq!(v["advice"]["fewest_gpus"]["gpus"], 2);
+}

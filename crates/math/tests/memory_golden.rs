@@ -219,3 +219,72 @@ fn invalid_setups_name_the_problem() {
         "full training in int4 is not possible: choose QLoRA or inference"
     );
 }
+
+/// ZeRO-Offload moves the FP16 gradients to CPU memory as the backward pass produces them (Ren et
+/// al. 2021, "ZeRO-Offload: Democratizing Billion-Scale Model Training", section 4.1: "the
+/// gradients are offloaded to CPU ... as they are produced"); the GPU keeps one bucket. DeepSpeed's
+/// `estimate_zero3_model_states_mem_needs` with `offload_param` and `offload_optimizer` counts
+/// `largest_layer_memory = 4 × largest_layer_params` on the GPU: 2 B of weights plus 2 B of
+/// gradients of the largest layer. For Llama 3 8B that layer is the 128256 × 4096 embedding, so
+/// the gradients kept are 2 B × 525,336,576 = 1,050,673,152 bytes (DeepSpeed's 2.10 GB is twice
+/// that), not the 16.06 GB of every gradient.
+#[test]
+fn zero3_with_everything_offloaded_keeps_one_layer_of_gradients_as_zero_offload_does() {
+    let m = find_model("llama-3-8b").unwrap();
+    let s = Setup {
+        zero: ZeroStage(3),
+        offload: Offload::All,
+        ..Setup::new(ModelSpec::Arch {
+            name: m.id.into(),
+            arch: Box::new(m.arch.clone()),
+        })
+    };
+    let b = estimate(&s).unwrap();
+    assert_eq!(m.arch.largest_layer_params(), 128_256 * 4096);
+    assert_eq!(b.gradients.bytes, 2 * 128_256 * 4096);
+    assert!(
+        b.gradients.formula.contains("moved to CPU memory"),
+        "{}",
+        b.gradients.formula
+    );
+    assert!(b.gradients.why.contains("Ren et al. 2021"));
+    // Every gradient still exists, in CPU memory: 2 B × params moved there with the optimizer.
+    let p = b.params;
+    assert!(
+        b.cpu_offload >= 2 * p + 12 * p,
+        "{} < {}",
+        b.cpu_offload,
+        14 * p
+    );
+    let optimizer_only = estimate(&Setup {
+        offload: Offload::Optimizer,
+        ..s.clone()
+    })
+    .unwrap();
+    assert_eq!(optimizer_only.gradients.bytes, 2 * 128_256 * 4096);
+}
+
+/// With pipeline parallelism the first stage holds pp micro-batches of L/pp layers (1F1B;
+/// Narayanan et al. 2021, section 2.2): the formula says so instead of "80 layers × ...".
+#[test]
+fn pipeline_activations_explain_the_in_flight_micro_batches() {
+    let m = find_model("llama-3-70b").unwrap();
+    let s = Setup {
+        pp: 2,
+        ..Setup::new(ModelSpec::Arch {
+            name: m.id.into(),
+            arch: Box::new(m.arch),
+        })
+    };
+    let a = estimate(&s).unwrap().activations;
+    assert!(
+        a.formula.starts_with(
+            "first pipeline stage: 2 micro-batches in flight (1F1B) × 40 layers per stage"
+        ),
+        "{}",
+        a.formula
+    );
+    assert!(a.why.contains("1F1B"), "{}", a.why);
+    let one = estimate(&Setup { pp: 1, ..s }).unwrap().activations;
+    assert!(one.formula.starts_with("80 layers × "), "{}", one.formula);
+}

@@ -52,14 +52,30 @@ pub fn SelectField(
     value: Signal<String>,
     /// Called with the new value.
     on_change: Callback<String>,
+    /// Why the option does not apply to the current setup (the select is disabled and the
+    /// reason shown under it, linked with `aria-describedby`); `None` when it applies.
+    #[prop(optional, into)]
+    not_applicable: Signal<Option<&'static str>>,
+    /// Why a value cannot be chosen (disabled in the list), or `None` when it can.
+    #[prop(optional)]
+    refuse: Option<Callback<String, Option<&'static str>>>,
 ) -> impl IntoView {
     let id = format!("field-{key}");
+    let note_id = format!("why-{key}");
+    let described = note_id.clone();
     view! {
-        <div class="field-box">
+        <div class="field-box" class:not-applicable=move || not_applicable.get().is_some()>
             <label for=id.clone()>{label}</label>
-            <select id=id data-testid=format!("input-{key}") prop:value=move || value.get() on:change=move |ev| on_change.run(event_target_value(&ev))>
-                {options.into_iter().map(|(v, l)| view! { <option value=v>{l}</option> }).collect_view()}
+            <select id=id data-testid=format!("input-{key}") prop:value=move || value.get() on:change=move |ev| on_change.run(event_target_value(&ev))
+                disabled=move || not_applicable.get().is_some()
+                aria-describedby=move || not_applicable.get().map(|_| described.clone())>
+                {options.into_iter().map(|(v, l)| {
+                    let value = v.clone();
+                    let why = Signal::derive(move || refuse.and_then(|r| r.run(v.clone())));
+                    view! { <option value=value disabled=move || why.get().is_some() title=move || why.get().unwrap_or_default()>{l}</option> }
+                }).collect_view()}
             </select>
+            {move || not_applicable.get().map(|why| view! { <span class="field-note" id=note_id.clone() data-testid=format!("why-{key}")>{why}"."</span> })}
         </div>
     }
 }
@@ -76,12 +92,21 @@ pub fn CheckField(
     value: Signal<bool>,
     /// Called with the new state.
     on_change: Callback<bool>,
+    /// Why the option does not apply to the current setup (disabled, reason shown); `None` when
+    /// it applies.
+    #[prop(optional, into)]
+    not_applicable: Signal<Option<&'static str>>,
 ) -> impl IntoView {
+    let note_id = format!("why-{key}");
+    let described = note_id.clone();
     view! {
         <label class="check-box">
             <input type="checkbox" data-testid=format!("input-{key}") prop:checked=move || value.get()
+                disabled=move || not_applicable.get().is_some()
+                aria-describedby=move || not_applicable.get().map(|_| described.clone())
                 on:change=move |ev| on_change.run(event_target_checked(&ev)) />
             " " {label}
+            {move || not_applicable.get().map(|why| view! { <span class="field-note" id=note_id.clone()>" — "{why}"."</span> })}
         </label>
     }
 }

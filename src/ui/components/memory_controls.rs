@@ -1,9 +1,13 @@
-//! All controls of the Memory page, grouped; every change lands in the typed query.
+//! All controls of the Memory page, grouped; every change lands in the typed query. A control whose
+//! option does not apply to the setup (`Job::not_applicable`) is disabled with the reason shown.
 
 use crate::ui::components::fields::{CheckField, NumberField, SelectField};
+use crate::ui::components::jargon::Jargon;
+use crate::ui::components::lora_targets::LoraTargetsField;
 use crate::ui::components::model_picker::ModelPicker;
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::memory_state::MemoryState;
+use bitbudget_math::memory::job::{dtype_refused, find_option};
 use bitbudget_math::memory::{
     gpu_presets, Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage,
 };
@@ -14,7 +18,17 @@ fn names<T: Copy + ToString>(all: &[T]) -> Vec<(String, String)> {
     all.iter().map(|v| (v.to_string(), v.to_string())).collect()
 }
 
-/// A select bound to one field of the query, parsed with `FromStr`.
+/// Why the option `key` does not apply to the current setup, if it does not.
+fn not_applicable(key: &'static str) -> Signal<Option<&'static str>> {
+    let state = expect_context::<MemoryState>();
+    Signal::derive(move || {
+        let o = find_option(key)?;
+        state.query.with(|q| q.not_applicable(o.name))
+    })
+}
+
+/// A select bound to one field of the query, parsed with `FromStr`, disabled where it does not
+/// apply.
 fn bound_select<T>(
     label: &'static str,
     key: &'static str,
@@ -32,17 +46,120 @@ where
             state.set(|q| put(q, parsed));
         }
     });
-    view! { <SelectField label key options value on_change /> }
+    view! { <SelectField label key options value on_change not_applicable=not_applicable(key) /> }
+}
+
+/// The weights dtype: integer formats cannot be chosen for full training (the reason is the
+/// option's title).
+fn dtype_select() -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let value = Signal::derive(move || state.query.with(|q| q.dtype.to_string()));
+    let on_change = Callback::new(move |v: String| {
+        if let Ok(d) = v.parse::<Dtype>() {
+            state.set(|q| q.dtype = d);
+        }
+    });
+    let refuse = Callback::new(move |v: String| {
+        let mode = state.query.with(|q| q.mode);
+        v.parse::<Dtype>().ok().and_then(|d| dtype_refused(mode, d))
+    });
+    view! { <SelectField label="Weights dtype" key="dtype" options=names(Dtype::ALL) value on_change refuse not_applicable=not_applicable("dtype") /> }
+}
+
+/// A checkbox bound to a flag of the query.
+fn bound_check(
+    label: &'static str,
+    key: &'static str,
+    get: fn(&MemoryQuery) -> bool,
+    put: fn(&mut MemoryQuery, bool),
+) -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let value = Signal::derive(move || state.query.with(get));
+    let on_change = Callback::new(move |v| state.set(|q| put(q, v)));
+    view! { <CheckField label key value on_change not_applicable=not_applicable(key) /> }
 }
 
 /// The controls panel.
 #[component]
 pub fn MemoryControls() -> impl IntoView {
     let state = expect_context::<MemoryState>();
+    let is_lora = move || {
+        state
+            .query
+            .with(|q| matches!(q.mode, Mode::Lora | Mode::Qlora))
+    };
+    view! {
+        <form class="controls" on:submit=|ev| ev.prevent_default() aria-label="Setup">
+            <fieldset>
+                <legend>"Model"</legend>
+                <ModelPicker />
+                {bound_select("Mode", "mode", names(Mode::ALL), |q| q.mode, |q, v| q.mode = v)}
+                <Show when=is_lora>
+                    <NumberField label="LoRA rank" key="lora-rank" />
+                    <LoraTargetsField />
+                </Show>
+            </fieldset>
+            <PrecisionControls />
+            <ParallelismControls />
+            <fieldset>
+                <legend>"Batch"</legend>
+                <div class="row2">
+                    <NumberField label="Micro-batch" key="batch" />
+                    <NumberField label="Sequence" key="seq" />
+                </div>
+                {bound_select("Recompute (gradient checkpointing)", "recompute", names(Recompute::ALL), |q| q.recompute, |q, v| q.recompute = v)}
+                {bound_check("FlashAttention", "flash-attention", |q| q.flash_attention, |q, v| q.flash_attention = v)}
+            </fieldset>
+            <HardwareControls />
+        </form>
+    }
+}
+
+/// Weights, optimizer, convention and KV-cache types.
+#[component]
+fn PrecisionControls() -> impl IntoView {
+    view! {
+        <fieldset>
+            <legend>"Precision"</legend>
+            {dtype_select()}
+            {bound_select("Optimizer", "optimizer", names(Optimizer::ALL), |q| q.optimizer, |q, v| q.optimizer = v)}
+            {bound_select("Convention", "convention", names(Convention::ALL), |q| q.convention, |q, v| q.convention = v)}
+            {bound_check("FP32 gradient accumulation", "fp32-grad-accum", |q| q.fp32_grad_accum, |q, v| q.fp32_grad_accum = v)}
+            {bound_select("KV cache dtype", "kv-dtype", names(Dtype::ALL), |q| q.kv_dtype, |q, v| q.kv_dtype = v)}
+        </fieldset>
+    }
+}
+
+/// Sharding, parallel degrees, offload.
+#[component]
+fn ParallelismControls() -> impl IntoView {
     let zero_options: Vec<(String, String)> = ZeroStage::ALL
         .iter()
         .map(|z| (z.to_string(), z.label().to_string()))
         .collect();
+    view! {
+        <fieldset>
+            <legend>"Parallelism "<Jargon id="parallel" term="data, tensor and pipeline parallelism"
+                text="Data parallel: each GPU runs the whole model on its own share of the batch. Tensor parallel: each layer's matrices are split across GPUs. Pipeline parallel: the layers are split into consecutive stages, one per GPU. GPUs in the job = data × tensor × pipeline." /></legend>
+            <div class="with-jargon">
+                {bound_select("Sharding", "zero", zero_options, |q| q.zero, |q, v| q.zero = v)}
+                <Jargon id="sharding" term="DDP, ZeRO and FSDP"
+                    text="DDP (PyTorch's DistributedDataParallel, FSDP's NO_SHARD) keeps a full copy of everything on every GPU. ZeRO-1 splits the optimizer states across the data-parallel GPUs, ZeRO-2 also the gradients (FSDP SHARD_GRAD_OP), ZeRO-3 also the weights (FSDP FULL_SHARD)." />
+            </div>
+            <div class="row3">
+                <NumberField label="Data ∥" key="dp" hint="data-parallel GPUs" />
+                <NumberField label="Tensor ∥" key="tp" hint="tensor-parallel degree" />
+                <NumberField label="Pipeline ∥" key="pp" hint="pipeline stages" />
+            </div>
+            {bound_select("Offload to CPU", "offload", names(Offload::ALL), |q| q.offload, |q, v| q.offload = v)}
+            {bound_check("Sequence parallel", "sequence-parallel", |q| q.sequence_parallel, |q, v| q.sequence_parallel = v)}
+        </fieldset>
+    }
+}
+
+/// GPU, overhead, units.
+#[component]
+fn HardwareControls() -> impl IntoView {
     let gpu_options: Vec<(String, String)> = std::iter::once(("none".into(), "No GPU".into()))
         .chain(
             gpu_presets()
@@ -50,57 +167,12 @@ pub fn MemoryControls() -> impl IntoView {
                 .map(|g| (g.id.to_string(), g.name.to_string())),
         )
         .collect();
-    let flash = Signal::derive(move || state.query.with(|q| q.flash_attention));
-    let sp = Signal::derive(move || state.query.with(|q| q.sequence_parallel));
-    let accum = Signal::derive(move || state.query.with(|q| q.fp32_grad_accum));
-    let is_lora = move || {
-        state
-            .query
-            .with(|q| matches!(q.mode, Mode::Lora | Mode::Qlora))
-    };
-    let is_inference = move || state.query.with(|q| q.mode == Mode::Inference);
     view! {
-        <form class="controls" on:submit=|ev| ev.prevent_default() aria-label="Setup">
-            <fieldset>
-                <legend>"Model"</legend>
-                <ModelPicker />
-                {bound_select("Mode", "mode", names(Mode::ALL), |q| q.mode, |q, v| q.mode = v)}
-                <Show when=is_lora><NumberField label="LoRA rank" key="lora-rank" /></Show>
-            </fieldset>
-            <fieldset>
-                <legend>"Precision"</legend>
-                {bound_select("Weights dtype", "dtype", names(Dtype::ALL), |q| q.dtype, |q, v| q.dtype = v)}
-                {bound_select("Optimizer", "optimizer", names(Optimizer::ALL), |q| q.optimizer, |q, v| q.optimizer = v)}
-                {bound_select("Convention", "convention", names(Convention::ALL), |q| q.convention, |q, v| q.convention = v)}
-                <CheckField label="FP32 gradient accumulation" key="fp32-grad-accum" value=accum on_change=Callback::new(move |v| state.set(|q| q.fp32_grad_accum = v)) />
-                <Show when=is_inference>{bound_select("KV cache dtype", "kv-dtype", names(Dtype::ALL), |q| q.kv_dtype, |q, v| q.kv_dtype = v)}</Show>
-            </fieldset>
-            <fieldset>
-                <legend>"Parallelism"</legend>
-                {bound_select("Sharding", "zero", zero_options, |q| q.zero, |q, v| q.zero = v)}
-                <div class="row3">
-                    <NumberField label="Data ∥" key="dp" hint="data-parallel GPUs" />
-                    <NumberField label="Tensor ∥" key="tp" hint="tensor-parallel degree" />
-                    <NumberField label="Pipeline ∥" key="pp" hint="pipeline stages" />
-                </div>
-                {bound_select("Offload to CPU", "offload", names(Offload::ALL), |q| q.offload, |q, v| q.offload = v)}
-                <CheckField label="Sequence parallel" key="sequence-parallel" value=sp on_change=Callback::new(move |v| state.set(|q| q.sequence_parallel = v)) />
-            </fieldset>
-            <fieldset>
-                <legend>"Batch"</legend>
-                <div class="row2">
-                    <NumberField label="Micro-batch" key="batch" />
-                    <NumberField label="Sequence" key="seq" />
-                </div>
-                {bound_select("Recompute", "recompute", names(Recompute::ALL), |q| q.recompute, |q, v| q.recompute = v)}
-                <CheckField label="FlashAttention" key="flash-attention" value=flash on_change=Callback::new(move |v| state.set(|q| q.flash_attention = v)) />
-            </fieldset>
-            <fieldset>
-                <legend>"Hardware"</legend>
-                {bound_select("GPU", "gpu", gpu_options, |q| q.gpu.clone().unwrap_or_else(|| "none".into()), |q, v: String| { let _ = q.apply("gpu", &v); })}
-                <NumberField label="Overhead (MiB)" key="overhead-mib" hint="CUDA context and allocator reserve per GPU" />
-                {bound_select("Units", "units", vec![("gb".into(), "GB (10^9 bytes)".into()), ("gib".into(), "GiB (2^30 bytes)".into())], |q| q.units, |q, v: Units| q.units = v)}
-            </fieldset>
-        </form>
+        <fieldset>
+            <legend>"Hardware"</legend>
+            {bound_select("GPU", "gpu", gpu_options, |q| q.gpu.clone().unwrap_or_else(|| "none".into()), |q, v: String| { let _ = q.apply("gpu", &v); })}
+            <NumberField label="Overhead (MiB)" key="overhead-mib" hint="CUDA context and allocator reserve per GPU" />
+            {bound_select("Units", "units", vec![("gb".into(), "GB (10^9 bytes)".into()), ("gib".into(), "GiB (2^30 bytes)".into())], |q| q.units, |q, v: Units| q.units = v)}
+        </fieldset>
     }
 }

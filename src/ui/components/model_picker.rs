@@ -4,7 +4,7 @@
 use crate::ui::components::fields::{NumberField, SelectField};
 use crate::ui::memory_state::MemoryState;
 use bitbudget_math::memory::job::mlp_name;
-use bitbudget_math::memory::{model_presets, Mlp};
+use bitbudget_math::memory::{model_presets, Mlp, ModelPreset};
 use bitbudget_math::numbers::format_count;
 use leptos::prelude::*;
 
@@ -36,19 +36,37 @@ pub fn ModelPicker() -> impl IntoView {
             <option value=PARAMS disabled=true selected=true>{format!("{} params only (from the link)", format_count(n))}</option>
         })
     };
+    let matches = move |m: &ModelPreset| {
+        let f = filter.with(|f| f.trim().to_ascii_lowercase());
+        f.is_empty() || m.id.contains(&f) || m.name.to_ascii_lowercase().contains(&f)
+    };
+    let all = presets.clone();
+    let match_count = move || all.iter().filter(|m| matches(m)).count();
+    // The select always shows the model the numbers are for: it stays in the list (marked) even
+    // when the filter leaves it out, so the select never shows a model that is not in use.
     let groups = move || {
-        let f = filter.get().to_ascii_lowercase();
         families
             .iter()
             .map(|family| {
                 let options = presets
                     .iter()
-                    .filter(|m| m.family == *family && (f.is_empty() || m.id.contains(&f) || m.name.to_ascii_lowercase().contains(&f)))
-                    .map(|m| view! { <option value=m.id selected=selected() == m.id>{format!("{} · {} params", m.name, format_count(m.arch.params()))}</option> })
+                    .filter(|m| m.family == *family && (matches(m) || selected() == m.id))
+                    .map(|m| {
+                        let shown = if matches(m) { "" } else { " (in use; not matching the filter)" };
+                        view! { <option value=m.id selected=selected() == m.id>{format!("{} · {} params{shown}", m.name, format_count(m.arch.params()))}</option> }
+                    })
                     .collect_view();
                 view! { <optgroup label=*family>{options}</optgroup> }
             })
             .collect_view()
+    };
+    let filter_note = move || {
+        let f = filter.get();
+        (!f.trim().is_empty()).then(|| match match_count() {
+            0 => format!("No model matches “{}”.", f.trim()),
+            1 => "1 model matches: pick it in the list.".to_string(),
+            n => format!("{n} models match: pick one in the list."),
+        })
     };
     let on_pick = move |ev| {
         let v = event_target_value(&ev);
@@ -62,6 +80,7 @@ pub fn ModelPicker() -> impl IntoView {
             <label for="field-model">"Model"</label>
             <input type="search" class="filter" placeholder="filter: llama, 70b…" aria-label="Filter models" data-testid="model-filter"
                 prop:value=move || filter.get() on:input=move |ev| set_filter.set(event_target_value(&ev)) />
+            <span class="field-note" role="status" data-testid="model-filter-note">{filter_note}</span>
             <select id="field-model" data-testid="input-model" prop:value=selected on:change=on_pick>
                 {params_label}
                 {groups}

@@ -1,9 +1,13 @@
-//! "Will it fit?": the verdict in words, the smallest setup that fits, and invalid-setup messages.
+//! "Will it fit?": the verdict in words, what would make it fit (`memory::advice`, worded by the
+//! math crate as the CLI prints it) with an "Apply" button per answer, and setup errors.
 
 use crate::ui::memory_state::MemoryState;
+use bitbudget_math::memory::advice::AdviceLine;
 use bitbudget_math::memory::verdict;
 use leptos::prelude::*;
 
+/// The verdict, what the page changed on its own, the advice with "Apply" buttons, and why a
+/// setup is invalid.
 #[component]
 pub fn Verdict() -> impl IntoView {
     let state = expect_context::<MemoryState>();
@@ -22,40 +26,46 @@ pub fn Verdict() -> impl IntoView {
                 .with(|s| matches!((r, &s.gpu), (Ok(b), Some(g)) if b.total <= g.capacity_bytes))
         })
     };
-    let suggestion = move || {
-        let gpu = state.setup.with(|s| s.gpu.clone())?;
-        let text = match (state.fit.get(), state.fit_on_gpu.get()) {
-            (Some(f), on_gpu) => {
-                let mut t = format!("Smallest setup that fits: {} × {} with {} (data parallel {}).", f.gpus, gpu.name, f.strategy.label(), f.dp);
-                match on_gpu {
-                    Some(g) if g != f => t += &format!(" Without CPU offload: {} GPUs with {}.", g.gpus, g.strategy.label()),
-                    None => t += " Without CPU offload nothing fits on up to 1024 GPUs.",
-                    _ => {}
-                }
-                t
-            }
-            (None, _) => format!("Nothing fits on up to 1024 × {} with this tensor/pipeline split: try LoRA or QLoRA, recomputation, FlashAttention, a shorter sequence or a bigger GPU.", gpu.name),
+    let lines = move || -> Vec<AdviceLine> {
+        let Ok(b) = state.result.get() else {
+            return Vec::new();
         };
-        Some((text, state.fit.get()))
-    };
-    let apply = move |_| {
-        if let Some(f) = state.fit.get_untracked() {
-            state.set(|q| {
-                q.dp = f.dp;
-                q.zero = f.strategy.zero;
-                q.offload = f.strategy.offload;
-            });
-        }
+        state.setup.with(|s| match &s.gpu {
+            Some(g) => state
+                .advice
+                .with(|a| a.lines(b.total <= g.capacity_bytes, s.gpus(), g.name, s.units)),
+            None => Vec::new(),
+        })
     };
     view! {
         {move || state.result.get().err().map(|e| view! {
-            <p class="setup-error" role="alert" data-testid="setup-error">{e}" — showing the last valid setup."</p>
+            <p class="setup-error" role="alert" data-testid="setup-error">{capitalized(&e)}". The charts show the last setup that worked."</p>
+        })}
+        {move || state.settled.get().map(|n| view! {
+            <p class="settled-note" role="status" data-testid="settled-note">{n}</p>
         })}
         <p class="verdict" class:fits=fits data-testid="verdict">{verdict}</p>
-        {move || suggestion().map(|(text, fit)| view! {
-            <p class="suggestion" data-testid="suggestion">{text}" "
-                {fit.map(|_| view! { <button class="chip" data-testid="apply-suggestion" on:click=apply>"Apply"</button> })}
-            </p>
-        })}
+        <ul class="suggestions" data-testid="suggestion">
+            {move || lines().into_iter().map(advice_item).collect_view()}
+        </ul>
     }
+}
+
+/// One sentence of advice, with an "Apply" button when there is something to apply.
+fn advice_item(line: AdviceLine) -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let kind = format!("{:?}", line.kind);
+    let button = line.suggestion.map(|s| {
+        view! { <button type="button" class="chip" data-testid=format!("apply-{kind}") on:click=move |_| state.apply(&s)>"Apply"</button> }
+    });
+    view! { <li class="suggestion" data-kind=kind.clone()>{line.text}" "{button}</li> }
+}
+
+/// `text` with its first letter in upper case (the math crate's messages start in lower case so
+/// that the CLI can put the option in front).
+fn capitalized(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }

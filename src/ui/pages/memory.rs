@@ -38,19 +38,21 @@ pub fn MemoryPage(
                 <h2 id="memory-title">"Will it fit? Where GPU memory goes"</h2>
                 <p class="lede">"Pick a model and a way to run it. Each GPU holds the weights, their gradients, the optimizer's states, the activations saved for the backward pass (or a KV cache when serving), and some overhead. Point at a part of the bar to see how it is computed."</p>
             </Show>
+            // Three areas: on a wide screen the controls sit left of both; on a phone the verdict and
+            // the bar come first, then the controls, then the comparisons (assets/style.css).
             <div class="memory-layout">
-                <MemoryControls />
-                <div class="results">
+                <div class="results" data-testid="memory-results">
                     <Verdict />
                     <div class="bar-and-legend">
                         <MemoryBarChart />
                         <div><BreakdownLegend /></div>
                     </div>
                     <Downloads />
-                    <Show when=move || !embed>
-                        <Comparisons />
-                    </Show>
                 </div>
+                <MemoryControls />
+                <Show when=move || !embed>
+                    <div class="comparisons"><Comparisons /></div>
+                </Show>
             </div>
         </section>
     }
@@ -92,6 +94,7 @@ fn Comparisons() -> impl IntoView {
         <h3>"Every strategy, same setup"</h3>
         <p class="lede">"ZeRO-1 shards the optimizer states across the data-parallel GPUs, ZeRO-2 also the gradients, ZeRO-3 (FSDP FULL_SHARD) also the weights. Offload moves optimizer states (and weights) to CPU memory. Activations are never sharded by ZeRO: only tensor/sequence parallelism and recomputation shrink them."</p>
         <CanvasChart label=Signal::derive(|| "Stacked bars of per-GPU memory for DDP, ZeRO-1, ZeRO-2, ZeRO-3 and offload variants".to_string()) height=strategies::HEIGHT testid="strategies-chart" draw=draw_strategies />
+        <p class="chart-key" data-testid="strategies-key">"Bar labels: DDP = every GPU holds everything; Z1, Z2, Z3 = ZeRO stage 1, 2, 3 (optimizer states, + gradients, + weights split across the data-parallel GPUs); +off = optimizer states offloaded to CPU memory; +off all = weights too."</p>
         <h3>"More GPUs"</h3>
         <p class="lede">"Per-GPU memory as the data-parallel degree grows from 1 to 1024 (log scales). DDP stays flat: every GPU holds everything. ZeRO-3 falls as 1/N until activations and overhead dominate. Rings mark where each strategy first fits."</p>
         <CanvasChart label=Signal::derive(|| "Per-GPU memory against number of GPUs for each strategy".to_string()) height=scaling::HEIGHT testid="scaling-chart" draw=draw_scaling />

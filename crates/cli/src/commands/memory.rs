@@ -5,6 +5,7 @@
 //! and defaults. Only output flags (`--json`) are defined here.
 
 use bitbudget_charts::documents::{self, MemoryChart};
+use bitbudget_math::memory::advice::Advice;
 use bitbudget_math::memory::job::{Group, Job, MemoryOption, OPTIONS};
 use bitbudget_math::memory::report::report;
 use bitbudget_math::memory::{verdict, Breakdown, MemoryError, ModelSpec, Part, Setup};
@@ -141,7 +142,7 @@ pub fn run(args: MemoryArgs) -> Result<(), String> {
         let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
         crate::io::emit(&format!("{text}\n"))?;
     } else {
-        crate::io::emit(&to_text(&s, b))?;
+        crate::io::emit(&to_text(&s, b, r.advice.as_ref()))?;
     }
     Ok(())
 }
@@ -153,7 +154,7 @@ fn model_name(s: &Setup) -> String {
     }
 }
 
-fn to_text(s: &Setup, b: &Breakdown) -> String {
+fn to_text(s: &Setup, b: &Breakdown, advice: Option<&Advice>) -> String {
     let u = s.units;
     let mut out = format!(
         "{} · {} params ({} trainable) · {} {} · {} · dp {} × tp {} × pp {} = {} GPUs\n",
@@ -191,6 +192,13 @@ fn to_text(s: &Setup, b: &Breakdown) -> String {
     }
     if let Some(g) = &s.gpu {
         out += &format!("  {}\n", verdict(b.total, g, u));
+        let fits = b.total <= g.capacity_bytes;
+        for line in advice
+            .map(|a| a.lines(fits, b.gpus, g.name, u))
+            .unwrap_or_default()
+        {
+            out += &format!("  {}\n", line.text);
+        }
     }
     for note in &b.notes {
         out += &format!("  note: {note}\n");

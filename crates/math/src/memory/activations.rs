@@ -82,7 +82,11 @@ pub fn per_layer_bytes(shape: &ActivationShape) -> (u128, String) {
         };
         return (
             bytes,
-            format!("full recomputation keeps each layer's input: s·b·h·{scale} B{how}"),
+            format!(
+                "full recomputation keeps each layer's input: {} tokens × {} × hidden {h} × {scale} B{how}",
+                shape.seq,
+                sequences(shape.batch)
+            ),
         );
     }
     let p = per_token(shape.arch, shape.seq);
@@ -96,8 +100,10 @@ pub fn per_layer_bytes(shape: &ActivationShape) -> (u128, String) {
     let bytes = tokens * per_token_bytes * scale / 2;
     let why = match (shape.flash_attention, shape.recompute) {
         (true, _) => "FlashAttention stores no s×s scores",
-        (false, Recompute::Selective) => "selective recomputation drops the 5as/h score term",
-        _ => "includes the 5as/h attention-score term",
+        (false, Recompute::Selective) => {
+            "selective recomputation drops the attention scores (5as/h: 5 × heads × sequence ÷ hidden)"
+        }
+        _ => "includes the s×s attention scores (5as/h: 5 × heads × sequence ÷ hidden)",
     };
     let tp_text = match (shape.tp, shape.sequence_parallel) {
         (1, _) => String::new(),
@@ -107,10 +113,20 @@ pub fn per_layer_bytes(shape: &ActivationShape) -> (u128, String) {
     (
         bytes,
         format!(
-            "s·b·({} B per token){tp_text}; {why}",
+            "{} tokens × {} × {} B per token{tp_text}; {why}",
+            shape.seq,
+            sequences(shape.batch),
             per_token_bytes * scale / 2
         ),
     )
+}
+
+/// "1 sequence", "8 sequences": the micro-batch in words.
+fn sequences(batch: u64) -> String {
+    match batch {
+        1 => "1 sequence".into(),
+        n => format!("{n} sequences"),
+    }
 }
 
 /// Activation bytes of the output layer (final norm, logits, cross-entropy): 4·s·b·(h + v)/t in

@@ -9,10 +9,13 @@
 use super::estimate::estimate;
 use super::options::{Mode, Offload, Recompute, ZeroStage};
 use super::setup::Setup;
+use crate::numbers::{format_bytes, Units};
 use serde::Serialize;
 
-/// One lever moved from its current setting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// One lever moved from its current setting. Serialized as
+/// `{"option": "tp", "value": "2", "words": "tensor parallel 2"}`: the option table's key and
+/// value (what the CLI and the URL take) and the change in words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Change {
     /// Turn FlashAttention on.
     FlashAttention,
@@ -66,6 +69,17 @@ impl Change {
             Change::Tp(n) => setup.tp = n,
             Change::Pp(n) => setup.pp = n,
         }
+    }
+}
+
+impl Serialize for Change {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("option", self.key())?;
+        map.serialize_entry("value", &self.value())?;
+        map.serialize_entry("words", &self.to_string())?;
+        map.end()
     }
 }
 
@@ -134,6 +148,98 @@ pub struct Advice {
     pub fewest_gpus: Option<Suggestion>,
     /// The fewest GPUs that fit when CPU offload is allowed, when that is fewer than without it.
     pub fewest_gpus_with_offload: Option<Suggestion>,
+}
+
+/// Which of the [`Advice`] answers a sentence gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdviceKind {
+    /// [`Advice::same_gpus`].
+    SameGpus,
+    /// [`Advice::fewest_gpus`].
+    FewestGpus,
+    /// [`Advice::fewest_gpus_with_offload`].
+    WithOffload,
+    /// Nothing fits: no suggestion to apply.
+    NothingFits,
+}
+
+/// One sentence of advice and the suggestion it describes (none for [`AdviceKind::NothingFits`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdviceLine {
+    /// Which answer this is.
+    pub kind: AdviceKind,
+    /// The sentence, e.g. "On the same 2 GPUs: full recomputation (gradient checkpointing)
+    /// makes it fit, 48.61 GB per GPU."
+    pub text: String,
+    /// What "Apply" changes.
+    pub suggestion: Option<Suggestion>,
+}
+
+impl Advice {
+    /// The advice in sentences, the only place it is worded (the page and the CLI both print
+    /// these). `gpus_now` is the setup's dp × tp × pp, `gpu_name` the GPU's name; sizes in `units`
+    /// as [`format_bytes`] rounds them. The fewest-GPUs answer is left out when it is the same
+    /// change as the same-GPUs answer; with-offload only appears when it needs fewer GPUs. An
+    /// empty list means there is nothing to advise (the setup fits, or is invalid); when nothing
+    /// fits, one [`AdviceKind::NothingFits`] line says what the search tried.
+    pub fn lines(
+        &self,
+        fits: bool,
+        gpus_now: u64,
+        gpu_name: &str,
+        units: Units,
+    ) -> Vec<AdviceLine> {
+        if fits {
+            return Vec::new();
+        }
+        let plural = |n: u64| if n == 1 { "" } else { "s" };
+        let mut out: Vec<AdviceLine> = Vec::new();
+        for (kind, s) in [
+            (AdviceKind::SameGpus, &self.same_gpus),
+            (AdviceKind::FewestGpus, &self.fewest_gpus),
+            (AdviceKind::WithOffload, &self.fewest_gpus_with_offload),
+        ] {
+            let Some(s) = s else { continue };
+            if out.iter().any(|l| l.suggestion.as_ref() == Some(s)) {
+                continue;
+            }
+            let head = match kind {
+                AdviceKind::SameGpus => format!("On the same {gpus_now} GPU{}:", plural(gpus_now)),
+                AdviceKind::FewestGpus => format!("Fewest GPUs: {} × {gpu_name} with", s.gpus),
+                _ => format!("With CPU offload: {} × {gpu_name} with", s.gpus),
+            };
+            let verb = if kind == AdviceKind::SameGpus {
+                " makes it fit,"
+            } else {
+                ","
+            };
+            let offload = s.changes.iter().any(|c| matches!(c, Change::Offload(_)));
+            let cost = if offload {
+                " (slower: CPU memory and PCIe traffic grow)"
+            } else {
+                ""
+            };
+            out.push(AdviceLine {
+                kind,
+                text: format!(
+                    "{head} {}{verb} {} per GPU{cost}.",
+                    s.describe(),
+                    format_bytes(s.total, units)
+                ),
+                suggestion: Some(s.clone()),
+            });
+        }
+        if out.is_empty() {
+            out.push(AdviceLine {
+                kind: AdviceKind::NothingFits,
+                text: format!(
+                    "Nothing fits on up to {MAX_SEARCH_DP} data-parallel × 8 tensor-parallel × 16 pipeline-stage {gpu_name}s, even with every sharding, recomputation and offload setting: try a shorter sequence, a smaller micro-batch, a smaller model, fewer trainable weights or a GPU with more memory."
+                ),
+                suggestion: None,
+            });
+        }
+        out
+    }
 }
 
 /// The largest data-parallel degree the search tries.
@@ -423,6 +529,47 @@ mod tests {
         let a = advise(&s, 1 << 30);
         assert_eq!(a.same_gpus, None);
         assert_eq!(a.fewest_gpus, None);
+    }
+
+    /// The page and the CLI print these sentences: the issue's QLoRA case names recomputation and
+    /// never FlashAttention or QLoRA, which are already on.
+    #[test]
+    fn advice_sentences_name_the_levers_and_never_what_is_on() {
+        let s = Setup {
+            dp: 2,
+            flash_attention: true,
+            seq: 4096,
+            ..setup("llama-3-70b", Mode::Qlora)
+        };
+        let cap = capacity("a100-80gb");
+        let lines = advise(&s, cap).lines(false, 2, "NVIDIA A100 80GB", Units::Gb);
+        assert_eq!(lines[0].kind, AdviceKind::SameGpus);
+        assert!(
+            lines[0].text.starts_with("On the same 2 GPUs: "),
+            "{lines:?}"
+        );
+        assert!(lines[0].text.contains("recomputation"), "{lines:?}");
+        for l in &lines {
+            assert!(!l.text.contains("FlashAttention"), "{}", l.text);
+            assert!(!l.text.contains("QLoRA"), "{}", l.text);
+        }
+        assert!(lines
+            .iter()
+            .any(|l| l.text.starts_with("Fewest GPUs: 1 × NVIDIA A100 80GB")));
+        assert!(advise(&s, cap).lines(true, 2, "x", Units::Gb).is_empty());
+        let nothing = advise(&s, 1 << 30).lines(false, 2, "Tiny", Units::Gb);
+        assert_eq!(nothing.len(), 1);
+        assert_eq!(nothing[0].kind, AdviceKind::NothingFits);
+        assert!(nothing[0].suggestion.is_none());
+    }
+
+    #[test]
+    fn changes_serialize_as_option_value_and_words() {
+        let json = serde_json::to_string(&Change::Tp(2)).unwrap();
+        assert_eq!(
+            json,
+            r#"{"option":"tp","value":"2","words":"tensor parallel 2"}"#
+        );
     }
 
     #[test]

@@ -156,16 +156,33 @@ fn activation_line(
         notes.push("pipeline parallel: the first stage holds activations of pp in-flight micro-batches (1F1B), L layers' worth; the output layer's logits live on the last stage and are not counted".into());
     }
     let bytes = to_u64(layer * arch.layers as u128 + output)?;
+    let layer_text = format_bytes(to_u64(layer)?, u);
+    let (formula, why) = if setup.pp > 1 {
+        let stage_layers = arch.layers.div_ceil(setup.pp);
+        (
+            format!(
+                "first pipeline stage: {pp} micro-batches in flight (1F1B) × {stage_layers} layers per stage × {layer_text} per layer [{text}] ≈ {} layers × {layer_text} = {}",
+                arch.layers,
+                format_bytes(bytes, u),
+                pp = setup.pp,
+            ),
+            format!("The backward pass needs each layer's inputs from the forward pass. With pipeline parallelism each stage holds only its {stage_layers} of the {} layers, but the 1F1B schedule (Narayanan et al. 2021) starts {pp} micro-batches on the first stage before the first backward pass frees one, so that stage keeps {pp} micro-batches × {stage_layers} layers: as much as all {} layers of one micro-batch. The output layer's logits live on the last stage and are not counted.", arch.layers, arch.layers, pp = setup.pp),
+        )
+    } else {
+        (
+            format!(
+                "{} layers × {layer_text} per layer [{text}] + {} output layer = {}",
+                arch.layers,
+                format_bytes(to_u64(output)?, u),
+                format_bytes(bytes, u)
+            ),
+            "The backward pass needs each layer's inputs from the forward pass, so they stay in memory until it runs.".to_string(),
+        )
+    };
     Ok(Line {
         bytes,
-        formula: format!(
-            "{} layers × {} per layer [{text}] + {} output layer = {}",
-            arch.layers,
-            format_bytes(to_u64(layer)?, u),
-            format_bytes(to_u64(output)?, u),
-            format_bytes(bytes, u)
-        ),
-        why: "The backward pass needs each layer's inputs from the forward pass, so they stay in memory until it runs.".into(),
+        formula,
+        why,
     })
 }
 

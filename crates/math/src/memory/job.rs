@@ -109,8 +109,9 @@ pub struct Job {
     pub kv_dtype: Dtype,
     /// LoRA rank.
     pub lora_rank: u64,
-    /// LoRA targets.
-    pub lora_targets: LoraTargets,
+    /// LoRA targets; `None` ("auto") means the mode's own ([`LoraTargets::for_mode`]: all linear
+    /// layers for QLoRA, q and v for LoRA).
+    pub lora_targets: Option<LoraTargets>,
     /// FP32 gradient-accumulation buffer.
     pub fp32_grad_accum: bool,
     /// CUDA context and allocator reserve per GPU, in bytes.
@@ -152,7 +153,7 @@ impl Default for Job {
             offload: s.offload,
             kv_dtype: s.kv_dtype,
             lora_rank: s.lora_rank,
-            lora_targets: s.lora_targets,
+            lora_targets: None,
             fp32_grad_accum: s.fp32_grad_accum,
             overhead_bytes: s.overhead_bytes,
             gpu: None,
@@ -398,8 +399,10 @@ fn parse_lora_targets(text: &str) -> Result<LoraTargets, String> {
         o: false,
         mlp: false,
     };
-    if text.trim() == "none" {
-        return Ok(t);
+    match text.trim() {
+        "none" => return Ok(t),
+        "all" => return Ok(LoraTargets::ALL_LINEAR),
+        _ => {}
     }
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         match part {
@@ -408,7 +411,11 @@ fn parse_lora_targets(text: &str) -> Result<LoraTargets, String> {
             "v" => t.v = true,
             "o" => t.o = true,
             "mlp" => t.mlp = true,
-            other => return Err(format!("names '{other}': targets are q, k, v, o and mlp")),
+            other => {
+                return Err(format!(
+                    "names '{other}': targets are q, k, v, o and mlp (or all, none, auto)"
+                ))
+            }
         }
     }
     Ok(t)
@@ -617,13 +624,16 @@ pub const OPTIONS: &[MemoryOption] = &[
     count_option!(keys::LORA_RANK, "LoRA rank", 1, MAX_LORA_RANK, Group::Job, |j| j.lora_rank),
     MemoryOption {
         name: keys::LORA_TARGETS,
-        help: "LoRA targets, comma separated from q,k,v,o,mlp (or none)",
+        help: "LoRA targets, comma separated from q,k,v,o,mlp, or all, none, or auto (all linear layers for qlora as in the QLoRA paper, q,v for lora as in the LoRA paper)",
         value_name: "LIST",
         group: Group::Job,
         kind: Kind::Text {
-            get: |j| lora_targets_text(j.lora_targets),
+            get: |j| j.lora_targets.map_or_else(|| "auto".into(), lora_targets_text),
             set: |j, t| {
-                j.lora_targets = parse_lora_targets(t)?;
+                j.lora_targets = match t.trim() {
+                    "auto" => None,
+                    _ => Some(parse_lora_targets(t)?),
+                };
                 Ok(())
             },
         },
@@ -644,6 +654,17 @@ pub const OPTIONS: &[MemoryOption] = &[
     count_option!(keys::GPUS_PER_NODE, "GPUs per node (DeepSpeed's CPU estimate is per node)", 1, MAX_DEGREE, Group::Job, |j| j.gpus_per_node),
     choice_option!(keys::UNITS, "gb (10^9 bytes) or gib (2^30 bytes) in text and formulas", &UNITS, |j| j.units),
 ];
+
+/// Why weights of `dtype` cannot be used in `mode`, in plain words, or `None` when they can: full
+/// training needs floating-point weights (integer formats have no gradients to step with).
+pub fn dtype_refused(mode: Mode, dtype: Dtype) -> Option<&'static str> {
+    match (mode, dtype) {
+        (Mode::Train, Dtype::Int8 | Dtype::Int4) => {
+            Some("full training needs floating-point weights: integer weights are for serving (or QLoRA's frozen base)")
+        }
+        _ => None,
+    }
+}
 
 fn auto_count(text: &str, max: u64) -> Result<Option<u64>, String> {
     if text.trim() == "auto" {
@@ -732,6 +753,50 @@ impl Job {
         }
     }
 
+    /// The LoRA targets in force: the ones chosen, or the mode's own ([`LoraTargets::for_mode`]).
+    pub fn lora_targets(&self) -> LoraTargets {
+        self.lora_targets
+            .unwrap_or_else(|| LoraTargets::for_mode(self.mode))
+    }
+
+    /// Why option `key` says nothing about this job, in plain words, or `None` when it applies.
+    /// The page disables such a control and shows the reason; the estimate ignores the value.
+    pub fn not_applicable(&self, key: OptionKey) -> Option<&'static str> {
+        let (serving, adapters) = (
+            self.mode == Mode::Inference,
+            matches!(self.mode, Mode::Lora | Mode::Qlora),
+        );
+        match key {
+            keys::DTYPE if self.mode == Mode::Qlora => {
+                Some("QLoRA stores the block weights in NF4 and the rest in BF16, whatever is chosen here")
+            }
+            keys::OPTIMIZER if serving => Some("Serving updates no weights, so there is no optimizer"),
+            keys::FP32_GRAD_ACCUM if serving => Some("Serving computes no gradients"),
+            keys::RECOMPUTE if serving => Some("Serving runs no backward pass, so nothing is recomputed"),
+            keys::ZERO if serving => Some("ZeRO shards training state; serving replicas each hold the whole model"),
+            keys::KV_DTYPE if !serving => Some("Only serving keeps a KV cache"),
+            keys::LORA_RANK | keys::LORA_TARGETS if !adapters => {
+                Some("Adapters exist only in LoRA and QLoRA")
+            }
+            _ => None,
+        }
+    }
+
+    /// Puts back the default for a value that cannot work with the rest of the job, and says what
+    /// it did in plain words: full training with integer weights (int8, int4) becomes BF16
+    /// training. `None` when nothing had to change.
+    pub fn settle(&mut self) -> Option<String> {
+        if self.mode == Mode::Train && dtype_refused(self.mode, self.dtype).is_some() {
+            let was = self.dtype;
+            self.dtype = Job::default().dtype;
+            return Some(format!(
+                "Full training needs floating-point weights, so {was} weights (for serving or QLoRA) were replaced by {}.",
+                self.dtype
+            ));
+        }
+        None
+    }
+
     /// The setup this job describes. `params` wins over `model`; a `model` id that is not a preset
     /// (possible only when the field is set directly) reads as the custom architecture.
     pub fn to_setup(&self) -> Setup {
@@ -762,7 +827,7 @@ impl Job {
             offload: self.offload,
             kv_dtype: self.kv_dtype,
             lora_rank: self.lora_rank,
-            lora_targets: self.lora_targets,
+            lora_targets: self.lora_targets(),
             fp32_grad_accum: self.fp32_grad_accum,
             overhead_bytes: self.overhead_bytes,
             gpu: self.gpu.as_deref().and_then(find_gpu),
@@ -793,7 +858,8 @@ impl Job {
             offload: s.offload,
             kv_dtype: s.kv_dtype,
             lora_rank: s.lora_rank,
-            lora_targets: s.lora_targets,
+            lora_targets: (s.lora_targets != LoraTargets::for_mode(s.mode))
+                .then_some(s.lora_targets),
             fp32_grad_accum: s.fp32_grad_accum,
             overhead_bytes: s.overhead_bytes,
             gpu: s.gpu.as_ref().map(|g| g.id.into()),
@@ -852,7 +918,7 @@ mod tests {
         ("offload", "optimizer"),
         ("kv-dtype", "fp8"),
         ("lora-rank", "8"),
-        ("lora-targets", "q,k,v,o,mlp"),
+        ("lora-targets", "q,k,o,mlp"),
         ("fp32-grad-accum", "yes"),
         ("overhead", "5e8"),
         ("gpu", "a100-80gb"),
@@ -967,6 +1033,59 @@ mod tests {
             closest("lama-3-8b", &["gpt2", "llama-3-8b", "llama-2-7b"])[0],
             "llama-3-8b"
         );
+    }
+
+    /// QLoRA adapts every linear layer by default, as its paper does (Dettmers et al. 2023); LoRA
+    /// q and v (Hu et al. 2021). The CLI and the URL read the same default from the table.
+    #[test]
+    fn qlora_defaults_to_all_linear_layers_and_lora_to_q_and_v() {
+        let qlora = Job::from_pairs([("model", "llama-3-70b"), ("mode", "qlora")]).unwrap();
+        assert_eq!(qlora.to_setup().lora_targets, LoraTargets::ALL_LINEAR);
+        let lora = Job::from_pairs([("model", "llama-3-70b"), ("mode", "lora")]).unwrap();
+        assert_eq!(lora.to_setup().lora_targets, LoraTargets::default());
+        assert_eq!(find_option("lora-targets").unwrap().default_text(), "auto");
+        let chosen = Job::from_pairs([
+            ("model", "gpt2"),
+            ("mode", "qlora"),
+            ("lora-targets", "q,v"),
+        ])
+        .unwrap();
+        assert_eq!(chosen.to_setup().lora_targets, LoraTargets::default());
+        assert_eq!(
+            Job::from_setup(&chosen.to_setup()).to_pairs(true)[2],
+            ("lora-targets", "q,v".into())
+        );
+    }
+
+    #[test]
+    fn options_that_do_not_apply_say_why() {
+        let serve = Job::from_pairs([("model", "gpt2"), ("mode", "inference")]).unwrap();
+        assert!(serve.not_applicable(keys::OPTIMIZER).is_some());
+        assert!(serve.not_applicable(keys::ZERO).is_some());
+        assert!(serve.not_applicable(keys::KV_DTYPE).is_none());
+        assert!(serve.not_applicable(keys::LORA_TARGETS).is_some());
+        let train = Job::default();
+        assert!(train.not_applicable(keys::KV_DTYPE).is_some());
+        assert!(train.not_applicable(keys::DTYPE).is_none());
+        let qlora = Job::from_pairs([("model", "gpt2"), ("mode", "qlora")]).unwrap();
+        assert!(qlora.not_applicable(keys::DTYPE).unwrap().contains("NF4"));
+        assert!(qlora.not_applicable(keys::LORA_RANK).is_none());
+    }
+
+    /// From a link, full training with int4 weights used to stay invalid (and the page showed
+    /// 0 GB); settling puts back BF16 with a note.
+    #[test]
+    fn training_with_integer_weights_settles_on_the_default_with_a_note() {
+        let mut j = Job::from_pairs([("model", "gpt2"), ("dtype", "int4")]).unwrap();
+        assert!(j.to_setup().validate().is_err());
+        let note = j.settle().expect("a note");
+        assert!(note.contains("int4") && note.contains("bf16"), "{note}");
+        assert!(j.to_setup().validate().is_ok());
+        assert_eq!(j.settle(), None);
+        let mut serve =
+            Job::from_pairs([("model", "gpt2"), ("mode", "inference"), ("dtype", "int4")]).unwrap();
+        assert_eq!(serve.settle(), None);
+        assert_eq!(dtype_refused(Mode::Inference, Dtype::Int4), None);
     }
 
     #[test]

@@ -190,10 +190,14 @@ fn train_states(setup: &Setup, params: u64, per: PerParam) -> Result<StateLines,
         trainable: params,
         cpu: 0,
     };
+    let grad_bucket = setup.arch().map(|a| {
+        a.largest_layer_params().div_ceil(setup.tp) as u128 * (per.grad_bytes + accum) as u128
+    });
     apply_offload(
         setup,
         &mut lines,
         layer_weight_bytes(setup, per.weight_bits),
+        grad_bucket,
     )?;
     Ok(lines)
 }
@@ -208,10 +212,19 @@ fn layer_weight_bytes(setup: &Setup, weight_bits: u64) -> Option<u128> {
     })
 }
 
+/// Why offloaded gradients leave the GPU, with the sources.
+const WHY_GRADS_OFFLOADED: &str = "Offloaded (ZeRO-Offload, Ren et al. 2021, section 4): each FP16 gradient is copied to CPU memory as soon as the backward pass produces it, and the CPU runs the update; the GPU keeps only a bucket in flight, counted here as the largest layer's gradients, as DeepSpeed's estimator does (its 4 B × largest layer = 2 B weights + 2 B gradients).";
+
+/// Moves what `setup.offload` sends to CPU memory: the optimizer states (and the update) and the
+/// gradients for any offload, the weights too for [`Offload::All`]. `layer_bytes` is one gathered
+/// layer of weights, `grad_bucket` the gradients the GPU keeps in flight (the largest layer's, as
+/// DeepSpeed's estimator counts them); unknown sizes (no architecture) count as 0. CPU bytes are
+/// what left the GPU.
 fn apply_offload(
     setup: &Setup,
     lines: &mut StateLines,
     layer_bytes: Option<u128>,
+    grad_bucket: Option<u128>,
 ) -> Result<(), MemoryError> {
     if setup.offload == Offload::None {
         return Ok(());
@@ -234,6 +247,20 @@ fn apply_offload(
         why: "Offloaded: the CPU holds the optimizer states and runs the update (ZeRO-Offload)."
             .into(),
     };
+    if lines.gradients.bytes > 0 {
+        let all = lines.gradients.bytes;
+        let kept = to_u64(grad_bucket.unwrap_or(0).min(all as u128))?;
+        lines.cpu = lines.cpu.saturating_add(all);
+        lines.gradients = Line {
+            bytes: kept,
+            formula: format!(
+                "largest layer's gradients in flight = {} ({} moved to CPU memory as they are produced)",
+                format_bytes(kept, setup.units),
+                format_bytes(all, setup.units)
+            ),
+            why: WHY_GRADS_OFFLOADED.into(),
+        };
+    }
     if setup.offload == Offload::All {
         let gathered = to_u64(layer_bytes.unwrap_or(0))?;
         lines.cpu = lines.cpu.saturating_add(lines.weights.bytes);
@@ -268,7 +295,7 @@ fn adapter_states(
         let rest = params - linear;
         if setup.dtype != Dtype::Bf16 {
             notes.push(
-                "QLoRA stores block linears in NF4 and the rest in BF16, whatever --dtype says"
+                "QLoRA stores block linears in NF4 and the rest in BF16: the weights dtype does not apply"
                     .into(),
             );
         }
@@ -324,10 +351,12 @@ fn adapter_states(
         trainable: adapters,
         cpu: 0,
     };
+    let grad_bucket = Some(2 * adapters.div_ceil(arch.layers) as u128);
     apply_offload(
         setup,
         &mut lines,
         layer_weight_bytes(setup, setup.dtype.bits()),
+        grad_bucket,
     )?;
     Ok(lines)
 }
@@ -392,7 +421,7 @@ fn inference_states(
         trainable: 0,
         cpu: 0,
     };
-    apply_offload(setup, &mut lines, layer_weight_bytes(setup, bits))?;
+    apply_offload(setup, &mut lines, layer_weight_bytes(setup, bits), None)?;
     Ok(lines)
 }
 

@@ -88,12 +88,15 @@ pub const SWEEP_DP: [u64; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 pub type SweepLine = (Strategy, Vec<(u64, u64)>);
 
 /// Per-GPU totals for each of the first four strategies (no offload) as the data-parallel degree
-/// goes from 1 to 1024: (total GPUs, bytes per GPU) points.
+/// goes from 1 to 1024: (total GPUs, bytes per GPU) points, in increasing GPU count. With a GPU in
+/// the setup, each line also holds its exact smallest fit ([`smallest_fit`], the binary search the
+/// advice uses), so the first point at or under the capacity is the fewest GPUs that fit, not the
+/// next power of two.
 pub fn sweep(setup: &Setup) -> Vec<SweepLine> {
     STRATEGIES[..4]
         .iter()
         .map(|s| {
-            let points = SWEEP_DP
+            let mut points: Vec<(u64, u64)> = SWEEP_DP
                 .iter()
                 .filter_map(|&dp| {
                     estimate(&Setup {
@@ -104,6 +107,17 @@ pub fn sweep(setup: &Setup) -> Vec<SweepLine> {
                     .map(|b| (dp * setup.tp * setup.pp, b.total))
                 })
                 .collect();
+            let max_dp = SWEEP_DP[SWEEP_DP.len() - 1];
+            let fit = setup
+                .gpu
+                .as_ref()
+                .and_then(|g| smallest_fit(setup, g.capacity_bytes, max_dp, &[*s]));
+            if let Some(f) = fit {
+                if !points.iter().any(|(g, _)| *g == f.gpus) {
+                    points.push((f.gpus, f.total));
+                    points.sort_unstable();
+                }
+            }
             (*s, points)
         })
         .collect()
@@ -210,6 +224,29 @@ mod tests {
     #[test]
     fn nothing_fits_a_tiny_gpu() {
         assert_eq!(smallest_fit(&llama8b(), 1 << 30, 1024, &STRATEGIES), None);
+    }
+
+    /// The case: ZeRO-2 fits Llama 3 8B training from 3 GPUs (79.86 GB on an 80 GB H100),
+    /// but sampling powers of two said 4. The sweep now holds the exact smallest fit per strategy.
+    #[test]
+    fn sweep_holds_the_exact_smallest_fit_of_each_strategy() {
+        let s = Setup {
+            gpu: crate::memory::find_gpu("h100-80gb"),
+            seq: 4096,
+            flash_attention: true,
+            ..llama8b()
+        };
+        let cap = s.gpu.as_ref().unwrap().capacity_bytes;
+        let mut exacts = Vec::new();
+        for (strategy, points) in sweep(&s) {
+            let first = points.iter().find(|(_, b)| *b <= cap).map(|(g, _)| *g);
+            let exact = smallest_fit(&s, cap, 1024, &[strategy]).map(|f| f.gpus);
+            assert_eq!(first, exact, "{}", strategy.label());
+            assert!(points.windows(2).all(|w| w[0].0 < w[1].0));
+            exacts.extend(exact);
+        }
+        // Powers of two alone would have missed this case.
+        assert!(exacts.iter().any(|g| !g.is_power_of_two()), "{exacts:?}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The published shape of an estimate: what `bitbudget memory --json` prints and what the app
 //! downloads, so both always agree. Also a CSV rendering.
 
+use super::advice::{advise, Advice};
 use super::convention_comparison::compare_conventions;
 use super::estimate::{estimate, Breakdown};
 use super::job::Job;
@@ -127,6 +128,10 @@ pub struct Report {
     pub fits: Option<bool>,
     /// Capacity minus total (negative when it does not fit).
     pub headroom_bytes: Option<i64>,
+    /// What would make it fit ([`advise`]), when a GPU was chosen: every answer is null when
+    /// the setup already fits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advice: Option<Advice>,
     /// The same setup under each convention.
     pub conventions: Vec<ConventionSummary>,
     /// Remarks.
@@ -194,6 +199,7 @@ pub fn report(setup: &Setup) -> Result<Report, MemoryError> {
             .gpu
             .as_ref()
             .map(|g| (g.capacity_bytes as i128 - b.total as i128) as i64),
+        advice: s.gpu.as_ref().map(|g| advise(s, g.capacity_bytes)),
         conventions,
         notes: b.notes.clone(),
         breakdown: b,

@@ -50,6 +50,27 @@ impl Default for LoraTargets {
     }
 }
 
+impl LoraTargets {
+    /// Every linear layer of the blocks (q, k, v, o and the MLP matrices), as the QLoRA paper
+    /// adapts them (Dettmers et al. 2023, section 4: "LoRA on all linear transformer block layers").
+    pub const ALL_LINEAR: LoraTargets = LoraTargets {
+        q: true,
+        k: true,
+        v: true,
+        o: true,
+        mlp: true,
+    };
+
+    /// The targets a mode starts with: all linear layers for QLoRA (as its paper does), query and
+    /// value otherwise (as the LoRA paper does; [`LoraTargets::default`]).
+    pub fn for_mode(mode: Mode) -> LoraTargets {
+        match mode {
+            Mode::Qlora => LoraTargets::ALL_LINEAR,
+            _ => LoraTargets::default(),
+        }
+    }
+}
+
 /// Everything an estimate depends on.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Setup {
