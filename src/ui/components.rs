@@ -17,5 +17,6 @@ pub mod notes;
 pub mod quant_controls;
 pub mod quant_details;
 pub mod quant_table;
+pub mod term;
 pub mod value_input;
 pub mod verdict;

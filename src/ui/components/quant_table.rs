@@ -40,7 +40,7 @@ pub fn QuantTable() -> impl IntoView {
                             <th scope="row"><button class="link" on:click=move |_| state.query.update(|q| q.scheme = s)>{s.name()}</button></th>
                             <td>{format!("{:.3}", row.bits_per_weight)}</td>
                             <td>{human_bytes(row.bytes as u64)}</td>
-                            <td>{format_bytes(model_bytes, Units::Gb)}</td>
+                            <td data-testid=format!("model-bytes-{s}")>{format_bytes(model_bytes, Units::Gb)}</td>
                             <td>{metric(m.mse)}</td>
                             <td>{metric(m.rmse)}</td>
                             <td>{metric(m.max_abs_error)}</td>
