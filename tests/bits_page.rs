@@ -267,7 +267,9 @@ async fn bit_field_labels_are_never_cut_on_a_phone() {
             || view! { <BitsPage initial=query("0.1", FormatId::F32) /> },
         );
         settle().await;
-        let labels = root.query_selector_all(".format-card .field-label").unwrap();
+        let labels = root
+            .query_selector_all(".format-card .field-label")
+            .unwrap();
         assert!(labels.length() >= 24, "every format's fields have labels");
         for i in 0..labels.length() {
             let label: web_sys::HtmlElement =

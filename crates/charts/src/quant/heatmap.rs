@@ -108,7 +108,8 @@ mod tests {
         for word in ["dark", "light"] {
             assert!(!c.contains(word), "{c}");
         }
-        assert!(caption(&[0.5, f32::INFINITY], 64, 4).ends_with("blocks of 64; full orange = worst, 0.5 or ∞)"));
+        assert!(caption(&[0.5, f32::INFINITY], 64, 4)
+            .ends_with("blocks of 64; full orange = worst, 0.5 or ∞)"));
     }
 
     #[test]

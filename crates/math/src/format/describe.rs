@@ -260,7 +260,10 @@ mod tests {
         let d = describe(FormatId::Int8, 0.1, Overflow::Native);
         assert_eq!(d.stored_exact, "0");
         let note = d.note.expect("a note for 0.1 in INT8");
-        assert!(note.contains("whole numbers only, so 0.1 becomes 0"), "{note}");
+        assert!(
+            note.contains("whole numbers only, so 0.1 becomes 0"),
+            "{note}"
+        );
         assert!(note.contains("scale"), "{note}");
         assert_eq!(describe(FormatId::Int8, 3.0, Overflow::Native).note, None);
     }
