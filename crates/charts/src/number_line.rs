@@ -131,8 +131,9 @@ fn draw_zoom<DB: DrawingBackend>(
             font(12.0, t.accent),
         )))?;
     } else {
+        let side = if input.x < 0.0 { "lowest" } else { "largest" };
         let text = format!(
-            "x = {} is off this scale: beyond the largest value",
+            "x = {} is off this scale: beyond the {side} value",
             short(input.x, 4)
         );
         area.draw_text(&text, &font(12.0, t.danger), (px(16.0), px(34.0)))?;
@@ -155,8 +156,9 @@ pub fn zoom_caption(input: &Input, narrow: bool) -> String {
         let typed = short(x, if narrow { 5 } else { 6 });
         let shown = short(stored, 6);
         let what = match (stored.is_nan(), stored.is_infinite(), x.is_infinite()) {
-            (true, ..) if narrow => "becomes NaN (no infinity)".to_string(),
+            (true, ..) if narrow => "becomes NaN (no inf)".to_string(),
             (true, ..) => format!("becomes NaN: {label} has no infinity"),
+            (_, true, true) if narrow => format!("is stored as {shown}"),
             (_, true, true) => format!("is stored as {shown}, beyond every finite value"),
             (_, true, false) => format!("overflows to {shown}"),
             _ if narrow => format!("saturates to {shown}"),

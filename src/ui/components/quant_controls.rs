@@ -106,7 +106,7 @@ pub fn QuantControls() -> impl IntoView {
                         <option value="normal">"synthetic: normal"</option>
                         <option value="laplace">"synthetic: Laplace"</option>
                         <option value="uniform">"synthetic: uniform"</option>
-                        <option value="outliers">"synthetic: normal + outlier channels"</option>
+                        <option value="outliers">"synthetic: outlier channels"</option>
                         <option value="upload" disabled=move || state.upload.with(|u| u.is_none())>"your file"</option>
                     </select>
                 </div>

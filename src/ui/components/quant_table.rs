@@ -1,5 +1,6 @@
 //! Every scheme's metrics on the current tensor; clicking a row shows that scheme in detail.
 
+use crate::ui::components::term::Term;
 use crate::ui::quant_state::QuantState;
 use bitbudget_math::numbers::{format_bytes, Units};
 use bitbudget_math::numbers::{human_bytes, short};
@@ -57,7 +58,7 @@ pub fn QuantTable() -> impl IntoView {
             <table class="facts quant-table" data-testid="quant-table">
                 <thead><tr>
                     <th scope="col">"scheme"</th><th scope="col">"bits / weight"</th><th scope="col">"this tensor"</th><th scope="col">"whole model"</th>
-                    <th scope="col">"MSE"</th><th scope="col">"RMSE"</th><th scope="col">"max |error|"</th><th scope="col">"SQNR dB"</th><th scope="col">"cosine"</th>
+                    <th scope="col">"MSE"</th><th scope="col">"RMSE"</th><th scope="col">"max |error|"</th><th scope="col"><Term word="SQNR" />" dB"</th><th scope="col">"cosine"</th>
                 </tr></thead>
                 <tbody>{rows}</tbody>
             </table>
