@@ -221,6 +221,18 @@ async fn a_fraction_in_an_integer_format_says_integers_need_a_scale() {
     type_into(&root, "value-input", "3");
     settle().await;
     assert!(!present(&root, "note-int8"), "3 is stored exactly");
+    type_into(&root, "value-input", "inf");
+    settle().await;
+    let note = by_testid(&root, "note-int8");
+    assert!(
+        note.text_content().unwrap().contains("no infinity"),
+        "{:?}",
+        note.text_content()
+    );
+    assert!(
+        note.query_selector("a").unwrap().is_none(),
+        "a clamped infinity is no case for a scale"
+    );
 }
 
 #[wasm_bindgen_test]

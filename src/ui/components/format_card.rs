@@ -61,7 +61,8 @@ pub fn FormatCard(
             </dl>
             {move || described.with(|d| d.note.clone().map(|n| {
                 // An integer format that rounded a fraction: quantization is the way to store it.
-                let scale_link = (!id.is_float() && !d.overflowed).then(|| view! {
+                let rounded = !d.overflowed && d.rel_error.is_some();
+                let scale_link = (!id.is_float() && rounded).then(|| view! {
                     " "<a href="?tab=quant">"See it on the Quantize page"</a>"."
                 });
                 view! { <p class="card-note" data-testid=format!("note-{id}")>{with_terms(&n)}{scale_link}</p> }

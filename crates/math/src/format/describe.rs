@@ -118,6 +118,13 @@ pub fn describe_bits(id: FormatId, bits: u32, x: f64) -> Described {
         ))
     } else if clamped {
         Some(format!("out of range: clamped to {}", stored))
+    } else if x.is_infinite() && stored.is_finite() {
+        Some(format!(
+            "{} has no infinity: {} is clamped to {}",
+            id.label(),
+            exact_text(x),
+            exact_text(stored)
+        ))
     } else if class == ValueClass::Integer && x.is_finite() && stored != x {
         Some(format!(
             "{} stores whole numbers only, so {} becomes {}. To store small weights in {} bits, \
@@ -266,6 +273,20 @@ mod tests {
         );
         assert!(note.contains("scale"), "{note}");
         assert_eq!(describe(FormatId::Int8, 3.0, Overflow::Native).note, None);
+    }
+
+    #[test]
+    fn an_infinity_in_a_format_without_one_says_it_was_clamped() {
+        let note = |id| describe(id, f64::INFINITY, Overflow::Native).note;
+        assert_eq!(
+            note(FormatId::Int8).as_deref(),
+            Some("INT8 has no infinity: +inf is clamped to 127")
+        );
+        assert_eq!(
+            note(FormatId::F4E2M1).as_deref(),
+            Some("FP4 E2M1 has no infinity: +inf is clamped to 6")
+        );
+        assert_eq!(note(FormatId::F32), None);
     }
 
     #[test]
