@@ -310,6 +310,7 @@ async fn a_bad_model_size_says_why_and_keeps_the_last_good_one() {
         settle().await;
         let error = text(&root, "quant-params-error");
         assert!(error.contains(why), "{typed}: {error}");
+        assert!(error.ends_with("the table keeps 70 billion"), "{error}");
         assert_eq!(text(&root, "model-bytes-bf16"), whole, "{typed}");
     }
     type_into(&root, "quant-params", "8");

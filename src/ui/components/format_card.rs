@@ -40,7 +40,7 @@ pub fn FormatCard(
         <article class="format-card" class:selected=selected data-testid=format!("card-{id}")>
             <header>
                 <h3>{id.label()}</h3>
-                <span class="meta">{format!("{} bits · ", facts.bits)}{with_terms(&facts.fields.replace('+', " + "))}</span>
+                <span class="meta">{format!("{} bits · ", facts.bits)}{with_terms(&facts.fields.replace('+', "\u{202f}+\u{202f}"))}</span>
                 <button class="select" aria-pressed=move || selected().to_string()
                     data-testid=format!("select-{id}") on:click=move |_| state.select(id)>
                     {move || if selected() { "on the number line" } else { "show on number line" }}

@@ -78,7 +78,7 @@ pub fn QuantControls() -> impl IntoView {
                       error: RwSignal<Option<String>>| {
         let set_error = error.write_only();
         view! {
-            <div class="field-box">
+            <div class="field-box" class:invalid=move || error.get().is_some()>
                 <label for=format!("quant-{key}")>{label}</label>
                 <input id=format!("quant-{key}") type="text" inputmode="numeric" data-testid=format!("quant-{key}")
                     prop:value=move || state.query.with(get)
@@ -173,7 +173,10 @@ fn ModelSize() -> impl IntoView {
                 prop:value=move || (state.model_params.get() / 1e9).to_string()
                 on:input=move |ev| match parse_model_billions(&event_target_value(&ev)) {
                     Ok(params) => { error.set(None); state.model_params.set(params) }
-                    Err(e) => error.set(Some(e)),
+                    Err(e) => {
+                        let kept = bitbudget_math::numbers::short(state.model_params.get_untracked() / 1e9, 4);
+                        error.set(Some(format!("{e}; the table keeps {kept} billion")))
+                    }
                 } />
             {move || error.get().map(|e| view! { <span class="field-error" role="alert" data-testid="quant-params-error">{e}</span> })}
         </div>
