@@ -13,6 +13,17 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// Loads the app's stylesheet into the test page once, so layout assertions see the real CSS.
+fn load_css() {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    if doc.get_element_by_id("app-css").is_none() {
+        let style = doc.create_element("style").unwrap();
+        style.set_id("app-css");
+        style.set_text_content(Some(include_str!("../assets/style.css")));
+        doc.head().unwrap().append_child(&style).unwrap();
+    }
+}
+
 fn query(x: &str, fmt: FormatId) -> BitsQuery {
     BitsQuery {
         x: x.into(),
@@ -141,4 +152,148 @@ async fn invalid_text_shows_why_and_keeps_the_last_value() {
     type_into(&root, "value-input", "1e400");
     settle().await;
     assert_eq!(text(&root, "stored-f32"), "+inf");
+}
+
+#[wasm_bindgen_test]
+async fn the_heading_names_the_selected_format() {
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        || view! { <BitsPage initial=query("0.1", FormatId::F16) /> },
+    );
+    settle().await;
+    assert_eq!(
+        text(&root, "bits-title"),
+        "What does a number look like in FP16?"
+    );
+    by_testid(&root, "select-int8").click();
+    settle().await;
+    assert_eq!(
+        text(&root, "bits-title"),
+        "What does a number look like in INT8?"
+    );
+}
+
+/// The names under the bit groups of `id`'s card.
+fn field_labels(root: &web_sys::HtmlElement, id: &str) -> Vec<String> {
+    let labels = by_testid(root, &format!("card-{id}"))
+        .query_selector_all(".field-label [data-term]")
+        .unwrap();
+    (0..labels.length())
+        .map(|i| {
+            let label: web_sys::Element =
+                wasm_bindgen::JsCast::unchecked_into(labels.item(i).unwrap());
+            label.get_attribute("data-term").unwrap_or_default()
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn unsigned_integers_are_labelled_unsigned_not_twos_complement() {
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        || view! { <BitsPage initial=query("5", FormatId::Bf16) /> },
+    );
+    settle().await;
+    assert_eq!(field_labels(&root, "uint8"), ["unsigned"]);
+    assert_eq!(field_labels(&root, "int8"), ["two's complement"]);
+    let facts = text(&root, "facts-uint8");
+    assert!(facts.contains("unsigned"), "{facts}");
+}
+
+#[wasm_bindgen_test]
+async fn a_fraction_in_an_integer_format_says_integers_need_a_scale() {
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        || view! { <BitsPage initial=query("0.1", FormatId::Bf16) /> },
+    );
+    settle().await;
+    let note = text(&root, "note-int8");
+    assert!(note.contains("whole numbers"), "{note}");
+    assert!(note.contains("scale"), "{note}");
+    let link = by_testid(&root, "note-int8")
+        .query_selector("a")
+        .unwrap()
+        .expect("a link to the Quantize page");
+    assert_eq!(link.get_attribute("href").as_deref(), Some("?tab=quant"));
+    type_into(&root, "value-input", "3");
+    settle().await;
+    assert!(!present(&root, "note-int8"), "3 is stored exactly");
+    type_into(&root, "value-input", "inf");
+    settle().await;
+    let note = by_testid(&root, "note-int8");
+    assert!(
+        note.text_content().unwrap().contains("no infinity"),
+        "{:?}",
+        note.text_content()
+    );
+    assert!(
+        note.query_selector("a").unwrap().is_none(),
+        "a clamped infinity is no case for a scale"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn jargon_is_explained_on_hover_and_keyboard_focus() {
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        || view! { <BitsPage initial=query("1e400", FormatId::F32) /> },
+    );
+    settle().await;
+    let term = root
+        .query_selector("[data-term='binary64']")
+        .unwrap()
+        .expect("binary64 is marked as a term");
+    assert_eq!(term.get_attribute("tabindex").as_deref(), Some("0"));
+    let tip = term.get_attribute("data-tip").unwrap_or_default();
+    assert!(tip.contains("64-bit"), "{tip}");
+    let described = term.get_attribute("aria-describedby").unwrap();
+    let tip_el = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .get_element_by_id(&described)
+        .expect("the explanation is in the page for screen readers");
+    assert!(tip_el.text_content().unwrap().contains("64-bit"));
+    for word in ["subnormal", "epsilon", "mantissa"] {
+        assert!(
+            root.query_selector(&format!("[data-term='{word}']"))
+                .unwrap()
+                .is_some(),
+            "{word} is not explained"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+async fn bit_field_labels_are_never_cut_on_a_phone() {
+    load_css();
+    for width in ["300px", "390px"] {
+        let root = fresh_root();
+        root.style().set_property("width", width).unwrap();
+        let _app = leptos::mount::mount_to(
+            root.clone(),
+            || view! { <BitsPage initial=query("0.1", FormatId::F32) /> },
+        );
+        settle().await;
+        let labels = root
+            .query_selector_all(".format-card .field-label")
+            .unwrap();
+        assert!(labels.length() >= 24, "every format's fields have labels");
+        for i in 0..labels.length() {
+            let label: web_sys::HtmlElement =
+                wasm_bindgen::JsCast::unchecked_into(labels.item(i).unwrap());
+            let text = label.text_content().unwrap_or_default();
+            assert!(
+                label.scroll_width() <= label.client_width() + 1,
+                "at {width} '{text}' is cut or spills over: {} > {}",
+                label.scroll_width(),
+                label.client_width()
+            );
+        }
+        root.remove();
+    }
 }

@@ -14,6 +14,17 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// Loads the app's stylesheet into the test page once, so layout assertions see the real CSS.
+fn load_css() {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    if doc.get_element_by_id("app-css").is_none() {
+        let style = doc.create_element("style").unwrap();
+        style.set_id("app-css");
+        style.set_text_content(Some(include_str!("../assets/style.css")));
+        doc.head().unwrap().append_child(&style).unwrap();
+    }
+}
+
 fn rows(root: &web_sys::HtmlElement) -> u32 {
     root.query_selector_all("[data-testid='quant-table'] tbody tr")
         .unwrap()
@@ -83,7 +94,7 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
         }
     }
     assert!(
-        text(&root, "tensor-status").contains("Uniform"),
+        text(&root, "tensor-status").contains("uniform values"),
         "{}",
         text(&root, "tensor-status")
     );
@@ -243,4 +254,119 @@ async fn an_infinity_in_the_tensor_is_reported_not_hidden() {
     assert!(by_testid(&root, "row-q8_0").class_list().contains("lost"));
     // FP8's per-tensor scale ignores the infinity, so the finite values survive exactly.
     assert_eq!(text(&root, "sqnr-f8e4m3"), "∞");
+}
+
+#[wasm_bindgen_test]
+async fn a_block_size_error_clears_when_a_preset_sets_a_valid_size() {
+    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <QuantPage initial=q.quant /> },
+    );
+    until_computed(&root).await;
+    type_into(&root, "quant-block", "7");
+    settle().await;
+    let error = text(&root, "quant-block-error");
+    assert!(error.contains("'7'"), "{error}");
+    by_testid(&root, "block-256").click();
+    settle().await;
+    assert!(
+        !present(&root, "quant-block-error"),
+        "the error outlived the valid value"
+    );
+    let input: web_sys::HtmlInputElement = by_testid(&root, "quant-block").unchecked_into();
+    assert_eq!(input.value(), "256");
+    // The same after a valid value typed by hand.
+    type_into(&root, "quant-block", "x");
+    settle().await;
+    assert!(present(&root, "quant-block-error"));
+    type_into(&root, "quant-block", "128");
+    settle().await;
+    assert!(!present(&root, "quant-block-error"));
+}
+
+#[wasm_bindgen_test]
+async fn a_bad_model_size_says_why_and_keeps_the_last_good_one() {
+    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <QuantPage initial=q.quant /> },
+    );
+    until_computed(&root).await;
+    type_into(&root, "quant-params", "70");
+    settle().await;
+    let whole = text(&root, "model-bytes-bf16");
+    assert_eq!(whole, "140.0 GB", "70e9 params × 2 bytes");
+    for (typed, why) in [
+        ("-7", "more than 0"),
+        ("0", "more than 0"),
+        ("NaN", "not a number"),
+        ("seventy", "not a number"),
+        ("1e15", "at most"),
+    ] {
+        type_into(&root, "quant-params", typed);
+        settle().await;
+        let error = text(&root, "quant-params-error");
+        assert!(error.contains(why), "{typed}: {error}");
+        assert!(error.ends_with("the table keeps 70 billion"), "{error}");
+        assert_eq!(text(&root, "model-bytes-bf16"), whole, "{typed}");
+    }
+    type_into(&root, "quant-params", "8");
+    settle().await;
+    assert!(!present(&root, "quant-params-error"));
+    assert_eq!(text(&root, "model-bytes-bf16"), "16.00 GB");
+}
+
+#[wasm_bindgen_test]
+async fn the_outlier_tensor_is_described_in_plain_words() {
+    let q = parse_query("?tab=quant&scheme=q8_0&tensor=outliers&outliers=4&magnitude=20");
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <QuantPage initial=q.quant /> },
+    );
+    until_computed(&root).await;
+    let status = text(&root, "tensor-status");
+    assert!(
+        status.starts_with("normal values with 4 outlier channels of magnitude 20 · 256 × 512"),
+        "{status}"
+    );
+    assert!(!status.contains('{') && !status.contains('['), "{status}");
+}
+
+#[wasm_bindgen_test]
+async fn the_metrics_table_keeps_its_first_column_in_view_and_clips_no_number() {
+    load_css();
+    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
+    let root = fresh_root();
+    root.style().set_property("width", "1280px").unwrap();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <QuantPage initial=q.quant /> },
+    );
+    until_computed(&root).await;
+    let table = by_testid(&root, "quant-table");
+    let scroller = table.parent_element().unwrap();
+    assert!(
+        scroller.scroll_width() <= scroller.client_width() + 1,
+        "at 1280 px the table needs {} px but shows {}: numbers are hidden",
+        scroller.scroll_width(),
+        scroller.client_width()
+    );
+    let first = root
+        .query_selector("[data-testid='quant-table'] tbody th")
+        .unwrap()
+        .unwrap();
+    let style = web_sys::window()
+        .unwrap()
+        .get_computed_style(&first)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        style.get_property_value("position").unwrap(),
+        "sticky",
+        "the scheme column stays in view while the numbers scroll"
+    );
 }

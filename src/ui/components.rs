@@ -19,5 +19,6 @@ pub mod notes;
 pub mod quant_controls;
 pub mod quant_details;
 pub mod quant_table;
+pub mod term;
 pub mod value_input;
 pub mod verdict;

@@ -77,8 +77,17 @@ impl QuantQuery {
         }
     }
 
-    /// Applies one URL parameter (`None` for keys this page does not know).
+    /// Applies one URL parameter (`None` for keys this page does not know); an error names the
+    /// key and says the default stays, for the page's URL notes.
     pub fn apply(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
+        self.assign(key, value)
+            .map(|r| r.map_err(|e| format!("{key}: {e}; keeping the default")))
+    }
+
+    /// Sets one field from text typed in its box (`None` for keys this page does not know); an
+    /// error is a sentence for beside that box, e.g. "'7' is not an even block size between 2 and
+    /// 16,777,216". The query is unchanged on error.
+    pub fn assign(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
         let result = match key {
             "scheme" => value
                 .parse::<Scheme>()
@@ -107,7 +116,10 @@ impl QuantQuery {
                 .filter(|b| (2..=MAX_BLOCK).contains(b) && b % 2 == 0)
                 .map(|b| self.block = b)
                 .ok_or_else(|| {
-                    format!("'{value}' is not an even block size between 2 and 16777216")
+                    format!(
+                        "'{value}' is not an even block size between 2 and {}",
+                        bitbudget_math::numbers::grouped(MAX_BLOCK)
+                    )
                 }),
             "dq" => match value {
                 "1" | "true" => Ok(true),
@@ -120,7 +132,7 @@ impl QuantQuery {
         if let TensorSource::Synthetic(Distribution::OutlierChannels { .. }) = self.tensor {
             self.tensor = TensorSource::Synthetic(self.outlier_distribution());
         }
-        Some(result.map_err(|e| format!("{key}: {e}; keeping the default")))
+        Some(result)
     }
 
     fn parse_source(&self, value: &str) -> Result<TensorSource, String> {
@@ -179,6 +191,48 @@ impl QuantQuery {
             _ => self.block,
         }
     }
+}
+
+/// Largest model size the whole-model column takes, in billions of parameters (10^14 parameters,
+/// far beyond any model; it keeps the byte counts within `u64`).
+pub const MAX_MODEL_BILLIONS: f64 = 1e5;
+
+/// Reads the model-size box: billions of parameters (`8`, `0.5`, `70`) to a parameter count.
+/// Errors are sentences for beside the box: not a number (text, NaN, ±inf), not more than 0, or
+/// more than [`MAX_MODEL_BILLIONS`].
+pub fn parse_model_billions(text: &str) -> Result<f64, String> {
+    let text = text.trim();
+    let billions = text
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| {
+            format!("'{text}' is not a number: type billions of parameters, e.g. 8 or 0.5")
+        })?;
+    if billions <= 0.0 {
+        return Err(format!(
+            "a model needs more than 0 parameters: '{text}' billion"
+        ));
+    }
+    if billions > MAX_MODEL_BILLIONS {
+        return Err(format!(
+            "'{text}' billion is too large: at most {} billion parameters",
+            bitbudget_math::numbers::grouped(MAX_MODEL_BILLIONS as usize)
+        ));
+    }
+    Ok(billions * 1e9)
+}
+
+/// A tensor's shape for readers: `[256, 512]` as "256 × 512", a scalar as "a single value".
+pub fn shape_text(shape: &[usize]) -> String {
+    if shape.is_empty() {
+        return "a single value".into();
+    }
+    shape
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join(" × ")
 }
 
 /// Largest block the lab takes (2^24 values, the math crate's limit), so that one block stays a
@@ -250,6 +304,50 @@ mod tests {
         assert_eq!(describe_blocks(256, 256), "256 values → 1 block of 256");
         assert!(describe_blocks(40_000_000, MAX_BLOCK)
             .ends_with("(a block holds at most 16,777,216 values)"));
+    }
+
+    #[test]
+    fn model_sizes_are_read_in_billions_and_bad_ones_say_why() {
+        assert_eq!(parse_model_billions(" 70 "), Ok(70e9));
+        assert_eq!(parse_model_billions("0.5"), Ok(0.5e9));
+        for (text, why) in [
+            ("-7", "more than 0"),
+            ("0", "more than 0"),
+            ("NaN", "not a number"),
+            ("inf", "not a number"),
+            ("", "not a number"),
+            ("seventy", "not a number"),
+            ("1e15", "at most 100,000 billion"),
+        ] {
+            let e = parse_model_billions(text).unwrap_err();
+            assert!(e.contains(why), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn typed_errors_are_plain_sentences_and_url_errors_name_the_key() {
+        let mut q = QuantQuery::default();
+        assert_eq!(
+            q.assign("block", "7"),
+            Some(Err(
+                "'7' is not an even block size between 2 and 16,777,216".into()
+            ))
+        );
+        assert_eq!(
+            q.apply("block", "7"),
+            Some(Err(
+                "block: '7' is not an even block size between 2 and 16,777,216; keeping the default"
+                    .into()
+            ))
+        );
+        assert_eq!(q, QuantQuery::default());
+    }
+
+    #[test]
+    fn shapes_read_as_dimensions() {
+        assert_eq!(shape_text(&[256, 512]), "256 × 512");
+        assert_eq!(shape_text(&[64]), "64");
+        assert_eq!(shape_text(&[]), "a single value");
     }
 
     #[test]

@@ -213,7 +213,7 @@ fn build_tensor(
 ) -> TensorResult {
     match &key.source {
         TensorSource::Synthetic(dist) => Ok(Arc::new(Tensor {
-            name: format!("{dist:?}"),
+            name: dist.to_string(),
             shape: vec![256, 512],
             values: generate(*dist, 256, 512, 0.02, key.seed),
         })),
@@ -333,7 +333,7 @@ mod tests {
             state
                 .query
                 .update(|q| q.tensor = TensorSource::Synthetic(Distribution::Normal));
-            assert_eq!(state.tensor().unwrap().name, "Normal");
+            assert_eq!(state.tensor().unwrap().name, "normal values");
         });
     }
 

@@ -5,6 +5,7 @@
 use crate::error::ChartError;
 use crate::palette::{Rgb, Theme};
 use crate::style::{color, title, Scale};
+use bitbudget_math::format::integer::IntFormat;
 use bitbudget_math::format::{describe, FormatId, Overflow, Spec};
 use bitbudget_math::numbers::short;
 use plotters::coord::Shift;
@@ -39,7 +40,7 @@ pub enum FieldKind {
     /// A float's stored mantissa (fraction).
     Mantissa,
     /// All bits of a two's complement or unsigned integer.
-    Integer,
+    Integer(IntFormat),
 }
 
 impl FieldKind {
@@ -49,14 +50,14 @@ impl FieldKind {
             FieldKind::Sign => "sign",
             FieldKind::Exponent => "exponent",
             FieldKind::Mantissa => "mantissa",
-            FieldKind::Integer => "integer",
+            FieldKind::Integer(_) => "integer",
         }
     }
 
     /// What the field is called under its bits.
     pub const fn name(self) -> &'static str {
         match self {
-            FieldKind::Integer => "two's complement",
+            FieldKind::Integer(i) => i.encoding(),
             k => k.class(),
         }
     }
@@ -67,7 +68,7 @@ impl FieldKind {
             FieldKind::Sign => theme.sign,
             FieldKind::Exponent => theme.exponent,
             FieldKind::Mantissa => theme.mantissa,
-            FieldKind::Integer => theme.integer,
+            FieldKind::Integer(_) => theme.integer,
         }
     }
 
@@ -113,8 +114,8 @@ pub fn fields(id: FormatId) -> Vec<Field> {
                 positions: 1 + f.exp_bits..f.total_bits(),
             },
         ],
-        Spec::Int(_) => vec![Field {
-            kind: FieldKind::Integer,
+        Spec::Int(i) => vec![Field {
+            kind: FieldKind::Integer(i),
             positions: 0..id.bits(),
         }],
     }
@@ -250,9 +251,20 @@ mod tests {
         assert_eq!(
             fields(FormatId::Int8),
             [Field {
-                kind: FieldKind::Integer,
+                kind: FieldKind::Integer(IntFormat {
+                    bits: 8,
+                    signed: true
+                }),
                 positions: 0..8
             }]
         );
+    }
+
+    #[test]
+    fn unsigned_integers_are_labelled_unsigned() {
+        let names = |id| fields(id).iter().map(|f| f.kind.name()).collect::<Vec<_>>();
+        assert_eq!(names(FormatId::Uint8), ["unsigned"]);
+        assert_eq!(names(FormatId::Int8), ["two's complement"]);
+        assert_eq!(names(FormatId::Int4), ["two's complement"]);
     }
 }

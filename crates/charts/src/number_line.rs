@@ -73,23 +73,8 @@ fn draw_zoom<DB: DrawingBackend>(
     let stored = input.id.decode(input.id.encode(input.x, input.overflow));
     let (lo, hi) = (values[0], values[values.len() - 1]);
     let pad = (hi - lo).max(1e-300) * 0.06;
-    let spacing = neighbour_gap(&values, stored);
     let narrow = s.css(area.dim_in_pixel().0) < 560.0;
-    let caption = if narrow {
-        format!(
-            "{} near {}: gap {}",
-            input.id.label(),
-            short(input.x, 5),
-            short(spacing, 4)
-        )
-    } else {
-        format!(
-            "{} values near {}: neighbours {} apart here",
-            input.id.label(),
-            short(input.x, 6),
-            short(spacing, 4)
-        )
-    };
+    let caption = zoom_caption(input, narrow);
     let plot = title(area, &caption, font(14.0, t.text), s)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(10.0))
@@ -146,13 +131,52 @@ fn draw_zoom<DB: DrawingBackend>(
             font(12.0, t.accent),
         )))?;
     } else {
+        let side = if input.x < 0.0 { "lowest" } else { "largest" };
         let text = format!(
-            "x = {} is off this scale: beyond the largest value",
+            "x = {} is off this scale: beyond the {side} value",
             short(input.x, 4)
         );
         area.draw_text(&text, &font(12.0, t.danger), (px(16.0), px(34.0)))?;
     }
     Ok(())
+}
+
+/// The top panel's title. For a value the format holds: its neighbours and the gap between them
+/// ("BF16 values near 0.1: neighbours 0.0004883 apart here"). For one it cannot hold, what
+/// storing it does instead: "overflows to +inf", "becomes NaN" (formats without infinity),
+/// "saturates to 448", or, for ±inf itself, which special it is stored as; so a title never reads
+/// "inf apart" or "NaN apart". Shorter when `narrow`.
+pub fn zoom_caption(input: &Input, narrow: bool) -> String {
+    let id = input.id;
+    let label = id.label();
+    let x = input.x;
+    let stored = id.decode(id.encode(x, input.overflow));
+    let beyond = x.abs() > id.max_value().max(-id.lowest_value());
+    if !x.is_nan() && (beyond || !stored.is_finite()) {
+        let typed = short(x, if narrow { 5 } else { 6 });
+        let shown = short(stored, 6);
+        let what = match (stored.is_nan(), stored.is_infinite(), x.is_infinite()) {
+            (true, ..) if narrow => "becomes NaN (no inf)".to_string(),
+            (true, ..) => format!("becomes NaN: {label} has no infinity"),
+            (_, true, true) if narrow => format!("is stored as {shown}"),
+            (_, true, true) => format!("is stored as {shown}, beyond every finite value"),
+            (_, true, false) => format!("overflows to {shown}"),
+            _ if narrow => format!("saturates to {shown}"),
+            _ => format!("is beyond the largest value: saturates to {shown}"),
+        };
+        return format!("{label}: {typed} {what}");
+    }
+    let values = representable_around(id, x, 6);
+    let spacing = neighbour_gap(&values, stored);
+    if narrow {
+        format!("{label} near {}: gap {}", short(x, 5), short(spacing, 4))
+    } else {
+        format!(
+            "{label} values near {}: neighbours {} apart here",
+            short(x, 6),
+            short(spacing, 4)
+        )
+    }
 }
 
 fn neighbour_gap(values: &[f64], stored: f64) -> f64 {
@@ -256,4 +280,60 @@ fn draw_spacing<DB: DrawingBackend>(
         )))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caption(id: FormatId, x: f64, overflow: Overflow, narrow: bool) -> String {
+        zoom_caption(&Input { id, x, overflow }, narrow)
+    }
+
+    #[test]
+    fn a_value_beyond_the_range_says_what_happens_not_inf_apart() {
+        let inf = f64::INFINITY;
+        let native = Overflow::Native;
+        assert_eq!(
+            caption(FormatId::F32, inf, native, false),
+            "FP32: +inf is stored as +inf, beyond every finite value"
+        );
+        assert_eq!(
+            caption(FormatId::F16, 1e6, native, false),
+            "FP16: 1000000 overflows to +inf"
+        );
+        assert_eq!(
+            caption(FormatId::F8E4M3, -inf, native, false),
+            "FP8 E4M3: -inf becomes NaN: FP8 E4M3 has no infinity"
+        );
+        assert_eq!(
+            caption(FormatId::F8E4M3, 1000.0, Overflow::Saturate, true),
+            "FP8 E4M3: 1000 saturates to 448"
+        );
+    }
+
+    #[test]
+    fn no_caption_reads_inf_apart_or_nan_apart() {
+        let inf = f64::INFINITY;
+        let values = [0.1, -2.5, 1e-8, 65504.0, 1e6, 1e40, inf, -inf, 0.0];
+        for id in FormatId::ALL {
+            for x in values {
+                for overflow in [Overflow::Native, Overflow::Saturate] {
+                    for narrow in [false, true] {
+                        let c = caption(id, x, overflow, narrow);
+                        let bad = ["inf apart", "NaN apart", "gap +inf", "gap NaN", "gap -inf"];
+                        assert!(!bad.iter().any(|b| c.contains(b)), "{id} {x}: {c}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_value_in_range_names_the_gap_between_neighbours() {
+        assert_eq!(
+            caption(FormatId::Bf16, 0.1, Overflow::Native, false),
+            "BF16 values near 0.1: neighbours 0.0004883 apart here"
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! A format's bits as clickable cells, grouped by field (sign, exponent, mantissa) with a text label
 //! under each group, so the layout reads without colour too. Arrow keys move between bits.
 
+use crate::ui::components::term::Term;
 use bitbudget_charts::bit_layout::fields;
 use bitbudget_math::format::{bit_roles, BitRole, FormatId};
 use leptos::prelude::*;
@@ -37,14 +38,15 @@ pub fn BitRow(
             }
         }).collect_view();
         let (class, n) = (field.kind.class(), field.positions.len());
-        let label = move || match field.kind.shows_value() {
-            true => format!("{} = {}", field.kind.name(), field.value(bits.get(), width)),
-            false => field.kind.name().to_string(),
-        };
+        let name = field.kind.name();
+        let value = field.kind.shows_value().then(|| {
+            let field = field.clone();
+            move || format!(" = {}", field.value(bits.get(), width))
+        });
         view! {
             <div class=format!("field field-{class}") style=format!("--n:{n}")>
                 <div class="cells">{cells}</div>
-                <span class="field-label">{label}</span>
+                <span class="field-label"><Term word=name />{value}</span>
             </div>
         }
     }).collect_view();

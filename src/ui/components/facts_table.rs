@@ -1,6 +1,7 @@
 //! The facts table: range, precision and cost of every format, the selected one highlighted.
 
 use crate::ui::bits_state::BitsState;
+use crate::ui::components::term::{with_terms, Term};
 use bitbudget_math::format::{FormatFacts, FormatId};
 use bitbudget_math::numbers::short;
 use leptos::prelude::*;
@@ -34,7 +35,7 @@ pub fn FactsTable() -> impl IntoView {
                 <tr class:selected=move || state.fmt.get() == id data-testid=format!("facts-{id}")>
                     <th scope="row">{id.label()}</th>
                     <td>{f.bits}</td>
-                    <td>{f.fields.clone()}</td>
+                    <td>{with_terms(&f.fields)}</td>
                     <td>{short(f.max, 4)}</td>
                     <td>{opt(f.min_normal)}</td>
                     <td>{opt(f.min_subnormal)}</td>
@@ -53,8 +54,8 @@ pub fn FactsTable() -> impl IntoView {
                 <thead>
                     <tr>
                         <th scope="col">"format"</th><th scope="col">"bits"</th><th scope="col" title="sign + exponent + mantissa bits">"s+e+m"</th>
-                        <th scope="col">"max"</th><th scope="col">"min normal"</th><th scope="col">"min subnormal"</th>
-                        <th scope="col">"epsilon"</th><th scope="col">"decimal digits"</th><th scope="col">"inf / NaN"</th>
+                        <th scope="col">"max"</th><th scope="col">"min normal"</th><th scope="col">"min "<Term word="subnormal" /></th>
+                        <th scope="col"><Term word="epsilon" /></th><th scope="col">"decimal digits"</th><th scope="col">"inf / NaN"</th>
                         <th scope="col">"per param"</th><th scope="col">"1B params"</th>
                     </tr>
                 </thead>

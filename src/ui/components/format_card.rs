@@ -2,6 +2,7 @@
 
 use crate::ui::bits_state::BitsState;
 use crate::ui::components::bit_row::BitRow;
+use crate::ui::components::term::with_terms;
 use bitbudget_math::format::{describe, FormatFacts, FormatId};
 use bitbudget_math::numbers::short;
 use leptos::prelude::*;
@@ -39,7 +40,7 @@ pub fn FormatCard(
         <article class="format-card" class:selected=selected data-testid=format!("card-{id}")>
             <header>
                 <h3>{id.label()}</h3>
-                <span class="meta">{format!("{} bits · {}", facts.bits, facts.fields).replace("+", " + ")}</span>
+                <span class="meta">{format!("{} bits · ", facts.bits)}{with_terms(&facts.fields.replace('+', "\u{202f}+\u{202f}"))}</span>
                 <button class="select" aria-pressed=move || selected().to_string()
                     data-testid=format!("select-{id}") on:click=move |_| state.select(id)>
                     {move || if selected() { "on the number line" } else { "show on number line" }}
@@ -58,7 +59,14 @@ pub fn FormatCard(
                 <dt>"decoding"</dt>
                 <dd class="mono" data-testid=format!("formula-{id}")>{move || described.get().formula}</dd>
             </dl>
-            {move || described.get().note.map(|n| view! { <p class="card-note">{n}</p> })}
+            {move || described.with(|d| d.note.clone().map(|n| {
+                // An integer format that rounded a fraction: quantization is the way to store it.
+                let rounded = !d.overflowed && d.rel_error.is_some();
+                let scale_link = (!id.is_float() && rounded).then(|| view! {
+                    " "<a href="?tab=quant">"See it on the Quantize page"</a>"."
+                });
+                view! { <p class="card-note" data-testid=format!("note-{id}")>{with_terms(&n)}{scale_link}</p> }
+            }))}
         </article>
     }
 }

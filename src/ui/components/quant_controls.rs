@@ -1,7 +1,9 @@
 //! Controls of the Quantize lab: tensor source (sample, synthetic with a seed, or your own file),
 //! scheme, block size and the model size used for whole-model bytes.
 
-use crate::ui::quant_query::{describe_blocks, TensorSource, MAX_BLOCK, SAMPLE_TENSORS};
+use crate::ui::quant_query::{
+    describe_blocks, parse_model_billions, shape_text, TensorSource, MAX_BLOCK, SAMPLE_TENSORS,
+};
 use crate::ui::quant_state::QuantState;
 use bitbudget_math::quant::generate::Distribution;
 use bitbudget_math::quant::scheme::Scheme;
@@ -63,25 +65,33 @@ pub fn QuantControls() -> impl IntoView {
             )
         })
     };
+    // A field's error lasts while its box holds the rejected text: a valid value, typed or set by
+    // a preset chip, clears it.
+    let block_error = RwSignal::new(None::<String>);
+    let set_block = move |block: usize| {
+        block_error.set(None);
+        state.query.update(|q| q.block = block);
+    };
     let field = move |key: &'static str,
                       label: &'static str,
-                      get: fn(&crate::ui::quant_query::QuantQuery) -> String| {
-        let (error, set_error) = signal(None::<String>);
+                      get: fn(&crate::ui::quant_query::QuantQuery) -> String,
+                      error: RwSignal<Option<String>>| {
+        let set_error = error.write_only();
         view! {
-            <div class="field-box">
+            <div class="field-box" class:invalid=move || error.get().is_some()>
                 <label for=format!("quant-{key}")>{label}</label>
                 <input id=format!("quant-{key}") type="text" inputmode="numeric" data-testid=format!("quant-{key}")
                     prop:value=move || state.query.with(get)
                     on:input=move |ev| {
                         let v = event_target_value(&ev);
                         let mut q = state.query.get_untracked();
-                        match q.apply(key, &v) {
+                        match q.assign(key, &v) {
                             Some(Ok(())) => { set_error.set(None); state.query.set(q); }
-                            Some(Err(e)) => set_error.set(Some(e.replace("; keeping the default", ""))),
+                            Some(Err(e)) => set_error.set(Some(e)),
                             None => {}
                         }
                     } />
-                {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+                {move || error.get().map(|e| view! { <span class="field-error" role="alert" data-testid=format!("quant-{key}-error")>{e}</span> })}
             </div>
         }
     };
@@ -96,13 +106,16 @@ pub fn QuantControls() -> impl IntoView {
                         <option value="normal">"synthetic: normal"</option>
                         <option value="laplace">"synthetic: Laplace"</option>
                         <option value="uniform">"synthetic: uniform"</option>
-                        <option value="outliers">"synthetic: normal + outlier channels"</option>
+                        <option value="outliers">"synthetic: outlier channels"</option>
                         <option value="upload" disabled=move || state.upload.with(|u| u.is_none())>"your file"</option>
                     </select>
                 </div>
-                <Show when=synthetic>{field("seed", "Seed", |q| q.seed.to_string())}</Show>
+                <Show when=synthetic>{field("seed", "Seed", |q| q.seed.to_string(), RwSignal::new(None))}</Show>
                 <Show when=outliers>
-                    <div class="row2">{field("outliers", "Outlier channels", |q| q.outliers.to_string())}{field("magnitude", "Magnitude ×", |q| q.magnitude.to_string())}</div>
+                    <div class="row2">
+                        {field("outliers", "Outlier channels", |q| q.outliers.to_string(), RwSignal::new(None))}
+                        {field("magnitude", "Magnitude ×", |q| q.magnitude.to_string(), RwSignal::new(None))}
+                    </div>
                 </Show>
                 <div class="field-box">
                     <label for="quant-file">"Your tensor (.npy or .safetensors, F32/F16/BF16)"</label>
@@ -120,16 +133,16 @@ pub fn QuantControls() -> impl IntoView {
                         {Scheme::ALL.iter().map(|s| view! { <option value=s.name()>{s.name()}</option> }).collect_view()}
                     </select>
                 </div>
-                {field("block", "Block (absmax, zero-point, NF4)", |q| q.block.to_string())}
+                {field("block", "Block (absmax, zero-point, NF4)", |q| q.block.to_string(), block_error)}
                 <div class="examples" role="group" aria-label="Block presets">
                     {[("64", 64usize), ("256", 256)].into_iter().map(|(label, b)| view! {
-                        <button type="button" class="chip" on:click=move |_| state.query.update(|q| q.block = b)>{label}</button>
+                        <button type="button" class="chip" data-testid=format!("block-{label}") on:click=move |_| set_block(b)>{label}</button>
                     }).collect_view()}
                     <button type="button" class="chip" data-testid="block-per-row" on:click=move |_| {
-                        if let Ok(t) = state.tensor() { let row = t.shape.last().copied().unwrap_or(t.values.len()); state.query.update(|q| q.block = row.next_multiple_of(2).max(2)) }
+                        if let Ok(t) = state.tensor() { set_block(t.shape.last().copied().unwrap_or(t.values.len()).next_multiple_of(2).max(2)) }
                     }>"per row"</button>
                     <button type="button" class="chip" data-testid="block-per-tensor" on:click=move |_| {
-                        if let Ok(t) = state.tensor() { state.query.update(|q| q.block = t.values.len().next_multiple_of(2).clamp(2, MAX_BLOCK)) }
+                        if let Ok(t) = state.tensor() { set_block(t.values.len().next_multiple_of(2).clamp(2, MAX_BLOCK)) }
                     }>"per tensor"</button>
                 </div>
                 <p class="help" data-testid="block-hint">{move || {
@@ -141,13 +154,32 @@ pub fn QuantControls() -> impl IntoView {
                         on:change=move |ev| state.query.update(|q| q.double_quant = event_target_checked(&ev)) />
                     " NF4 double quantization (QLoRA: 8-bit block scales, 4.127 bits/weight)"
                 </label>
-                <div class="field-box">
-                    <label for="quant-params">"Model size for whole-model bytes (billions of params)"</label>
-                    <input id="quant-params" type="text" inputmode="decimal" prop:value=move || (state.model_params.get() / 1e9).to_string()
-                        on:input=move |ev| { if let Ok(v) = event_target_value(&ev).parse::<f64>() { if v.is_finite() && v > 0.0 && v < 1e5 { state.model_params.set(v * 1e9) } } } />
-                </div>
+                <ModelSize />
             </fieldset>
         </form>
+    }
+}
+
+/// The model size behind the table's whole-model bytes, in billions of parameters. Invalid text
+/// stays in the box with a message; the last valid size keeps driving the table.
+#[component]
+fn ModelSize() -> impl IntoView {
+    let state = expect_context::<QuantState>();
+    let error = RwSignal::new(None::<String>);
+    view! {
+        <div class="field-box" class:invalid=move || error.get().is_some()>
+            <label for="quant-params">"Model size for whole-model bytes (billions of params)"</label>
+            <input id="quant-params" type="text" inputmode="decimal" data-testid="quant-params"
+                prop:value=move || (state.model_params.get() / 1e9).to_string()
+                on:input=move |ev| match parse_model_billions(&event_target_value(&ev)) {
+                    Ok(params) => { error.set(None); state.model_params.set(params) }
+                    Err(e) => {
+                        let kept = bitbudget_math::numbers::short(state.model_params.get_untracked() / 1e9, 4);
+                        error.set(Some(format!("{e}; the table keeps {kept} billion")))
+                    }
+                } />
+            {move || error.get().map(|e| view! { <span class="field-error" role="alert" data-testid="quant-params-error">{e}</span> })}
+        </div>
     }
 }
 
@@ -169,7 +201,7 @@ fn UploadedPicker() -> impl IntoView {
                     <label for="quant-pick">"Tensor in the file"</label>
                     <select id="quant-pick" data-testid="quant-pick" on:change=move |ev| state.pick_uploaded(&event_target_value(&ev))>
                         {index.into_iter().map(|t| {
-                            let label = format!("{} {} {:?}{}", t.name, t.dtype, t.shape, if t.supported { "" } else { " (unsupported)" });
+                            let label = format!("{} {} {}{}", t.name, t.dtype, shape_text(&t.shape), if t.supported { "" } else { " (unsupported)" });
                             view! { <option value=t.name.clone() selected=t.name == current disabled=!t.supported>{label}</option> }
                         }).collect_view()}
                     </select>

@@ -1,5 +1,6 @@
 //! Every scheme's metrics on the current tensor; clicking a row shows that scheme in detail.
 
+use crate::ui::components::term::Term;
 use crate::ui::quant_state::QuantState;
 use bitbudget_math::numbers::{format_bytes, Units};
 use bitbudget_math::numbers::{human_bytes, short};
@@ -40,7 +41,7 @@ pub fn QuantTable() -> impl IntoView {
                             <th scope="row"><button class="link" on:click=move |_| state.query.update(|q| q.scheme = s)>{s.name()}</button></th>
                             <td>{format!("{:.3}", row.bits_per_weight)}</td>
                             <td>{human_bytes(row.bytes as u64)}</td>
-                            <td>{format_bytes(model_bytes, Units::Gb)}</td>
+                            <td data-testid=format!("model-bytes-{s}")>{format_bytes(model_bytes, Units::Gb)}</td>
                             <td>{metric(m.mse)}</td>
                             <td>{metric(m.rmse)}</td>
                             <td>{metric(m.max_abs_error)}</td>
@@ -57,7 +58,7 @@ pub fn QuantTable() -> impl IntoView {
             <table class="facts quant-table" data-testid="quant-table">
                 <thead><tr>
                     <th scope="col">"scheme"</th><th scope="col">"bits / weight"</th><th scope="col">"this tensor"</th><th scope="col">"whole model"</th>
-                    <th scope="col">"MSE"</th><th scope="col">"RMSE"</th><th scope="col">"max |error|"</th><th scope="col">"SQNR dB"</th><th scope="col">"cosine"</th>
+                    <th scope="col">"MSE"</th><th scope="col">"RMSE"</th><th scope="col">"max |error|"</th><th scope="col"><Term word="SQNR" />" dB"</th><th scope="col">"cosine"</th>
                 </tr></thead>
                 <tbody>{rows}</tbody>
             </table>

@@ -1,6 +1,7 @@
 //! The value box of the Bits page, with validation as you type and example values.
 
 use crate::ui::bits_state::BitsState;
+use crate::ui::components::term::{with_terms, Term};
 use leptos::prelude::*;
 
 const EXAMPLES: [(&str, &str); 8] = [
@@ -38,7 +39,7 @@ pub fn ValueInput() -> impl IntoView {
             <p id="bits-value-help" class="help" aria-live="polite">
                 {move || match (error(), note()) {
                     (Some(e), _) => view! { <span class="error" data-testid="value-error">{e}</span> }.into_any(),
-                    (None, Some(n)) => view! { <span class="note">{n}</span> }.into_any(),
+                    (None, Some(n)) => view! { <span class="note">{with_terms(&n)}</span> }.into_any(),
                     (None, None) => view! {
                         <span>"A decimal (0.1, -2.5e-3), a 0x bit pattern of the selected format, or a name: inf, nan, max, min (smallest normal), min_subnormal, eps."</span>
                     }.into_any(),
@@ -53,7 +54,7 @@ pub fn ValueInput() -> impl IntoView {
                 <input type="checkbox" data-testid="saturate"
                     prop:checked=move || state.saturate.get()
                     on:change=move |ev| state.saturate.set(event_target_checked(&ev)) />
-                " Saturate on overflow (clamp to ±max instead of inf/NaN)"
+                " " <Term word="saturate" text="Saturate" /> " on overflow (clamp to ±max instead of inf/NaN)"
             </label>
         </div>
     }

@@ -35,7 +35,7 @@ pub fn BitsPage(
     view! {
         <section class="page bits" aria-labelledby="bits-title">
             <Show when=move || !embed>
-                <h2 id="bits-title">"What does a number look like in BF16?"</h2>
+                <h2 id="bits-title" data-testid="bits-title">{move || format!("What does a number look like in {}?", state.fmt.get().label())}</h2>
                 <p class="lede">"Type a value and see how each format stores it: which bits are set, the value actually stored, and how far it is from what you typed. Click any bit to flip it. Notice how BF16 keeps FP32's range but only about 2–3 decimal digits, while FP16 has more digits and overflows past 65504."</p>
             </Show>
             <ValueInput />

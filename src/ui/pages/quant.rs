@@ -77,9 +77,9 @@ pub fn QuantPage(
     }
     let status = move || match state.tensor() {
         Ok(t) => format!(
-            "{} · shape {:?} · {} values",
+            "{} · {} · {} values",
             t.name,
-            t.shape,
+            crate::ui::quant_query::shape_text(&t.shape),
             bitbudget_math::numbers::grouped(t.values.len())
         ),
         Err(e) => e,

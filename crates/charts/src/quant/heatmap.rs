@@ -16,7 +16,8 @@ pub struct Input<'a> {
 }
 
 /// Per-block RMSE as a heat map, row by row from the top left, twice as many cells across as down
-/// (darker = larger error; when there are more blocks than cells, each cell is its worst block).
+/// (from the background colour at 0 to full orange at the largest error, in light and dark themes
+/// alike; when there are more blocks than cells, each cell is its worst block).
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     input: &Input,
@@ -28,23 +29,8 @@ pub fn draw<DB: DrawingBackend>(
     let rmse = &detail.heat;
     let per_row = ((rmse.len() as f64).sqrt().ceil() as usize * 2).max(1);
     let rows = rmse.len().div_ceil(per_row).max(1);
-    // The scale comes from the finite errors; an infinite one (a lost block) is drawn darkest.
-    let max = rmse
-        .iter()
-        .copied()
-        .filter(|e| e.is_finite())
-        .fold(0f32, f32::max)
-        .max(f32::MIN_POSITIVE);
-    let darkest = short(max as f64, 3);
-    let what = match detail.blocks_per_cell {
-        1 => format!("RMSE per {}-value block", detail.heat_block),
-        k => format!("worst RMSE of {k} blocks of {}", detail.heat_block),
-    };
-    let caption = if rmse.iter().any(|e| e.is_infinite()) {
-        format!("Error map ({what}; darkest = {darkest} or ∞)")
-    } else {
-        format!("Error map ({what}; darkest = {darkest})")
-    };
+    let max = scale_max(rmse);
+    let caption = caption(rmse, detail.heat_block, detail.blocks_per_cell);
     let font = s.caption_font(&caption, root.dim_in_pixel().0, 12.0, t.text);
     let plot = title(root, &caption, font, s)?;
     let mut chart = ChartBuilder::on(&plot)
@@ -67,6 +53,35 @@ pub fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
+/// The error at full colour: the largest finite block error (an infinite one, a lost block, is
+/// drawn at full colour too).
+fn scale_max(rmse: &[f32]) -> f32 {
+    rmse.iter()
+        .copied()
+        .filter(|e| e.is_finite())
+        .fold(0f32, f32::max)
+        .max(f32::MIN_POSITIVE)
+}
+
+/// The chart's title. The ramp runs from the chart's background to the theme's orange, which is
+/// dark-to-light in the dark theme and light-to-dark in the light one, so the title names the
+/// colour and the worst block, never "darkest" or "lightest".
+/// `heat`, `heat_block` and `blocks_per_cell` are [`SchemeDetail`]'s fields of the same names.
+pub fn caption(heat: &[f32], heat_block: usize, blocks_per_cell: usize) -> String {
+    let rmse = heat;
+    let worst = short(scale_max(rmse) as f64, 3);
+    let what = match blocks_per_cell {
+        1 => format!("RMSE per {heat_block}-value block"),
+        k => format!("worst RMSE of {k} blocks of {heat_block}"),
+    };
+    let infinite = if rmse.iter().any(|e| e.is_infinite()) {
+        " or ∞"
+    } else {
+        ""
+    };
+    format!("Error map ({what}; full orange = worst, {worst}{infinite})")
+}
+
 impl crate::Chart for Input<'_> {
     type Output = ();
     fn draw<DB: DrawingBackend>(
@@ -76,5 +91,32 @@ impl crate::Chart for Input<'_> {
         scale: Scale,
     ) -> Result<(), ChartError> {
         draw(area, self, theme, scale)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_caption_names_the_colour_and_the_worst_error_in_both_themes() {
+        let c = caption(&[0.01, 0.0264, 0.002], 32, 1);
+        assert_eq!(
+            c,
+            "Error map (RMSE per 32-value block; full orange = worst, 0.0264)"
+        );
+        for word in ["dark", "light"] {
+            assert!(!c.contains(word), "{c}");
+        }
+        assert!(caption(&[0.5, f32::INFINITY], 64, 4)
+            .ends_with("blocks of 64; full orange = worst, 0.5 or ∞)"));
+    }
+
+    #[test]
+    fn the_ramp_ends_in_the_themes_orange_in_light_and_dark() {
+        for t in [crate::palette::LIGHT, crate::palette::DARK] {
+            let (r, g, b) = (t.danger.0 as i32, t.danger.1 as i32, t.danger.2 as i32);
+            assert!(r > g && g > b, "the full colour is orange-ish: {r} {g} {b}");
+        }
     }
 }

@@ -101,7 +101,9 @@ fn render_text(d: &Described, x: f64) -> String {
                 _ => String::new(),
             })
             .collect();
-        out += &format!("  two's complement weights {}\n", weights.join(" "));
+        // "two's complement" or "unsigned": the facts table's name for the encoding.
+        let encoding = FormatFacts::of(id).fields;
+        out += &format!("  {encoding} weights {}\n", weights.join(" "));
     }
     out += &format!("  decoding  {}\n", d.formula);
     out += &format!("  input     {x:e}\n  stored    {}\n", d.stored_exact);

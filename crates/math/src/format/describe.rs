@@ -118,6 +118,22 @@ pub fn describe_bits(id: FormatId, bits: u32, x: f64) -> Described {
         ))
     } else if clamped {
         Some(format!("out of range: clamped to {}", stored))
+    } else if x.is_infinite() && stored.is_finite() {
+        Some(format!(
+            "{} has no infinity: {} is clamped to {}",
+            id.label(),
+            exact_text(x),
+            exact_text(stored)
+        ))
+    } else if class == ValueClass::Integer && x.is_finite() && stored != x {
+        Some(format!(
+            "{} stores whole numbers only, so {} becomes {}. To store small weights in {} bits, \
+             quantization first divides them by a scale.",
+            id.label(),
+            crate::numbers::short(x, 6),
+            exact_text(stored),
+            id.bits()
+        ))
     } else {
         None
     };
@@ -244,6 +260,33 @@ mod tests {
             bit_roles(FormatId::Int8)[0],
             BitRole::Integer { weight: -128 }
         );
+    }
+
+    #[test]
+    fn a_fraction_in_an_integer_format_says_integers_need_a_scale() {
+        let d = describe(FormatId::Int8, 0.1, Overflow::Native);
+        assert_eq!(d.stored_exact, "0");
+        let note = d.note.expect("a note for 0.1 in INT8");
+        assert!(
+            note.contains("whole numbers only, so 0.1 becomes 0"),
+            "{note}"
+        );
+        assert!(note.contains("scale"), "{note}");
+        assert_eq!(describe(FormatId::Int8, 3.0, Overflow::Native).note, None);
+    }
+
+    #[test]
+    fn an_infinity_in_a_format_without_one_says_it_was_clamped() {
+        let note = |id| describe(id, f64::INFINITY, Overflow::Native).note;
+        assert_eq!(
+            note(FormatId::Int8).as_deref(),
+            Some("INT8 has no infinity: +inf is clamped to 127")
+        );
+        assert_eq!(
+            note(FormatId::F4E2M1).as_deref(),
+            Some("FP4 E2M1 has no infinity: +inf is clamped to 6")
+        );
+        assert_eq!(note(FormatId::F32), None);
     }
 
     #[test]

@@ -69,8 +69,7 @@ impl FormatFacts {
                 bias: Some(f.bias),
                 ..common(format!("1+{}+{}", f.exp_bits, f.man_bits))
             },
-            Spec::Int(i) if i.signed => common("two's complement".into()),
-            Spec::Int(_) => common("unsigned".into()),
+            Spec::Int(i) => common(i.encoding().into()),
         }
     }
 }

@@ -21,6 +21,16 @@ impl IntFormat {
         }
     }
 
+    /// The name of the encoding as shown to readers: "two's complement" when signed, "unsigned"
+    /// otherwise (the Bits page, its facts table and the CLI all use this one name).
+    pub const fn encoding(&self) -> &'static str {
+        if self.signed {
+            "two's complement"
+        } else {
+            "unsigned"
+        }
+    }
+
     /// Largest representable value (e.g. 127 for INT8, 255 for UINT8).
     pub const fn max(&self) -> i64 {
         if self.signed {
@@ -107,6 +117,16 @@ mod tests {
         assert_eq!(INT8.decode(INT8.encode(f64::NEG_INFINITY)), -128);
         assert_eq!(INT4.decode(INT4.encode(9.0)), 7);
         assert_eq!(INT8.encode(f64::NAN), 0);
+    }
+
+    #[test]
+    fn only_signed_integers_are_called_twos_complement() {
+        assert_eq!(INT8.encoding(), "two's complement");
+        let uint8 = IntFormat {
+            bits: 8,
+            signed: false,
+        };
+        assert_eq!(uint8.encoding(), "unsigned");
     }
 
     #[test]

@@ -21,6 +21,23 @@ pub enum Distribution {
     },
 }
 
+/// In plain words for readers: "normal values", "normal values with 4 outlier channels of
+/// magnitude 20".
+impl std::fmt::Display for Distribution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Distribution::Normal => f.write_str("normal values"),
+            Distribution::Laplace => f.write_str("Laplace values"),
+            Distribution::Uniform => f.write_str("uniform values"),
+            Distribution::OutlierChannels { count, magnitude } => write!(
+                f,
+                "normal values with {count} outlier channel{} of magnitude {magnitude}",
+                if *count == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
 /// SplitMix64: a small, fast, seedable generator (same sequence on every platform).
 #[derive(Clone, Debug)]
 pub struct SplitMix64(pub u64);
@@ -84,6 +101,27 @@ pub fn generate(dist: Distribution, rows: usize, cols: usize, scale: f32, seed: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn distributions_are_named_in_plain_words_not_rust() {
+        let outliers = Distribution::OutlierChannels {
+            count: 4,
+            magnitude: 20.0,
+        };
+        assert_eq!(
+            outliers.to_string(),
+            "normal values with 4 outlier channels of magnitude 20"
+        );
+        let one = Distribution::OutlierChannels {
+            count: 1,
+            magnitude: 2.5,
+        };
+        assert_eq!(
+            one.to_string(),
+            "normal values with 1 outlier channel of magnitude 2.5"
+        );
+        assert_eq!(Distribution::Laplace.to_string(), "Laplace values");
+    }
 
     fn moments(v: &[f32]) -> (f64, f64) {
         let n = v.len() as f64;
