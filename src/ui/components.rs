@@ -9,7 +9,6 @@ pub mod facts_table;
 pub mod fields;
 pub mod format_card;
 pub mod int8_demo;
-pub mod jargon;
 pub mod lora_targets;
 pub mod memory_bar_chart;
 pub mod memory_controls;

@@ -2,9 +2,9 @@
 //! option does not apply to the setup (`Job::not_applicable`) is disabled with the reason shown.
 
 use crate::ui::components::fields::{CheckField, NumberField, SelectField};
-use crate::ui::components::jargon::Jargon;
 use crate::ui::components::lora_targets::LoraTargetsField;
 use crate::ui::components::model_picker::ModelPicker;
+use crate::ui::components::term::Jargon;
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::memory_state::MemoryState;
 use bitbudget_math::memory::job::{dtype_refused, find_option};
@@ -139,12 +139,10 @@ fn ParallelismControls() -> impl IntoView {
         .collect();
     view! {
         <fieldset>
-            <legend>"Parallelism "<Jargon id="parallel" term="data, tensor and pipeline parallelism"
-                text="Data parallel: each GPU runs the whole model on its own share of the batch. Tensor parallel: each layer's matrices are split across GPUs. Pipeline parallel: the layers are split into consecutive stages, one per GPU. GPUs in the job = data × tensor × pipeline." /></legend>
+            <legend>"Parallelism "<Jargon id="parallel" word="data, tensor and pipeline parallelism" /></legend>
             <div class="with-jargon">
                 {bound_select("Sharding", "zero", zero_options, |q| q.zero, |q, v| q.zero = v)}
-                <Jargon id="sharding" term="DDP, ZeRO and FSDP"
-                    text="DDP (PyTorch's DistributedDataParallel, FSDP's NO_SHARD) keeps a full copy of everything on every GPU. ZeRO-1 splits the optimizer states across the data-parallel GPUs, ZeRO-2 also the gradients (FSDP SHARD_GRAD_OP), ZeRO-3 also the weights (FSDP FULL_SHARD)." />
+                <Jargon id="sharding" word="DDP, ZeRO and FSDP" />
             </div>
             <div class="row3">
                 <NumberField label="Data ∥" key="dp" hint="data-parallel GPUs" />

@@ -1,14 +1,14 @@
-//! Jargon with a short explanation on hover and on keyboard focus. The word is focusable
-//! (`tabindex=0`), CSS shows the explanation from `data-tip` while it is hovered or focused, and a
-//! visually hidden copy linked by `aria-describedby` reads it to screen readers.
+//! Jargon with a short explanation on hover and on keyboard focus, from one glossary. A word in
+//! running text becomes a focusable [`Term`] (CSS shows the explanation from `data-tip` while it
+//! is hovered or focused, and a visually hidden copy linked by `aria-describedby` reads it to
+//! screen readers); a control's label gets a small "?" button, [`Jargon`], described the same way.
 
 use leptos::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Words of the Bits and Quantize pages a first-time reader may not know, each with one or two
-/// sentences. Matched case-insensitively in running text by [`split_terms`]; longer entries first,
+/// Words a first-time reader may not know, each with one or two sentences. Matched case-insensitively in running text by [`split_terms`]; longer entries first,
 /// so "min subnormal" is not split at "subnormal".
-pub const GLOSSARY: [(&str, &str); 9] = [
+pub const GLOSSARY: [(&str, &str); 11] = [
     (
         "two's complement",
         "The usual signed-integer encoding: the top bit counts −2^(n−1) and the others count up, so INT8 spans −128 to 127.",
@@ -40,6 +40,14 @@ pub const GLOSSARY: [(&str, &str); 9] = [
     (
         "saturate",
         "Clamp a value beyond the largest one to ±max instead of turning it into ±inf or NaN.",
+    ),
+    (
+        "data, tensor and pipeline parallelism",
+        "Data parallel: each GPU runs the whole model on its own share of the batch. Tensor parallel: each layer's matrices are split across GPUs. Pipeline parallel: the layers are split into consecutive stages, one per GPU. GPUs in the job = data × tensor × pipeline.",
+    ),
+    (
+        "DDP, ZeRO and FSDP",
+        "DDP (PyTorch's DistributedDataParallel, FSDP's NO_SHARD) keeps a full copy of everything on every GPU. ZeRO-1 splits the optimizer states across the data-parallel GPUs, ZeRO-2 also the gradients (FSDP SHARD_GRAD_OP), ZeRO-3 also the weights (FSDP FULL_SHARD).",
     ),
     (
         "SQNR",
@@ -123,6 +131,26 @@ pub fn Term(
         </span>
     }
     .into_any()
+}
+
+/// A "?" after a control's label that explains `word` (a glossary entry) on hover and on keyboard
+/// focus; the explanation is the button's accessible description (a `title` alone is not read on
+/// focus).
+#[component]
+pub fn Jargon(
+    /// The glossary entry explained ("DDP, ZeRO and FSDP").
+    word: &'static str,
+    /// Unique suffix for the explanation's id and the test id.
+    id: &'static str,
+) -> impl IntoView {
+    let tip_id = format!("jargon-{id}");
+    let text = explanation(word).unwrap_or_default();
+    view! {
+        <span class="jargon">
+            <button type="button" class="jargon-button" aria-label=format!("What is {word}?") aria-describedby=tip_id.clone() data-testid=format!("jargon-{id}")>"?"</button>
+            <span class="jargon-tip" role="tooltip" id=tip_id>{text}</span>
+        </span>
+    }
 }
 
 /// `text` with every glossary word in it shown as a [`Term`].
