@@ -54,7 +54,7 @@ fn stack(charts: &[(u32, Draw<'_>)], columns: u32) -> Result<String, ChartError>
         }
         root.present()?;
     }
-    Ok(out)
+    Ok(crate::style::restore_font_sizes(&out))
 }
 
 /// `chart` drawn in the light theme at scale 1.

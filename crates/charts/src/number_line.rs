@@ -103,7 +103,7 @@ fn draw_zoom<DB: DrawingBackend>(
         .x_labels(5)
         .x_label_formatter(&|v| short(*v, 5))
         .axis_style(color(t.muted))
-        .x_label_style(font(11.0, t.muted))
+        .x_label_style(font(12.0, t.muted))
         .draw()?;
     if stored.is_finite() {
         let i = values.iter().position(|v| *v == stored).unwrap_or(0);
@@ -202,7 +202,7 @@ fn draw_spacing<DB: DrawingBackend>(
         .x_label_formatter(&|v| short(*v, 2))
         .y_label_formatter(&|v| short(*v, 2))
         .axis_style(color(t.muted))
-        .label_style(font(11.0, t.muted))
+        .label_style(font(12.0, t.muted))
         .draw()?;
     let band_rect = |a: f64, b: f64, c: Rgb, alpha: f64| {
         Rectangle::new([(a, s_lo), (b, s_hi)], color(c).mix(alpha).filled())
@@ -230,7 +230,7 @@ fn draw_spacing<DB: DrawingBackend>(
         Text::new(
             text.to_string(),
             (x, y),
-            font(11.0, c).pos(Pos::new(h, VPos::Top)),
+            font(12.0, c).pos(Pos::new(h, VPos::Top)),
         )
     };
     // "overflow" ends at the right edge, inside the chart; "subnormal" sits below "→ 0".

@@ -80,8 +80,8 @@ pub fn draw<DB: DrawingBackend>(
         .light_line_style(color(t.muted).mix(0.1))
         .bold_line_style(color(t.muted).mix(0.2))
         .axis_style(color(t.muted))
-        .label_style(s.font(10.5, t.muted))
-        .axis_desc_style(s.font(10.5, t.muted))
+        .label_style(s.font(12.0, t.muted))
+        .axis_desc_style(s.font(12.0, t.muted))
         .draw()?;
     let mut named: Vec<((i32, i32), String)> = Vec::new();
     for r in &finite {
@@ -134,7 +134,7 @@ pub fn draw<DB: DrawingBackend>(
         root.draw(&Text::new(
             label.text,
             (label.at.x - bx, label.at.y - by),
-            s.font(10.5, t.text),
+            s.font(12.0, t.text),
         ))?;
     }
     Ok(())
