@@ -4,7 +4,7 @@
 
 use crate::error::ChartError;
 use crate::palette::{Rgb, Theme};
-use crate::style::{color, title, Scale};
+use crate::style::{color, log_ticks, title, wrap, Scale, CHAR_EM};
 use bitbudget_math::format::neighbours::{representable_around, spacing_bands};
 use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::numbers::short;
@@ -91,9 +91,11 @@ fn draw_zoom<DB: DrawingBackend>(
         )
     };
     let plot = title(area, &caption, font(14.0, t.text), s)?;
+    // Side margins of half the widest tick label ("-9.5699e-31"), so no label leaves the chart.
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(10.0))
-        .margin_right(px(24.0))
+        .margin_left(px(38.0))
+        .margin_right(px(38.0))
         .x_label_area_size(px(26.0))
         .build_cartesian_2d(lo - pad..hi + pad, 0f64..1f64)?;
     chart
@@ -146,11 +148,23 @@ fn draw_zoom<DB: DrawingBackend>(
             font(12.0, t.accent),
         )))?;
     } else {
-        let text = format!(
-            "x = {} is off this scale: beyond the largest value",
-            short(input.x, 4)
-        );
-        area.draw_text(&text, &font(12.0, t.danger), (px(16.0), px(34.0)))?;
+        let side = if input.x > hi {
+            "beyond the largest value"
+        } else {
+            "below the smallest value"
+        };
+        let text = format!("x = {} is off this scale: {side}", short(input.x, 4));
+        let (w, _) = area.dim_in_pixel();
+        for (i, line) in wrap(&text, w.saturating_sub(px(32.0) as u32), 12.0, s)
+            .iter()
+            .enumerate()
+        {
+            area.draw_text(
+                line,
+                &font(12.0, t.danger),
+                (px(16.0), px(34.0) + i as i32 * px(15.0)),
+            )?;
+        }
     }
     Ok(())
 }
@@ -188,17 +202,25 @@ fn draw_spacing<DB: DrawingBackend>(
         "Gap between neighbours vs magnitude (both axes log scale)"
     };
     let plot = title(area, caption, font(13.0, t.text), s)?;
+    // Log ticks: 1, 2, 5 per decade where they fit, else every k-th power of ten; a label is
+    // at most 6 characters ("1e-40") plus a gap across, two line heights apart vertically.
+    let (pw, ph) = plot.dim_in_pixel();
+    let across = (pw as i32 - px(10.0 + 24.0 + 58.0)) / px(7.0 * 12.0 * CHAR_EM);
+    let down = (ph as i32 - px(20.0 + 26.0)) / px(24.0);
+    let x_ticks = log_ticks(x_lo, x_hi, across.max(2) as usize);
+    let y_ticks = log_ticks(s_lo, s_hi, down.max(2) as usize);
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(10.0))
         .margin_right(px(24.0))
         .x_label_area_size(px(26.0))
         .y_label_area_size(px(58.0))
-        .build_cartesian_2d((x_lo..x_hi).log_scale(), (s_lo..s_hi).log_scale())?;
+        .build_cartesian_2d(
+            (x_lo..x_hi).log_scale().with_key_points(x_ticks),
+            (s_lo..s_hi).log_scale().with_key_points(y_ticks),
+        )?;
     chart
         .configure_mesh()
         .disable_mesh()
-        .x_labels(6)
-        .y_labels(3)
         .x_label_formatter(&|v| short(*v, 2))
         .y_label_formatter(&|v| short(*v, 2))
         .axis_style(color(t.muted))

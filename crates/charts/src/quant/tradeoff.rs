@@ -3,7 +3,7 @@
 use crate::error::ChartError;
 use crate::labels::{place_labels, LabelBox};
 use crate::palette::Theme;
-use crate::style::{color, title, Scale};
+use crate::style::{color, title, Scale, CHAR_EM};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::scheme::Scheme;
 use plotters::coord::Shift;
@@ -62,7 +62,7 @@ pub fn draw<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(&plot)
         .margin(s.px(10.0))
         .margin_right(s.px(24.0))
-        .x_label_area_size(s.px(30.0))
+        .x_label_area_size(s.px(44.0))
         .y_label_area_size(s.px(44.0))
         .build_cartesian_2d(
             (3.5f64..18.0)
@@ -119,7 +119,8 @@ pub fn draw<DB: DrawingBackend>(
         w: xs.end - xs.start,
         h: ys.end - ys.start,
     };
-    let labels = place_labels(&named, s.px(5.0), 5.9 * s.0, s.px(12.0), area);
+    let char_w = CHAR_EM * 12.0 * s.px(100.0) as f64 / 100.0;
+    let labels = place_labels(&named, s.px(5.0), char_w, s.px(14.0), area);
     // Label boxes are in backend pixels; `root` may be part of a larger backend (a composed SVG).
     let (bx, by) = root.get_base_pixel();
     for label in labels {
