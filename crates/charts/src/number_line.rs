@@ -91,19 +91,26 @@ fn draw_zoom<DB: DrawingBackend>(
         )
     };
     let plot = title(area, &caption, font(14.0, t.text), s)?;
+    // Enough significant digits that neighbouring ticks read differently (0.09999, 0.1, 0.10001
+    // rather than 0.1 three times), and as many ticks as such labels fit across.
+    let span = hi + pad - (lo - pad);
+    let magnitude = lo.abs().max(hi.abs()).max(f64::MIN_POSITIVE);
+    let digits = ((magnitude / (span / 4.0)).log10().floor().max(0.0) as usize + 2).clamp(2, 12);
+    let label_w = s.text_width(&short(-magnitude * 1.00001, digits), 12.0) + px(12.0);
+    let ticks = ((plot.dim_in_pixel().0 as i32 - px(76.0)) / label_w.max(1)).clamp(2, 6) as usize;
     // Side margins of half the widest tick label ("-9.5699e-31"), so no label leaves the chart.
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(10.0))
-        .margin_left(px(38.0))
-        .margin_right(px(38.0))
+        .margin_left(label_w / 2)
+        .margin_right(label_w / 2)
         .x_label_area_size(px(26.0))
         .build_cartesian_2d(lo - pad..hi + pad, 0f64..1f64)?;
     chart
         .configure_mesh()
         .disable_y_axis()
         .disable_mesh()
-        .x_labels(5)
-        .x_label_formatter(&|v| short(*v, 5))
+        .x_labels(ticks)
+        .x_label_formatter(&|v| short(*v, digits))
         .axis_style(color(t.muted))
         .x_label_style(font(12.0, t.muted))
         .draw()?;
@@ -248,28 +255,36 @@ fn draw_spacing<DB: DrawingBackend>(
         steps,
         color(t.grid_value).stroke_width(s.stroke(2.0)),
     ))?;
-    let label = |text: &str, x: f64, y: f64, c: Rgb, h: HPos| {
+    // "→ 0" and "subnormal" stand in the plot's top left, rows below its top edge, where the
+    // step line (lowest at the left) never is; "overflow" at the bottom right, under the line
+    // (highest at the right).
+    let (bx, by) = area.get_base_pixel();
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let (mut left, top) = (xs.start - bx + px(4.0), ys.start - by + px(3.0));
+    // ... and right of the orange line of x when it would cross them.
+    let a = input.x.abs();
+    if a.is_finite() && a > x_lo && a < x_hi {
+        let mx = chart.backend_coord(&(a, s_lo)).0 - bx;
+        if (left - px(2.0)..=left + s.text_width("subnormal", 12.0)).contains(&mx) {
+            left = mx + px(5.0);
+        }
+    }
+    let corner = |text: &str, row: i32, c: Rgb| {
         Text::new(
             text.to_string(),
-            (x, y),
-            font(12.0, c).pos(Pos::new(h, VPos::Top)),
+            (left, top + row * px(15.0)),
+            font(12.0, c).pos(Pos::new(HPos::Left, VPos::Top)),
         )
     };
-    // "overflow" ends at the right edge, inside the chart; "subnormal" sits below "→ 0".
-    chart.draw_series([
-        label("→ 0", x_lo * 1.2, s_hi / 1.6, t.muted, HPos::Left),
-        label("overflow", x_hi / 1.2, s_hi / 1.6, t.danger, HPos::Right),
-    ])?;
+    area.draw(&corner("→ 0", 0, t.muted))?;
     if bands[0].subnormal {
-        let below = (s_hi / 1.6) / (s_hi / s_lo).powf(0.15);
-        chart.draw_series(std::iter::once(label(
-            "subnormal",
-            bands[0].lo * 1.1,
-            below,
-            t.text,
-            HPos::Left,
-        )))?;
+        area.draw(&corner("subnormal", 1, t.text))?;
     }
+    area.draw(&Text::new(
+        "overflow".to_string(),
+        (xs.end - bx - px(4.0), ys.end - by - px(3.0)),
+        font(12.0, t.danger).pos(Pos::new(HPos::Right, VPos::Bottom)),
+    ))?;
     let a = input.x.abs();
     if a.is_finite() && a > x_lo && a < x_hi {
         chart.draw_series(std::iter::once(PathElement::new(

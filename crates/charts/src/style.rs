@@ -164,8 +164,8 @@ pub fn title<DB: DrawingBackend>(
 }
 
 /// Tick values for a log axis from `lo` to `hi` (both positive) with at most `max_ticks` ticks:
-/// 1, 2 and 5 per decade when they fit, else 1 and 3, else each power of ten, else every 2nd, 5th,
-/// 10th, ... power of ten. Empty for a range that is not positive and finite.
+/// the densest of 1, 1.5, 2, 3, 4, 5, 6, 8 / 1, 2, 3, 5 / 1, 2, 5 / 1, 3 per decade that fits, else
+/// each power of ten, else every 2nd, 5th, 10th, ... power of ten. Empty for a range that is not positive and finite.
 pub fn log_ticks(lo: f64, hi: f64, max_ticks: usize) -> Vec<f64> {
     if !(lo > 0.0 && hi > lo && hi.is_finite()) {
         return Vec::new();
@@ -173,7 +173,15 @@ pub fn log_ticks(lo: f64, hi: f64, max_ticks: usize) -> Vec<f64> {
     let (d0, d1) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
     let within = |v: f64| v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9);
     let decade = |d: i32| 10f64.powi(d);
-    for mantissas in [&[1.0, 2.0, 5.0][..], &[1.0, 3.0][..], &[1.0][..]] {
+    let sets: [&[f64]; 5] = [
+        &[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0],
+        &[1.0, 2.0, 3.0, 5.0],
+        &[1.0, 2.0, 5.0],
+        &[1.0, 3.0],
+        &[1.0],
+    ];
+    // The densest set that fits, so an axis spanning less than a decade still gets ticks.
+    for mantissas in sets {
         let ticks: Vec<f64> = (d0..=d1)
             .flat_map(|d| mantissas.iter().map(move |m| m * decade(d)))
             .filter(|v| within(*v))
@@ -252,6 +260,7 @@ mod tests {
             log_ticks(1.0, 1024.0, 12),
             [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]
         );
+        assert_eq!(log_ticks(60.0, 300.0, 6), [60.0, 80.0, 100.0, 150.0, 200.0, 300.0]);
         assert_eq!(log_ticks(1.0, 1024.0, 5), [1.0, 10.0, 100.0, 1000.0]);
         let wide = log_ticks(1e-45, 3e38, 6);
         assert!(wide.len() <= 6 && wide.len() >= 3, "{wide:?}");
