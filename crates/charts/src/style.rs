@@ -112,6 +112,13 @@ impl Scale {
         (text.chars().count() as f64 * CHAR_EM * size * self.ratio()).ceil() as i32
     }
 
+    /// A bold [`FONT_STACK`] font of `size` CSS pixels in colour `c`.
+    pub fn bold(self, size: f64, c: Rgb) -> TextStyle<'static> {
+        (FONT_STACK, size * self.ratio(), FontStyle::Bold)
+            .into_font()
+            .color(&color(c))
+    }
+
     /// A [`FONT_STACK`] font of `size` CSS pixels in colour `c`.
     pub fn font(self, size: f64, c: Rgb) -> TextStyle<'static> {
         (FONT_STACK, size * self.ratio())
