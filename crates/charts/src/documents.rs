@@ -182,10 +182,16 @@ impl Frame {
         let title_h = Self::block_height(&self.title, w, Self::TITLE_PX, s);
         let chart_h = s.px(chart_height as f64) as u32;
         let centre = Pos::new(HPos::Center, VPos::Top);
-        for (i, line) in Self::lines(&self.title, w, Self::TITLE_PX, s).iter().enumerate() {
+        for (i, line) in Self::lines(&self.title, w, Self::TITLE_PX, s)
+            .iter()
+            .enumerate()
+        {
             area.draw(&Text::new(
                 line.clone(),
-                (w as i32 / 2, s.px(8.0 + i as f64 * Self::line_step(Self::TITLE_PX))),
+                (
+                    w as i32 / 2,
+                    s.px(8.0 + i as f64 * Self::line_step(Self::TITLE_PX)),
+                ),
                 s.bold(Self::TITLE_PX, theme.text).pos(centre),
             ))?;
         }
@@ -198,7 +204,10 @@ impl Frame {
         {
             below.draw(&Text::new(
                 line.clone(),
-                (w as i32 / 2, s.px(8.0 + i as f64 * Self::line_step(Self::CAPTION_PX))),
+                (
+                    w as i32 / 2,
+                    s.px(8.0 + i as f64 * Self::line_step(Self::CAPTION_PX)),
+                ),
                 s.font(Self::CAPTION_PX, theme.muted).pos(centre),
             ))?;
         }
@@ -232,9 +241,18 @@ pub fn memory_frame(setup: &Setup, chart: MemoryChart) -> Frame {
     ];
     if setup.mode != Mode::Inference {
         parts.push(setup.optimizer.name().to_string());
-        parts.push(Strategy { zero: setup.zero, offload: setup.offload }.label());
+        parts.push(
+            Strategy {
+                zero: setup.zero,
+                offload: setup.offload,
+            }
+            .label(),
+        );
     }
-    parts.push(format!("dp {} × tp {} × pp {}", setup.dp, setup.tp, setup.pp));
+    parts.push(format!(
+        "dp {} × tp {} × pp {}",
+        setup.dp, setup.tp, setup.pp
+    ));
     parts.push(format!("batch {} × {} tokens", setup.batch, setup.seq));
     if setup.mode != Mode::Inference {
         parts.push(format!("recompute {}", setup.recompute.name()));
@@ -274,7 +292,9 @@ pub fn draw_memory<DB: DrawingBackend>(
                 units: setup.units,
                 highlight: None,
             };
-            frame.draw(area, &input, memory_bar::HEIGHT, theme, s).map(|_| ())
+            frame
+                .draw(area, &input, memory_bar::HEIGHT, theme, s)
+                .map(|_| ())
         }
         MemoryChart::Strategies => {
             let bars = by_strategy(setup);
@@ -314,7 +334,10 @@ const fn chart_height(chart: MemoryChart) -> u32 {
 /// pixels wide.
 pub fn memory_size(setup: &Setup, chart: MemoryChart, s: Scale) -> (u32, u32) {
     let w = s.px(WIDTH as f64) as u32;
-    (w, memory_frame(setup, chart).height(w, chart_height(chart), s))
+    (
+        w,
+        memory_frame(setup, chart).height(w, chart_height(chart), s),
+    )
 }
 
 /// One chart of the Memory page for `setup` as an SVG document: `WIDTH` pixels wide, the chart as
@@ -418,7 +441,10 @@ mod tests {
             let svg = memory(&setup, chart).unwrap();
             assert!(is_svg(&svg), "{chart}");
             let (w, full) = memory_size(&setup, chart, Scale(1.0));
-            assert!(full > h + 40, "{chart}: {full} leaves no room for a title and caption");
+            assert!(
+                full > h + 40,
+                "{chart}: {full} leaves no room for a title and caption"
+            );
             assert!(
                 svg.contains(&format!("width=\"{w}\" height=\"{full}\"")),
                 "{chart}"

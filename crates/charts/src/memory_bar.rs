@@ -162,10 +162,17 @@ pub fn draw<DB: DrawingBackend>(
         let above = line_y - gap - th;
         let below = line_y + 2 * gap;
         let step = th + gap;
-        let top = [above, below, above - step, below + step, above - 2 * step, below + 2 * step]
-            .into_iter()
-            .find(|&y| free(y) && y >= 0 && y + th <= root.dim_in_pixel().1 as i32)
-            .unwrap_or(above);
+        let top = [
+            above,
+            below,
+            above - step,
+            below + step,
+            above - 2 * step,
+            below + 2 * step,
+        ]
+        .into_iter()
+        .find(|&y| free(y) && y >= 0 && y + th <= root.dim_in_pixel().1 as i32)
+        .unwrap_or(above);
         let (bx, by) = root.get_base_pixel();
         root.draw(&Text::new(
             text,

@@ -4,11 +4,11 @@
 use crate::error::ChartError;
 use crate::palette::{Rgb, Theme};
 use crate::style::{color, log_ticks, Scale, CHAR_EM};
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use bitbudget_math::memory::plan::SweepLine;
 use bitbudget_math::numbers::{format_bytes, Units};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Height in CSS pixels.
 pub const HEIGHT: u32 = 320;
@@ -68,7 +68,10 @@ pub fn draw<DB: DrawingBackend>(
     );
     let mut legend: Vec<(String, RGBColor)> = Vec::new();
     if let Some((c, name)) = capacity {
-        legend.push((format!("{name} ({})", format_bytes(c, units)), color(t.danger)));
+        legend.push((
+            format!("{name} ({})", format_bytes(c, units)),
+            color(t.danger),
+        ));
     }
     for (i, (strategy, pts)) in lines.iter().enumerate() {
         let first_fit =

@@ -128,14 +128,26 @@ impl Scale {
 }
 
 /// `text` broken at spaces into lines of at most `width` device pixels at `size` CSS pixels
-/// (estimated at [`CHAR_EM`] per character); a word longer than a line stands on its own line.
+/// (estimated at [`CHAR_EM`] per character); a word longer than a line stands on its own line,
+/// and a lone separator (`·`, `=`, `×`, `+`) ends a line rather than starting the next.
 pub fn wrap(text: &str, width: u32, size: f64, s: Scale) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
+    // A separator (" · ", " = ", " × ") stays at the end of a line, never starts one.
+    let mut words: Vec<String> = Vec::new();
     for word in text.split(' ') {
+        match words.last_mut() {
+            Some(prev) if matches!(word, "·" | "=" | "×" | "+") => {
+                prev.push(' ');
+                prev.push_str(word);
+            }
+            _ => words.push(word.to_string()),
+        }
+    }
+    for word in words {
         match lines.last_mut() {
             Some(line) if s.text_width(&format!("{line} {word}"), size) <= width as i32 => {
                 line.push(' ');
-                line.push_str(word);
+                line.push_str(&word);
             }
             _ => lines.push(word.to_string()),
         }
@@ -267,7 +279,10 @@ mod tests {
             log_ticks(1.0, 1024.0, 12),
             [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]
         );
-        assert_eq!(log_ticks(60.0, 300.0, 6), [60.0, 80.0, 100.0, 150.0, 200.0, 300.0]);
+        assert_eq!(
+            log_ticks(60.0, 300.0, 6),
+            [60.0, 80.0, 100.0, 150.0, 200.0, 300.0]
+        );
         assert_eq!(log_ticks(1.0, 1024.0, 5), [1.0, 10.0, 100.0, 1000.0]);
         let wide = log_ticks(1e-45, 3e38, 6);
         assert!(wide.len() <= 6 && wide.len() >= 3, "{wide:?}");
@@ -280,13 +295,20 @@ mod tests {
         let lines = wrap("aaaa bbbb cccc", 60, 12.0, Scale(1.0));
         assert_eq!(lines, ["aaaa bbbb", "cccc"]);
         assert_eq!(wrap("one", 10, 12.0, Scale(1.0)), ["one"]);
+        assert_eq!(
+            wrap("aaaa · bbbbbb", 60, 12.0, Scale(1.0)),
+            ["aaaa ·", "bbbbbb"]
+        );
     }
 
     #[test]
     fn the_first_fitting_text_is_the_longest_that_fits() {
         let s = Scale(1.0);
         // 100 px at 12 px × 0.55 em fits 15 characters.
-        assert_eq!(s.first_fitting(&["a".repeat(16).as_str(), "short"], 100, 12.0), "short");
+        assert_eq!(
+            s.first_fitting(&["a".repeat(16).as_str(), "short"], 100, 12.0),
+            "short"
+        );
         assert_eq!(s.first_fitting(&["fits"], 10, 12.0), "fits");
     }
 

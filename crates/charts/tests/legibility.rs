@@ -155,7 +155,10 @@ fn data_points(svg: &str) -> Vec<(f64, f64)> {
         let (nx, ny) = ((w / 2.0).ceil() as usize, (h / 2.0).ceil() as usize);
         for i in 0..=nx {
             for j in 0..=ny {
-                pts.push((x + w * i as f64 / nx.max(1) as f64, y + h * j as f64 / ny.max(1) as f64));
+                pts.push((
+                    x + w * i as f64 / nx.max(1) as f64,
+                    y + h * j as f64 / ny.max(1) as f64,
+                ));
             }
         }
     }
@@ -214,7 +217,12 @@ fn check<C: Chart>(what: &str, chart: &C, height: u32, check_data: bool, all: &m
 }
 
 fn assert_legible(all: Vec<String>) {
-    assert!(all.is_empty(), "{} problems:\n{}", all.len(), all.join("\n"));
+    assert!(
+        all.is_empty(),
+        "{} problems:\n{}",
+        all.len(),
+        all.join("\n")
+    );
 }
 
 fn llama(id: &str, dp: u64, gpu: &str) -> Setup {
@@ -232,10 +240,19 @@ fn llama(id: &str, dp: u64, gpu: &str) -> Setup {
 
 fn setups() -> Vec<(String, Setup)> {
     vec![
-        ("8B on an H100, dp 8".into(), llama("llama-3-8b", 8, "h100-80gb")),
-        ("70B on an A100, dp 2".into(), llama("llama-3-70b", 2, "a100-80gb")),
+        (
+            "8B on an H100, dp 8".into(),
+            llama("llama-3-8b", 8, "h100-80gb"),
+        ),
+        (
+            "70B on an A100, dp 2".into(),
+            llama("llama-3-70b", 2, "a100-80gb"),
+        ),
         ("8B on a T4, dp 1".into(), llama("llama-3-8b", 1, "t4")),
-        ("1B, no GPU".into(), Setup::new(ModelSpec::Params(1_000_000_000))),
+        (
+            "1B, no GPU".into(),
+            Setup::new(ModelSpec::Params(1_000_000_000)),
+        ),
     ]
 }
 
@@ -251,7 +268,13 @@ fn memory_charts_are_legible_at_desktop_and_phone_widths() {
             units: setup.units,
             highlight: None,
         };
-        check(&format!("bar, {name}"), &bar, memory_bar::HEIGHT, true, &mut all);
+        check(
+            &format!("bar, {name}"),
+            &bar,
+            memory_bar::HEIGHT,
+            true,
+            &mut all,
+        );
         let bars = by_strategy(&setup);
         let s = strategies::Input {
             bars: &bars,
@@ -262,14 +285,26 @@ fn memory_charts_are_legible_at_desktop_and_phone_widths() {
             },
             units: setup.units,
         };
-        check(&format!("strategies, {name}"), &s, strategies::HEIGHT, true, &mut all);
+        check(
+            &format!("strategies, {name}"),
+            &s,
+            strategies::HEIGHT,
+            true,
+            &mut all,
+        );
         let lines = sweep(&setup);
         let sc = scaling::Input {
             lines: &lines,
             capacity,
             units: setup.units,
         };
-        check(&format!("scaling, {name}"), &sc, scaling::HEIGHT, true, &mut all);
+        check(
+            &format!("scaling, {name}"),
+            &sc,
+            scaling::HEIGHT,
+            true,
+            &mut all,
+        );
     }
     assert_legible(all);
 }
@@ -284,13 +319,25 @@ fn bits_charts_are_legible_for_every_format() {
                 x,
                 overflow: Overflow::Native,
             };
-            check(&format!("bit layout {id:?} {x}"), &layout, bit_layout::HEIGHT, false, &mut all);
+            check(
+                &format!("bit layout {id:?} {x}"),
+                &layout,
+                bit_layout::HEIGHT,
+                false,
+                &mut all,
+            );
             let line = number_line::Input {
                 id,
                 x,
                 overflow: Overflow::Native,
             };
-            check(&format!("number line {id:?} {x}"), &line, number_line::HEIGHT, true, &mut all);
+            check(
+                &format!("number line {id:?} {x}"),
+                &line,
+                number_line::HEIGHT,
+                true,
+                &mut all,
+            );
         }
     }
     assert_legible(all);
@@ -311,10 +358,34 @@ fn quant_charts_are_legible() {
     }
     for (s, d) in &details {
         let h = bitbudget_charts::quant::HEIGHT;
-        check(&format!("values {s:?}"), &values::Input { overview: &overview, detail: d }, h, false, &mut all);
-        check(&format!("errors {s:?}"), &errors::Input { errors: &d.errors }, h, false, &mut all);
-        check(&format!("heat map {s:?}"), &heatmap::Input { detail: d }, h, false, &mut all);
-        let t = tradeoff::Input { rows: &rows, selected: *s };
+        check(
+            &format!("values {s:?}"),
+            &values::Input {
+                overview: &overview,
+                detail: d,
+            },
+            h,
+            false,
+            &mut all,
+        );
+        check(
+            &format!("errors {s:?}"),
+            &errors::Input { errors: &d.errors },
+            h,
+            false,
+            &mut all,
+        );
+        check(
+            &format!("heat map {s:?}"),
+            &heatmap::Input { detail: d },
+            h,
+            false,
+            &mut all,
+        );
+        let t = tradeoff::Input {
+            rows: &rows,
+            selected: *s,
+        };
         check(&format!("trade-off {s:?}"), &t, h, true, &mut all);
     }
     assert_legible(all);
@@ -348,8 +419,13 @@ fn the_checker_finds_small_overlapping_and_covering_text() {
 </svg>"##;
     let p = problems(doc, 100, 50, true);
     assert!(p.iter().any(|l| l.contains("'small' is 9.00 px")), "{p:?}");
-    assert!(p.iter().any(|l| l.contains("'small' overlaps 'over'")), "{p:?}");
-    assert!(p.iter().any(|l| l.contains("'on line' covers data")), "{p:?}");
+    assert!(
+        p.iter().any(|l| l.contains("'small' overlaps 'over'")),
+        "{p:?}"
+    );
+    assert!(
+        p.iter().any(|l| l.contains("'on line' covers data")),
+        "{p:?}"
+    );
     assert!(p.iter().any(|l| l.contains("'0.1' appears twice")), "{p:?}");
 }
-
