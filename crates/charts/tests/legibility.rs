@@ -170,7 +170,7 @@ fn problems(svg: &str, width: u32, height: u32, check_data: bool) -> Vec<String>
     let boxes = texts(svg);
     let mut out = Vec::new();
     for t in &boxes {
-        if !(t.size >= MIN_FONT_PX - 1e-9) {
+        if t.size.is_nan() || t.size < MIN_FONT_PX - 1e-9 {
             out.push(format!("'{}' is {:.2} px", t.text, t.size));
         }
         let (x0, y0, x1, y1) = t.b;
