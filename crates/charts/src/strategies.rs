@@ -43,7 +43,7 @@ pub const SVG_WIDTH: u32 = 720;
 const TEXT_PX: f64 = 12.0;
 
 /// Draws one horizontal stacked bar per strategy, top to bottom, its name on the left (the full
-/// name when every name fits in a third of the width, else the short one) and its total at its
+/// name when every name fits in a third of the width, else on two lines, else the short one) and its total at its
 /// end in `units` (in the danger colour when over capacity; moved past the capacity line when it
 /// would cross it). An invalid strategy is left empty after its name. Horizontal bars keep every
 /// label on its own row at any width.
@@ -57,18 +57,31 @@ pub fn draw<DB: DrawingBackend>(
     let (bars, capacity, current, units) = (input.bars, input.capacity, input.current, input.units);
     root.fill(&color(t.surface))?;
     let (w, _) = root.dim_in_pixel();
-    let full: Vec<String> = bars.iter().map(|(st, _)| st.label()).collect();
-    let longest = |names: &[String]| {
+    // Full names on one line ("ZeRO-3 + full offload") when they fit in a third of the width,
+    // else on two lines ("ZeRO-3" over "+ full offload"), else the short names ("Z3+all").
+    let full: Vec<Vec<String>> = bars.iter().map(|(st, _)| vec![st.label()]).collect();
+    let two_lines: Vec<Vec<String>> = bars
+        .iter()
+        .map(|(st, _)| match st.label().split_once(" + ") {
+            Some((base, rest)) => vec![base.to_string(), format!("+ {rest}")],
+            None => vec![st.label()],
+        })
+        .collect();
+    let longest = |names: &[Vec<String>]| {
         names
             .iter()
+            .flatten()
             .map(|n| s.text_width(n, TEXT_PX))
             .max()
             .unwrap_or(0)
     };
+    let row_h = s.px(HEIGHT as f64 - 54.0) as f64 / bars.len().max(1) as f64;
     let names = if longest(&full) <= w as i32 / 3 {
         full
+    } else if longest(&two_lines) <= w as i32 / 3 && row_h >= s.px(2.4 * TEXT_PX) as f64 {
+        two_lines
     } else {
-        bars.iter().map(|(st, _)| short_label(st)).collect()
+        bars.iter().map(|(st, _)| vec![short_label(st)]).collect()
     };
     let max_total = bars
         .iter()
@@ -87,7 +100,7 @@ pub fn draw<DB: DrawingBackend>(
         .margin(s.px(12.0))
         // Room after the longest bar or the capacity line for a total.
         .margin_right(widest_total + s.px(16.0))
-        .x_label_area_size(s.px(30.0))
+        .x_label_area_size(s.px(36.0))
         .y_label_area_size(label_area)
         .build_cartesian_2d(
             0f64..(max_total.max(capacity.unwrap_or(0)) as f64 * 1.02).max(1.0) / units.bytes(),
@@ -114,12 +127,16 @@ pub fn draw<DB: DrawingBackend>(
         let (y0, y1) = (i as f64 + 0.2, i as f64 + 0.8);
         let is_current = *strategy == current;
         let (lx, ly) = chart.backend_coord(&(0.0, i as f64 + 0.5));
-        root.draw(&Text::new(
-            name.clone(),
-            (lx - bx - s.px(6.0), ly - by),
-            s.font(TEXT_PX, if is_current { t.accent } else { t.text })
-                .pos(Pos::new(HPos::Right, VPos::Center)),
-        ))?;
+        let step = s.px(TEXT_PX * 1.2);
+        let first = ly - step * (name.len() as i32 - 1) / 2;
+        for (k, line) in name.iter().enumerate() {
+            root.draw(&Text::new(
+                line.clone(),
+                (lx - bx - s.px(6.0), first + k as i32 * step - by),
+                s.font(TEXT_PX, if is_current { t.accent } else { t.text })
+                    .pos(Pos::new(HPos::Right, VPos::Center)),
+            ))?;
+        }
         let Ok(b) = result else { continue };
         let mut base = 0.0;
         for part in Part::ALL {
