@@ -86,3 +86,58 @@ async fn memory_download_is_the_fixture() {
         "the download differs from the memory bar document:\n{svg}"
     );
 }
+
+/// Width and height of the PNG behind the last captured `data:` link.
+fn last_png_size() -> (u32, u32) {
+    let f = js_sys::Function::new_no_args(
+        "const all = window.__downloads; const url = all[all.length - 1][2];
+         const bytes = atob(url.split(',')[1]);
+         const u32 = (i) => ((bytes.charCodeAt(i) << 24) | (bytes.charCodeAt(i + 1) << 16)
+             | (bytes.charCodeAt(i + 2) << 8) | bytes.charCodeAt(i + 3)) >>> 0;
+         return [u32(16), u32(20)];",
+    );
+    let size: js_sys::Array = f.call0(&JsValue::NULL).unwrap().unchecked_into();
+    (
+        size.get(0).as_f64().unwrap() as u32,
+        size.get(1).as_f64().unwrap() as u32,
+    )
+}
+
+#[wasm_bindgen_test]
+async fn memory_png_download_is_the_titled_document_at_twice_the_size() {
+    js_sys::Function::new_no_args(
+        "window.__downloads = [];
+         HTMLAnchorElement.prototype.click = function () {
+           window.__downloads.push([this.download, '', this.href]);
+         };",
+    )
+    .call0(&JsValue::NULL)
+    .unwrap();
+    let root = fresh_root();
+    let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb");
+    let memory = q.memory;
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <MemoryPage initial=memory /> },
+    );
+    settle().await;
+    by_testid(&root, "download-png").click();
+    settle().await;
+    let svg = include_str!("fixtures/memory_llama3_8b_zero3_bar.svg");
+    let attr = |name: &str| -> u32 {
+        let key = format!("{name}=\"");
+        let start = svg.find(&key).unwrap() + key.len();
+        svg[start..start + svg[start..].find('"').unwrap()]
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        svg.contains("Memory per GPU: Llama 3 8B"),
+        "the SVG has its title"
+    );
+    assert_eq!(
+        last_png_size(),
+        (2 * attr("width"), 2 * attr("height")),
+        "the PNG is the SVG document (title, chart, caption) at 2x"
+    );
+}

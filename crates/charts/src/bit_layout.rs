@@ -4,7 +4,7 @@
 
 use crate::error::ChartError;
 use crate::palette::{Rgb, Theme};
-use crate::style::{color, title, Scale};
+use crate::style::{color, title, wrap, Scale};
 use bitbudget_math::format::integer::IntFormat;
 use bitbudget_math::format::{describe, FormatId, Overflow, Spec};
 use bitbudget_math::numbers::short;
@@ -25,7 +25,7 @@ pub struct Input {
 }
 
 /// Height of the diagram in CSS pixels.
-pub const HEIGHT: u32 = 140;
+pub const HEIGHT: u32 = 176;
 
 /// Widest bit box in CSS pixels (narrow formats do not stretch across the whole width).
 const MAX_CELL: f64 = 40.0;
@@ -198,12 +198,20 @@ pub fn draw<DB: DrawingBackend>(
             ))?;
         }
     }
-    area.draw(&Text::new(
-        d.formula.clone(),
-        (w as i32 / 2, top + height + s.px(50.0)),
-        s.caption_font(&d.formula, w, 13.0, t.text)
-            .pos(Pos::new(HPos::Center, VPos::Top)),
-    ))?;
+    // The decoding, on two lines where one is too narrow (a long FP32 mantissa).
+    let formula_font = s.caption_font(&d.formula, w, 13.0, t.text);
+    let size = s.css(formula_font.font.get_size().round() as u32);
+    let lines = wrap(&d.formula, w.saturating_sub(2 * margin as u32), size, s);
+    for (i, line) in lines.iter().enumerate() {
+        area.draw(&Text::new(
+            line.clone(),
+            (
+                w as i32 / 2,
+                top + height + s.px(50.0) + i as i32 * s.px(size * 1.2),
+            ),
+            formula_font.pos(Pos::new(HPos::Center, VPos::Top)),
+        ))?;
+    }
     Ok(())
 }
 

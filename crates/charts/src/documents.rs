@@ -3,19 +3,21 @@
 //! `tests/fixtures/*.svg` by the CLI's tests and the browser tests).
 
 use crate::error::ChartError;
-use crate::palette::LIGHT;
+use crate::palette::{Theme, LIGHT};
 use crate::quant::{errors, heatmap, tradeoff, values};
-use crate::style::Scale;
+use crate::style::{color, wrap, Scale};
 use crate::{bit_layout, memory_bar, number_line, scaling, strategies, Chart};
 use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::memory::estimate;
 use bitbudget_math::memory::plan::{by_strategy, sweep, Strategy};
-use bitbudget_math::memory::Setup;
+use bitbudget_math::memory::{find_model, Mode, ModelSpec, Setup};
+use bitbudget_math::numbers::format_count;
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail};
 use bitbudget_math::quant::scheme::Scheme;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Width of every document in pixels (the quantization report is two such columns).
 pub const WIDTH: u32 = 720;
@@ -54,7 +56,7 @@ fn stack(charts: &[(u32, Draw<'_>)], columns: u32) -> Result<String, ChartError>
         }
         root.present()?;
     }
-    Ok(out)
+    Ok(crate::style::restore_font_sizes(&out))
 }
 
 /// `chart` drawn in the light theme at scale 1.
@@ -124,10 +126,162 @@ impl std::str::FromStr for MemoryChart {
     }
 }
 
-/// One chart of the Memory page for `setup`, `WIDTH` pixels wide and as tall as on the page.
+/// A chart ready for a slide: a title above it and a caption line (the setup) under it. The SVG
+/// download, the CLI's `--svg` and the app's 2x PNG all draw through [`Frame::draw`], so they
+/// carry the same words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// The title, drawn at [`Frame::TITLE_PX`], wrapped to the width.
+    pub title: String,
+    /// The caption, drawn at [`Frame::CAPTION_PX`] under the chart, wrapped to the width.
+    pub caption: String,
+}
+
+impl Frame {
+    /// Title size in CSS pixels.
+    pub const TITLE_PX: f64 = 16.0;
+    /// Caption size in CSS pixels.
+    pub const CAPTION_PX: f64 = 12.0;
+
+    fn lines(text: &str, width: u32, size: f64, s: Scale) -> Vec<String> {
+        wrap(text, width.saturating_sub(2 * s.px(12.0) as u32), size, s)
+    }
+
+    /// Distance between wrapped lines of `size` CSS pixels, in whole CSS pixels.
+    fn line_step(size: f64) -> f64 {
+        (size * 1.3).round()
+    }
+
+    /// Height of a wrapped block in device pixels (whole CSS pixels times the scale, so that
+    /// the 2x drawing is exactly twice the 1x one).
+    fn block_height(text: &str, width: u32, size: f64, s: Scale) -> u32 {
+        let n = Self::lines(text, width, size, s).len() as f64;
+        s.px(size + (n - 1.0) * Self::line_step(size) + 16.0) as u32
+    }
+
+    /// The height in device pixels of the framed chart: title, `chart_height` CSS pixels of
+    /// chart, caption, at `width` device pixels and scale `s`.
+    pub fn height(&self, width: u32, chart_height: u32, s: Scale) -> u32 {
+        Self::block_height(&self.title, width, Self::TITLE_PX, s)
+            + s.px(chart_height as f64) as u32
+            + Self::block_height(&self.caption, width, Self::CAPTION_PX, s)
+    }
+
+    /// Draws the title, `chart` in the next `chart_height` CSS pixels, and the caption, onto
+    /// `area` (which should be [`Frame::height`] tall), returning what the chart returns.
+    pub fn draw<DB: DrawingBackend, C: Chart>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        chart: &C,
+        chart_height: u32,
+        theme: &Theme,
+        s: Scale,
+    ) -> Result<C::Output, ChartError> {
+        area.fill(&color(theme.surface))?;
+        let (w, _) = area.dim_in_pixel();
+        let title_h = Self::block_height(&self.title, w, Self::TITLE_PX, s);
+        let chart_h = s.px(chart_height as f64) as u32;
+        let centre = Pos::new(HPos::Center, VPos::Top);
+        for (i, line) in Self::lines(&self.title, w, Self::TITLE_PX, s)
+            .iter()
+            .enumerate()
+        {
+            area.draw(&Text::new(
+                line.clone(),
+                (
+                    w as i32 / 2,
+                    s.px(8.0 + i as f64 * Self::line_step(Self::TITLE_PX)),
+                ),
+                s.bold(Self::TITLE_PX, theme.text).pos(centre),
+            ))?;
+        }
+        let (_, rest) = area.split_vertically(title_h);
+        let (plot, below) = rest.split_vertically(chart_h);
+        let out = chart.draw(&plot, theme, s)?;
+        for (i, line) in Self::lines(&self.caption, w, Self::CAPTION_PX, s)
+            .iter()
+            .enumerate()
+        {
+            below.draw(&Text::new(
+                line.clone(),
+                (
+                    w as i32 / 2,
+                    s.px(8.0 + i as f64 * Self::line_step(Self::CAPTION_PX)),
+                ),
+                s.font(Self::CAPTION_PX, theme.muted).pos(centre),
+            ))?;
+        }
+        Ok(out)
+    }
+}
+
+/// The model's display name: the preset's name, "custom model", or a parameter count.
+fn model_name(setup: &Setup) -> String {
+    match &setup.model {
+        ModelSpec::Arch { name, .. } => find_model(name)
+            .map(|m| m.name.to_string())
+            .unwrap_or_else(|| "custom model".into()),
+        ModelSpec::Params(n) => format!("{}-parameter model", format_count(*n)),
+    }
+}
+
+/// The title and the one-line setup caption of a Memory page chart, e.g. "Memory per GPU:
+/// Llama 3 8B" over "train · bf16 weights · adamw · ZeRO-3 · dp 8 × tp 1 × pp 1 · batch 1 × 4096
+/// tokens · recompute selective · FlashAttention on · NVIDIA H100 80GB". Option names are the
+/// ones the CLI and the URL take, so the caption says how to reproduce the chart.
+pub fn memory_frame(setup: &Setup, chart: MemoryChart) -> Frame {
+    let what = match chart {
+        MemoryChart::Bar => "Memory per GPU",
+        MemoryChart::Strategies => "Memory per GPU under each sharding strategy",
+        MemoryChart::Scaling => "Memory per GPU as GPUs are added",
+    };
+    let mut parts = vec![
+        setup.mode.name().to_string(),
+        format!("{} weights", setup.dtype.name()),
+    ];
+    if setup.mode != Mode::Inference {
+        parts.push(setup.optimizer.name().to_string());
+        parts.push(
+            Strategy {
+                zero: setup.zero,
+                offload: setup.offload,
+            }
+            .label(),
+        );
+    }
+    parts.push(format!(
+        "dp {} × tp {} × pp {}",
+        setup.dp, setup.tp, setup.pp
+    ));
+    parts.push(format!("batch {} × {} tokens", setup.batch, setup.seq));
+    if setup.mode != Mode::Inference {
+        parts.push(format!("recompute {}", setup.recompute.name()));
+    }
+    parts.push(format!(
+        "FlashAttention {}",
+        if setup.flash_attention { "on" } else { "off" }
+    ));
+    if let Some(g) = &setup.gpu {
+        parts.push(g.name.to_string());
+    }
+    Frame {
+        title: format!("{what}: {}", model_name(setup)),
+        caption: parts.join(" · "),
+    }
+}
+
+/// Draws one chart of the Memory page for `setup` with its [`memory_frame`] onto `area` (which
+/// should be [`memory_height`] tall); the app draws its 2x PNG download with this.
 /// An invalid setup is an [`ChartError::Input`] with the estimator's message (for the bar; the
 /// other two charts show each strategy's validity themselves).
-pub fn memory(setup: &Setup, chart: MemoryChart) -> Result<String, ChartError> {
+pub fn draw_memory<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    setup: &Setup,
+    chart: MemoryChart,
+    theme: &Theme,
+    s: Scale,
+) -> Result<(), ChartError> {
+    let frame = memory_frame(setup, chart);
     let capacity = setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name));
     match chart {
         MemoryChart::Bar => {
@@ -138,7 +292,9 @@ pub fn memory(setup: &Setup, chart: MemoryChart) -> Result<String, ChartError> {
                 units: setup.units,
                 highlight: None,
             };
-            crate::svg(&input, memory_bar::SVG_WIDTH, memory_bar::HEIGHT, &LIGHT)
+            frame
+                .draw(area, &input, memory_bar::HEIGHT, theme, s)
+                .map(|_| ())
         }
         MemoryChart::Strategies => {
             let bars = by_strategy(setup);
@@ -151,7 +307,7 @@ pub fn memory(setup: &Setup, chart: MemoryChart) -> Result<String, ChartError> {
                 },
                 units: setup.units,
             };
-            crate::svg(&input, strategies::SVG_WIDTH, strategies::HEIGHT, &LIGHT)
+            frame.draw(area, &input, strategies::HEIGHT, theme, s)
         }
         MemoryChart::Scaling => {
             let lines = sweep(setup);
@@ -160,9 +316,42 @@ pub fn memory(setup: &Setup, chart: MemoryChart) -> Result<String, ChartError> {
                 capacity,
                 units: setup.units,
             };
-            crate::svg(&input, scaling::SVG_WIDTH, scaling::HEIGHT, &LIGHT)
+            frame.draw(area, &input, scaling::HEIGHT, theme, s)
         }
     }
+}
+
+/// The chart's height in CSS pixels on the page.
+const fn chart_height(chart: MemoryChart) -> u32 {
+    match chart {
+        MemoryChart::Bar => memory_bar::HEIGHT,
+        MemoryChart::Strategies => strategies::HEIGHT,
+        MemoryChart::Scaling => scaling::HEIGHT,
+    }
+}
+
+/// Width and height in device pixels of [`draw_memory`]'s drawing at scale `s`: `WIDTH` CSS
+/// pixels wide.
+pub fn memory_size(setup: &Setup, chart: MemoryChart, s: Scale) -> (u32, u32) {
+    let w = s.px(WIDTH as f64) as u32;
+    (
+        w,
+        memory_frame(setup, chart).height(w, chart_height(chart), s),
+    )
+}
+
+/// One chart of the Memory page for `setup` as an SVG document: `WIDTH` pixels wide, the chart as
+/// tall as on the page between its title and setup caption ([`draw_memory`] at scale 1, light
+/// theme). An invalid setup is an [`ChartError::Input`] with the estimator's message.
+pub fn memory(setup: &Setup, chart: MemoryChart) -> Result<String, ChartError> {
+    let (w, h) = memory_size(setup, chart, Scale(1.0));
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+        draw_memory(&root, setup, chart, &LIGHT, Scale(1.0))?;
+        root.present()?;
+    }
+    Ok(crate::style::restore_font_sizes(&out))
 }
 
 /// The Quantize lab's charts for one scheme of one tensor, two columns by two rows of `WIDTH` ×
@@ -188,7 +377,6 @@ pub fn quant_report(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bitbudget_math::memory::ModelSpec;
     use bitbudget_math::quant::generate::{generate, Distribution};
     use bitbudget_math::quant::lab::analyse;
 
@@ -243,7 +431,7 @@ mod tests {
     }
 
     #[test]
-    fn every_memory_chart_of_a_valid_setup_is_an_svg_of_its_size() {
+    fn every_memory_chart_of_a_valid_setup_is_an_svg_with_a_title_and_the_setup() {
         let setup = Setup::new(ModelSpec::Params(8_000_000_000));
         for (chart, h) in [
             (MemoryChart::Bar, memory_bar::HEIGHT),
@@ -252,11 +440,27 @@ mod tests {
         ] {
             let svg = memory(&setup, chart).unwrap();
             assert!(is_svg(&svg), "{chart}");
+            let (w, full) = memory_size(&setup, chart, Scale(1.0));
             assert!(
-                svg.contains(&format!("width=\"{WIDTH}\" height=\"{h}\"")),
+                full > h + 40,
+                "{chart}: {full} leaves no room for a title and caption"
+            );
+            assert!(
+                svg.contains(&format!("width=\"{w}\" height=\"{full}\"")),
                 "{chart}"
             );
+            assert!(svg.contains("Memory per GPU"), "{chart}");
+            assert!(svg.contains("8.00B-parameter model"), "{chart}");
+            assert!(svg.contains("train · bf16 weights · adamw"), "{chart}");
         }
+    }
+
+    #[test]
+    fn the_2x_drawing_is_twice_the_1x_drawing() {
+        let setup = Setup::new(ModelSpec::Params(8_000_000_000));
+        let (w1, h1) = memory_size(&setup, MemoryChart::Bar, Scale(1.0));
+        let (w2, h2) = memory_size(&setup, MemoryChart::Bar, Scale(2.0));
+        assert_eq!((w2, h2), (2 * w1, 2 * h1));
     }
 
     #[test]

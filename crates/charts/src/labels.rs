@@ -43,7 +43,7 @@ pub struct PlacedLabel {
 /// places each group's label at the first spot around the anchor (right, left, above, below, then
 /// further out) that stays inside `area` (the plotting area, so labels keep off the axes) and clear of the labels placed before it and
 /// of every point, with a leader line when it is not next to its point. Text is measured as `char_w` pixels per character and `line_h` high. A label
-/// with no free spot goes to the right of its point anyway, so no point is left unnamed.
+/// with no free spot goes where it covers the fewest labels and points, so no point is left unnamed.
 pub fn place_labels(
     points: &[((i32, i32), &str)],
     merge: i32,
@@ -86,15 +86,39 @@ pub fn place_labels(
             (x - gap - w, y + gap / 2),
             (x - w / 2, y - 2 * gap - 2 * h),
             (x - w / 2, y + 2 * gap + h),
+            (x - w / 2, y - 3 * gap - 3 * h),
+            (x - w / 2, y + 3 * gap + 2 * h),
+            (x + gap, y - 2 * gap - 2 * h),
+            (x + gap, y + 2 * gap + h),
+            (x - gap - w, y - 2 * gap - 2 * h),
+            (x - gap - w, y + 2 * gap + h),
+            (x - w / 2, y - 4 * gap - 4 * h),
+            (x - w / 2, y + 4 * gap + 3 * h),
         ];
         let free = |b: &LabelBox| {
             b.inside(&area)
                 && !placed.iter().any(|p| p.at.overlaps(b))
                 && !dots.iter().any(|d| d.overlaps(b))
         };
+        // Else the spot inside the area that covers the fewest labels and points.
+        let crowding = |b: &LabelBox| {
+            let n = placed.iter().filter(|p| p.at.overlaps(b)).count()
+                + dots.iter().filter(|d| d.overlaps(b)).count();
+            if b.inside(&area) {
+                n
+            } else {
+                usize::MAX
+            }
+        };
         let spot = candidates
             .iter()
             .position(|&(x, y)| free(&LabelBox { x, y, w, h }))
+            .or_else(|| {
+                (0..candidates.len()).min_by_key(|&i| {
+                    let (x, y) = candidates[i];
+                    crowding(&LabelBox { x, y, w, h })
+                })
+            })
             .unwrap_or(0);
         let at = LabelBox {
             x: candidates[spot].0,

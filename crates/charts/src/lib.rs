@@ -39,7 +39,8 @@ pub trait Chart {
 }
 
 /// Renders `chart` as a standalone SVG document of `width` × `height` pixels at [`Scale`] 1: the
-/// same bytes on every platform for the same input (no font is measured, no font file embedded).
+/// same bytes on every platform for the same input (no font is measured, no font file embedded),
+/// with font sizes in CSS pixels as on the canvas ([`style::restore_font_sizes`]).
 pub fn svg<C: Chart>(
     chart: &C,
     width: u32,
@@ -52,5 +53,5 @@ pub fn svg<C: Chart>(
         chart.draw(&root, theme, Scale(1.0))?;
         root.present()?;
     }
-    Ok(out)
+    Ok(style::restore_font_sizes(&out))
 }

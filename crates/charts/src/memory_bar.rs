@@ -69,11 +69,15 @@ pub fn draw<DB: DrawingBackend>(
         .light_line_style(color(t.muted).mix(0.1))
         .bold_line_style(color(t.muted).mix(0.25))
         .axis_style(color(t.muted))
-        .label_style(s.font(11.0, t.muted))
-        .axis_desc_style(s.font(11.0, t.muted))
+        .label_style(s.font(12.0, t.muted))
+        .axis_desc_style(s.font(12.0, t.muted))
         .draw()?;
-    let (x0, x1) = (0.04, 0.42);
+    // On a phone the bar is narrower so that the labels beside it fit.
+    let narrow = s.css(root.dim_in_pixel().0) < 560.0;
+    let (x0, x1) = (0.04, if narrow { 0.3 } else { 0.42 });
     let mut hits = Vec::new();
+    // Boxes of the labels drawn so far (left, top, right, bottom in backend pixels).
+    let mut taken: Vec<(i32, i32, i32, i32)> = Vec::new();
     let mut base = 0f64;
     for part in Part::ALL {
         let bytes = part.line(b).bytes;
@@ -103,6 +107,9 @@ pub fn draw<DB: DrawingBackend>(
             } else {
                 12.0
             };
+            let (lx, ly) = chart.backend_coord(&(x1 + 0.03, base + h / 2.0));
+            let half = s.px(weight / 2.0);
+            taken.push((lx, ly - half, lx + s.text_width(&label, weight), ly + half));
             chart.draw_series(std::iter::once(Text::new(
                 label,
                 (x1 + 0.03, base + h / 2.0),
@@ -134,15 +141,48 @@ pub fn draw<DB: DrawingBackend>(
             color(t.danger).stroke_width(s.stroke(2.0)),
         )))?;
         let text = format!("{name}: {}", format_bytes(capacity, u));
-        chart.draw_series(std::iter::once(Text::new(
+        // Right-aligned at the plot's right edge, just above the line, or below it, or a row
+        // further away, whichever first clears the parts' labels and the total.
+        let (right, line_y) = chart.backend_coord(&(1.0, c));
+        let (tw, th, gap) = (s.text_width(&text, 12.0), s.px(12.0), s.px(2.0));
+        let (_, total_y) = chart.backend_coord(&(x0, base));
+        let total_box = (
+            chart.backend_coord(&(x0, base)).0,
+            total_y - th - gap,
+            chart.backend_coord(&(x0, base)).0 + s.text_width("total 000.00 GB", 12.0),
+            total_y,
+        );
+        taken.push(total_box);
+        let free = |top: i32| {
+            let b = (right - tw, top, right, top + th);
+            !taken
+                .iter()
+                .any(|o| b.0 < o.2 && o.0 < b.2 && b.1 < o.3 && o.1 < b.3)
+        };
+        let above = line_y - gap - th;
+        let below = line_y + 2 * gap;
+        let step = th + gap;
+        let top = [
+            above,
+            below,
+            above - step,
+            below + step,
+            above - 2 * step,
+            below + 2 * step,
+        ]
+        .into_iter()
+        .find(|&y| free(y) && y >= 0 && y + th <= root.dim_in_pixel().1 as i32)
+        .unwrap_or(above);
+        let (bx, by) = root.get_base_pixel();
+        root.draw(&Text::new(
             text,
-            (0.5, c),
-            s.font(11.0, t.danger)
+            (right - bx, top - by),
+            s.font(12.0, t.danger)
                 .pos(plotters::style::text_anchor::Pos::new(
-                    plotters::style::text_anchor::HPos::Left,
-                    plotters::style::text_anchor::VPos::Bottom,
+                    plotters::style::text_anchor::HPos::Right,
+                    plotters::style::text_anchor::VPos::Top,
                 )),
-        )))?;
+        ))?;
     }
     let total = format!("total {}", format_bytes(b.total, u));
     chart.draw_series(std::iter::once(Text::new(

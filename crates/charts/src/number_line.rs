@@ -4,7 +4,7 @@
 
 use crate::error::ChartError;
 use crate::palette::{Rgb, Theme};
-use crate::style::{color, title, Scale};
+use crate::style::{color, log_ticks, title, wrap, Scale, CHAR_EM};
 use bitbudget_math::format::neighbours::{representable_around, spacing_bands};
 use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::numbers::short;
@@ -76,19 +76,28 @@ fn draw_zoom<DB: DrawingBackend>(
     let narrow = s.css(area.dim_in_pixel().0) < 560.0;
     let caption = zoom_caption(input, narrow);
     let plot = title(area, &caption, font(14.0, t.text), s)?;
+    // Enough significant digits that neighbouring ticks read differently (0.09999, 0.1, 0.10001
+    // rather than 0.1 three times), and as many ticks as such labels fit across.
+    let span = hi + pad - (lo - pad);
+    let magnitude = lo.abs().max(hi.abs()).max(f64::MIN_POSITIVE);
+    let digits = ((magnitude / (span / 4.0)).log10().floor().max(0.0) as usize + 2).clamp(2, 12);
+    let label_w = s.text_width(&short(-magnitude * 1.00001, digits), 12.0) + px(12.0);
+    let ticks = ((plot.dim_in_pixel().0 as i32 - px(76.0)) / label_w.max(1)).clamp(2, 6) as usize;
+    // Side margins of half the widest tick label ("-9.5699e-31"), so no label leaves the chart.
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(10.0))
-        .margin_right(px(24.0))
+        .margin_left(label_w / 2)
+        .margin_right(label_w / 2)
         .x_label_area_size(px(26.0))
         .build_cartesian_2d(lo - pad..hi + pad, 0f64..1f64)?;
     chart
         .configure_mesh()
         .disable_y_axis()
         .disable_mesh()
-        .x_labels(5)
-        .x_label_formatter(&|v| short(*v, 5))
+        .x_labels(ticks)
+        .x_label_formatter(&|v| short(*v, digits))
         .axis_style(color(t.muted))
-        .x_label_style(font(11.0, t.muted))
+        .x_label_style(font(12.0, t.muted))
         .draw()?;
     if stored.is_finite() {
         let i = values.iter().position(|v| *v == stored).unwrap_or(0);
@@ -136,7 +145,17 @@ fn draw_zoom<DB: DrawingBackend>(
             "x = {} is off this scale: beyond the {side} value",
             short(input.x, 4)
         );
-        area.draw_text(&text, &font(12.0, t.danger), (px(16.0), px(34.0)))?;
+        let (w, _) = area.dim_in_pixel();
+        for (i, line) in wrap(&text, w.saturating_sub(px(32.0) as u32), 12.0, s)
+            .iter()
+            .enumerate()
+        {
+            area.draw_text(
+                line,
+                &font(12.0, t.danger),
+                (px(16.0), px(34.0) + i as i32 * px(15.0)),
+            )?;
+        }
     }
     Ok(())
 }
@@ -212,21 +231,29 @@ fn draw_spacing<DB: DrawingBackend>(
         "Gap between neighbours vs magnitude (both axes log scale)"
     };
     let plot = title(area, caption, font(13.0, t.text), s)?;
+    // Log ticks: 1, 2, 5 per decade where they fit, else every k-th power of ten; a label is
+    // at most 6 characters ("1e-40") plus a gap across, two line heights apart vertically.
+    let (pw, ph) = plot.dim_in_pixel();
+    let across = (pw as i32 - px(10.0 + 24.0 + 58.0)) / px(7.0 * 12.0 * CHAR_EM);
+    let down = (ph as i32 - px(20.0 + 26.0)) / px(24.0);
+    let x_ticks = log_ticks(x_lo, x_hi, across.max(2) as usize);
+    let y_ticks = log_ticks(s_lo, s_hi, down.max(2) as usize);
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(10.0))
         .margin_right(px(24.0))
         .x_label_area_size(px(26.0))
         .y_label_area_size(px(58.0))
-        .build_cartesian_2d((x_lo..x_hi).log_scale(), (s_lo..s_hi).log_scale())?;
+        .build_cartesian_2d(
+            (x_lo..x_hi).log_scale().with_key_points(x_ticks),
+            (s_lo..s_hi).log_scale().with_key_points(y_ticks),
+        )?;
     chart
         .configure_mesh()
         .disable_mesh()
-        .x_labels(6)
-        .y_labels(3)
         .x_label_formatter(&|v| short(*v, 2))
         .y_label_formatter(&|v| short(*v, 2))
         .axis_style(color(t.muted))
-        .label_style(font(11.0, t.muted))
+        .label_style(font(12.0, t.muted))
         .draw()?;
     let band_rect = |a: f64, b: f64, c: Rgb, alpha: f64| {
         Rectangle::new([(a, s_lo), (b, s_hi)], color(c).mix(alpha).filled())
@@ -250,28 +277,36 @@ fn draw_spacing<DB: DrawingBackend>(
         steps,
         color(t.grid_value).stroke_width(s.stroke(2.0)),
     ))?;
-    let label = |text: &str, x: f64, y: f64, c: Rgb, h: HPos| {
+    // "→ 0" and "subnormal" stand in the plot's top left, rows below its top edge, where the
+    // step line (lowest at the left) never is; "overflow" at the bottom right, under the line
+    // (highest at the right).
+    let (bx, by) = area.get_base_pixel();
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let (mut left, top) = (xs.start - bx + px(4.0), ys.start - by + px(3.0));
+    // ... and right of the orange line of x when it would cross them.
+    let a = input.x.abs();
+    if a.is_finite() && a > x_lo && a < x_hi {
+        let mx = chart.backend_coord(&(a, s_lo)).0 - bx;
+        if (left - px(2.0)..=left + s.text_width("subnormal", 12.0)).contains(&mx) {
+            left = mx + px(5.0);
+        }
+    }
+    let corner = |text: &str, row: i32, c: Rgb| {
         Text::new(
             text.to_string(),
-            (x, y),
-            font(11.0, c).pos(Pos::new(h, VPos::Top)),
+            (left, top + row * px(15.0)),
+            font(12.0, c).pos(Pos::new(HPos::Left, VPos::Top)),
         )
     };
-    // "overflow" ends at the right edge, inside the chart; "subnormal" sits below "→ 0".
-    chart.draw_series([
-        label("→ 0", x_lo * 1.2, s_hi / 1.6, t.muted, HPos::Left),
-        label("overflow", x_hi / 1.2, s_hi / 1.6, t.danger, HPos::Right),
-    ])?;
+    area.draw(&corner("→ 0", 0, t.muted))?;
     if bands[0].subnormal {
-        let below = (s_hi / 1.6) / (s_hi / s_lo).powf(0.15);
-        chart.draw_series(std::iter::once(label(
-            "subnormal",
-            bands[0].lo * 1.1,
-            below,
-            t.text,
-            HPos::Left,
-        )))?;
+        area.draw(&corner("subnormal", 1, t.text))?;
     }
+    area.draw(&Text::new(
+        "overflow".to_string(),
+        (xs.end - bx - px(4.0), ys.end - by - px(3.0)),
+        font(12.0, t.danger).pos(Pos::new(HPos::Right, VPos::Bottom)),
+    ))?;
     let a = input.x.abs();
     if a.is_finite() && a > x_lo && a < x_hi {
         chart.draw_series(std::iter::once(PathElement::new(

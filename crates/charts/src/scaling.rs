@@ -3,11 +3,12 @@
 
 use crate::error::ChartError;
 use crate::palette::{Rgb, Theme};
-use crate::style::{color, Scale};
+use crate::style::{color, log_ticks, Scale, CHAR_EM};
 use bitbudget_math::memory::plan::SweepLine;
 use bitbudget_math::numbers::{format_bytes, Units};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Height in CSS pixels.
 pub const HEIGHT: u32 = 320;
@@ -31,8 +32,12 @@ pub struct Input<'a> {
 /// Width of the SVG document in pixels.
 pub const SVG_WIDTH: u32 = 720;
 
-/// Draws the lines on log-log axes with a legend; a ring marks the first point of each line at or
-/// under the capacity. Draws only the background when there is no positive point.
+/// Legend text size in CSS pixels.
+const LEGEND_PX: f64 = 12.0;
+
+/// Draws the lines on log-log axes (ticks at 1, 2, 5 per decade where they fit) with a legend
+/// below the plot, never over it; a ring marks the first point of each line at or under the
+/// capacity. Draws only the background when there is no positive point.
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     input: &Input,
@@ -61,12 +66,48 @@ pub fn draw<DB: DrawingBackend>(
         (lo / 1.6).max(1.0) / units.bytes(),
         hi * 1.6 / units.bytes(),
     );
-    let mut chart = ChartBuilder::on(root)
+    let mut legend: Vec<(String, RGBColor)> = Vec::new();
+    if let Some((c, name)) = capacity {
+        legend.push((
+            format!("{name} ({})", format_bytes(c, units)),
+            color(t.danger),
+        ));
+    }
+    for (i, (strategy, pts)) in lines.iter().enumerate() {
+        let first_fit =
+            capacity.and_then(|(cap, _)| pts.iter().find(|(_, b)| *b <= cap).map(|(g, _)| *g));
+        let label = match (capacity, first_fit) {
+            (Some(_), Some(g)) => format!("{}: fits from {g} GPUs", strategy.label()),
+            (Some(_), None) => format!("{}: never fits", strategy.label()),
+            _ => strategy.label(),
+        };
+        legend.push((label, color(line_color(i, t))));
+    }
+    let (w, h) = root.dim_in_pixel();
+    let rows = legend_rows(&legend, w, s);
+    let row_h = s.px(LEGEND_PX * 1.5);
+    let legend_h = rows.len() as u32 * row_h as u32 + s.px(6.0) as u32;
+    let (plot, below) = root.split_vertically(h.saturating_sub(legend_h));
+    draw_legend(&below, &legend, &rows, s, t)?;
+    let (x_range, y_range) = (g_lo as f64..g_hi as f64, lo..hi);
+    let plot_w = w as i32 - s.px(12.0 + 20.0 + 56.0);
+    let plot_h = h as i32 - legend_h as i32 - s.px(24.0 + 34.0);
+    // A tick label is at most 5 characters ("1000", "0.50") plus a gap; rows need 2 line heights.
+    let x_ticks = log_ticks(
+        x_range.start,
+        x_range.end,
+        (plot_w / s.px(6.0 * LEGEND_PX * CHAR_EM)).max(2) as usize,
+    );
+    let y_ticks = log_ticks(lo, hi, (plot_h / s.px(2.0 * LEGEND_PX)).max(2) as usize);
+    let mut chart = ChartBuilder::on(&plot)
         .margin(s.px(12.0))
         .margin_right(s.px(20.0))
         .x_label_area_size(s.px(34.0))
         .y_label_area_size(s.px(56.0))
-        .build_cartesian_2d((g_lo as f64..g_hi as f64).log_scale(), (lo..hi).log_scale())?;
+        .build_cartesian_2d(
+            x_range.log_scale().with_key_points(x_ticks),
+            y_range.log_scale().with_key_points(y_ticks),
+        )?;
     chart
         .configure_mesh()
         .x_desc("GPUs")
@@ -83,23 +124,17 @@ pub fn draw<DB: DrawingBackend>(
         .light_line_style(color(t.muted).mix(0.1))
         .bold_line_style(color(t.muted).mix(0.2))
         .axis_style(color(t.muted))
-        .label_style(s.font(11.0, t.muted))
-        .axis_desc_style(s.font(11.0, t.muted))
+        .label_style(s.font(12.0, t.muted))
+        .axis_desc_style(s.font(12.0, t.muted))
         .draw()?;
-    if let Some((c, name)) = capacity {
+    if let Some((c, _)) = capacity {
         let y = c as f64 / units.bytes();
-        let danger = color(t.danger);
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(g_lo as f64, y), (g_hi as f64, y)],
-                color(t.danger).stroke_width(s.stroke(2.0)),
-            )))?
-            .label(format!("{name} ({})", format_bytes(c, units)))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 16, y)], danger.stroke_width(3))
-            });
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(g_lo as f64, y), (g_hi as f64, y)],
+            color(t.danger).stroke_width(s.stroke(2.0)),
+        )))?;
     }
-    for (i, (strategy, pts)) in lines.iter().enumerate() {
+    for (i, (_, pts)) in lines.iter().enumerate() {
         let c = color(line_color(i, t));
         let data: Vec<(f64, f64)> = pts
             .iter()
@@ -107,15 +142,7 @@ pub fn draw<DB: DrawingBackend>(
             .collect();
         let first_fit =
             capacity.and_then(|(cap, _)| pts.iter().find(|(_, b)| *b <= cap).map(|(g, _)| *g));
-        let label = match (capacity, first_fit) {
-            (Some(_), Some(g)) => format!("{}: fits from {g} GPUs", strategy.label()),
-            (Some(_), None) => format!("{}: never fits", strategy.label()),
-            _ => strategy.label(),
-        };
-        chart
-            .draw_series(LineSeries::new(data.clone(), c.stroke_width(s.stroke(2.0))))?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(3)));
+        chart.draw_series(LineSeries::new(data.clone(), c.stroke_width(s.stroke(2.0))))?;
         chart.draw_series(data.iter().map(|p| Circle::new(*p, s.px(2.5), c.filled())))?;
         if let Some(g) = first_fit {
             let b = pts
@@ -130,13 +157,63 @@ pub fn draw<DB: DrawingBackend>(
             )))?;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(color(t.surface).mix(0.85))
-        .border_style(color(t.muted).mix(0.4))
-        .label_font(s.font(11.0, t.text))
-        .draw()?;
+    Ok(())
+}
+
+/// Width in device pixels of one legend entry: swatch, gap, text, gap to the next entry.
+fn entry_width(text: &str, s: Scale) -> i32 {
+    s.px(16.0 + 6.0) + s.text_width(text, LEGEND_PX) + s.px(18.0)
+}
+
+/// The legend's entries (indices into `legend`) row by row, as many per row as fit in `width`
+/// device pixels less the margins.
+fn legend_rows(legend: &[(String, RGBColor)], width: u32, s: Scale) -> Vec<Vec<usize>> {
+    let room = width as i32 - 2 * s.px(12.0);
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    let mut used = 0;
+    for (i, (text, _)) in legend.iter().enumerate() {
+        let w = entry_width(text, s);
+        match rows.last_mut() {
+            Some(row) if used + w <= room => {
+                row.push(i);
+                used += w;
+            }
+            _ => {
+                rows.push(vec![i]);
+                used = w;
+            }
+        }
+    }
+    rows
+}
+
+/// Draws the legend's rows into `area` (below the plot): a line swatch, then the text.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    legend: &[(String, RGBColor)],
+    rows: &[Vec<usize>],
+    s: Scale,
+    t: &Theme,
+) -> Result<(), ChartError> {
+    let row_h = s.px(LEGEND_PX * 1.5);
+    for (r, row) in rows.iter().enumerate() {
+        let y = s.px(3.0) + r as i32 * row_h + row_h / 2;
+        let mut x = s.px(12.0);
+        for &i in row {
+            let (text, c) = &legend[i];
+            area.draw(&PathElement::new(
+                vec![(x, y), (x + s.px(16.0), y)],
+                c.stroke_width(s.stroke(3.0)),
+            ))?;
+            area.draw(&Text::new(
+                text.clone(),
+                (x + s.px(22.0), y),
+                s.font(LEGEND_PX, t.text)
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))?;
+            x += entry_width(text, s);
+        }
+    }
     Ok(())
 }
 

@@ -39,8 +39,14 @@ pub struct Input<'a> {
 /// Width of the SVG document in pixels.
 pub const SVG_WIDTH: u32 = 720;
 
-/// Draws one stacked bar per strategy (an invalid one is left empty under its label), totals above
-/// the bars in `units` (in the danger colour when over capacity).
+/// Label and total text size in CSS pixels.
+const TEXT_PX: f64 = 12.0;
+
+/// Draws one horizontal stacked bar per strategy, top to bottom, its name on the left (the full
+/// name when every name fits in a third of the width, else on two lines, else the short one) and its total at its
+/// end in `units` (in the danger colour when over capacity; moved past the capacity line when it
+/// would cross it). An invalid strategy is left empty after its name. Horizontal bars keep every
+/// label on its own row at any width.
 pub fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     input: &Input,
@@ -50,81 +56,125 @@ pub fn draw<DB: DrawingBackend>(
     let t = theme;
     let (bars, capacity, current, units) = (input.bars, input.capacity, input.current, input.units);
     root.fill(&color(t.surface))?;
+    let (w, _) = root.dim_in_pixel();
+    // Full names on one line ("ZeRO-3 + full offload") when they fit in a third of the width,
+    // else on two lines ("ZeRO-3" over "+ full offload"), else the short names ("Z3+all").
+    let full: Vec<Vec<String>> = bars.iter().map(|(st, _)| vec![st.label()]).collect();
+    let two_lines: Vec<Vec<String>> = bars
+        .iter()
+        .map(|(st, _)| match st.label().split_once(" + ") {
+            Some((base, rest)) => vec![base.to_string(), format!("+ {rest}")],
+            None => vec![st.label()],
+        })
+        .collect();
+    let longest = |names: &[Vec<String>]| {
+        names
+            .iter()
+            .flatten()
+            .map(|n| s.text_width(n, TEXT_PX))
+            .max()
+            .unwrap_or(0)
+    };
+    let row_h = s.px(HEIGHT as f64 - 54.0) as f64 / bars.len().max(1) as f64;
+    let names = if longest(&full) <= w as i32 / 3 {
+        full
+    } else if longest(&two_lines) <= w as i32 / 3 && row_h >= s.px(2.4 * TEXT_PX) as f64 {
+        two_lines
+    } else {
+        bars.iter().map(|(st, _)| vec![short_label(st)]).collect()
+    };
     let max_total = bars
         .iter()
         .filter_map(|(_, b)| b.as_ref().ok().map(|b| b.total))
         .max()
         .unwrap_or(1);
-    let top = (max_total.max(capacity.unwrap_or(0)) as f64 * 1.15).max(1.0) / units.bytes();
+    let widest_total = bars
+        .iter()
+        .filter_map(|(_, b)| b.as_ref().ok())
+        .map(|b| s.text_width(&format_bytes(b.total, units), TEXT_PX))
+        .max()
+        .unwrap_or(0);
     let n = bars.len() as f64;
+    let label_area = longest(&names) + s.px(10.0);
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(12.0))
-        .x_label_area_size(s.px(24.0))
-        .y_label_area_size(s.px(52.0))
-        .build_cartesian_2d(0f64..n, 0f64..top)?;
+        // Room after the longest bar or the capacity line for a total.
+        .margin_right(widest_total + s.px(16.0))
+        .x_label_area_size(s.px(36.0))
+        .y_label_area_size(label_area)
+        .build_cartesian_2d(
+            0f64..(max_total.max(capacity.unwrap_or(0)) as f64 * 1.02).max(1.0) / units.bytes(),
+            n..0f64,
+        )?;
     chart
         .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(0)
-        .y_labels(5)
-        .y_desc(units.label())
-        .y_label_formatter(&|v| format!("{v:.0}"))
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_labels(5)
+        .x_desc(units.label())
+        .x_label_formatter(&|v| format!("{v:.0}"))
         .max_light_lines(1)
         .light_line_style(color(t.muted).mix(0.1))
         .bold_line_style(color(t.muted).mix(0.25))
         .axis_style(color(t.muted))
-        .label_style(s.font(11.0, t.muted))
-        .axis_desc_style(s.font(11.0, t.muted))
+        .label_style(s.font(TEXT_PX, t.muted))
+        .axis_desc_style(s.font(TEXT_PX, t.muted))
         .draw()?;
-    for (i, (strategy, result)) in bars.iter().enumerate() {
-        let (x0, x1) = (i as f64 + 0.18, i as f64 + 0.82);
-        let label_style = s
-            .font(
-                11.0,
-                if *strategy == current {
-                    t.accent
-                } else {
-                    t.text
-                },
-            )
-            .pos(Pos::new(HPos::Center, VPos::Top));
-        chart.draw_series(std::iter::once(Text::new(
-            short_label(strategy),
-            (i as f64 + 0.5, 0.0),
-            label_style,
-        )))?;
+    let cap_x = capacity.map(|c| chart.backend_coord(&(c as f64 / units.bytes(), 0.0)).0);
+    // Backend pixels; `root` may be part of a larger backend.
+    let (bx, by) = root.get_base_pixel();
+    for (i, ((strategy, result), name)) in bars.iter().zip(&names).enumerate() {
+        let (y0, y1) = (i as f64 + 0.2, i as f64 + 0.8);
+        let is_current = *strategy == current;
+        let (lx, ly) = chart.backend_coord(&(0.0, i as f64 + 0.5));
+        let step = s.px(TEXT_PX * 1.2);
+        let first = ly - step * (name.len() as i32 - 1) / 2;
+        for (k, line) in name.iter().enumerate() {
+            root.draw(&Text::new(
+                line.clone(),
+                (lx - bx - s.px(6.0), first + k as i32 * step - by),
+                s.font(TEXT_PX, if is_current { t.accent } else { t.text })
+                    .pos(Pos::new(HPos::Right, VPos::Center)),
+            ))?;
+        }
         let Ok(b) = result else { continue };
         let mut base = 0.0;
         for part in Part::ALL {
-            let h = part.line(b).bytes as f64 / units.bytes();
-            if h > 0.0 {
+            let v = part.line(b).bytes as f64 / units.bytes();
+            if v > 0.0 {
                 chart.draw_series(std::iter::once(Rectangle::new(
-                    [(x0, base), (x1, base + h)],
+                    [(base, y0), (base + v, y1)],
                     color(t.part(part)).filled(),
                 )))?;
-                base += h;
+                base += v;
             }
         }
-        if *strategy == current {
+        if is_current {
             chart.draw_series(std::iter::once(Rectangle::new(
-                [(x0 - 0.06, 0.0), (x1 + 0.06, base)],
+                [(0.0, y0 - 0.08), (base, y1 + 0.08)],
                 color(t.accent).stroke_width(s.stroke(2.0)),
             )))?;
         }
         let over = capacity.is_some_and(|c| b.total > c);
-        let total_style = s
-            .font(10.5, if over { t.danger } else { t.text })
-            .pos(Pos::new(HPos::Center, VPos::Bottom));
-        chart.draw_series(std::iter::once(Text::new(
-            format_bytes(b.total, units).replace(' ', "\u{a0}"),
-            (i as f64 + 0.5, base),
-            total_style,
-        )))?;
+        let text = format_bytes(b.total, units).replace(' ', "\u{a0}");
+        let (end, y) = chart.backend_coord(&(base, i as f64 + 0.5));
+        let mut x = end + s.px(6.0);
+        if let Some(c) = cap_x {
+            if x <= c + s.px(2.0) && x + s.text_width(&text, TEXT_PX) >= c - s.px(2.0) {
+                x = c + s.px(6.0);
+            }
+        }
+        root.draw(&Text::new(
+            text,
+            (x - bx, y - by),
+            s.font(TEXT_PX, if over { t.danger } else { t.text })
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
     }
     if let Some(c) = capacity {
-        let y = c as f64 / units.bytes();
+        let x = c as f64 / units.bytes();
         chart.draw_series(std::iter::once(PathElement::new(
-            vec![(0.0, y), (n, y)],
+            vec![(x, 0.0), (x, n)],
             color(t.danger).stroke_width(s.stroke(2.0)),
         )))?;
     }

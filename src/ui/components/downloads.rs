@@ -1,8 +1,10 @@
-//! Download the chart (PNG, SVG) and the breakdown (CSV, JSON, the same JSON as the CLI's).
+//! Download the chart (a 2x PNG and an SVG, both with a title and the setup in a caption line) and
+//! the breakdown (CSV, JSON, the same JSON as the CLI's).
 
 use crate::ui::browser::{download_text, download_url};
 use crate::ui::memory_state::MemoryState;
 use bitbudget_charts::documents::{self, MemoryChart};
+use bitbudget_charts::{Scale, LIGHT};
 use bitbudget_math::memory::report::report;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -20,9 +22,33 @@ fn file_stem(state: &MemoryState) -> String {
 }
 
 /// The bar chart as the CLI's `memory ... --svg FILE --chart bar` writes it (fixed size, light
-/// theme), so the download and the CLI give the same document for the same setup.
+/// theme, titled, the setup in a caption line), so the download and the CLI give the same
+/// document for the same setup.
 fn bar_svg(state: &MemoryState) -> Result<String, String> {
     documents::memory(&state.setup.get_untracked(), MemoryChart::Bar).map_err(|e| e.to_string())
+}
+
+/// The bar chart as a PNG for a slide: the same title, chart and setup caption as [`bar_svg`],
+/// drawn at twice the size (2x) on a canvas that is never shown, as a `data:` URL.
+fn bar_png(state: &MemoryState) -> Result<String, String> {
+    let setup = state.setup.get_untracked();
+    let scale = Scale(2.0);
+    let (w, h) = documents::memory_size(&setup, MemoryChart::Bar, scale);
+    let canvas: web_sys::HtmlCanvasElement = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("canvas").ok())
+        .ok_or("the browser could not make a canvas")?
+        .unchecked_into();
+    canvas.set_width(w);
+    canvas.set_height(h);
+    let backend = plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or("the canvas has no 2D context")?;
+    let area = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
+    documents::draw_memory(&area, &setup, MemoryChart::Bar, &LIGHT, scale)
+        .map_err(|e| e.to_string())?;
+    canvas
+        .to_data_url()
+        .map_err(|_| "the browser refused to export the canvas".to_string())
 }
 
 /// The download buttons; a failure is shown next to them.
@@ -33,19 +59,7 @@ pub fn Downloads() -> impl IntoView {
     let run = move |f: Box<dyn Fn() -> Result<(), String>>| set_message.set(f().err());
     let png = move |_| {
         run(Box::new(move || {
-            let canvas: web_sys::HtmlCanvasElement = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| {
-                    d.query_selector("[data-testid='memory-bar']")
-                        .ok()
-                        .flatten()
-                })
-                .ok_or("the chart is not on the page")?
-                .unchecked_into();
-            let url = canvas
-                .to_data_url()
-                .map_err(|_| "the browser refused to export the canvas")?;
-            download_url(&format!("{}.png", file_stem(&state)), &url)
+            download_url(&format!("{}.png", file_stem(&state)), &bar_png(&state)?)
         }))
     };
     let svg = move |_| {

@@ -46,7 +46,7 @@ pub fn draw<DB: DrawingBackend>(
         .x_label_formatter(&fmt)
         .y_label_formatter(&|v| format_count(v.round().max(0.0) as u64))
         .axis_style(color(t.muted))
-        .label_style(s.font(10.5, t.muted))
+        .label_style(s.font(12.0, t.muted))
         .draw()?;
     chart.draw_series(h.iter().enumerate().map(|(i, c)| {
         let x0 = lo as f64 + i as f64 * width;

@@ -3,7 +3,7 @@
 use crate::error::ChartError;
 use crate::labels::{place_labels, LabelBox};
 use crate::palette::Theme;
-use crate::style::{color, title, Scale};
+use crate::style::{color, title, Scale, CHAR_EM};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::scheme::Scheme;
 use plotters::coord::Shift;
@@ -62,7 +62,7 @@ pub fn draw<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(&plot)
         .margin(s.px(10.0))
         .margin_right(s.px(24.0))
-        .x_label_area_size(s.px(30.0))
+        .x_label_area_size(s.px(44.0))
         .y_label_area_size(s.px(44.0))
         .build_cartesian_2d(
             (3.5f64..18.0)
@@ -80,8 +80,8 @@ pub fn draw<DB: DrawingBackend>(
         .light_line_style(color(t.muted).mix(0.1))
         .bold_line_style(color(t.muted).mix(0.2))
         .axis_style(color(t.muted))
-        .label_style(s.font(10.5, t.muted))
-        .axis_desc_style(s.font(10.5, t.muted))
+        .label_style(s.font(12.0, t.muted))
+        .axis_desc_style(s.font(12.0, t.muted))
         .draw()?;
     let mut named: Vec<((i32, i32), String)> = Vec::new();
     for r in &finite {
@@ -119,7 +119,8 @@ pub fn draw<DB: DrawingBackend>(
         w: xs.end - xs.start,
         h: ys.end - ys.start,
     };
-    let labels = place_labels(&named, s.px(5.0), 5.9 * s.0, s.px(12.0), area);
+    let char_w = CHAR_EM * 12.0 * s.px(100.0) as f64 / 100.0;
+    let labels = place_labels(&named, s.px(5.0), char_w, s.px(14.0), area);
     // Label boxes are in backend pixels; `root` may be part of a larger backend (a composed SVG).
     let (bx, by) = root.get_base_pixel();
     for label in labels {
@@ -134,7 +135,7 @@ pub fn draw<DB: DrawingBackend>(
         root.draw(&Text::new(
             label.text,
             (label.at.x - bx, label.at.y - by),
-            s.font(10.5, t.text),
+            s.font(12.0, t.text),
         ))?;
     }
     Ok(())
