@@ -133,33 +133,10 @@ impl Default for Job {
     /// [`Setup::new`]'s defaults (full BF16 training with AdamW on one GPU, batch 1, sequence 2048)
     /// for Llama 3 8B, with no GPU to compare against.
     fn default() -> Self {
-        let s = Setup::new(ModelSpec::Params(1));
-        Self {
+        Job {
             model: Some(DEFAULT_MODEL.into()),
             params: None,
-            custom: CustomArch::default(),
-            mode: s.mode,
-            dtype: s.dtype,
-            optimizer: s.optimizer,
-            zero: s.zero,
-            dp: s.dp,
-            tp: s.tp,
-            pp: s.pp,
-            sequence_parallel: s.sequence_parallel,
-            batch: s.batch,
-            seq: s.seq,
-            recompute: s.recompute,
-            flash_attention: s.flash_attention,
-            offload: s.offload,
-            kv_dtype: s.kv_dtype,
-            lora_rank: s.lora_rank,
-            lora_targets: None,
-            fp32_grad_accum: s.fp32_grad_accum,
-            overhead_bytes: s.overhead_bytes,
-            gpu: None,
-            convention: s.convention,
-            gpus_per_node: s.gpus_per_node,
-            units: s.units,
+            ..Job::from_setup(&Setup::new(ModelSpec::Params(1)))
         }
     }
 }
@@ -866,7 +843,9 @@ impl Job {
             convention: s.convention,
             gpus_per_node: s.gpus_per_node,
             units: s.units,
-            ..Job::default()
+            model: None,
+            params: None,
+            custom: CustomArch::default(),
         };
         match &s.model {
             ModelSpec::Params(n) => j.params = Some(*n),
