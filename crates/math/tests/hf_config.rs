@@ -364,3 +364,29 @@ fn check(text: &str, oks: &mut u32) {
         Err(e) => assert!(!e.to_string().is_empty()),
     }
 }
+
+/// Every published config is a valid setup: the validation's size checks (which keep the
+/// parameter arithmetic from overflowing) never refuse a real model.
+#[test]
+fn every_published_config_sizes_without_error() {
+    use bitbudget_math::memory::{estimate, ModelSpec, Setup};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/hf_configs");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(name) = name.strip_suffix(".json") else {
+            continue;
+        };
+        let setup = Setup::new(ModelSpec::Arch {
+            name: name.into(),
+            arch: Box::new(arch(name)),
+        });
+        assert!(
+            estimate(&setup).is_ok(),
+            "{name}: {:?}",
+            estimate(&setup).err()
+        );
+        seen += 1;
+    }
+    assert!(seen >= 16, "{seen} configs");
+}

@@ -288,3 +288,29 @@ fn pipeline_activations_explain_the_in_flight_micro_batches() {
     let one = estimate(&Setup { pp: 1, ..s }).unwrap().activations;
     assert!(one.formula.starts_with("80 layers × "), "{}", one.formula);
 }
+
+/// The largest architecture each field accepts on its own must not overflow the parameter count:
+/// together they are refused with a message, not a panic (found by the step-time model's tests).
+#[test]
+fn an_architecture_at_every_field_limit_is_refused_not_overflowed() {
+    use bitbudget_math::memory::{estimate, MemoryError, Mlp, ModelArch, ModelSpec, Setup};
+    let mut arch = ModelArch::custom(
+        100_000,
+        1 << 24,
+        1 << 16,
+        1 << 16,
+        1 << 26,
+        1 << 26,
+        Mlp::Swiglu,
+    );
+    arch.experts = 1 << 20;
+    arch.active_experts = 2;
+    let setup = Setup::new(ModelSpec::Arch {
+        name: "custom".into(),
+        arch: Box::new(arch),
+    });
+    assert!(matches!(
+        estimate(&setup),
+        Err(MemoryError::ArchitectureTooLarge { .. })
+    ));
+}

@@ -317,5 +317,34 @@ fn validate_arch(a: &ModelArch, tp: u64, pp: u64) -> Result<(), MemoryError> {
             active: a.active_experts,
         });
     }
+    let bound = weight_bound(a);
+    if bound > MAX_PARAMS as u128 {
+        return Err(E::ArchitectureTooLarge {
+            params: bound,
+            limit: MAX_PARAMS,
+        });
+    }
     Ok(())
+}
+
+/// An upper bound on the architecture's weights, in `u128` so that it cannot overflow: every
+/// layer holds at most 4 attention matrices of (widest input) × (all heads' widest width) and 3
+/// matrices per expert (plus shared and dense ones) of hidden × the widest FFN, plus norms, the
+/// embedding, head and position tables. Keeping it below [`MAX_PARAMS`] keeps
+/// [`ModelArch::params`]'s `u64` arithmetic from overflowing.
+fn weight_bound(a: &ModelArch) -> u128 {
+    let (rank, head) = a.mla.map_or((0, 0), |m| {
+        (
+            m.q_lora_rank.max(m.kv_lora_rank),
+            m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim,
+        )
+    });
+    let input = a.hidden.max(rank) as u128;
+    let heads_width = a.heads as u128 * a.head_dim.max(head) as u128;
+    let attention = 4 * input * heads_width.max(a.hidden as u128);
+    let experts = a.experts as u128 + a.shared_experts as u128 + 1;
+    let mlp = 3 * a.hidden as u128 * a.ffn.max(a.dense_ffn) as u128 * experts;
+    let norms = 8 * a.hidden as u128;
+    let tables = (2 * a.vocab as u128 + a.position_embeddings as u128) * a.hidden as u128;
+    a.layers as u128 * (attention + mlp + norms) + tables
 }

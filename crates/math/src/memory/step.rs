@@ -27,13 +27,12 @@ pub mod flops;
 
 use self::comm::{Link, Shard, INFINIBAND_NDR_BYTES_PER_S};
 use self::flops::{arch_token_flops, params_token_flops, TokenFlops};
-use super::arch::ModelArch;
 use super::error::MemoryError;
 use super::gpus::GpuPreset;
 use super::lora::lora_params;
 use super::options::{Dtype, Mode, Offload, Recompute};
 use super::plan::{Strategy, STRATEGIES};
-use super::setup::{ModelSpec, Setup, MAX_PARAMS};
+use super::setup::{ModelSpec, Setup};
 use serde::Serialize;
 
 /// Default share of the tensor peak a training job sustains: 40%, in the range large runs report
@@ -249,25 +248,6 @@ fn job(setup: &Setup) -> Job {
     }
 }
 
-/// Largest head width accepted (the widest published heads are 256).
-const MAX_HEAD_DIM: u64 = 1 << 24;
-
-/// Largest expert count accepted (published MoE models have at most a few hundred).
-const MAX_EXPERTS: u64 = 1 << 24;
-
-/// Refuses architectures whose parameter count would not fit the `u64` arithmetic of
-/// [`ModelArch::params`], with a message instead of an overflow.
-fn check_size(a: &ModelArch) -> Result<(), MemoryError> {
-    let stored = flops::stored_matmul_params(a);
-    if a.head_dim > MAX_HEAD_DIM || a.experts > MAX_EXPERTS || stored > MAX_PARAMS as u128 {
-        return Err(MemoryError::ArchitectureTooLarge {
-            params: stored,
-            limit: MAX_PARAMS,
-        });
-    }
-    Ok(())
-}
-
 /// Bytes per stored weight element: the dtype's bits ÷ 8; QLoRA's base is NF4 (4 bits).
 fn weight_bytes(setup: &Setup) -> f64 {
     match setup.mode {
@@ -296,9 +276,6 @@ fn wide_bytes(setup: &Setup) -> f64 {
 pub fn step_time(setup: &Setup, params: &StepParams) -> Result<StepTime, MemoryError> {
     setup.validate()?;
     params.validate()?;
-    if let Some(a) = setup.arch() {
-        check_size(a)?;
-    }
     let j = job(setup);
     let m = params.grad_accum_steps;
     let replica_tokens = setup.batch as u128 * setup.seq as u128 * m as u128;
