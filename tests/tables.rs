@@ -88,12 +88,21 @@ async fn the_conventions_table_scrolls_on_a_phone_with_its_first_column_fixed() 
     }
 }
 
-/// The box of the text inside `el` (not of the element), as (left, top, right, bottom).
+/// The box of the visible text inside `el` (not of the element, and without screen-reader-only
+/// text such as a term's explanation), as (left, top, right, bottom).
 fn text_box(el: &web_sys::Element) -> (f64, f64, f64, f64) {
     let f = js_sys::Function::new_with_args(
         "el",
-        "const r = document.createRange(); r.selectNodeContents(el);
-         const b = r.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom];",
+        "const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+         let [l, t, r, b] = [Infinity, Infinity, -Infinity, -Infinity];
+         for (let n = w.nextNode(); n; n = w.nextNode()) {
+           if (n.parentElement.closest('.sr-only')) continue;
+           const range = document.createRange(); range.selectNodeContents(n);
+           for (const x of range.getClientRects()) {
+             l = Math.min(l, x.left); t = Math.min(t, x.top); r = Math.max(r, x.right); b = Math.max(b, x.bottom);
+           }
+         }
+         return [l, t, r, b];",
     );
     let v: js_sys::Array = f
         .call1(&wasm_bindgen::JsValue::NULL, el)
