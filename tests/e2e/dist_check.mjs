@@ -138,7 +138,7 @@ for (const [name, width] of [['quant-1280', 1280], ['quant-390', 390]]) {
   await check(name, width, '?tab=quant&scheme=q4_0&tensor=sample:layer0.attention.query.weight', async (page) => {
     await page.locator('[data-testid="sqnr-q8_0"]').waitFor({ timeout: 30000 });
     const status = await text(page, 'tensor-status');
-    if (!status.includes('[384, 384]')) throw new Error(`sample tensor not loaded: ${status}`);
+    if (!status.includes('384 × 384')) throw new Error(`sample tensor not loaded: ${status}`);
     const rows = await page.locator('[data-testid="quant-table"] tbody tr').count();
     expectEq(rows, 14, 'one row per scheme');
     const q8 = Number(await text(page, 'sqnr-q8_0'));
