@@ -36,7 +36,7 @@ where
         <canvas
             node_ref=canvas_ref
             class="chart"
-            style=format!("height:{height}px")
+            style=("height", format!("{height}px"))
             role="img"
             aria-label=move || label.get()
             data-testid=testid
