@@ -3,8 +3,8 @@
 //! host page.
 
 use crate::ui::browser::{
-    location_search, observe_height, post_height, set_root_style, set_shell_suffix, stored,
-    system_dark, window_width,
+    current_query_untracked, location_search, observe_height, post_height, replace_query,
+    set_root_style, set_shell_suffix, stored, system_dark, window_width,
 };
 use crate::ui::components::embed_button::EmbedButton;
 use crate::ui::components::embed_open_link::EmbedOpenLink;
@@ -14,7 +14,9 @@ use crate::ui::pages::bits::BitsPage;
 use crate::ui::pages::memory::MemoryPage;
 use crate::ui::pages::quant::QuantPage;
 use crate::ui::palette::{custom_properties, ThemeState, THEME_STORAGE_KEY};
-use crate::ui::url_state::{parse_query, shell_suffix, AppQuery, Tab, ThemeChoice};
+use crate::ui::url_state::{
+    parse_query, shell_suffix, without_shell_params, AppQuery, Tab, ThemeChoice,
+};
 use leptos::prelude::*;
 
 /// The whole app, configured from the page URL.
@@ -48,10 +50,11 @@ pub fn App() -> impl IntoView {
     // Keep an explicit theme choice in the URL (for embeds) when the URL named one.
     let url_theme = query.theme.is_some();
     let widget_id = query.widget_id.clone();
-    Effect::new(move |_| {
+    Effect::new(move |first: Option<()>| {
         let choice = theme.choice.get();
-        if url_theme {
+        if url_theme && first.is_some() {
             set_shell_suffix(shell_suffix(Some(choice), widget_id.as_deref()));
+            replace_query(&without_shell_params(&current_query_untracked()));
         }
     });
     view! {

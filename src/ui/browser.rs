@@ -31,6 +31,11 @@ pub fn location_search() -> String {
         .unwrap_or_default()
 }
 
+/// The current query (with `?`), like [`current_query`] but without tracking it.
+pub fn current_query_untracked() -> String {
+    QUERY.with(|q| q.get_untracked())
+}
+
 /// Replaces the URL's query without adding a history entry or reloading; the shell parameters
 /// (see [`set_shell_suffix`]) are appended.
 pub fn replace_query(query: &str) {

@@ -275,6 +275,12 @@ pub fn shell_suffix(theme: Option<ThemeChoice>, widget_id: Option<&str>) -> Stri
     s
 }
 
+/// A query (with `?`) without the shell parameters `theme` and `id`, to which
+/// [`shell_suffix`] can append them afresh.
+pub fn without_shell_params(search: &str) -> String {
+    keep_pairs(search, |k| k != "theme" && k != "id")
+}
+
 /// The query (with `?`) of the full page for a widget's query: the same state without `embed`
 /// and `id`, which only mean something inside an iframe.
 pub fn full_page_query(search: &str) -> String {
@@ -531,6 +537,10 @@ mod tests {
             "&theme=light&id=a"
         );
         assert_eq!(shell_suffix(None, None), "");
+        assert_eq!(
+            without_shell_params("?tab=bits&theme=dark&id=a&x=1"),
+            "?tab=bits&x=1"
+        );
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub fn BitRow(
             false => field.kind.name().to_string(),
         };
         view! {
-            <div class=format!("field field-{class}") style=("--n", n.to_string())>
+            <div class=format!("field field-{class}") style=format!("--n:{n}")>
                 <div class="cells">{cells}</div>
                 <span class="field-label">{label}</span>
             </div>

@@ -19,7 +19,7 @@ pub fn BreakdownLegend() -> impl IntoView {
                 <tr tabindex="0" data-testid=format!("part-{}", part.key()) class:active=move || state.hovered.get() == Some(part)
                     on:mouseenter=move |_| state.hovered.set(Some(part)) on:focus=move |_| state.hovered.set(Some(part))
                     on:mouseleave=move |_| state.hovered.set(None) on:blur=move |_| state.hovered.set(None)>
-                    <th scope="row"><span class="swatch" style=("background", format!("var(--{})", part.key().replace('_', "-")))></span>{part.label()}</th>
+                    <th scope="row"><span class="swatch" style=format!("background:var(--{})", part.key().replace('_', "-"))></span>{part.label()}</th>
                     <td class="num" data-testid=format!("bytes-{}", part.key()) data-bytes=move || bytes().to_string()>{move || format_bytes(bytes(), units())}</td>
                 </tr>
             }

@@ -36,7 +36,7 @@ where
         <canvas
             node_ref=canvas_ref
             class="chart"
-            style=("height", format!("{height}px"))
+            style=format!("height:{height}px")
             role="img"
             aria-label=move || label.get()
             data-testid=testid

@@ -53,7 +53,7 @@ pub fn MemoryBarChart() -> impl IntoView {
         })
     };
     view! {
-        <canvas node_ref=canvas_ref class="chart" style=("height", format!("{}px", memory_bar::HEIGHT)) role="img" aria-label=label
+        <canvas node_ref=canvas_ref class="chart" style=format!("height:{}px", memory_bar::HEIGHT) role="img" aria-label=label
             data-testid="memory-bar" on:mousemove=on_move on:mouseleave=move |_| state.hovered.set(None)></canvas>
     }
 }
