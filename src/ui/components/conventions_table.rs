@@ -12,7 +12,7 @@ pub fn ConventionsTable() -> impl IntoView {
     let rows = Memo::new(move |_| state.setup.with(compare_conventions));
     let units = move || state.query.with(|q| q.units);
     view! {
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Memory conventions compared">
             <table class="conventions" data-testid="conventions">
                 <thead><tr><th scope="col">"convention"</th><th scope="col">"model states / GPU"</th><th scope="col">"CPU"</th><th scope="col">"why it differs"</th></tr></thead>
                 <tbody>

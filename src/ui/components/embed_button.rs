@@ -67,7 +67,7 @@ fn EmbedSnippet(
         <div class="embed-panel" role="region" aria-label="Embed snippet">
             <p role="status" data-testid="embed-status">{message}</p>
             <textarea readonly rows="4" aria-label="iframe snippet" data-testid="embed-snippet" prop:value=text
-                on:focus=|ev| { let _ = event_target::<web_sys::HtmlTextAreaElement>(&ev).select(); }></textarea>
+                on:focus=|ev| { event_target::<web_sys::HtmlTextAreaElement>(&ev).select() }></textarea>
             <button class="link" on:click=move |_| on_close()>"Close"</button>
         </div>
     }
