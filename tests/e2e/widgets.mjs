@@ -109,6 +109,16 @@ console.log(`budget: gzip'd wasm ${(wasmGz / 1024).toFixed(0)} KiB + JS ${(jsGz 
   console.log(`budget: time to first render (Memory verdict on screen, from navigation start, localhost): median ${times[3].toFixed(0)} ms over 7 loads (min ${times[0].toFixed(0)}, max ${times[6].toFixed(0)})`);
 }
 
+// ---- oEmbed discovery and the host script ship in dist/ ------------------------------------------
+await check('oembed-and-host-script-ship', {}, async (page) => {
+  const index = await (await fetch(base)).text();
+  expect(/<link rel="alternate" type="application\/json\+oembed" href="oembed.json"/.test(index), 'index.html has no oEmbed discovery link');
+  const oembed = await (await fetch(base + 'oembed.json')).json();
+  expect(oembed.version === '1.0' && oembed.type === 'rich' && /<iframe [^>]*title="[^"]+"/.test(oembed.html), `oembed.json: ${JSON.stringify(oembed)}`);
+  const script = await fetch(base + 'embed.js');
+  expect(script.ok && (await script.text()).includes('bitbudget-height'), 'embed.js is not in dist/');
+});
+
 // ---- Every page and widget at three widths ------------------------------------------------------
 const pages = { memory: '?tab=memory', bits: '?tab=bits', quant: '?tab=quant' };
 for (const [pageName, url] of Object.entries(pages)) {
