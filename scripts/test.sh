@@ -28,4 +28,6 @@ trunk build --release
 wasm=$(ls dist/*.wasm)
 printf 'wasm: %s bytes raw, %s bytes gzip\n' "$(wc -c <"$wasm")" "$(gzip -9c "$wasm" | wc -c)"
 step "release build in headless Chromium"
-node tests/e2e/dist_check.mjs
+node tests/e2e/dist_check.mjs "$@"
+step "widgets, embeds, themes, CSP, accessibility and budgets (dist/ under a sub-path, headless Chromium)"
+node tests/e2e/widgets.mjs "$@"

@@ -1,12 +1,22 @@
-//! The application shell: header, navigation, the current page, and URL notes.
+//! The application shell: header (navigation, theme menu, Embed button), the current page, URL
+//! notes; in embed mode the page alone with an "open in bitbudget" link, posting its height to the
+//! host page.
 
-use crate::ui::browser::{location_search, window_width};
+use crate::ui::browser::{
+    current_query_untracked, location_search, observe_height, post_height, replace_query,
+    set_root_style, set_shell_suffix, stored, system_dark, window_width,
+};
+use crate::ui::components::embed_button::EmbedButton;
+use crate::ui::components::embed_open_link::EmbedOpenLink;
 use crate::ui::components::notes::Notes;
+use crate::ui::components::theme_toggle::ThemeToggle;
 use crate::ui::pages::bits::BitsPage;
 use crate::ui::pages::memory::MemoryPage;
 use crate::ui::pages::quant::QuantPage;
-use crate::ui::palette::stylesheet;
-use crate::ui::url_state::{parse_query, Tab};
+use crate::ui::palette::{custom_properties, ThemeState, THEME_STORAGE_KEY};
+use crate::ui::url_state::{
+    parse_query, shell_suffix, without_shell_params, AppQuery, Tab, ThemeChoice,
+};
 use leptos::prelude::*;
 
 /// The whole app, configured from the page URL.
@@ -14,8 +24,11 @@ use leptos::prelude::*;
 pub fn App() -> impl IntoView {
     let query = parse_query(&location_search());
     provide_context(window_width());
+    let theme = provide_theme(&query);
+    set_shell_suffix(shell_suffix(query.theme, query.widget_id.as_deref()));
     let embed = query.embed;
-    let page = match query.tab {
+    let tab = query.tab;
+    let page = match tab {
         Tab::Bits => {
             view! { <BitsPage initial=query.bits.clone() embed sync_url=true /> }.into_any()
         }
@@ -26,27 +39,89 @@ pub fn App() -> impl IntoView {
             view! { <QuantPage initial=query.quant.clone() embed sync_url=true /> }.into_any()
         }
     };
+    let root = NodeRef::<leptos::html::Div>::new();
+    if embed {
+        let id = query
+            .widget_id
+            .clone()
+            .unwrap_or_else(|| "bitbudget".into());
+        root.on_load(move |el| observe_height(&el, move |h| post_height(&id, h)));
+    }
+    // Keep an explicit theme choice in the URL (for embeds) when the URL named one.
+    let url_theme = query.theme.is_some();
+    let widget_id = query.widget_id.clone();
+    Effect::new(move |first: Option<()>| {
+        let choice = theme.choice.get();
+        if url_theme && first.is_some() {
+            set_shell_suffix(shell_suffix(Some(choice), widget_id.as_deref()));
+            replace_query(&without_shell_params(&current_query_untracked()));
+        }
+    });
     view! {
-        <style>{stylesheet()}</style>
-        <div class="app" class:embed=embed>
+        <div class="app" class:embed=embed node_ref=root>
             <Show when=move || !embed>
-                <header class="top">
-                    <h1><a href="?">"bitbudget"</a></h1>
-                    <p class="tagline">"where GPU memory goes, and what number precision costs and buys"</p>
-                    <nav aria-label="Pages">
-                        {Tab::ALL.into_iter().map(|t| view! {
-                            <a href=format!("?tab={t}") aria-current=(t == query.tab).then_some("page")>{t.label()}</a>
-                        }).collect_view()}
-                    </nav>
-                </header>
+                <SiteHeader current=tab />
             </Show>
             <main>
                 <Notes notes=query.notes.clone() />
                 {page}
             </main>
-            <Show when=move || !embed>
-                <footer>"All numbers are computed in your browser by bitbudget-math. Formats: IEEE 754-2019, OCP FP8 1.0, OCP MX 1.0."</footer>
-            </Show>
+            {if embed {
+                view! { <EmbedOpenLink /> }.into_any()
+            } else {
+                view! { <footer>"All numbers are computed in your browser by bitbudget-math. Formats: IEEE 754-2019, OCP FP8 1.0, OCP MX 1.0."</footer> }.into_any()
+            }}
         </div>
+    }
+}
+
+/// Puts the [`ThemeState`] in context (the URL's theme, else the site's stored choice, else the
+/// system's) and keeps the root element's custom properties in step with it.
+fn provide_theme(query: &AppQuery) -> ThemeState {
+    let from_storage = || {
+        stored(THEME_STORAGE_KEY)
+            .and_then(|s| s.parse::<ThemeChoice>().ok())
+            .unwrap_or_default()
+    };
+    let initial = match (query.theme, query.embed) {
+        (Some(t), _) => t,
+        (None, true) => ThemeChoice::Auto,
+        (None, false) => from_storage(),
+    };
+    let state = ThemeState {
+        choice: RwSignal::new(initial),
+        system_dark: system_dark(),
+    };
+    provide_context(state);
+    Effect::new(move |_| {
+        let dark = state.is_dark();
+        set_root_style(
+            &custom_properties(&state.theme()),
+            if dark { "dark" } else { "light" },
+        );
+    });
+    state
+}
+
+/// The site's header: name, tagline, page navigation, theme menu and Embed button.
+#[component]
+fn SiteHeader(
+    /// The page shown.
+    current: Tab,
+) -> impl IntoView {
+    view! {
+        <header class="top">
+            <h1><a href="?">"bitbudget"</a></h1>
+            <p class="tagline">"where GPU memory goes, and what number precision costs and buys"</p>
+            <nav aria-label="Pages">
+                {Tab::ALL.into_iter().map(|t| view! {
+                    <a href=format!("?tab={t}") aria-current=(t == current).then_some("page")>{t.label()}</a>
+                }).collect_view()}
+            </nav>
+            <div class="shell-tools">
+                <ThemeToggle />
+                <EmbedButton tab=current />
+            </div>
+        </header>
     }
 }

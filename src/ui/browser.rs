@@ -2,6 +2,27 @@
 //! Every call tolerates a missing `window` (returns a default) instead of panicking.
 
 use leptos::prelude::*;
+use std::cell::RefCell;
+use wasm_bindgen::JsCast;
+
+thread_local! {
+    /// Shell parameters (theme, widget id) appended to every query a page writes.
+    static SHELL_SUFFIX: RefCell<String> = const { RefCell::new(String::new()) };
+    /// The query last written by [`replace_query`] (or read at start), for links that copy it.
+    static QUERY: ArcRwSignal<String> = ArcRwSignal::new(location_search());
+}
+
+/// Sets the shell parameters (e.g. `&theme=dark&id=w1`) that [`replace_query`] appends to every
+/// page query, so a page that rewrites the URL keeps them.
+pub fn set_shell_suffix(suffix: String) {
+    SHELL_SUFFIX.with(|s| *s.borrow_mut() = suffix);
+}
+
+/// The current query (with `?`) as a reactive value: what the page last wrote with
+/// [`replace_query`], shell parameters included.
+pub fn current_query() -> String {
+    QUERY.with(|q| q.get())
+}
 
 /// The current `location.search` (e.g. `?tab=bits&x=0.1`), or "" when unavailable.
 pub fn location_search() -> String {
@@ -10,8 +31,25 @@ pub fn location_search() -> String {
         .unwrap_or_default()
 }
 
-/// Replaces the URL's query without adding a history entry or reloading.
+/// The current query (with `?`), like [`current_query`] but without tracking it.
+pub fn current_query_untracked() -> String {
+    QUERY.with(|q| q.get_untracked())
+}
+
+/// Replaces the URL's query without adding a history entry or reloading; the shell parameters
+/// (see [`set_shell_suffix`]) are appended.
 pub fn replace_query(query: &str) {
+    let suffix = SHELL_SUFFIX.with(|s| s.borrow().clone());
+    let query = if query.is_empty() || query == "?" {
+        format!("?{}", suffix.trim_start_matches('&'))
+    } else {
+        format!("{query}{suffix}")
+    };
+    QUERY.with(|q| {
+        if q.get_untracked() != query {
+            q.set(query.clone())
+        }
+    });
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -27,10 +65,145 @@ pub fn replace_query(query: &str) {
 
 /// Whether the system asks for a dark colour scheme.
 pub fn prefers_dark() -> bool {
+    dark_query().map(|m| m.matches()).unwrap_or(false)
+}
+
+fn dark_query() -> Option<web_sys::MediaQueryList> {
+    web_sys::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+}
+
+/// A signal that says whether the system prefers dark, updated when the system setting changes.
+/// Call once per app.
+pub fn system_dark() -> ReadSignal<bool> {
+    let (read, write) = signal(prefers_dark());
+    if let Some(mq) = dark_query() {
+        let on_change = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::Event)>::new(
+            move |_: web_sys::Event| write.set(prefers_dark()),
+        );
+        let _ = mq.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
+        // The listener lives as long as the page.
+        on_change.forget();
+    }
+    read
+}
+
+/// The value stored under `key` in local storage, or `None` when absent or when storage is
+/// refused (private mode, a sandboxed iframe).
+pub fn stored(key: &str) -> Option<String> {
+    web_sys::window()?
+        .local_storage()
+        .ok()??
+        .get_item(key)
+        .ok()?
+}
+
+/// Stores `value` under `key` in local storage; silently does nothing when storage is refused.
+pub fn store(key: &str, value: &str) {
+    if let Some(s) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = s.set_item(key, value);
+    }
+}
+
+/// Sets CSS custom properties and `color-scheme` on the root element through the CSSOM (which a
+/// Content-Security-Policy without `'unsafe-inline'` allows), and `data-theme` to `name`.
+pub fn set_root_style(properties: &[(String, String)], name: &str) {
+    let Some(root) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    else {
+        return;
+    };
+    let _ = root.set_attribute("data-theme", name);
+    let style = root.unchecked_ref::<web_sys::HtmlElement>().style();
+    for (k, v) in properties {
+        let _ = style.set_property(k, v);
+    }
+}
+
+/// `scheme://host[:port]/path/` of the page (its URL without query, fragment or file name), or ""
+/// when unknown.
+pub fn page_base() -> String {
     web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .map(|m| m.matches())
+        .map(|w| w.location())
+        .and_then(|l| Some(format!("{}{}", l.origin().ok()?, l.pathname().ok()?)))
+        .map(|u| u[..u.rfind('/').map_or(u.len(), |i| i + 1)].to_string())
+        .unwrap_or_default()
+}
+
+/// The page's path (e.g. `/tools/bitbudget/`), or "" when unknown.
+pub fn page_path() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_default()
+}
+
+/// Copies `text` to the clipboard; resolves to an error message when the browser refuses (no
+/// permission, an insecure origin, a sandboxed iframe).
+pub async fn copy_text(text: &str) -> Result<(), String> {
+    let clipboard = web_sys::window()
+        .map(|w| w.navigator().clipboard())
+        .ok_or("no window")?;
+    // `navigator.clipboard` is undefined on insecure origins, although web-sys types it as present.
+    if wasm_bindgen::JsValue::from(clipboard.clone()).is_undefined() {
+        return Err("the clipboard is not available here".into());
+    }
+    wasm_bindgen_futures::JsFuture::from(clipboard.write_text(text))
+        .await
+        .map(|_| ())
+        .map_err(|_| "the browser refused the clipboard".into())
+}
+
+/// Whether the page runs inside a frame (its parent is another window).
+pub fn in_frame() -> bool {
+    web_sys::window()
+        .and_then(|w| {
+            let parent = w.parent().ok().flatten()?;
+            Some(!js_sys::Object::is(&w, &parent))
+        })
         .unwrap_or(false)
+}
+
+/// Posts the widget's content height to the parent window, in the two forms documented in the
+/// README's embed section: `{"type": "bitbudget-height", "id": ID, "height": PX}` and
+/// Datawrapper's `{"datawrapper-height": {ID: PX}}`. `height_px` is in CSS pixels, rounded up;
+/// `id` is "bitbudget" when the URL gives none. Does nothing outside a frame.
+pub fn post_height(id: &str, height_px: f64) {
+    use js_sys::{Object, Reflect};
+    use wasm_bindgen::JsValue;
+    if !in_frame() || !height_px.is_finite() || height_px <= 0.0 {
+        return;
+    }
+    let Some(parent) = web_sys::window().and_then(|w| w.parent().ok().flatten()) else {
+        return;
+    };
+    let h = JsValue::from_f64(height_px.ceil());
+    let ours = Object::new();
+    let _ = Reflect::set(&ours, &"type".into(), &"bitbudget-height".into());
+    let _ = Reflect::set(&ours, &"id".into(), &id.into());
+    let _ = Reflect::set(&ours, &"height".into(), &h);
+    let inner = Object::new();
+    let _ = Reflect::set(&inner, &id.into(), &h);
+    let datawrapper = Object::new();
+    let _ = Reflect::set(&datawrapper, &"datawrapper-height".into(), &inner);
+    // The height is not a secret: any host may receive it.
+    let _ = parent.post_message(&ours, "*");
+    let _ = parent.post_message(&datawrapper, "*");
+}
+
+/// Calls `on_height` with `element`'s height in CSS pixels now and whenever it changes (a
+/// `ResizeObserver`); the observer lives as long as the page.
+pub fn observe_height(element: &web_sys::Element, on_height: impl Fn(f64) + 'static) {
+    let callback = wasm_bindgen::closure::Closure::<dyn Fn(js_sys::Array)>::new(
+        move |entries: js_sys::Array| {
+            if let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>() {
+                on_height(entry.target().get_bounding_client_rect().height());
+            }
+        },
+    );
+    if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+        observer.observe(element);
+    }
+    callback.forget();
 }
 
 /// Device pixels per CSS pixel (1.0 when unknown), for crisp canvases.
@@ -72,7 +245,6 @@ pub fn download_text(filename: &str, mime: &str, content: &str) -> Result<(), St
 
 /// Offers the resource at `url` (e.g. a `data:` URL) as a download named `filename`.
 pub fn download_url(filename: &str, url: &str) -> Result<(), String> {
-    use wasm_bindgen::JsCast;
     let document = web_sys::window()
         .and_then(|w| w.document())
         .ok_or("no document")?;

@@ -1,5 +1,10 @@
 //! Typed URL query state: `?tab=bits&x=0.1&fmt=bf16&embed=1`. Parsing is plain Rust, tested
 //! natively; every bad value falls back to its default and leaves a note saying so.
+//!
+//! Shell parameters, read by the app shell rather than a page: `embed=1` (the widget alone, for an
+//! iframe), `theme=light|dark|auto` (the colour theme; `auto` follows the system) and `id=NAME`
+//! (the widget's id in the height messages it posts to its host page, 1 to 64 characters from
+//! `A-Z a-z 0-9 - _`).
 
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::quant_query::QuantQuery;
@@ -60,6 +65,86 @@ impl FromStr for Tab {
     }
 }
 
+/// The colour theme asked for: a fixed one, or whatever the system prefers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ThemeChoice {
+    /// Follow `prefers-color-scheme`.
+    #[default]
+    Auto,
+    /// Always light.
+    Light,
+    /// Always dark.
+    Dark,
+}
+
+impl ThemeChoice {
+    /// Every choice, in the order the theme menu lists them.
+    pub const ALL: [ThemeChoice; 3] = [ThemeChoice::Auto, ThemeChoice::Light, ThemeChoice::Dark];
+
+    /// Name in the URL and in local storage.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ThemeChoice::Auto => "auto",
+            ThemeChoice::Light => "light",
+            ThemeChoice::Dark => "dark",
+        }
+    }
+
+    /// Label in the theme menu.
+    pub const fn label(self) -> &'static str {
+        match self {
+            ThemeChoice::Auto => "System",
+            ThemeChoice::Light => "Light",
+            ThemeChoice::Dark => "Dark",
+        }
+    }
+
+    /// Whether this choice shows the dark theme, given whether the system prefers dark.
+    pub const fn is_dark(self, system_dark: bool) -> bool {
+        match self {
+            ThemeChoice::Auto => system_dark,
+            ThemeChoice::Light => false,
+            ThemeChoice::Dark => true,
+        }
+    }
+}
+
+impl fmt::Display for ThemeChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for ThemeChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ThemeChoice::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| format!("theme '{s}' is not light, dark or auto"))
+    }
+}
+
+/// The longest widget id accepted in `id=`, in characters.
+pub const MAX_WIDGET_ID_CHARS: usize = 64;
+
+/// Checks a widget id from `id=`: 1 to [`MAX_WIDGET_ID_CHARS`] characters from `A-Z a-z 0-9 - _`,
+/// so it can be echoed to the host page as a JSON key without surprises.
+pub fn parse_widget_id(s: &str) -> Result<String, String> {
+    let ok = !s.is_empty()
+        && s.chars().count() <= MAX_WIDGET_ID_CHARS
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "id: '{s}' is not 1 to {MAX_WIDGET_ID_CHARS} letters, digits, '-' or '_'; ignored"
+        ))
+    }
+}
+
 /// State of the Bits page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BitsQuery {
@@ -88,6 +173,10 @@ pub struct AppQuery {
     pub tab: Tab,
     /// Show the widget alone, for an iframe.
     pub embed: bool,
+    /// The theme the URL asks for (`None`: the URL does not say).
+    pub theme: Option<ThemeChoice>,
+    /// The widget id for height messages (`None`: the URL gives none or an invalid one).
+    pub widget_id: Option<String>,
     /// Bits page state.
     pub bits: BitsQuery,
     /// Memory page state.
@@ -116,6 +205,14 @@ pub fn parse_query(search: &str) -> AppQuery {
                 Err(e) => q.notes.push(format!("{e}: showing {}", q.tab.label())),
             },
             "embed" => q.embed = flag(&key, &value, &mut q.notes),
+            "theme" => match value.parse() {
+                Ok(theme) => q.theme = Some(theme),
+                Err(e) => q.notes.push(format!("{e}: following the system")),
+            },
+            "id" => match parse_widget_id(&value) {
+                Ok(id) => q.widget_id = Some(id),
+                Err(e) => q.notes.push(e),
+            },
             "saturate" => q.bits.saturate = flag(&key, &value, &mut q.notes),
             "fmt" => match value.parse() {
                 Ok(id) => q.bits.fmt = id,
@@ -163,6 +260,83 @@ pub fn bits_query_string(bits: &BitsQuery, embed: bool) -> String {
         s.push_str("&embed=1");
     }
     s
+}
+
+/// The shell parameters (`&theme=..&id=..`, each only when set) that a page's own query string
+/// leaves out; appended to it whenever the page writes the URL.
+pub fn shell_suffix(theme: Option<ThemeChoice>, widget_id: Option<&str>) -> String {
+    let mut s = String::new();
+    if let Some(theme) = theme {
+        s.push_str(&format!("&theme={theme}"));
+    }
+    if let Some(id) = widget_id {
+        s.push_str(&format!("&id={}", encode_component(id)));
+    }
+    s
+}
+
+/// A query (with `?`) without the shell parameters `theme` and `id`, to which
+/// [`shell_suffix`] can append them afresh.
+pub fn without_shell_params(search: &str) -> String {
+    keep_pairs(search, |k| k != "theme" && k != "id")
+}
+
+/// The query (with `?`) of the full page for a widget's query: the same state without `embed`
+/// and `id`, which only mean something inside an iframe.
+pub fn full_page_query(search: &str) -> String {
+    keep_pairs(search, |k| k != "embed" && k != "id")
+}
+
+/// The query (with `?`) of the widget for a page's query: the same state with `embed=1` and the
+/// given theme and id (replacing any the query had).
+pub fn widget_query(search: &str, theme: ThemeChoice, widget_id: &str) -> String {
+    let base = keep_pairs(search, |k| k != "embed" && k != "id" && k != "theme");
+    let sep = if base.len() > 1 { "&" } else { "" };
+    format!(
+        "{base}{sep}embed=1&theme={theme}&id={}",
+        encode_component(widget_id)
+    )
+}
+
+/// A starting height for a page's widget, in CSS pixels: about what each widget needs at a
+/// typical blog column width, before its first height message arrives.
+pub const fn widget_start_height_px(tab: Tab) -> u32 {
+    match tab {
+        Tab::Memory => 760,
+        Tab::Bits => 900,
+        Tab::Quant => 1100,
+    }
+}
+
+/// The HTML an author pastes into a post to embed the widget at `src` (an absolute URL): an
+/// iframe with a title for screen readers, a starting height, and the host script (at
+/// `script_src`) that resizes it to its content.
+pub fn embed_snippet(src: &str, script_src: &str, tab: Tab) -> String {
+    format!(
+        "<iframe src=\"{}\" title=\"bitbudget: {} widget\" width=\"100%\" height=\"{}\" loading=\"lazy\" style=\"border:0;width:100%\"></iframe>\n<script src=\"{}\" async></script>",
+        escape_attr(src),
+        tab.label(),
+        widget_start_height_px(tab),
+        escape_attr(script_src)
+    )
+}
+
+fn escape_attr(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+}
+
+/// Rebuilds a query (with `?`, "?" alone when empty) keeping the pairs whose decoded key passes
+/// `keep`, in their original order and encoding.
+fn keep_pairs(search: &str, keep: impl Fn(&str) -> bool) -> String {
+    let kept: Vec<&str> = search
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .filter(|p| keep(&decode_component(p.split_once('=').map_or(*p, |(k, _)| k))))
+        .collect();
+    format!("?{}", kept.join("&"))
 }
 
 /// Splits `a=b&c=d` into percent-decoded pairs (`+` is a space).
@@ -312,6 +486,78 @@ mod tests {
         let cli = Job::from_pairs(pairs.iter().copied()).unwrap();
         assert_eq!(q.memory.0, cli);
         assert_eq!(q.memory.to_setup(), cli.to_setup());
+    }
+
+    #[test]
+    fn theme_and_id_are_read_and_bad_ones_leave_notes() {
+        let q = parse_query("?tab=bits&theme=dark&id=post-7_a&embed=1");
+        assert_eq!(q.theme, Some(ThemeChoice::Dark));
+        assert_eq!(q.widget_id.as_deref(), Some("post-7_a"));
+        assert!(q.notes.is_empty(), "{:?}", q.notes);
+        let bad = parse_query("theme=purple&id=%3Cscript%3E");
+        assert_eq!((bad.theme, bad.widget_id), (None, None));
+        assert_eq!(bad.notes.len(), 2, "{:?}", bad.notes);
+        assert!(bad.notes[0].contains("purple"));
+        assert!(parse_widget_id(&"a".repeat(MAX_WIDGET_ID_CHARS + 1)).is_err());
+        assert!(parse_widget_id("").is_err());
+    }
+
+    #[test]
+    fn the_explicit_theme_wins_over_the_system() {
+        assert!(ThemeChoice::Dark.is_dark(false));
+        assert!(!ThemeChoice::Light.is_dark(true));
+        assert!(ThemeChoice::Auto.is_dark(true));
+        assert!(!ThemeChoice::Auto.is_dark(false));
+        for t in ThemeChoice::ALL {
+            assert_eq!(t.name().parse::<ThemeChoice>(), Ok(t));
+        }
+    }
+
+    #[test]
+    fn widget_and_full_page_queries_keep_the_state() {
+        let page = "?tab=bits&x=%2D2.5&fmt=f16&theme=light";
+        let widget = widget_query(page, ThemeChoice::Dark, "w1");
+        assert_eq!(
+            widget,
+            "?tab=bits&x=%2D2.5&fmt=f16&embed=1&theme=dark&id=w1"
+        );
+        let q = parse_query(&widget);
+        assert!(q.embed && q.notes.is_empty());
+        assert_eq!(q.bits.x, "-2.5");
+        assert_eq!(
+            full_page_query(&widget),
+            "?tab=bits&x=%2D2.5&fmt=f16&theme=dark"
+        );
+        assert_eq!(
+            widget_query("", ThemeChoice::Auto, "a"),
+            "?embed=1&theme=auto&id=a"
+        );
+        assert_eq!(
+            shell_suffix(Some(ThemeChoice::Light), Some("a")),
+            "&theme=light&id=a"
+        );
+        assert_eq!(shell_suffix(None, None), "");
+        assert_eq!(
+            without_shell_params("?tab=bits&theme=dark&id=a&x=1"),
+            "?tab=bits&x=1"
+        );
+    }
+
+    #[test]
+    fn the_snippet_has_a_title_a_height_and_escaped_urls() {
+        let s = embed_snippet(
+            "https://h.example/b/?tab=memory&embed=1",
+            "https://h.example/b/embed.js",
+            Tab::Memory,
+        );
+        assert!(s.contains("title=\"bitbudget: Memory widget\""), "{s}");
+        assert!(s.contains(&format!(
+            "height=\"{}\"",
+            widget_start_height_px(Tab::Memory)
+        )));
+        assert!(s.contains("?tab=memory&amp;embed=1"), "{s}");
+        assert!(s.contains("<script src=\"https://h.example/b/embed.js\" async></script>"));
+        assert!(!embed_snippet("\"><x", "s", Tab::Bits).contains("\"><x"));
     }
 
     #[test]

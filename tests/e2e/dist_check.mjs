@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(new URL('../../tools/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
 
-const dist = new URL('../../dist/', import.meta.url).pathname;
+const dist = process.env.DIST ?? new URL('../../dist/', import.meta.url).pathname; // DIST: another build folder
 const shotsAt = process.argv.indexOf('--screenshots');
 const shotsDir = shotsAt > 0 ? process.argv[shotsAt + 1] : null;
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.bin': 'application/octet-stream' };

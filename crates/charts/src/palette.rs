@@ -113,8 +113,31 @@ pub const DARK: Theme = Theme {
     overhead: Rgb(0xa0, 0xa4, 0xaa),
 };
 
+/// The theme as CSS custom properties, `("--bg", "#fafaf7")` and so on, plus `color-scheme`
+/// (`light` or `dark`, from the background's lightness), for setting on the root element through
+/// the CSSOM (which a strict Content-Security-Policy allows, unlike a `<style>` element).
+pub fn custom_properties(t: &Theme) -> Vec<(String, String)> {
+    let Rgb(r, g, b) = t.background;
+    let dark = u32::from(r) + u32::from(g) + u32::from(b) < 3 * 128;
+    named_colours(t)
+        .iter()
+        .map(|(name, c)| (format!("--{name}"), c.hex()))
+        .chain([(
+            "color-scheme".to_string(),
+            if dark { "dark" } else { "light" }.to_string(),
+        )])
+        .collect()
+}
+
 fn variables(t: &Theme) -> String {
-    let pairs = [
+    named_colours(t)
+        .iter()
+        .map(|(name, c)| format!("--{name}:{};", c.hex()))
+        .collect()
+}
+
+fn named_colours(t: &Theme) -> [(&'static str, Rgb); 18] {
+    [
         ("bg", t.background),
         ("surface", t.surface),
         ("text", t.text),
@@ -133,11 +156,7 @@ fn variables(t: &Theme) -> String {
         ("activations", t.activations),
         ("kv-cache", t.kv_cache),
         ("overhead", t.overhead),
-    ];
-    pairs
-        .iter()
-        .map(|(name, c)| format!("--{name}:{};", c.hex()))
-        .collect()
+    ]
 }
 
 /// CSS custom properties for both themes; dark follows `prefers-color-scheme`.
@@ -158,5 +177,18 @@ mod tests {
         let css = stylesheet();
         assert!(css.contains("--sign:#cc79a7;"));
         assert!(css.contains("prefers-color-scheme: dark"));
+    }
+
+    #[test]
+    fn custom_properties_name_every_colour_and_the_scheme() {
+        let light = custom_properties(&LIGHT);
+        let dark = custom_properties(&DARK);
+        assert_eq!(light.len(), 19);
+        assert!(light.contains(&("--sign".into(), "#cc79a7".into())));
+        assert!(light.contains(&("color-scheme".into(), "light".into())));
+        assert!(dark.contains(&("color-scheme".into(), "dark".into())));
+        assert!(light
+            .iter()
+            .all(|(k, _)| stylesheet().contains(&format!("{k}:"))));
     }
 }

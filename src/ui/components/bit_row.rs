@@ -28,12 +28,17 @@ pub fn BitRow(
                 BitRole::Integer { weight } => Some(weight.to_string()),
                 _ => None,
             };
-            let aria = move || format!("{} bit {} of {}, {}: {}", id.label(), p + 1, width, field.kind.name(), if on() { 1 } else { 0 });
+            // An integer bit also shows its place value: its name starts with what it shows (WCAG 2.5.3).
+            let shown = weight.clone().map(|w| format!(" {w}")).unwrap_or_default();
+            let aria = move || match (if on() { 1 } else { 0 }, shown.is_empty()) {
+                (d, true) => format!("{} bit {} of {}, {}: {d}", id.label(), p + 1, width, field.kind.name()),
+                (d, false) => format!("{d}{shown}: {} bit {} of {}, {}", id.label(), p + 1, width, field.kind.name()),
+            };
             view! {
                 <button class="bit" class:on=on aria-pressed=move || on().to_string() aria-label=aria
                     data-testid=format!("bit-{id}-{p}") on:click=move |_| on_toggle.run(p) on:keydown=move_focus>
                     <span class="digit">{move || if on() { "1" } else { "0" }}</span>
-                    {weight.map(|w| view! { <span class="weight">{w}</span> })}
+                    {weight.map(|w| view! { " "<span class="weight">{w}</span> })}
                 </button>
             }
         }).collect_view();

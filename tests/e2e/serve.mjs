@@ -1,0 +1,48 @@
+// A static server for dist/ as any plain host would serve it: files only, no rewrites, no headers
+// beyond the content type (so the page's own meta Content-Security-Policy is what protects it).
+// `prefix` serves the build under a sub-path such as /tools/bitbudget/; `extra` maps absolute paths
+// outside dist (e.g. test host pages) to [content type, body].
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml',
+  '.png': 'image/png', '.json': 'application/json', '.safetensors': 'application/octet-stream' };
+
+export async function serveDist(dist, prefix = '/', extra = {}) {
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (extra[path]) {
+      res.writeHead(200, { 'content-type': extra[path][0] });
+      res.end(extra[path][1]);
+      return;
+    }
+    if (!path.startsWith(prefix)) {
+      res.writeHead(404);
+      res.end('not found');
+      return;
+    }
+    const rel = normalize(path.slice(prefix.length)).replace(/^(\.\.[/\\])+/, '');
+    const file = join(dist, rel === '.' || rel.endsWith('/') || rel === '' ? join(rel, 'index.html') : rel);
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404);
+      res.end('not found');
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  return { server, origin, base: origin + prefix };
+}
+
+/// Chromium as the suite runs it: Debian's build, headless, nothing phoning home.
+export function launchOptions() {
+  return {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--headless=new', '--no-first-run', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--disable-quic', '--disable-gpu'],
+  };
+}
