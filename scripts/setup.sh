@@ -37,7 +37,7 @@ fi
 
 # npm's binaryen 132 (Debian's wasm-opt 108 silently breaks the output) and playwright-core.
 if ! (cd tools && npm ls --depth=0 >/dev/null 2>&1) || ! wasm-opt --version 2>/dev/null | grep -q "version 132"; then
-  say "installing npm tools (binaryen, playwright-core)"
+  say "installing npm tools (binaryen, playwright-core, axe-core)"
   (cd tools && npm ci --no-audit --no-fund)
 fi
 
