@@ -3,6 +3,37 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+/// The `memory` command line for the Memory page's setup behind the fixtures
+/// `memory_llama3_8b_zero3.json` and `memory_llama3_8b_zero3_bar.svg`: Llama 3 8B trained in bf16
+/// with AdamW, ZeRO-3 over 8 GPUs, 4096 tokens, selective recomputation, on H100 80GB.
+const LLAMA3_8B_ZERO3: &[&str] = &[
+    "memory",
+    "--model",
+    "llama-3-8b",
+    "--mode",
+    "train",
+    "--dtype",
+    "bf16",
+    "--optimizer",
+    "adamw",
+    "--zero",
+    "3",
+    "--dp",
+    "8",
+    "--tp",
+    "1",
+    "--pp",
+    "1",
+    "--batch",
+    "1",
+    "--seq",
+    "4096",
+    "--recompute",
+    "selective",
+    "--gpu",
+    "h100-80gb",
+];
+
 fn bitbudget(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_bitbudget"))
         .args(args)
@@ -308,34 +339,7 @@ fn presets_list_and_closed_pipes_are_quiet() {
 /// `BITBUDGET_UPDATE_FIXTURES=1` to rewrite the fixture from the CLI's output.
 #[test]
 fn memory_fixture_is_what_the_cli_prints() {
-    let v = json(&[
-        "memory",
-        "--model",
-        "llama-3-8b",
-        "--mode",
-        "train",
-        "--dtype",
-        "bf16",
-        "--optimizer",
-        "adamw",
-        "--zero",
-        "3",
-        "--dp",
-        "8",
-        "--tp",
-        "1",
-        "--pp",
-        "1",
-        "--batch",
-        "1",
-        "--seq",
-        "4096",
-        "--recompute",
-        "selective",
-        "--gpu",
-        "h100-80gb",
-        "--json",
-    ]);
+    let v = json(&[LLAMA3_8B_ZERO3, &["--json"]].concat());
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/fixtures/memory_llama3_8b_zero3.json"
@@ -598,37 +602,7 @@ fn quantize_svg_needs_report_and_values() {
 #[test]
 fn memory_svg_is_the_pages_download() {
     let out = bitbudget(
-        &[
-            "memory",
-            "--model",
-            "llama-3-8b",
-            "--mode",
-            "train",
-            "--dtype",
-            "bf16",
-            "--optimizer",
-            "adamw",
-            "--zero",
-            "3",
-            "--dp",
-            "8",
-            "--tp",
-            "1",
-            "--pp",
-            "1",
-            "--batch",
-            "1",
-            "--seq",
-            "4096",
-            "--recompute",
-            "selective",
-            "--gpu",
-            "h100-80gb",
-            "--svg",
-            "-",
-            "--chart",
-            "bar",
-        ],
+        &[LLAMA3_8B_ZERO3, &["--svg", "-", "--chart", "bar"]].concat(),
         b"",
     );
     assert!(
