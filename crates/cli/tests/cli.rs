@@ -215,57 +215,43 @@ fn memory_kv_cache_of_opt_13b() {
 
 #[test]
 fn memory_rejects_bad_input_by_name() {
-    fails_with(
-        &["memory", "--model", "lama-3-8b"],
-        b"",
-        "closest: llama-3-8b",
-    );
-    fails_with(
-        &["memory", "--model", "gpt2", "--dp", "0"],
-        b"",
-        "--dp: data-parallel degree is 0: at least one GPU is needed",
-    );
-    fails_with(
-        &["memory", "--params", "-5"],
-        b"",
-        "must be a finite number",
-    );
-    fails_with(
-        &["memory", "--params", "NaN"],
-        b"",
-        "must be a finite number",
-    );
-    fails_with(
-        &["memory", "--model", "llama-3-8b", "--tp", "3"],
-        b"",
-        "does not divide",
-    );
-    fails_with(
-        &["memory", "--model", "gpt2", "--gpu", "h100"],
-        b"",
-        "closest: h100-80gb",
-    );
-    fails_with(&["memory"], b"", "give a model preset, a parameter count");
-    fails_with(
-        &["memory", "--layers", "0", "--hidden", "64", "--heads", "4"],
-        b"",
-        "--layers: number of layers must be at least 1",
-    );
-    fails_with(
-        &["memory", "--model", "gpt2", "--params", "1e9"],
-        b"",
-        "not both",
-    );
-    fails_with(
-        &["memory", "--model", "gpt2", "--dtype", "int4"],
-        b"",
-        "--dtype: full training in int4 is not possible: choose QLoRA or inference",
-    );
-    fails_with(
-        &["memory", "--model", "gpt2", "--lora-targets", "q,x"],
-        b"",
-        "--lora-targets",
-    );
+    let cases: [(&[&str], &str); 11] = [
+        (&["memory", "--model", "lama-3-8b"], "closest: llama-3-8b"),
+        (
+            &["memory", "--model", "gpt2", "--dp", "0"],
+            "--dp: data-parallel degree is 0: at least one GPU is needed",
+        ),
+        (&["memory", "--params", "-5"], "must be a finite number"),
+        (&["memory", "--params", "NaN"], "must be a finite number"),
+        (
+            &["memory", "--model", "llama-3-8b", "--tp", "3"],
+            "does not divide",
+        ),
+        (
+            &["memory", "--model", "gpt2", "--gpu", "h100"],
+            "closest: h100-80gb",
+        ),
+        (&["memory"], "give a model preset, a parameter count"),
+        (
+            &["memory", "--layers", "0", "--hidden", "64", "--heads", "4"],
+            "--layers: number of layers must be at least 1",
+        ),
+        (
+            &["memory", "--model", "gpt2", "--params", "1e9"],
+            "not both",
+        ),
+        (
+            &["memory", "--model", "gpt2", "--dtype", "int4"],
+            "--dtype: full training in int4 is not possible: choose QLoRA or inference",
+        ),
+        (
+            &["memory", "--model", "gpt2", "--lora-targets", "q,x"],
+            "--lora-targets",
+        ),
+    ];
+    for (args, message) in cases {
+        fails_with(args, b"", message);
+    }
 }
 
 #[test]
