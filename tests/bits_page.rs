@@ -13,17 +13,6 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// Loads the app's stylesheet into the test page once, so layout assertions see the real CSS.
-fn load_css() {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    if doc.get_element_by_id("app-css").is_none() {
-        let style = doc.create_element("style").unwrap();
-        style.set_id("app-css");
-        style.set_text_content(Some(include_str!("../assets/style.css")));
-        doc.head().unwrap().append_child(&style).unwrap();
-    }
-}
-
 fn query(x: &str, fmt: FormatId) -> BitsQuery {
     BitsQuery {
         x: x.into(),

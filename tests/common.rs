@@ -6,6 +6,17 @@
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement};
 
+/// Loads the app's stylesheet into the test page once, so layout assertions see the real CSS.
+pub fn load_css() {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    if doc.get_element_by_id("app-css").is_none() {
+        let style = doc.create_element("style").unwrap();
+        style.set_id("app-css");
+        style.set_text_content(Some(include_str!("../assets/style.css")));
+        doc.head().unwrap().append_child(&style).unwrap();
+    }
+}
+
 /// A fresh `<div>` appended to the body, so each test starts from nothing.
 pub fn fresh_root() -> HtmlElement {
     let document = web_sys::window().unwrap().document().unwrap();

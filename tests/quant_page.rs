@@ -8,22 +8,13 @@ mod common;
 use bitbudget_app::ui::pages::quant::QuantPage;
 use bitbudget_app::ui::url_state::parse_query;
 use common::*;
+use leptos::mount::UnmountHandle;
 use leptos::prelude::*;
+use leptos::tachys::view::Mountable;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// Loads the app's stylesheet into the test page once, so layout assertions see the real CSS.
-fn load_css() {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    if doc.get_element_by_id("app-css").is_none() {
-        let style = doc.create_element("style").unwrap();
-        style.set_id("app-css");
-        style.set_text_content(Some(include_str!("../assets/style.css")));
-        doc.head().unwrap().append_child(&style).unwrap();
-    }
-}
 
 fn rows(root: &web_sys::HtmlElement) -> u32 {
     root.query_selector_all("[data-testid='quant-table'] tbody tr")
@@ -39,6 +30,19 @@ async fn until_computed(root: &web_sys::HtmlElement) {
         settle().await;
     }
     panic!("the schemes were not computed");
+}
+
+/// Mounts the Quantize lab for `url`'s query into a fresh element and waits until every scheme
+/// is computed; the handle keeps the page mounted.
+async fn mount_computed(url: &str) -> (web_sys::HtmlElement, UnmountHandle<impl Mountable>) {
+    let q = parse_query(url);
+    let root = fresh_root();
+    let app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <QuantPage initial=q.quant /> },
+    );
+    until_computed(&root).await;
+    (root, app)
 }
 
 #[wasm_bindgen_test]
@@ -149,13 +153,7 @@ async fn until_status_contains(root: &web_sys::HtmlElement, what: &str) {
 
 #[wasm_bindgen_test]
 async fn an_uploaded_safetensors_file_is_quantized_and_its_tensors_picked_by_name() {
-    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <QuantPage initial=q.quant /> },
-    );
-    until_computed(&root).await;
+    let (root, _app) = mount_computed("?tab=quant&scheme=q8_0&tensor=normal").await;
     upload(&root, "two.safetensors", &two_tensor_safetensors());
     until_status_contains(&root, "attn.weight").await;
     assert!(
@@ -185,13 +183,7 @@ async fn an_uploaded_safetensors_file_is_quantized_and_its_tensors_picked_by_nam
 
 #[wasm_bindgen_test]
 async fn a_malformed_upload_shows_why_and_keeps_the_tensor() {
-    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <QuantPage initial=q.quant /> },
-    );
-    until_computed(&root).await;
+    let (root, _app) = mount_computed("?tab=quant&scheme=q8_0&tensor=normal").await;
     let before = text(&root, "tensor-status");
     upload(
         &root,
@@ -230,13 +222,7 @@ fn npy(values: &[f32]) -> Vec<u8> {
 
 #[wasm_bindgen_test]
 async fn an_infinity_in_the_tensor_is_reported_not_hidden() {
-    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <QuantPage initial=q.quant /> },
-    );
-    until_computed(&root).await;
+    let (root, _app) = mount_computed("?tab=quant&scheme=q8_0&tensor=normal").await;
     assert!(
         !present(&root, "non-finite-note"),
         "a clean tensor has no warning"
@@ -258,13 +244,7 @@ async fn an_infinity_in_the_tensor_is_reported_not_hidden() {
 
 #[wasm_bindgen_test]
 async fn a_block_size_error_clears_when_a_preset_sets_a_valid_size() {
-    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <QuantPage initial=q.quant /> },
-    );
-    until_computed(&root).await;
+    let (root, _app) = mount_computed("?tab=quant&scheme=q8_0&tensor=normal").await;
     type_into(&root, "quant-block", "7");
     settle().await;
     let error = text(&root, "quant-block-error");
@@ -288,13 +268,7 @@ async fn a_block_size_error_clears_when_a_preset_sets_a_valid_size() {
 
 #[wasm_bindgen_test]
 async fn a_bad_model_size_says_why_and_keeps_the_last_good_one() {
-    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <QuantPage initial=q.quant /> },
-    );
-    until_computed(&root).await;
+    let (root, _app) = mount_computed("?tab=quant&scheme=q8_0&tensor=normal").await;
     type_into(&root, "quant-params", "70");
     settle().await;
     let whole = text(&root, "model-bytes-bf16");
@@ -321,13 +295,8 @@ async fn a_bad_model_size_says_why_and_keeps_the_last_good_one() {
 
 #[wasm_bindgen_test]
 async fn the_outlier_tensor_is_described_in_plain_words() {
-    let q = parse_query("?tab=quant&scheme=q8_0&tensor=outliers&outliers=4&magnitude=20");
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <QuantPage initial=q.quant /> },
-    );
-    until_computed(&root).await;
+    let (root, _app) =
+        mount_computed("?tab=quant&scheme=q8_0&tensor=outliers&outliers=4&magnitude=20").await;
     let status = text(&root, "tensor-status");
     assert!(
         status.starts_with("normal values with 4 outlier channels of magnitude 20 · 256 × 512"),

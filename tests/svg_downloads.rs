@@ -10,7 +10,9 @@ use bitbudget_app::ui::pages::memory::MemoryPage;
 use bitbudget_app::ui::url_state::{parse_query, BitsQuery};
 use bitbudget_math::format::FormatId;
 use common::*;
+use leptos::mount::UnmountHandle;
 use leptos::prelude::*;
+use leptos::tachys::view::Mountable;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
@@ -66,17 +68,25 @@ async fn bits_download_is_the_cli_svg() {
     );
 }
 
-#[wasm_bindgen_test]
-async fn memory_download_is_the_fixture() {
-    capture_downloads();
+/// Mounts the Memory page in the state behind `fixtures/memory_llama3_8b_zero3_bar.svg` (the
+/// CLI's `LLAMA3_8B_ZERO3` command line) into a fresh element and lets it render; the handle keeps
+/// the page mounted.
+async fn mount_fixture_memory_page() -> (web_sys::HtmlElement, UnmountHandle<impl Mountable>) {
     let root = fresh_root();
     let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb");
     let memory = q.memory;
-    let _app = leptos::mount::mount_to(
+    let app = leptos::mount::mount_to(
         root.clone(),
         move || view! { <MemoryPage initial=memory /> },
     );
     settle().await;
+    (root, app)
+}
+
+#[wasm_bindgen_test]
+async fn memory_download_is_the_fixture() {
+    capture_downloads();
+    let (root, _app) = mount_fixture_memory_page().await;
     by_testid(&root, "download-svg").click();
     settle().await;
     let (name, svg) = last_download();
@@ -113,14 +123,7 @@ async fn memory_png_download_is_the_titled_document_at_twice_the_size() {
     )
     .call0(&JsValue::NULL)
     .unwrap();
-    let root = fresh_root();
-    let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb");
-    let memory = q.memory;
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <MemoryPage initial=memory /> },
-    );
-    settle().await;
+    let (root, _app) = mount_fixture_memory_page().await;
     by_testid(&root, "download-png").click();
     settle().await;
     let svg = include_str!("fixtures/memory_llama3_8b_zero3_bar.svg");

@@ -215,17 +215,7 @@ pub fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
-impl crate::Chart for Input {
-    type Output = ();
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        scale: Scale,
-    ) -> Result<(), ChartError> {
-        draw(area, self, theme, scale)
-    }
-}
+crate::chart_calls_draw!(Input);
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,31 @@
 //! bytes for the same state. No web or reactive dependency.
 #![warn(missing_docs)]
 
+/// Implements [`Chart`] for a chart module's `Input` by calling that module's
+/// `draw(area, &Input, &Theme, Scale)`: `chart_calls_draw!(Input<'_>)` when `draw` returns
+/// `Result<(), ChartError>`, `chart_calls_draw!(Input<'_> => Vec<Hit>)` when it returns more.
+/// Expects `draw`, `Theme`, `Scale`, `ChartError`, `Shift`, `DrawingArea` and `DrawingBackend`
+/// in scope at the call site, as every chart module has them.
+macro_rules! chart_calls_draw {
+    ($input:ty) => {
+        crate::chart_calls_draw!($input => ());
+    };
+    ($input:ty => $output:ty) => {
+        impl crate::Chart for $input {
+            type Output = $output;
+            fn draw<DB: DrawingBackend>(
+                &self,
+                area: &DrawingArea<DB, Shift>,
+                theme: &Theme,
+                scale: Scale,
+            ) -> Result<$output, ChartError> {
+                draw(area, self, theme, scale)
+            }
+        }
+    };
+}
+pub(crate) use chart_calls_draw;
+
 pub mod bit_layout;
 pub mod documents;
 pub mod error;

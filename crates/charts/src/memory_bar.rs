@@ -197,14 +197,4 @@ pub fn draw<DB: DrawingBackend>(
     Ok(hits)
 }
 
-impl crate::Chart for Input<'_> {
-    type Output = Vec<Hit>;
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        scale: Scale,
-    ) -> Result<Vec<Hit>, ChartError> {
-        draw(area, self, theme, scale)
-    }
-}
+crate::chart_calls_draw!(Input<'_> => Vec<Hit>);

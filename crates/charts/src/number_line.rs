@@ -41,17 +41,7 @@ pub fn draw<DB: DrawingBackend>(
     draw_spacing(&bottom, input, theme, s)
 }
 
-impl crate::Chart for Input {
-    type Output = ();
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        scale: Scale,
-    ) -> Result<(), ChartError> {
-        draw(area, self, theme, scale)
-    }
-}
+crate::chart_calls_draw!(Input);
 
 fn draw_zoom<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,

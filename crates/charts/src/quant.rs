@@ -1,7 +1,13 @@
 //! Charts of the Quantize lab: value histograms with the quantization levels, the error
 //! histogram, per-block error heat map and the error-vs-bits trade-off of every scheme.
 
-use bitbudget_math::numbers::short;
+use crate::error::ChartError;
+use crate::palette::Theme;
+use crate::style::{color, title, Scale};
+use bitbudget_math::numbers::{format_count, short};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 pub mod errors;
 pub mod heatmap;
@@ -19,4 +25,77 @@ pub(crate) fn tick(v: f64, span: f64, digits: usize) -> String {
     } else {
         short(v, digits)
     }
+}
+
+/// A histogram plot's axes: x over the bins' value range `lo..hi` (as the histograms store it),
+/// y over bin counts `0..top`.
+pub(crate) struct HistogramAxes<'a> {
+    /// The caption above the plot, shrunk to fit the width (never below the minimum font size).
+    pub caption: &'a str,
+    /// Lowest value of the first bin.
+    pub lo: f32,
+    /// Highest value of the last bin.
+    pub hi: f32,
+    /// Top of the count axis (the caller leaves headroom above the tallest bar).
+    pub top: f64,
+    /// About how many x ticks to label.
+    pub x_labels: usize,
+    /// Significant digits of each x tick (see [`tick`]).
+    pub digits: usize,
+}
+
+/// A cartesian plot with `f64` value and count axes.
+pub(crate) type HistogramChart<'a, DB> =
+    ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Titles `root`, draws the value and count axes of `axes` (counts labelled with thousands
+/// separators, no grid) and hands the plot to `series` to draw the data.
+pub(crate) fn draw_histogram<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    axes: HistogramAxes,
+    t: &Theme,
+    s: Scale,
+    series: impl FnOnce(&mut HistogramChart<'_, DB>) -> Result<(), ChartError>,
+) -> Result<(), ChartError> {
+    let HistogramAxes {
+        caption,
+        lo,
+        hi,
+        top,
+        x_labels,
+        digits,
+    } = axes;
+    let font = s.caption_font(caption, root.dim_in_pixel().0, 12.0, t.text);
+    let plot = title(root, caption, font, s)?;
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(s.px(10.0))
+        .x_label_area_size(s.px(24.0))
+        .y_label_area_size(s.px(44.0))
+        .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)?;
+    let span = (hi - lo) as f64;
+    let fmt = move |v: &f64| tick(*v, span, digits);
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(x_labels)
+        .y_labels(4)
+        .x_label_formatter(&fmt)
+        .y_label_formatter(&|v| format_count(v.round().max(0.0) as u64))
+        .axis_style(color(t.muted))
+        .label_style(s.font(12.0, t.muted))
+        .draw()?;
+    series(&mut chart)
+}
+
+/// One bar per bin of `counts`, each `width` wide, the first starting at `lo`.
+pub(crate) fn bars(
+    counts: &[u32],
+    lo: f32,
+    width: f64,
+    style: ShapeStyle,
+) -> impl Iterator<Item = Rectangle<(f64, f64)>> + '_ {
+    counts.iter().enumerate().map(move |(i, c)| {
+        let x0 = lo as f64 + i as f64 * width;
+        Rectangle::new([(x0, 0.0), (x0 + width, *c as f64)], style)
+    })
 }

@@ -217,14 +217,4 @@ fn draw_legend<DB: DrawingBackend>(
     Ok(())
 }
 
-impl crate::Chart for Input<'_> {
-    type Output = ();
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        scale: Scale,
-    ) -> Result<(), ChartError> {
-        draw(area, self, theme, scale)
-    }
-}
+crate::chart_calls_draw!(Input<'_>);

@@ -3,6 +3,37 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+/// The `memory` command line for the Memory page's setup behind the fixtures
+/// `memory_llama3_8b_zero3.json` and `memory_llama3_8b_zero3_bar.svg`: Llama 3 8B trained in bf16
+/// with AdamW, ZeRO-3 over 8 GPUs, 4096 tokens, selective recomputation, on H100 80GB.
+const LLAMA3_8B_ZERO3: &[&str] = &[
+    "memory",
+    "--model",
+    "llama-3-8b",
+    "--mode",
+    "train",
+    "--dtype",
+    "bf16",
+    "--optimizer",
+    "adamw",
+    "--zero",
+    "3",
+    "--dp",
+    "8",
+    "--tp",
+    "1",
+    "--pp",
+    "1",
+    "--batch",
+    "1",
+    "--seq",
+    "4096",
+    "--recompute",
+    "selective",
+    "--gpu",
+    "h100-80gb",
+];
+
 fn bitbudget(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_bitbudget"))
         .args(args)
@@ -184,57 +215,43 @@ fn memory_kv_cache_of_opt_13b() {
 
 #[test]
 fn memory_rejects_bad_input_by_name() {
-    fails_with(
-        &["memory", "--model", "lama-3-8b"],
-        b"",
-        "closest: llama-3-8b",
-    );
-    fails_with(
-        &["memory", "--model", "gpt2", "--dp", "0"],
-        b"",
-        "--dp: data-parallel degree is 0: at least one GPU is needed",
-    );
-    fails_with(
-        &["memory", "--params", "-5"],
-        b"",
-        "must be a finite number",
-    );
-    fails_with(
-        &["memory", "--params", "NaN"],
-        b"",
-        "must be a finite number",
-    );
-    fails_with(
-        &["memory", "--model", "llama-3-8b", "--tp", "3"],
-        b"",
-        "does not divide",
-    );
-    fails_with(
-        &["memory", "--model", "gpt2", "--gpu", "h100"],
-        b"",
-        "closest: h100-80gb",
-    );
-    fails_with(&["memory"], b"", "give a model preset, a parameter count");
-    fails_with(
-        &["memory", "--layers", "0", "--hidden", "64", "--heads", "4"],
-        b"",
-        "--layers: number of layers must be at least 1",
-    );
-    fails_with(
-        &["memory", "--model", "gpt2", "--params", "1e9"],
-        b"",
-        "not both",
-    );
-    fails_with(
-        &["memory", "--model", "gpt2", "--dtype", "int4"],
-        b"",
-        "--dtype: full training in int4 is not possible: choose QLoRA or inference",
-    );
-    fails_with(
-        &["memory", "--model", "gpt2", "--lora-targets", "q,x"],
-        b"",
-        "--lora-targets",
-    );
+    let cases: [(&[&str], &str); 11] = [
+        (&["memory", "--model", "lama-3-8b"], "closest: llama-3-8b"),
+        (
+            &["memory", "--model", "gpt2", "--dp", "0"],
+            "--dp: data-parallel degree is 0: at least one GPU is needed",
+        ),
+        (&["memory", "--params", "-5"], "must be a finite number"),
+        (&["memory", "--params", "NaN"], "must be a finite number"),
+        (
+            &["memory", "--model", "llama-3-8b", "--tp", "3"],
+            "does not divide",
+        ),
+        (
+            &["memory", "--model", "gpt2", "--gpu", "h100"],
+            "closest: h100-80gb",
+        ),
+        (&["memory"], "give a model preset, a parameter count"),
+        (
+            &["memory", "--layers", "0", "--hidden", "64", "--heads", "4"],
+            "--layers: number of layers must be at least 1",
+        ),
+        (
+            &["memory", "--model", "gpt2", "--params", "1e9"],
+            "not both",
+        ),
+        (
+            &["memory", "--model", "gpt2", "--dtype", "int4"],
+            "--dtype: full training in int4 is not possible: choose QLoRA or inference",
+        ),
+        (
+            &["memory", "--model", "gpt2", "--lora-targets", "q,x"],
+            "--lora-targets",
+        ),
+    ];
+    for (args, message) in cases {
+        fails_with(args, b"", message);
+    }
 }
 
 #[test]
@@ -308,34 +325,7 @@ fn presets_list_and_closed_pipes_are_quiet() {
 /// `BITBUDGET_UPDATE_FIXTURES=1` to rewrite the fixture from the CLI's output.
 #[test]
 fn memory_fixture_is_what_the_cli_prints() {
-    let v = json(&[
-        "memory",
-        "--model",
-        "llama-3-8b",
-        "--mode",
-        "train",
-        "--dtype",
-        "bf16",
-        "--optimizer",
-        "adamw",
-        "--zero",
-        "3",
-        "--dp",
-        "8",
-        "--tp",
-        "1",
-        "--pp",
-        "1",
-        "--batch",
-        "1",
-        "--seq",
-        "4096",
-        "--recompute",
-        "selective",
-        "--gpu",
-        "h100-80gb",
-        "--json",
-    ]);
+    let v = json(&[LLAMA3_8B_ZERO3, &["--json"]].concat());
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/fixtures/memory_llama3_8b_zero3.json"
@@ -598,37 +588,7 @@ fn quantize_svg_needs_report_and_values() {
 #[test]
 fn memory_svg_is_the_pages_download() {
     let out = bitbudget(
-        &[
-            "memory",
-            "--model",
-            "llama-3-8b",
-            "--mode",
-            "train",
-            "--dtype",
-            "bf16",
-            "--optimizer",
-            "adamw",
-            "--zero",
-            "3",
-            "--dp",
-            "8",
-            "--tp",
-            "1",
-            "--pp",
-            "1",
-            "--batch",
-            "1",
-            "--seq",
-            "4096",
-            "--recompute",
-            "selective",
-            "--gpu",
-            "h100-80gb",
-            "--svg",
-            "-",
-            "--chart",
-            "bar",
-        ],
+        &[LLAMA3_8B_ZERO3, &["--svg", "-", "--chart", "bar"]].concat(),
         b"",
     );
     assert!(

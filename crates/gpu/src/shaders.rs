@@ -1,9 +1,17 @@
 //! Every WGSL source of the crate, loaded here and nowhere else. Each kernel family is one file
 //! under `src/shaders/` named `<verb>_<format>.wgsl`; `common.wgsl` (the dispatch parameters and
-//! exact f32 arithmetic on bit patterns) is prepended to each.
+//! exact f32 arithmetic on bit patterns) is prepended to each, then the bindings its verb shares:
+//! `dequantize_bindings.wgsl` for every dequantizer, `quantize_bindings.wgsl` for every quantizer
+//! but FP8, which declares its own (its `blocks` is atomic).
 
 /// The prelude shared by every kernel.
 const COMMON: &str = include_str!("shaders/common.wgsl");
+
+/// The bindings shared by every dequantize kernel (the dequantize layout in layout.rs).
+const DEQUANTIZE_BINDINGS: &str = include_str!("shaders/dequantize_bindings.wgsl");
+
+/// The bindings shared by every quantize kernel whose `blocks` is plain `u32` (all but FP8).
+const QUANTIZE_BINDINGS: &str = include_str!("shaders/quantize_bindings.wgsl");
 
 /// A kernel family: one WGSL file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -94,9 +102,19 @@ impl Family {
         self.file().0
     }
 
-    /// The complete WGSL source: the prelude, then the family's file.
+    /// The bindings prepended to the family's file: empty for FP8 quantization, which declares
+    /// its own.
+    fn bindings(self) -> &'static str {
+        match self {
+            Family::QuantizeFp8 => "",
+            f if f.is_dequantize() => DEQUANTIZE_BINDINGS,
+            _ => QUANTIZE_BINDINGS,
+        }
+    }
+
+    /// The complete WGSL source: the prelude, the shared bindings, then the family's file.
     pub(crate) fn source(self) -> String {
-        format!("{COMMON}\n{}", self.file().1)
+        format!("{COMMON}\n{}\n{}", self.bindings(), self.file().1)
     }
 
     /// Whether this family dequantizes (and so binds the dequantize layout).

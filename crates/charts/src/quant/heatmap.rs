@@ -82,17 +82,7 @@ pub fn caption(heat: &[f32], heat_block: usize, blocks_per_cell: usize) -> Strin
     format!("Error map ({what}; full orange = worst, {worst}{infinite})")
 }
 
-impl crate::Chart for Input<'_> {
-    type Output = ();
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        scale: Scale,
-    ) -> Result<(), ChartError> {
-        draw(area, self, theme, scale)
-    }
-}
+crate::chart_calls_draw!(Input<'_>);
 
 #[cfg(test)]
 mod tests {

@@ -1,11 +1,10 @@
 //! The tensor's values: original (bars), dequantized (line) and the levels of the block holding
 //! the largest |x| (ticks).
 
-use super::tick;
+use super::{bars, draw_histogram, HistogramAxes};
 use crate::error::ChartError;
 use crate::palette::Theme;
-use crate::style::{color, title, Scale};
-use bitbudget_math::numbers::format_count;
+use crate::style::{color, Scale};
 use bitbudget_math::quant::lab::{Overview, SchemeDetail};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -41,56 +40,32 @@ pub fn draw<DB: DrawingBackend>(
         .max(1) as f64
         * 1.1;
     let width = (hi - lo) as f64 / h0.len().max(1) as f64;
-    let caption = "Values: original (bars), dequantized (line), one block's levels (ticks)";
-    let font = s.caption_font(caption, root.dim_in_pixel().0, 12.0, t.text);
-    let plot = title(root, caption, font, s)?;
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(s.px(10.0))
-        .x_label_area_size(s.px(24.0))
-        .y_label_area_size(s.px(44.0))
-        .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)?;
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .x_labels(6)
-        .y_labels(4)
-        .x_label_formatter(&|v| tick(*v, (hi - lo) as f64, 3))
-        .y_label_formatter(&|v| format_count(v.round().max(0.0) as u64))
-        .axis_style(color(t.muted))
-        .label_style(s.font(12.0, t.muted))
-        .draw()?;
-    chart.draw_series(h0.iter().enumerate().map(|(i, c)| {
-        let x0 = lo as f64 + i as f64 * width;
-        Rectangle::new(
-            [(x0, 0.0), (x0 + width, *c as f64)],
-            color(t.weights).mix(0.55).filled(),
-        )
-    }))?;
-    let line = h1
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (lo as f64 + (i as f64 + 0.5) * width, *c as f64));
-    chart.draw_series(LineSeries::new(
-        line,
-        color(t.accent).stroke_width(s.stroke(2.0)),
-    ))?;
-    chart.draw_series(levels.iter().map(|l| {
-        PathElement::new(
-            vec![(*l as f64, 0.0), (*l as f64, top * 0.06)],
-            color(t.text).stroke_width(s.stroke(1.5)),
-        )
-    }))?;
-    Ok(())
+    let axes = HistogramAxes {
+        caption: "Values: original (bars), dequantized (line), one block's levels (ticks)",
+        lo,
+        hi,
+        top,
+        x_labels: 6,
+        digits: 3,
+    };
+    draw_histogram(root, axes, t, s, |chart| {
+        chart.draw_series(bars(h0, lo, width, color(t.weights).mix(0.55).filled()))?;
+        let line = h1
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (lo as f64 + (i as f64 + 0.5) * width, *c as f64));
+        chart.draw_series(LineSeries::new(
+            line,
+            color(t.accent).stroke_width(s.stroke(2.0)),
+        ))?;
+        chart.draw_series(levels.iter().map(|l| {
+            PathElement::new(
+                vec![(*l as f64, 0.0), (*l as f64, top * 0.06)],
+                color(t.text).stroke_width(s.stroke(1.5)),
+            )
+        }))?;
+        Ok(())
+    })
 }
 
-impl crate::Chart for Input<'_> {
-    type Output = ();
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        scale: Scale,
-    ) -> Result<(), ChartError> {
-        draw(area, self, theme, scale)
-    }
-}
+crate::chart_calls_draw!(Input<'_>);

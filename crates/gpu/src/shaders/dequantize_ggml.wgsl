@@ -1,16 +1,12 @@
 // GGML block dequantizers (ggml.rs `dequantize_block`), one invocation per weight.
 // `params.variant`: 0 = q8_0, 1 = q4_0, 2 = q4_1, 3 = q5_0, 4 = q5_1.
 
-// Dispatch sizes and the variant.
-@group(0) @binding(0) var<uniform> params: Params;
+// Bindings (dequantize_bindings.wgsl), for this kernel:
+// params: dispatch sizes and the variant.
 // headers: per block the header bytes little-endian (d, then m for q4_1/q5_1), [n / 32][2].
-@group(0) @binding(1) var<storage, read> headers: array<u32>;
 // codes: each block's code bytes back to back, four to a word, [n / 32 × code bytes / 4].
-@group(0) @binding(2) var<storage, read> codes: array<u32>;
 // table: unused by this family (one word).
-@group(0) @binding(3) var<storage, read> table: array<u32>;
 // y: the weights as f32 bit patterns, [n].
-@group(0) @binding(4) var<storage, read_write> y: array<u32>;
 
 fn code_byte(k: u32) -> u32 {
     return (codes[k / 4u] >> (8u * (k % 4u))) & 0xffu;

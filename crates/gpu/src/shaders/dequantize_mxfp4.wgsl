@@ -1,15 +1,11 @@
 // MXFP4 dequantizer (ggml.rs `dequantize_block`), one invocation per weight.
 
-// Dispatch sizes.
-@group(0) @binding(0) var<uniform> params: Params;
+// Bindings (dequantize_bindings.wgsl), for this kernel:
+// params: dispatch sizes.
 // headers: per block the E8M0 exponent in the low byte, [n / 32][2].
-@group(0) @binding(1) var<storage, read> headers: array<u32>;
 // codes: 16 bytes per block (byte j: weight j low, weight j + 16 high), [n / 32 × 4].
-@group(0) @binding(2) var<storage, read> codes: array<u32>;
 // table: [256..272) `KVALUES_MXFP4` (E2M1 values doubled) as f32 bits.
-@group(0) @binding(3) var<storage, read> table: array<u32>;
 // y: the weights as f32 bit patterns, [n].
-@group(0) @binding(4) var<storage, read_write> y: array<u32>;
 
 fn e8m0_half(e: u32) -> u32 {
     if (e < 2u) {

@@ -1,15 +1,11 @@
 // NF4 dequantizer (scheme.rs): code value × block absmax, one invocation per weight.
 
-// Dispatch sizes and the block.
-@group(0) @binding(0) var<uniform> params: Params;
+// Bindings (dequantize_bindings.wgsl), for this kernel:
+// params: dispatch sizes and the block.
 // headers: per block the f32 absmax, [n / block][2].
-@group(0) @binding(1) var<storage, read> headers: array<u32>;
 // codes: block/2 bytes per block (weight 2i in the low nibble), four to a word.
-@group(0) @binding(2) var<storage, read> codes: array<u32>;
 // table: `NF4_CODE` as f32 bits, [16].
-@group(0) @binding(3) var<storage, read> table: array<u32>;
 // y: the weights as f32 bit patterns, [n].
-@group(0) @binding(4) var<storage, read_write> y: array<u32>;
 
 @compute @workgroup_size(64)
 fn dequantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

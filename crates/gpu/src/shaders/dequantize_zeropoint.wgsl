@@ -1,16 +1,12 @@
 // Zero-point dequantizer (zeropoint.rs): (code − zero point) × scale, one invocation per weight;
 // `params.variant` = 8 (one byte per code) or 4 (two codes per byte, weight 2i low).
 
-// Dispatch sizes, the block and the bit width.
-@group(0) @binding(0) var<uniform> params: Params;
+// Bindings (dequantize_bindings.wgsl), for this kernel:
+// params: dispatch sizes, the block and the bit width.
 // headers: per block the f32 scale then the zero point byte, [n / block][2].
-@group(0) @binding(1) var<storage, read> headers: array<u32>;
 // codes: the packed codes, four bytes to a word.
-@group(0) @binding(2) var<storage, read> codes: array<u32>;
 // table: unused by this kernel (one word).
-@group(0) @binding(3) var<storage, read> table: array<u32>;
 // y: the weights as f32 bit patterns, [n].
-@group(0) @binding(4) var<storage, read_write> y: array<u32>;
 
 @compute @workgroup_size(64)
 fn dequantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

@@ -2,16 +2,12 @@
 // x / scale rounded half away from zero. `measure` runs once per block, `quantize` once per code
 // word.
 
-// Dispatch sizes and the block.
-@group(0) @binding(0) var<uniform> params: Params;
+// Bindings (quantize_bindings.wgsl), for this kernel:
+// params: dispatch sizes and the block.
 // x: the chunk's weights as f32 bit patterns, [n].
-@group(0) @binding(1) var<storage, read> x: array<u32>;
 // table: unused by this kernel (one word).
-@group(0) @binding(2) var<storage, read> table: array<u32>;
 // blocks: per block [scale, 0, 0, 0], [n / block][4].
-@group(0) @binding(3) var<storage, read_write> blocks: array<u32>;
 // codes: one byte per weight, four to a word, [n / 4 rounded up].
-@group(0) @binding(4) var<storage, read_write> codes: array<u32>;
 
 @compute @workgroup_size(64)
 fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

@@ -1,17 +1,13 @@
 // GGML block quantizers (ggml.rs): 32 weights per block. `params.variant`: 0 = q8_0, 1 = q4_0,
 // 2 = q4_1, 3 = q5_0, 4 = q5_1. `measure` runs once per block, `quantize` once per code word.
 
-// Dispatch sizes and the variant.
-@group(0) @binding(0) var<uniform> params: Params;
+// Bindings (quantize_bindings.wgsl), for this kernel:
+// params: dispatch sizes and the variant.
 // x: the chunk's weights as f32 bit patterns, [n].
-@group(0) @binding(1) var<storage, read> x: array<u32>;
 // table: unused by this family (one word).
-@group(0) @binding(2) var<storage, read> table: array<u32>;
 // blocks: per block [scale header word, 0, 1/d, min], [n / 32][4].
-@group(0) @binding(3) var<storage, read_write> blocks: array<u32>;
 // codes: each block's code bytes (q8_0: 32, q4: 16, q5: 4 of fifth bits then 16) back to back,
 // four to a word little-endian, [n / 32 × code bytes / 4].
-@group(0) @binding(4) var<storage, read_write> codes: array<u32>;
 
 const QK: u32 = 32u;
 

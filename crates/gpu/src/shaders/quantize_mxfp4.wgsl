@@ -1,18 +1,14 @@
 // MXFP4 (ggml.rs, llama.cpp `quantize_row_mxfp4_ref`): 32 weights per block, an E8M0 exponent
 // and E2M1 codes. `measure` runs once per block, `quantize` once per code word.
 
-// Dispatch sizes.
-@group(0) @binding(0) var<uniform> params: Params;
+// Bindings (quantize_bindings.wgsl), for this kernel:
+// params: dispatch sizes.
 // x: the chunk's weights as f32 bit patterns, [n].
-@group(0) @binding(1) var<storage, read> x: array<u32>;
 // table: [0..256) the exponent thresholds: e = the number of t in 1..256 with
 // table[t] <= absmax bits (derived from the CPU reference, see tables.rs); [256..272)
 // `KVALUES_MXFP4` (E2M1 values doubled: 0, 1, 2, 3, 4, 6, 8, 12, then negated) as f32 bits.
-@group(0) @binding(2) var<storage, read> table: array<u32>;
 // blocks: per block [e, 0, d = 2^(e-127)/2 as f32 bits, 0], [n / 32][4].
-@group(0) @binding(3) var<storage, read_write> blocks: array<u32>;
 // codes: 16 bytes per block (byte j: weight j low, weight j + 16 high), [n / 32 × 4].
-@group(0) @binding(4) var<storage, read_write> codes: array<u32>;
 
 const QK: u32 = 32u;
 

@@ -2,18 +2,14 @@
 // and QLoRA's double quantization of the block absmax values. `measure` runs once per block,
 // `quantize` once per code word, `double_quantize` once per 256 block scales.
 
-// Dispatch sizes; `scalar` is the mean of the absmax values (double_quantize only).
-@group(0) @binding(0) var<uniform> params: Params;
+// Bindings (quantize_bindings.wgsl), for this kernel:
+// params: dispatch sizes; `scalar` is the mean of the absmax values (double_quantize only).
 // x: the chunk's weights as f32 bit patterns, [n]; for double_quantize the block absmax values.
-@group(0) @binding(1) var<storage, read> x: array<u32>;
 // table: `NF4_CODE`, the 16 code values ascending, as f32 bits.
-@group(0) @binding(2) var<storage, read> table: array<u32>;
 // blocks: per block [absmax, 0, 0, 0], [n / block][4]; for double_quantize the reconstructed
 // absmax values, [count × 256].
-@group(0) @binding(3) var<storage, read_write> blocks: array<u32>;
 // codes: block/2 bytes per block (weight 2i in the low nibble), four to a word,
 // [n / 2 / 4 rounded up].
-@group(0) @binding(4) var<storage, read_write> codes: array<u32>;
 
 @compute @workgroup_size(64)
 fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

@@ -1,16 +1,12 @@
 // Asymmetric min-max quantization (zeropoint.rs) to `params.variant` = 8 (uint8) or 4 bits, per
 // block of `params.block` weights. `measure` runs once per block, `quantize` once per code word.
 
-// Dispatch sizes, the block and the bit width.
-@group(0) @binding(0) var<uniform> params: Params;
+// Bindings (quantize_bindings.wgsl), for this kernel:
+// params: dispatch sizes, the block and the bit width.
 // x: the chunk's weights as f32 bit patterns, [n].
-@group(0) @binding(1) var<storage, read> x: array<u32>;
 // table: unused by this kernel (one word).
-@group(0) @binding(2) var<storage, read> table: array<u32>;
 // blocks: per block [scale, zero point (integer), 0, zero point (f32 bits)], [n / block][4].
-@group(0) @binding(3) var<storage, read_write> blocks: array<u32>;
 // codes: one byte (8 bits) or nibble (4 bits, weight 2i low) per weight, four bytes to a word.
-@group(0) @binding(4) var<storage, read_write> codes: array<u32>;
 
 @compute @workgroup_size(64)
 fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
