@@ -445,3 +445,24 @@ async fn at_390_px_the_verdict_is_in_the_first_viewport() {
         controls.top()
     );
 }
+
+/// The strategy and scaling charts have their numbers in tables under them (a text alternative
+/// reachable by keyboard and screen reader): one row per strategy, per-GPU sizes with units, and
+/// the fewest GPUs that fit.
+#[wasm_bindgen_test]
+async fn the_numbers_behind_the_strategy_and_scaling_charts_are_tables() {
+    let (root, _app) = mount(MemoryQuery::default(), false);
+    settle().await;
+    let strategies = by_testid(&root, "strategies-numbers");
+    let rows = strategies.query_selector_all("tbody tr").unwrap();
+    assert_eq!(rows.length(), 7);
+    let all = strategies.text_content().unwrap();
+    assert!(all.contains("DDP") && all.contains(" GB"), "{all}");
+    assert!(
+        all.contains("does not fit") && all.contains("fits"),
+        "{all}"
+    );
+    let scaling = by_testid(&root, "scaling-numbers");
+    assert_eq!(scaling.query_selector_all("tbody tr").unwrap().length(), 4);
+    assert!(scaling.text_content().unwrap().contains(" GPUs"));
+}

@@ -2,6 +2,7 @@
 
 use crate::ui::components::breakdown_legend::BreakdownLegend;
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
+use crate::ui::components::chart_numbers::{ScalingNumbers, StrategyNumbers};
 use crate::ui::components::conventions_table::ConventionsTable;
 use crate::ui::components::downloads::Downloads;
 use crate::ui::components::memory_bar_chart::MemoryBarChart;
@@ -94,10 +95,12 @@ fn Comparisons() -> impl IntoView {
         <h3>"Every strategy, same setup"</h3>
         <p class="lede">"ZeRO-1 shards the optimizer states across the data-parallel GPUs, ZeRO-2 also the gradients, ZeRO-3 (FSDP FULL_SHARD) also the weights. Offload moves optimizer states (and weights) to CPU memory. Activations are never sharded by ZeRO: only tensor/sequence parallelism and recomputation shrink them."</p>
         <CanvasChart label=Signal::derive(|| "Stacked bars of per-GPU memory for DDP, ZeRO-1, ZeRO-2, ZeRO-3 and offload variants".to_string()) height=strategies::HEIGHT testid="strategies-chart" draw=draw_strategies />
+        <StrategyNumbers />
         <p class="chart-key" data-testid="strategies-key">"Bar labels: DDP = every GPU holds everything; Z1, Z2, Z3 = ZeRO stage 1, 2, 3 (optimizer states, + gradients, + weights split across the data-parallel GPUs); +off = optimizer states offloaded to CPU memory; +off all = weights too."</p>
         <h3>"More GPUs"</h3>
         <p class="lede">"Per-GPU memory as the data-parallel degree grows from 1 to 1024 (log scales). DDP stays flat: every GPU holds everything. ZeRO-3 falls as 1/N until activations and overhead dominate. Rings mark where each strategy first fits."</p>
         <CanvasChart label=Signal::derive(|| "Per-GPU memory against number of GPUs for each strategy".to_string()) height=scaling::HEIGHT testid="scaling-chart" draw=draw_scaling />
+        <ScalingNumbers />
         <h3>"How others count it"</h3>
         <p class="lede">"Published calculators disagree on bytes per parameter. Here is the same setup's model states (weights, gradients, optimizer) under each convention."</p>
         <ConventionsTable />
