@@ -157,3 +157,36 @@ async fn fp32_field_names_are_whole_and_apart_on_a_phone() {
         }
     }
 }
+
+/// A convention that does not cover the setup (DeepSpeed under ZeRO-0) explains why in a cell that
+/// wraps, so the explanation column stays in view at 1280 px instead of being pushed off the
+/// table's right edge.
+#[wasm_bindgen_test]
+async fn an_unavailable_convention_wraps_and_keeps_the_explanations_in_view() {
+    use bitbudget_app::ui::memory_query::MemoryQuery;
+    load_stylesheet();
+    let root = fresh_root();
+    root.style().set_property("width", "1000px").unwrap();
+    let query = MemoryQuery::default();
+    let _app =
+        leptos::mount::mount_to(root.clone(), move || view! { <MemoryPage initial=query /> });
+    settle().await;
+    let deepspeed = by_testid(&root, "convention-deepspeed")
+        .text_content()
+        .unwrap();
+    assert!(
+        deepspeed.contains("n/a"),
+        "the landing setup is DDP: {deepspeed}"
+    );
+    let scroll: web_sys::HtmlElement = root
+        .query_selector("[aria-label='Model states by convention']")
+        .unwrap()
+        .expect("the conventions table")
+        .unchecked_into();
+    assert!(
+        scroll.scroll_width() <= scroll.client_width() + 1,
+        "the table is {} px wide in a {} px box",
+        scroll.scroll_width(),
+        scroll.client_width()
+    );
+}

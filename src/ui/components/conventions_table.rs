@@ -17,14 +17,15 @@ pub fn ConventionsTable() -> impl IntoView {
                 <thead><tr><th scope="col">"convention"</th><th scope="col">"model states / GPU"</th><th scope="col">"CPU"</th><th scope="col">"why it differs"</th></tr></thead>
                 <tbody>
                     {move || rows.get().into_iter().map(|r| {
-                        let states = match &r.model_states {
-                            Ok(b) => format_bytes(*b, units()),
-                            Err(e) => format!("n/a: {e}"),
+                        // A number never wraps; a reason why the convention does not apply does.
+                        let (states, class) = match &r.model_states {
+                            Ok(b) => (format_bytes(*b, units()), "num"),
+                            Err(e) => (format!("n/a: {e}"), "unavailable"),
                         };
                         view! {
                             <tr data-testid=format!("convention-{}", r.convention)>
                                 <th scope="row">{r.convention.name()}</th>
-                                <td class="num">{states}</td>
+                                <td class=class>{states}</td>
                                 <td class="num">{if r.cpu > 0 { format_bytes(r.cpu, units()) } else { "—".into() }}</td>
                                 <td class="why">{r.explanation}</td>
                             </tr>
