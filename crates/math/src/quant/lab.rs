@@ -456,11 +456,9 @@ mod tests {
         (bytes, y)
     }
 
-    #[test]
-    fn parts_measure_exactly_what_the_whole_tensor_gives() {
-        // 3 000 values: not a whole number of blocks, parts of about 700.
-        let x = generate(Distribution::Laplace, 3, 1000, 0.05, 9);
-        let overview = Overview::new(&x);
+    /// Every scheme (NF4 also with double quantization) with the block size the part tests use.
+    fn cases() -> Vec<(Scheme, bool, usize)> {
+        let mut out = Vec::new();
         for s in Scheme::ALL {
             for dq in [false, s == Scheme::Nf4] {
                 let block = if s == Scheme::Nf4 {
@@ -468,32 +466,54 @@ mod tests {
                 } else {
                     s.default_block()
                 };
-                let mut run = SchemeRun::new(s, &x, block, dq, &overview, 700);
-                while !run.done() {
-                    run.step().unwrap();
-                }
-                let (row, detail) = run.finish();
-                let (bytes, y) = whole(s, &x, block, dq);
-                let y = &y[..x.len()];
-                assert_eq!(row.metrics, error_metrics(&x, y), "{s} dq={dq}");
-                if !dq {
-                    assert_eq!(row.bytes, bytes.len(), "{s}");
-                }
-                assert_eq!(
-                    detail.dequantized,
-                    histogram(y, overview.lo, overview.hi, BINS)
-                );
-                let c = codes(s, &bytes, block, FIRST_VALUES);
-                for (j, r) in detail.first.iter().enumerate() {
-                    assert_eq!(
-                        (r.original, r.code, r.dequantized),
-                        (x[j], c[j], y[j]),
-                        "{s}"
-                    );
-                }
-                let errors: u32 = detail.errors.counts.iter().sum();
-                assert_eq!(errors as usize, x.len(), "{s}: every error counted once");
+                out.push((s, dq, block));
             }
+        }
+        out
+    }
+
+    /// A run of `s` over `x` in parts of 700, stepped on the CPU to the end.
+    fn run_on_cpu<'a>(
+        s: Scheme,
+        x: &'a [f32],
+        block: usize,
+        dq: bool,
+        overview: &'a Overview,
+    ) -> SchemeRun<'a> {
+        let mut run = SchemeRun::new(s, x, block, dq, overview, 700);
+        while !run.done() {
+            run.step().unwrap();
+        }
+        run
+    }
+
+    #[test]
+    fn parts_measure_exactly_what_the_whole_tensor_gives() {
+        // 3 000 values: not a whole number of blocks, parts of about 700.
+        let x = generate(Distribution::Laplace, 3, 1000, 0.05, 9);
+        let overview = Overview::new(&x);
+        for (s, dq, block) in cases() {
+            let (row, detail) = run_on_cpu(s, &x, block, dq, &overview).finish();
+            let (bytes, y) = whole(s, &x, block, dq);
+            let y = &y[..x.len()];
+            assert_eq!(row.metrics, error_metrics(&x, y), "{s} dq={dq}");
+            if !dq {
+                assert_eq!(row.bytes, bytes.len(), "{s}");
+            }
+            assert_eq!(
+                detail.dequantized,
+                histogram(y, overview.lo, overview.hi, BINS)
+            );
+            let c = codes(s, &bytes, block, FIRST_VALUES);
+            for (j, r) in detail.first.iter().enumerate() {
+                assert_eq!(
+                    (r.original, r.code, r.dequantized),
+                    (x[j], c[j], y[j]),
+                    "{s}"
+                );
+            }
+            let errors: u32 = detail.errors.counts.iter().sum();
+            assert_eq!(errors as usize, x.len(), "{s}: every error counted once");
         }
     }
 
@@ -520,29 +540,19 @@ mod tests {
         // 3 000 values in parts of about 700: a ragged last part for every block size.
         let x = generate(Distribution::Laplace, 3, 1000, 0.05, 11);
         let overview = Overview::new(&x);
-        for s in Scheme::ALL {
-            for dq in [false, s == Scheme::Nf4] {
-                let block = if s == Scheme::Nf4 {
-                    8
-                } else {
-                    s.default_block()
-                };
-                let mut reference = SchemeRun::new(s, &x, block, dq, &overview, 700);
-                while !reference.done() {
-                    reference.step().unwrap();
-                }
-                let mut split = SchemeRun::new(s, &x, block, dq, &overview, 700);
-                let mut backend = Deferred::default();
-                let mut pending = Vec::new();
-                while let Some(range) = split.next_part() {
-                    let padded = split.padded_part();
-                    assert_eq!(padded.len(), range.len().next_multiple_of(block), "{s}");
-                    pending.push(backend.produce(split.quantizer(), &padded).unwrap());
-                    split.measure(pending.last().unwrap()).unwrap();
-                }
-                assert_eq!(backend.asked.len(), reference.parts(), "{s}");
-                assert_eq!(split.finish(), reference.finish(), "{s} dq={dq}");
+        for (s, dq, block) in cases() {
+            let reference = run_on_cpu(s, &x, block, dq, &overview);
+            let mut split = SchemeRun::new(s, &x, block, dq, &overview, 700);
+            let mut backend = Deferred::default();
+            let mut pending = Vec::new();
+            while let Some(range) = split.next_part() {
+                let padded = split.padded_part();
+                assert_eq!(padded.len(), range.len().next_multiple_of(block), "{s}");
+                pending.push(backend.produce(split.quantizer(), &padded).unwrap());
+                split.measure(pending.last().unwrap()).unwrap();
             }
+            assert_eq!(backend.asked.len(), reference.parts(), "{s}");
+            assert_eq!(split.finish(), reference.finish(), "{s} dq={dq}");
         }
     }
 
