@@ -2,13 +2,12 @@
 //! mantissa; or the bits of an integer), the field names with their values under them, and the
 //! decoding written out. The Bits page's bit row groups its cells with the same [`fields`].
 
-use crate::error::ChartError;
 use crate::palette::{Rgb, Theme};
 use crate::style::{color, title, wrap, Scale};
+use crate::{Area, Drawn};
 use bitbudget_math::format::integer::IntFormat;
 use bitbudget_math::format::{describe, FormatId, Overflow, Spec};
 use bitbudget_math::numbers::short;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::ops::Range;
@@ -123,12 +122,7 @@ pub fn fields(id: FormatId) -> Vec<Field> {
 
 /// Draws the diagram: a title with the pattern in hex and the stored value, the bit boxes centred
 /// (at most 40 CSS pixels each), each field's name and value under its boxes, and the decoding.
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    input: &Input,
-    t: &Theme,
-    s: Scale,
-) -> Result<(), ChartError> {
+pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     root.fill(&color(t.surface))?;
     let id = input.id;
     let d = describe(id, input.x, input.overflow);

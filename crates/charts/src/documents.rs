@@ -7,15 +7,15 @@ use crate::palette::{Theme, LIGHT};
 use crate::quant::{errors, heatmap, tradeoff, values};
 use crate::style::{color, wrap, Scale};
 use crate::{bit_layout, memory_bar, number_line, scaling, strategies, Chart};
+use crate::{Area, Drawn};
 use bitbudget_math::format::{FormatId, Overflow};
-use bitbudget_math::memory::estimate;
-use bitbudget_math::memory::plan::{by_strategy, sweep, Strategy};
+use bitbudget_math::memory::plan::{by_strategy, sweep, Strategy, SweepLine};
+use bitbudget_math::memory::{estimate, Breakdown};
 use bitbudget_math::memory::{find_model, Mode, ModelSpec, Setup};
 use bitbudget_math::numbers::format_count;
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail};
 use bitbudget_math::quant::scheme::Scheme;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -23,11 +23,11 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 pub const WIDTH: u32 = 720;
 
 /// Draws one chart onto its part of a document.
-type Draw<'a> = &'a dyn Fn(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), ChartError>;
+type Draw<'a> = &'a dyn Fn(&Area<SVGBackend<'_>>) -> Drawn;
 
 /// Draws `charts` in rows of `columns`, each `WIDTH` wide and as tall as given (a row is as tall
 /// as its tallest chart), into one SVG document.
-fn stack(charts: &[(u32, Draw<'_>)], columns: u32) -> Result<String, ChartError> {
+fn stack(charts: &[(u32, Draw<'_>)], columns: u32) -> Drawn<String> {
     let rows = (charts.len() as u32).div_ceil(columns.max(1));
     let row_height = |r: u32| {
         charts
@@ -60,15 +60,13 @@ fn stack(charts: &[(u32, Draw<'_>)], columns: u32) -> Result<String, ChartError>
 }
 
 /// `chart` drawn in the light theme at scale 1.
-fn one<C: Chart>(
-    chart: &C,
-) -> impl Fn(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), ChartError> + '_ {
+fn one<C: Chart>(chart: &C) -> impl Fn(&Area<SVGBackend<'_>>) -> Drawn + '_ {
     move |area| chart.draw(area, &LIGHT, Scale(1.0)).map(|_| ())
 }
 
 /// The Bits document: `x` stored in `id` as a bit-layout diagram above the format's number line,
 /// `WIDTH` × ([`bit_layout::HEIGHT`] + [`number_line::HEIGHT`]) pixels.
-pub fn bits(id: FormatId, x: f64, overflow: Overflow) -> Result<String, ChartError> {
+pub fn bits(id: FormatId, x: f64, overflow: Overflow) -> Drawn<String> {
     let layout = bit_layout::Input { id, x, overflow };
     let line = number_line::Input { id, x, overflow };
     let (a, b) = (one(&layout), one(&line));
@@ -113,7 +111,7 @@ impl std::fmt::Display for MemoryChart {
 impl std::str::FromStr for MemoryChart {
     type Err = ChartError;
     /// Parses `bar`, `strategies` or `scaling` (surrounding spaces and case ignored).
-    fn from_str(s: &str) -> Result<Self, ChartError> {
+    fn from_str(s: &str) -> Drawn<Self> {
         let t = s.trim().to_ascii_lowercase();
         MemoryChart::ALL
             .into_iter()
@@ -169,9 +167,9 @@ impl Frame {
 
     /// Draws the title, `chart` in the next `chart_height` CSS pixels, and the caption, onto
     /// `area` (which should be [`Frame::height`] tall), returning what the chart returns.
-    pub fn draw<DB: DrawingBackend, C: Chart>(
+    pub fn draw<B: DrawingBackend, C: Chart>(
         &self,
-        area: &DrawingArea<DB, Shift>,
+        area: &Area<B>,
         chart: &C,
         chart_height: u32,
         theme: &Theme,
@@ -181,37 +179,37 @@ impl Frame {
         let (w, _) = area.dim_in_pixel();
         let title_h = Self::block_height(&self.title, w, Self::TITLE_PX, s);
         let chart_h = s.px(chart_height as f64) as u32;
-        let centre = Pos::new(HPos::Center, VPos::Top);
-        for (i, line) in Self::lines(&self.title, w, Self::TITLE_PX, s)
-            .iter()
-            .enumerate()
-        {
-            area.draw(&Text::new(
-                line.clone(),
-                (
-                    w as i32 / 2,
-                    s.px(8.0 + i as f64 * Self::line_step(Self::TITLE_PX)),
-                ),
-                s.bold(Self::TITLE_PX, theme.text).pos(centre),
-            ))?;
-        }
+        Self::draw_centred(
+            area,
+            &self.title,
+            Self::TITLE_PX,
+            s.bold(Self::TITLE_PX, theme.text),
+            s,
+        )?;
         let (_, rest) = area.split_vertically(title_h);
         let (plot, below) = rest.split_vertically(chart_h);
         let out = chart.draw(&plot, theme, s)?;
-        for (i, line) in Self::lines(&self.caption, w, Self::CAPTION_PX, s)
-            .iter()
-            .enumerate()
-        {
-            below.draw(&Text::new(
-                line.clone(),
-                (
-                    w as i32 / 2,
-                    s.px(8.0 + i as f64 * Self::line_step(Self::CAPTION_PX)),
-                ),
-                s.font(Self::CAPTION_PX, theme.muted).pos(centre),
-            ))?;
-        }
+        let muted = s.font(Self::CAPTION_PX, theme.muted);
+        Self::draw_centred(&below, &self.caption, Self::CAPTION_PX, muted, s)?;
         Ok(out)
+    }
+
+    /// Draws `text` wrapped to `area`'s width at `px` CSS pixels ([`Frame::lines`]), each line
+    /// centred, the first 8 CSS pixels below `area`'s top.
+    fn draw_centred<B: DrawingBackend>(
+        area: &Area<B>,
+        text: &str,
+        px: f64,
+        style: TextStyle,
+        s: Scale,
+    ) -> Drawn {
+        let w = area.dim_in_pixel().0;
+        let style = style.pos(Pos::new(HPos::Center, VPos::Top));
+        for (i, line) in Self::lines(text, w, px, s).iter().enumerate() {
+            let y = s.px(8.0 + i as f64 * Self::line_step(px));
+            area.draw(&Text::new(line.clone(), (w as i32 / 2, y), style.clone()))?;
+        }
+        Ok(())
     }
 }
 
@@ -274,55 +272,92 @@ pub fn memory_frame(setup: &Setup, chart: MemoryChart) -> Frame {
 /// should be [`memory_height`] tall); the app draws its 2x PNG download with this.
 /// An invalid setup is an [`ChartError::Input`] with the estimator's message (for the bar; the
 /// other two charts show each strategy's validity themselves).
-pub fn draw_memory<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+pub fn draw_memory<B: DrawingBackend>(
+    area: &Area<B>,
     setup: &Setup,
     chart: MemoryChart,
     theme: &Theme,
     s: Scale,
-) -> Result<(), ChartError> {
+) -> Drawn {
     let frame = memory_frame(setup, chart);
-    let capacity = setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name));
-    match chart {
-        MemoryChart::Bar => {
-            let b = estimate(setup).map_err(|e| ChartError::Input(e.to_string()))?;
-            let input = memory_bar::Input {
-                breakdown: &b,
-                capacity,
-                units: setup.units,
-                highlight: None,
-            };
-            frame
-                .draw(area, &input, memory_bar::HEIGHT, theme, s)
-                .map(|_| ())
-        }
-        MemoryChart::Strategies => {
-            let bars = by_strategy(setup);
-            let input = strategies::Input {
-                bars: &bars,
-                capacity: capacity.map(|c| c.0),
-                current: Strategy {
+    let data = MemoryChartData::new(setup, chart)?;
+    frame.draw(area, &data, chart_height(chart), theme, s)
+}
+
+/// One chart of the Memory page for one setup, with the numbers it plots worked out once: a
+/// [`Chart`] (drawn without a frame; [`draw_memory`] adds the frame).
+pub struct MemoryChartData<'a> {
+    setup: &'a Setup,
+    plotted: Plotted,
+}
+
+/// What each Memory page chart plots.
+enum Plotted {
+    Bar(Breakdown),
+    Strategies(Vec<(Strategy, Result<Breakdown, String>)>),
+    Scaling(Vec<SweepLine>),
+}
+
+impl<'a> MemoryChartData<'a> {
+    /// Works out `chart`'s numbers for `setup`. An invalid setup is a [`ChartError::Input`] with
+    /// the estimator's message for the bar; the other two charts show each strategy's validity
+    /// themselves and never fail here.
+    pub fn new(setup: &'a Setup, chart: MemoryChart) -> Result<Self, ChartError> {
+        let plotted = match chart {
+            MemoryChart::Bar => {
+                Plotted::Bar(estimate(setup).map_err(|e| ChartError::Input(e.to_string()))?)
+            }
+            MemoryChart::Strategies => Plotted::Strategies(by_strategy(setup)),
+            MemoryChart::Scaling => Plotted::Scaling(sweep(setup)),
+        };
+        Ok(MemoryChartData { setup, plotted })
+    }
+}
+
+impl Chart for MemoryChartData<'_> {
+    type Output = ();
+    fn draw<B: DrawingBackend>(&self, area: &Area<B>, theme: &Theme, s: Scale) -> Drawn {
+        let setup = self.setup;
+        let capacity = setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name));
+        let units = setup.units;
+        match &self.plotted {
+            Plotted::Bar(breakdown) => {
+                let input = memory_bar::Input {
+                    breakdown,
+                    capacity,
+                    units,
+                    highlight: None,
+                };
+                input.draw(area, theme, s).map(|_| ())
+            }
+            Plotted::Strategies(bars) => {
+                let current = Strategy {
                     zero: setup.zero,
                     offload: setup.offload,
-                },
-                units: setup.units,
-            };
-            frame.draw(area, &input, strategies::HEIGHT, theme, s)
-        }
-        MemoryChart::Scaling => {
-            let lines = sweep(setup);
-            let input = scaling::Input {
-                lines: &lines,
-                capacity,
-                units: setup.units,
-            };
-            frame.draw(area, &input, scaling::HEIGHT, theme, s)
+                };
+                let capacity = capacity.map(|c| c.0);
+                let input = strategies::Input {
+                    bars,
+                    capacity,
+                    current,
+                    units,
+                };
+                input.draw(area, theme, s)
+            }
+            Plotted::Scaling(lines) => {
+                let input = scaling::Input {
+                    lines,
+                    capacity,
+                    units,
+                };
+                input.draw(area, theme, s)
+            }
         }
     }
 }
 
 /// The chart's height in CSS pixels on the page.
-const fn chart_height(chart: MemoryChart) -> u32 {
+pub const fn chart_height(chart: MemoryChart) -> u32 {
     match chart {
         MemoryChart::Bar => memory_bar::HEIGHT,
         MemoryChart::Strategies => strategies::HEIGHT,
@@ -343,7 +378,7 @@ pub fn memory_size(setup: &Setup, chart: MemoryChart, s: Scale) -> (u32, u32) {
 /// One chart of the Memory page for `setup` as an SVG document: `WIDTH` pixels wide, the chart as
 /// tall as on the page between its title and setup caption ([`draw_memory`] at scale 1, light
 /// theme). An invalid setup is an [`ChartError::Input`] with the estimator's message.
-pub fn memory(setup: &Setup, chart: MemoryChart) -> Result<String, ChartError> {
+pub fn memory(setup: &Setup, chart: MemoryChart) -> Drawn<String> {
     let (w, h) = memory_size(setup, chart, Scale(1.0));
     let mut out = String::new();
     {
@@ -362,7 +397,7 @@ pub fn quant_report(
     detail: &SchemeDetail,
     rows: &[SchemeResult],
     selected: Scheme,
-) -> Result<String, ChartError> {
+) -> Drawn<String> {
     let h = crate::quant::HEIGHT;
     let v = values::Input { overview, detail };
     let e = errors::Input {

@@ -7,9 +7,9 @@
 
 /// Implements [`Chart`] for a chart module's `Input` by calling that module's
 /// `draw(area, &Input, &Theme, Scale)`: `chart_calls_draw!(Input<'_>)` when `draw` returns
-/// `Result<(), ChartError>`, `chart_calls_draw!(Input<'_> => Vec<Hit>)` when it returns more.
-/// Expects `draw`, `Theme`, `Scale`, `ChartError`, `Shift`, `DrawingArea` and `DrawingBackend`
-/// in scope at the call site, as every chart module has them.
+/// `Drawn`, `chart_calls_draw!(Input<'_> => Vec<Hit>)` when it returns more.
+/// Expects `draw`, `Theme`, `Scale`, `Area`, `Drawn` and `DrawingBackend` in scope at the call
+/// site, as every chart module has them.
 macro_rules! chart_calls_draw {
     ($input:ty) => {
         crate::chart_calls_draw!($input => ());
@@ -17,12 +17,7 @@ macro_rules! chart_calls_draw {
     ($input:ty => $output:ty) => {
         impl crate::Chart for $input {
             type Output = $output;
-            fn draw<DB: DrawingBackend>(
-                &self,
-                area: &DrawingArea<DB, Shift>,
-                theme: &Theme,
-                scale: Scale,
-            ) -> Result<$output, ChartError> {
+            fn draw<B: DrawingBackend>(&self, area: &Area<B>, theme: &Theme, scale: Scale) -> Drawn<$output> {
                 draw(area, self, theme, scale)
             }
         }
@@ -43,6 +38,13 @@ pub mod strategies;
 pub mod style;
 
 pub use error::ChartError;
+
+/// The plotters area a chart draws on (whole, not split: its origin is the top left).
+pub type Area<B> = DrawingArea<B, Shift>;
+
+/// What drawing a chart gives: `Ok` with the chart's extra output (`()` for most; the memory bar's
+/// hit boxes) or the [`ChartError`] the backend raised.
+pub type Drawn<T = ()> = Result<T, ChartError>;
 pub use palette::{Rgb, Theme, DARK, LIGHT};
 pub use style::Scale;
 
@@ -55,23 +57,18 @@ pub trait Chart {
     /// What drawing returns besides success (e.g. where each bar segment landed).
     type Output;
     /// Draws onto `area` (filling it with the theme's surface), lengths and fonts scaled by `scale`.
-    fn draw<DB: DrawingBackend>(
+    fn draw<B: DrawingBackend>(
         &self,
-        area: &DrawingArea<DB, Shift>,
+        area: &Area<B>,
         theme: &Theme,
         scale: Scale,
-    ) -> Result<Self::Output, ChartError>;
+    ) -> Drawn<Self::Output>;
 }
 
 /// Renders `chart` as a standalone SVG document of `width` × `height` pixels at [`Scale`] 1: the
 /// same bytes on every platform for the same input (no font is measured, no font file embedded),
 /// with font sizes in CSS pixels as on the canvas ([`style::restore_font_sizes`]).
-pub fn svg<C: Chart>(
-    chart: &C,
-    width: u32,
-    height: u32,
-    theme: &Theme,
-) -> Result<String, ChartError> {
+pub fn svg<C: Chart>(chart: &C, width: u32, height: u32, theme: &Theme) -> Drawn<String> {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();

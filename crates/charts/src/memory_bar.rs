@@ -1,13 +1,12 @@
 //! One GPU's memory as a stacked bar: each part labelled with its size, the GPU's capacity as a
 //! line, and whatever does not fit hatched.
 
-use crate::error::ChartError;
 use crate::palette::Theme;
-use crate::style::{color, hatch_lines, Scale};
+use crate::style::{color, hatch_lines, muted_mesh, Scale};
+use crate::{Area, Drawn};
 use bitbudget_math::memory::Breakdown;
 use bitbudget_math::memory::Part;
 use bitbudget_math::numbers::{format_bytes, Units};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// What to draw.
@@ -22,6 +21,9 @@ pub struct Input<'a> {
     /// The part to emphasise (the others are drawn faded); `None` draws all alike.
     pub highlight: Option<Part>,
 }
+
+/// Every part's [`Hit`], bottom to top, as [`draw`] returns them.
+pub type Hits = Vec<Hit>;
 
 /// Where a part was drawn, in backend pixels (for pointer hit-testing).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,13 +45,8 @@ pub const SVG_WIDTH: u32 = 720;
 /// Draws the bar, axis in `input.units`, parts in [`Part::ALL`] order from the bottom (a part of
 /// 0 bytes is skipped; a label is written only where the segment is at least 13 CSS pixels tall);
 /// returns where each part landed, in backend pixels.
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    input: &Input,
-    theme: &Theme,
-    s: Scale,
-) -> Result<Vec<Hit>, ChartError> {
-    let (t, u) = (theme, input.units);
+pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn<Hits> {
+    let u = input.units;
     root.fill(&color(t.surface))?;
     let b = input.breakdown;
     let cap = input.capacity.map(|c| c.0).unwrap_or(0);
@@ -58,19 +55,12 @@ pub fn draw<DB: DrawingBackend>(
         .margin(s.px(12.0))
         .y_label_area_size(s.px(52.0))
         .build_cartesian_2d(0f64..1f64, 0f64..top)?;
-    chart
-        .configure_mesh()
+    muted_mesh(&mut chart.configure_mesh(), t, s, 0.25, 12.0)
         .disable_x_axis()
         .disable_x_mesh()
         .y_labels(6)
         .y_desc(u.label())
         .y_label_formatter(&|v| format!("{v:.0}"))
-        .max_light_lines(1)
-        .light_line_style(color(t.muted).mix(0.1))
-        .bold_line_style(color(t.muted).mix(0.25))
-        .axis_style(color(t.muted))
-        .label_style(s.font(12.0, t.muted))
-        .axis_desc_style(s.font(12.0, t.muted))
         .draw()?;
     // On a phone the bar is narrower so that the labels beside it fit.
     let narrow = s.css(root.dim_in_pixel().0) < 560.0;

@@ -2,13 +2,12 @@
 //! between neighbours grows with magnitude across the whole range (log-log), with the underflow and
 //! overflow regions marked.
 
-use crate::error::ChartError;
 use crate::palette::{Rgb, Theme};
 use crate::style::{color, log_ticks, title, wrap, Scale, CHAR_EM};
+use crate::{Area, Drawn};
 use bitbudget_math::format::neighbours::{representable_around, spacing_bands};
 use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::numbers::short;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -28,27 +27,17 @@ pub const HEIGHT: u32 = 340;
 
 /// Draws both panels (values near `x` on top, spacing against magnitude below) onto `root`.
 /// Captions shorten when the area is narrower than 560 CSS pixels.
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    input: &Input,
-    theme: &Theme,
-    s: Scale,
-) -> Result<(), ChartError> {
-    root.fill(&color(theme.surface))?;
+pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
+    root.fill(&color(t.surface))?;
     let (_, h) = root.dim_in_pixel();
     let (top, bottom) = root.split_vertically(h / 2);
-    draw_zoom(&top, input, theme, s)?;
-    draw_spacing(&bottom, input, theme, s)
+    draw_zoom(&top, input, t, s)?;
+    draw_spacing(&bottom, input, t, s)
 }
 
 crate::chart_calls_draw!(Input);
 
-fn draw_zoom<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    input: &Input,
-    t: &Theme,
-    s: Scale,
-) -> Result<(), ChartError> {
+fn draw_zoom<B: DrawingBackend>(area: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let px = |v: f64| s.px(v);
     let font = |size: f64, c: Rgb| s.font(size, c);
     if input.x.is_nan() {
@@ -200,12 +189,7 @@ fn neighbour_gap(values: &[f64], stored: f64) -> f64 {
     }
 }
 
-fn draw_spacing<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    input: &Input,
-    t: &Theme,
-    s: Scale,
-) -> Result<(), ChartError> {
+fn draw_spacing<B: DrawingBackend>(area: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let px = |v: f64| s.px(v);
     let font = |size: f64, c: Rgb| s.font(size, c);
     let narrow = s.css(area.dim_in_pixel().0) < 560.0;

@@ -1,12 +1,11 @@
 //! Charts of the Quantize lab: value histograms with the quantization levels, the error
 //! histogram, per-block error heat map and the error-vs-bits trade-off of every scheme.
 
-use crate::error::ChartError;
 use crate::palette::Theme;
 use crate::style::{color, title, Scale};
+use crate::{Area, Drawn};
 use bitbudget_math::numbers::{format_count, short};
 use plotters::coord::types::RangedCoordf64;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
 pub mod errors;
@@ -50,13 +49,13 @@ pub(crate) type HistogramChart<'a, DB> =
 
 /// Titles `root`, draws the value and count axes of `axes` (counts labelled with thousands
 /// separators, no grid) and hands the plot to `series` to draw the data.
-pub(crate) fn draw_histogram<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
+pub(crate) fn draw_histogram<B: DrawingBackend>(
+    root: &Area<B>,
     axes: HistogramAxes,
     t: &Theme,
     s: Scale,
-    series: impl FnOnce(&mut HistogramChart<'_, DB>) -> Result<(), ChartError>,
-) -> Result<(), ChartError> {
+    series: impl FnOnce(&mut HistogramChart<'_, B>) -> Drawn,
+) -> Drawn {
     let HistogramAxes {
         caption,
         lo,

@@ -1,12 +1,11 @@
 //! Per-GPU memory against the number of GPUs (log-log), one line per strategy, with the GPU's
 //! capacity: where each strategy starts to fit.
 
-use crate::error::ChartError;
 use crate::palette::{Rgb, Theme};
-use crate::style::{color, log_ticks, Scale, CHAR_EM};
+use crate::style::{color, log_ticks, muted_mesh, Scale, CHAR_EM};
+use crate::{Area, Drawn};
 use bitbudget_math::memory::plan::SweepLine;
 use bitbudget_math::numbers::{format_bytes, Units};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -38,13 +37,7 @@ const LEGEND_PX: f64 = 12.0;
 /// Draws the lines on log-log axes (ticks at 1, 2, 5 per decade where they fit) with a legend
 /// below the plot, never over it; a ring marks the first point of each line at or under the
 /// capacity. Draws only the background when there is no positive point.
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    input: &Input,
-    theme: &Theme,
-    s: Scale,
-) -> Result<(), ChartError> {
-    let t = theme;
+pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let (lines, capacity, units) = (input.lines, input.capacity, input.units);
     root.fill(&color(t.surface))?;
     let points = lines.iter().flat_map(|(_, p)| p.iter());
@@ -108,8 +101,7 @@ pub fn draw<DB: DrawingBackend>(
             x_range.log_scale().with_key_points(x_ticks),
             y_range.log_scale().with_key_points(y_ticks),
         )?;
-    chart
-        .configure_mesh()
+    muted_mesh(&mut chart.configure_mesh(), t, s, 0.2, 12.0)
         .x_desc("GPUs")
         .y_desc(format!("per GPU ({})", units.label()))
         .x_label_formatter(&|v| format!("{v:.0}"))
@@ -120,12 +112,6 @@ pub fn draw<DB: DrawingBackend>(
                 format!("{v:.2}")
             }
         })
-        .max_light_lines(1)
-        .light_line_style(color(t.muted).mix(0.1))
-        .bold_line_style(color(t.muted).mix(0.2))
-        .axis_style(color(t.muted))
-        .label_style(s.font(12.0, t.muted))
-        .axis_desc_style(s.font(12.0, t.muted))
         .draw()?;
     if let Some((c, _)) = capacity {
         let y = c as f64 / units.bytes();
@@ -188,13 +174,13 @@ fn legend_rows(legend: &[(String, RGBColor)], width: u32, s: Scale) -> Vec<Vec<u
 }
 
 /// Draws the legend's rows into `area` (below the plot): a line swatch, then the text.
-fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+fn draw_legend<B: DrawingBackend>(
+    area: &Area<B>,
     legend: &[(String, RGBColor)],
     rows: &[Vec<usize>],
     s: Scale,
     t: &Theme,
-) -> Result<(), ChartError> {
+) -> Drawn {
     let row_h = s.px(LEGEND_PX * 1.5);
     for (r, row) in rows.iter().enumerate() {
         let y = s.px(3.0) + r as i32 * row_h + row_h / 2;

@@ -1,13 +1,12 @@
 //! The same setup under every sharding strategy, side by side, against the GPU's capacity.
 
-use crate::error::ChartError;
 use crate::palette::Theme;
-use crate::style::{color, Scale};
+use crate::style::{color, muted_mesh, Scale};
+use crate::{Area, Drawn};
 use bitbudget_math::memory::plan::Strategy;
 use bitbudget_math::memory::Breakdown;
 use bitbudget_math::memory::Part;
 use bitbudget_math::numbers::{format_bytes, Units};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -47,13 +46,7 @@ const TEXT_PX: f64 = 12.0;
 /// end in `units` (in the danger colour when over capacity; moved past the capacity line when it
 /// would cross it). An invalid strategy is left empty after its name. Horizontal bars keep every
 /// label on its own row at any width.
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    input: &Input,
-    theme: &Theme,
-    s: Scale,
-) -> Result<(), ChartError> {
-    let t = theme;
+pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let (bars, capacity, current, units) = (input.bars, input.capacity, input.current, input.units);
     root.fill(&color(t.surface))?;
     let (w, _) = root.dim_in_pixel();
@@ -106,19 +99,12 @@ pub fn draw<DB: DrawingBackend>(
             0f64..(max_total.max(capacity.unwrap_or(0)) as f64 * 1.02).max(1.0) / units.bytes(),
             n..0f64,
         )?;
-    chart
-        .configure_mesh()
+    muted_mesh(&mut chart.configure_mesh(), t, s, 0.25, TEXT_PX)
         .disable_y_mesh()
         .y_labels(0)
         .x_labels(5)
         .x_desc(units.label())
         .x_label_formatter(&|v| format!("{v:.0}"))
-        .max_light_lines(1)
-        .light_line_style(color(t.muted).mix(0.1))
-        .bold_line_style(color(t.muted).mix(0.25))
-        .axis_style(color(t.muted))
-        .label_style(s.font(TEXT_PX, t.muted))
-        .axis_desc_style(s.font(TEXT_PX, t.muted))
         .draw()?;
     let cap_x = capacity.map(|c| chart.backend_coord(&(c as f64 / units.bytes(), 0.0)).0);
     // Backend pixels; `root` may be part of a larger backend.

@@ -1,9 +1,10 @@
 //! Helpers shared by the charts: palette colours as plotters colours, the font stack, fonts and
 //! lengths scaled for the device pixel ratio, titles and hatching.
 
-use crate::error::ChartError;
-use crate::palette::Rgb;
-use plotters::coord::Shift;
+use crate::palette::{Rgb, Theme};
+use crate::{Area, Drawn};
+use plotters::chart::MeshStyle;
+use plotters::coord::ranged1d::Ranged;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::TextStyle;
@@ -159,12 +160,12 @@ pub fn wrap(text: &str, width: u32, size: f64, s: Scale) -> Vec<String> {
 /// (see [`wrap`]), and returns the area below it. Unlike plotters' `caption`, the title's height
 /// is its lines' font size plus fixed padding, never a measured text box, so a canvas in the
 /// browser and an SVG written natively lay out identically.
-pub fn title<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+pub fn title<B: DrawingBackend>(
+    area: &Area<B>,
     text: &str,
     font: TextStyle<'static>,
     s: Scale,
-) -> Result<DrawingArea<DB, Shift>, ChartError> {
+) -> Drawn<Area<B>> {
     let (w, _) = area.dim_in_pixel();
     let size = font.font.get_size();
     let pad = s.px(6.0);
@@ -320,4 +321,23 @@ mod tests {
         assert_eq!(Scale(2.0).px(10.0), 20);
         assert_eq!(Scale(2.0).stroke(0.2), 1);
     }
+}
+
+/// Gives `mesh` the house look shared by the charts with grid lines: at most one light line
+/// between labelled ones, light lines at 10 % and labelled ones at `bold` (0 to 1) opacity of the
+/// theme's muted colour, and the axis, tick labels and axis descriptions in that colour, text at
+/// `text_px` CSS pixels. Returns `mesh` for more settings and `.draw()`.
+pub fn muted_mesh<'m, 'a, 'b, X: Ranged, Y: Ranged, B: DrawingBackend>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, B>,
+    t: &Theme,
+    s: Scale,
+    bold: f64,
+    text_px: f64,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, B> {
+    mesh.max_light_lines(1)
+        .light_line_style(color(t.muted).mix(0.1))
+        .bold_line_style(color(t.muted).mix(bold))
+        .axis_style(color(t.muted))
+        .label_style(s.font(text_px, t.muted))
+        .axis_desc_style(s.font(text_px, t.muted))
 }

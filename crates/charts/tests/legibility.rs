@@ -3,15 +3,14 @@
 //! least 12 CSS px, no two text boxes (estimated from the font size) overlap, every text box stays
 //! inside the chart, and no text covers a plotted point, line or bar (a legend included).
 
-use bitbudget_charts::documents;
+use bitbudget_charts::documents::{self, MemoryChart, MemoryChartData};
 use bitbudget_charts::quant::{errors, heatmap, tradeoff, values};
-use bitbudget_charts::{bit_layout, memory_bar, number_line, scaling, strategies, svg, Chart};
+use bitbudget_charts::{bit_layout, number_line, svg, Chart};
 use bitbudget_charts::{DARK, LIGHT};
 use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::memory::gpus::find_gpu;
 use bitbudget_math::memory::options::ZeroStage;
-use bitbudget_math::memory::plan::{by_strategy, sweep, Strategy};
-use bitbudget_math::memory::{estimate, ModelSpec, Setup};
+use bitbudget_math::memory::{ModelSpec, Setup};
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::{analyse, Overview};
 use bitbudget_math::quant::scheme::Scheme;
@@ -260,51 +259,11 @@ fn setups() -> Vec<(String, Setup)> {
 fn memory_charts_are_legible_at_desktop_and_phone_widths() {
     let mut all = Vec::new();
     for (name, setup) in setups() {
-        let capacity = setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name));
-        let b = estimate(&setup).unwrap();
-        let bar = memory_bar::Input {
-            breakdown: &b,
-            capacity,
-            units: setup.units,
-            highlight: None,
-        };
-        check(
-            &format!("bar, {name}"),
-            &bar,
-            memory_bar::HEIGHT,
-            true,
-            &mut all,
-        );
-        let bars = by_strategy(&setup);
-        let s = strategies::Input {
-            bars: &bars,
-            capacity: capacity.map(|c| c.0),
-            current: Strategy {
-                zero: setup.zero,
-                offload: setup.offload,
-            },
-            units: setup.units,
-        };
-        check(
-            &format!("strategies, {name}"),
-            &s,
-            strategies::HEIGHT,
-            true,
-            &mut all,
-        );
-        let lines = sweep(&setup);
-        let sc = scaling::Input {
-            lines: &lines,
-            capacity,
-            units: setup.units,
-        };
-        check(
-            &format!("scaling, {name}"),
-            &sc,
-            scaling::HEIGHT,
-            true,
-            &mut all,
-        );
+        for chart in MemoryChart::ALL {
+            let data = MemoryChartData::new(&setup, chart).unwrap();
+            let height = documents::chart_height(chart);
+            check(&format!("{chart}, {name}"), &data, height, true, &mut all);
+        }
     }
     assert_legible(all);
 }

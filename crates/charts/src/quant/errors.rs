@@ -1,11 +1,10 @@
 //! The histogram of the quantization error.
 
 use super::{bars, draw_histogram, HistogramAxes};
-use crate::error::ChartError;
 use crate::palette::Theme;
 use crate::style::{color, Scale};
+use crate::{Area, Drawn};
 use bitbudget_math::quant::histogram::Histogram;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// What to draw.
@@ -16,12 +15,7 @@ pub struct Input<'a> {
 }
 
 /// Histogram of dequantized − original.
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    input: &Input,
-    t: &Theme,
-    s: Scale,
-) -> Result<(), ChartError> {
+pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let errors = input.errors;
     root.fill(&color(t.surface))?;
     let (lo, hi, h) = (errors.lo, errors.hi, &errors.counts);

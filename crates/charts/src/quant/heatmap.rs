@@ -1,11 +1,10 @@
 //! The error of each block as a heat map.
 
-use crate::error::ChartError;
 use crate::palette::Theme;
 use crate::style::{color, title, Scale};
+use crate::{Area, Drawn};
 use bitbudget_math::numbers::short;
 use bitbudget_math::quant::lab::SchemeDetail;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// What to draw.
@@ -18,12 +17,7 @@ pub struct Input<'a> {
 /// Per-block RMSE as a heat map, row by row from the top left, twice as many cells across as down
 /// (from the background colour at 0 to full orange at the largest error, in light and dark themes
 /// alike; when there are more blocks than cells, each cell is its worst block).
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    input: &Input,
-    t: &Theme,
-    s: Scale,
-) -> Result<(), ChartError> {
+pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let detail = input.detail;
     root.fill(&color(t.surface))?;
     let rmse = &detail.heat;

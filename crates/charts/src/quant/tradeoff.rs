@@ -1,12 +1,11 @@
 //! Accuracy against storage: every scheme's SQNR against its bits per weight.
 
-use crate::error::ChartError;
 use crate::labels::{place_labels, LabelBox};
 use crate::palette::Theme;
-use crate::style::{color, title, Scale, CHAR_EM};
+use crate::style::{color, muted_mesh, title, Scale, CHAR_EM};
+use crate::{Area, Drawn};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::scheme::Scheme;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// What to draw.
@@ -22,12 +21,7 @@ pub struct Input<'a> {
 const CLIP_DB: f64 = 35.0;
 
 /// SQNR against storage bits per weight for every scheme; the selected one ringed.
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    input: &Input,
-    t: &Theme,
-    s: Scale,
-) -> Result<(), ChartError> {
+pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let (rows, selected) = (input.rows, input.selected);
     root.fill(&color(t.surface))?;
     let finite: Vec<&SchemeResult> = rows
@@ -70,18 +64,11 @@ pub fn draw<DB: DrawingBackend>(
                 .with_key_points(vec![4.0, 5.0, 6.0, 8.0, 12.0, 16.0]),
             bottom..top,
         )?;
-    chart
-        .configure_mesh()
+    muted_mesh(&mut chart.configure_mesh(), t, s, 0.2, 12.0)
         .x_desc("bits per weight (scales included, log scale)")
         .y_desc("SQNR dB")
         .x_label_formatter(&|v| format!("{v:.0}"))
         .y_label_formatter(&|v| format!("{v:.0}"))
-        .max_light_lines(1)
-        .light_line_style(color(t.muted).mix(0.1))
-        .bold_line_style(color(t.muted).mix(0.2))
-        .axis_style(color(t.muted))
-        .label_style(s.font(12.0, t.muted))
-        .axis_desc_style(s.font(12.0, t.muted))
         .draw()?;
     let mut named: Vec<((i32, i32), String)> = Vec::new();
     for r in &finite {

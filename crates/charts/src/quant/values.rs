@@ -2,11 +2,10 @@
 //! the largest |x| (ticks).
 
 use super::{bars, draw_histogram, HistogramAxes};
-use crate::error::ChartError;
 use crate::palette::Theme;
 use crate::style::{color, Scale};
+use crate::{Area, Drawn};
 use bitbudget_math::quant::lab::{Overview, SchemeDetail};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// What to draw.
@@ -20,12 +19,7 @@ pub struct Input<'a> {
 
 /// Original values (bars), dequantized values (line) and the levels of the block holding the
 /// largest |x| (ticks).
-pub fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    input: &Input,
-    t: &Theme,
-    s: Scale,
-) -> Result<(), ChartError> {
+pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let (overview, detail) = (input.overview, input.detail);
     root.fill(&color(t.surface))?;
     let (lo, hi) = (overview.lo, overview.hi);
