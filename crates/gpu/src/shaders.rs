@@ -2,7 +2,9 @@
 //! under `src/shaders/` named `<verb>_<format>.wgsl`; `common.wgsl` (the dispatch parameters and
 //! exact f32 arithmetic on bit patterns) is prepended to each, then the bindings its verb shares:
 //! `dequantize_bindings.wgsl` for every dequantizer, `quantize_bindings.wgsl` for every quantizer
-//! but FP8, which declares its own (its `blocks` is atomic).
+//! but FP8, which declares its own (its `blocks` is atomic). The entry points are shared and
+//! appended last (`entry_<name>.wgsl`): each calls the function its family's file defines
+//! (`weight(i)`, `code_word(w)`, `block_words(b)`), so the dispatch guards live once.
 
 /// The prelude shared by every kernel.
 const COMMON: &str = include_str!("shaders/common.wgsl");
@@ -12,6 +14,15 @@ const DEQUANTIZE_BINDINGS: &str = include_str!("shaders/dequantize_bindings.wgsl
 
 /// The bindings shared by every quantize kernel whose `blocks` is plain `u32` (all but FP8).
 const QUANTIZE_BINDINGS: &str = include_str!("shaders/quantize_bindings.wgsl");
+
+/// The `dequantize` entry point: one invocation per weight, calling the file's `weight(i)`.
+const ENTRY_DEQUANTIZE: &str = include_str!("shaders/entry_dequantize.wgsl");
+
+/// The `quantize` entry point: one invocation per code word, calling the file's `code_word(w)`.
+const ENTRY_QUANTIZE: &str = include_str!("shaders/entry_quantize.wgsl");
+
+/// The `measure` entry point: one invocation per block, calling the file's `block_words(b)`.
+const ENTRY_MEASURE: &str = include_str!("shaders/entry_measure.wgsl");
 
 /// A kernel family: one WGSL file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -112,9 +123,23 @@ impl Family {
         }
     }
 
-    /// The complete WGSL source: the prelude, the shared bindings, then the family's file.
+    /// The shared entry points appended to the family's file: `dequantize` for dequantizers,
+    /// `quantize` for every quantizer, and `measure` for the block quantizers (FP8 measures per
+    /// weight into an atomic, in its own file; the 16-bit casts have nothing to measure).
+    fn entries(self) -> &'static [&'static str] {
+        match self {
+            f if f.is_dequantize() => &[ENTRY_DEQUANTIZE],
+            Family::QuantizeFp8 | Family::QuantizeHalf => &[ENTRY_QUANTIZE],
+            _ => &[ENTRY_MEASURE, ENTRY_QUANTIZE],
+        }
+    }
+
+    /// The complete WGSL source: the prelude, the shared bindings, the family's file, then its
+    /// shared entry points.
     pub(crate) fn source(self) -> String {
-        format!("{COMMON}\n{}\n{}", self.bindings(), self.file().1)
+        let (_, file) = self.file();
+        let entries = self.entries().join("\n");
+        format!("{COMMON}\n{}\n{file}\n{entries}", self.bindings())
     }
 
     /// Whether this family dequantizes (and so binds the dequantize layout).
@@ -176,7 +201,7 @@ mod tests {
                 .collect();
             let expected: &[&str] = match family {
                 Family::QuantizeHalf => &["quantize"],
-                Family::QuantizeNf4 => &["measure", "quantize", "double_quantize"],
+                Family::QuantizeNf4 => &["double_quantize", "measure", "quantize"],
                 f if f.is_dequantize() => &["dequantize"],
                 _ => &["measure", "quantize"],
             };

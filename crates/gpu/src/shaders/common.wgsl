@@ -49,6 +49,14 @@ fn flat_index(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
     return gid.x + gid.y * groups.x * WORKGROUP;
 }
 
+/// `e8m0_to_f32_half`: 2^(e-127) / 2, subnormal for e < 2.
+fn e8m0_half(e: u32) -> u32 {
+    if (e < 2u) {
+        return 0x00200000u << e;
+    }
+    return (e - 1u) << 23u;
+}
+
 fn is_nan(a: u32) -> bool {
     return (a & ABS) > INF;
 }
@@ -105,21 +113,18 @@ fn f_eq(a: u32, b: u32) -> bool {
 /// Rust `f32::min` as the CPU reference's folds use it: a NaN operand gives the other one; on
 /// equal values (±0) the accumulator `acc` is kept.
 fn f_min(acc: u32, v: u32) -> u32 {
-    if (is_nan(v)) {
-        return acc;
-    }
-    if (is_nan(acc) || f_lt(v, acc)) {
-        return v;
-    }
-    return acc;
+    return keep_or_take(acc, v, f_lt(v, acc));
 }
 
 /// Rust `f32::max`, with the same rules as `f_min`.
 fn f_max(acc: u32, v: u32) -> u32 {
-    if (is_nan(v)) {
-        return acc;
-    }
-    if (is_nan(acc) || f_lt(acc, v)) {
+    return keep_or_take(acc, v, f_lt(acc, v));
+}
+
+/// The fold step of `f_min` and `f_max`: `v` when the accumulator is NaN or `v` is `better`,
+/// else `acc`; a NaN `v` is never taken.
+fn keep_or_take(acc: u32, v: u32, better: bool) -> u32 {
+    if (!is_nan(v) && (is_nan(acc) || better)) {
         return v;
     }
     return acc;

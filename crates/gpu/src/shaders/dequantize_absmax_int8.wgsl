@@ -7,12 +7,7 @@
 // table: unused by this kernel (one word).
 // y: the weights as f32 bit patterns, [n].
 
-@compute @workgroup_size(64)
-fn dequantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(gid, groups);
-    if (i >= params.count || i >= arrayLength(&y)) {
-        return;
-    }
-    let q = (i32(codes[i / 4u] >> (8u * (i % 4u))) << 24u) >> 24u;
-    y[i] = f_mul(from_int(q), headers[2u * (i / params.block)]);
+/// Weight i's f32 bits (called by the shared `dequantize` entry point, entry_dequantize.wgsl).
+fn weight(i: u32) -> u32 {
+    return f_mul(from_int(as_i8(code_byte(i))), headers[2u * (i / params.block)]);
 }

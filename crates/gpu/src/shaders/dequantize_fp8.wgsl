@@ -8,12 +8,7 @@
 // table: the value of every FP8 pattern as f32 bits, from the CPU codec, [256].
 // y: the weights as f32 bit patterns, [n].
 
-@compute @workgroup_size(64)
-fn dequantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(gid, groups);
-    if (i >= params.count || i >= arrayLength(&y)) {
-        return;
-    }
-    let b = (codes[i / 4u] >> (8u * (i % 4u))) & 0xffu;
-    y[i] = f_mul(table[b], params.scalar);
+/// Weight i's f32 bits (called by the shared `dequantize` entry point, entry_dequantize.wgsl).
+fn weight(i: u32) -> u32 {
+    return f_mul(table[code_byte(i)], params.scalar);
 }

@@ -8,22 +8,14 @@
 // table: unused by this family (one word).
 // y: the weights as f32 bit patterns, [n].
 
-fn code_byte(k: u32) -> u32 {
-    return (codes[k / 4u] >> (8u * (k % 4u))) & 0xffu;
-}
-
 /// Weight j's nibble in a 16-byte area starting at byte `at`: low nibbles are weights 0..16.
 fn nibble(at: u32, j: u32) -> u32 {
     let byte = code_byte(at + j % 16u);
     return select(byte & 0xfu, byte >> 4u, j >= 16u);
 }
 
-@compute @workgroup_size(64)
-fn dequantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(gid, groups);
-    if (i >= params.count || i >= arrayLength(&y)) {
-        return;
-    }
+/// Weight i's f32 bits (called by the shared `dequantize` entry point, entry_dequantize.wgsl).
+fn weight(i: u32) -> u32 {
     let b = i / 32u;
     let j = i % 32u;
     let d = f16_to_f32(headers[2u * b] & 0xffffu);
@@ -31,8 +23,7 @@ fn dequantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     var v = 0u;
     switch params.variant {
         case 0u: {
-            let q = (i32(code_byte(b * 32u + j)) << 24u) >> 24u;
-            v = f_mul(from_int(q), d);
+            v = f_mul(from_int(as_i8(code_byte(b * 32u + j))), d);
         }
         case 1u: {
             v = f_mul(from_int(i32(nibble(b * 16u, j)) - 8), d);
@@ -50,5 +41,5 @@ fn dequantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
             }
         }
     }
-    y[i] = v;
+    return v;
 }

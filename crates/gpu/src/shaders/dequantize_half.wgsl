@@ -8,16 +8,11 @@
 // table: unused by this kernel (one word).
 // y: the weights as f32 bit patterns, [n].
 
-@compute @workgroup_size(64)
-fn dequantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(gid, groups);
-    if (i >= params.count || i >= arrayLength(&y)) {
-        return;
-    }
+/// Weight i's f32 bits (called by the shared `dequantize` entry point, entry_dequantize.wgsl).
+fn weight(i: u32) -> u32 {
     let h = (codes[i / 2u] >> (16u * (i % 2u))) & 0xffffu;
     if (params.variant == 0u) {
-        y[i] = h << 16u;
-    } else {
-        y[i] = f16_to_f32(h);
+        return h << 16u;
     }
+    return f16_to_f32(h);
 }

@@ -7,14 +7,7 @@
 // table: `NF4_CODE` as f32 bits, [16].
 // y: the weights as f32 bit patterns, [n].
 
-@compute @workgroup_size(64)
-fn dequantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(gid, groups);
-    if (i >= params.count || i >= arrayLength(&y)) {
-        return;
-    }
-    let k = i / 2u;
-    let byte = (codes[k / 4u] >> (8u * (k % 4u))) & 0xffu;
-    let code = select(byte & 0xfu, byte >> 4u, i % 2u == 1u);
-    y[i] = f_mul(table[code], headers[2u * (i / params.block)]);
+/// Weight i's f32 bits (called by the shared `dequantize` entry point, entry_dequantize.wgsl).
+fn weight(i: u32) -> u32 {
+    return f_mul(table[code_nibble(i)], headers[2u * (i / params.block)]);
 }

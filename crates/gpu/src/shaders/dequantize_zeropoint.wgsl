@@ -8,21 +8,15 @@
 // table: unused by this kernel (one word).
 // y: the weights as f32 bit patterns, [n].
 
-@compute @workgroup_size(64)
-fn dequantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = flat_index(gid, groups);
-    if (i >= params.count || i >= arrayLength(&y)) {
-        return;
-    }
+/// Weight i's f32 bits (called by the shared `dequantize` entry point, entry_dequantize.wgsl).
+fn weight(i: u32) -> u32 {
     let b = i / params.block;
     var q = 0u;
     if (params.variant == 8u) {
-        q = (codes[i / 4u] >> (8u * (i % 4u))) & 0xffu;
+        q = code_byte(i);
     } else {
-        let k = i / 2u;
-        let byte = (codes[k / 4u] >> (8u * (k % 4u))) & 0xffu;
-        q = select(byte & 0xfu, byte >> 4u, i % 2u == 1u);
+        q = code_nibble(i);
     }
     let zero_point = headers[2u * b + 1u] & 0xffu;
-    y[i] = f_mul(from_int(i32(q) - i32(zero_point)), headers[2u * b]);
+    return f_mul(from_int(i32(q) - i32(zero_point)), headers[2u * b]);
 }

@@ -9,28 +9,14 @@
 // blocks: per block [scale, 0, 0, 0], [n / block][4].
 // codes: one byte per weight, four to a word, [n / 4 rounded up].
 
-@compute @workgroup_size(64)
-fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = flat_index(gid, groups);
-    if (b >= params.count || b >= arrayLength(&blocks) / 4u) {
-        return;
-    }
-    var amax = 0u;
-    for (var j = 0u; j < params.block; j = j + 1u) {
-        amax = absmax_step(amax, x[b * params.block + j]);
-    }
-    blocks[4u * b] = f_div(amax, 0x42fe0000u); // / 127
-    blocks[4u * b + 1u] = 0u;
-    blocks[4u * b + 2u] = 0u;
-    blocks[4u * b + 3u] = 0u;
+/// Block b's four result words (called by the shared `measure` entry point, entry_measure.wgsl).
+fn block_words(b: u32) -> vec4<u32> {
+    let amax = absmax_of(b * params.block, params.block);
+    return vec4<u32>(f_div(amax, 0x42fe0000u), 0u, 0u, 0u); // scale = amax / 127
 }
 
-@compute @workgroup_size(64)
-fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let w = flat_index(gid, groups);
-    if (w >= params.count || w >= arrayLength(&codes)) {
-        return;
-    }
+/// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl).
+fn code_word(w: u32) -> u32 {
     var word = 0u;
     for (var k = 0u; k < 4u; k = k + 1u) {
         let i = 4u * w + k;
@@ -41,5 +27,5 @@ fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
             }
         }
     }
-    codes[w] = word;
+    return word;
 }

@@ -12,3 +12,12 @@
 @group(0) @binding(3) var<storage, read_write> blocks: array<u32>;
 // codes: the packed codes, four bytes to a word.
 @group(0) @binding(4) var<storage, read_write> codes: array<u32>;
+
+/// The largest |x| over the `len` weights from `start`, as `absmax_step` folds it.
+fn absmax_of(start: u32, len: u32) -> u32 {
+    var amax = 0u;
+    for (var j = 0u; j < len; j = j + 1u) {
+        amax = absmax_step(amax, x[start + j]);
+    }
+    return amax;
+}

@@ -51,12 +51,8 @@ fn encode(v: u32) -> u32 {
     return sign | min(magnitude, params.consts.z);
 }
 
-@compute @workgroup_size(64)
-fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let w = flat_index(gid, groups);
-    if (w >= params.count || w >= arrayLength(&codes)) {
-        return;
-    }
+/// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl).
+fn code_word(w: u32) -> u32 {
     let scale = params.scalar;
     var word = 0u;
     for (var k = 0u; k < 4u; k = k + 1u) {
@@ -69,5 +65,5 @@ fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
             word = word | (encode(y) << (8u * k));
         }
     }
-    codes[w] = word;
+    return word;
 }

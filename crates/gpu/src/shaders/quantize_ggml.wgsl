@@ -19,22 +19,15 @@ fn inverse(d: u32) -> u32 {
     return f_div(ONE, d);
 }
 
-@compute @workgroup_size(64)
-fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = flat_index(gid, groups);
-    if (b >= params.count || b >= arrayLength(&blocks) / 4u) {
-        return;
-    }
+/// Block b's four result words (called by the shared `measure` entry point, entry_measure.wgsl).
+fn block_words(b: u32) -> vec4<u32> {
     let base = b * QK;
     var header = 0u;
     var id = 0u;
     var lo = 0u;
     switch params.variant {
         case 0u: {
-            var amax = 0u;
-            for (var j = 0u; j < QK; j = j + 1u) {
-                amax = absmax_step(amax, x[base + j]);
-            }
+            let amax = absmax_of(base, QK);
             let d = f_div(amax, 0x42fe0000u); // / 127
             header = f16_bits(d);
             id = inverse(d);
@@ -69,10 +62,7 @@ fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             id = inverse(d);
         }
     }
-    blocks[4u * b] = header;
-    blocks[4u * b + 1u] = 0u;
-    blocks[4u * b + 2u] = id;
-    blocks[4u * b + 3u] = lo;
+    return vec4<u32>(header, 0u, id, lo);
 }
 
 /// The 4- or 5-bit code of weight j of block b (before packing).
@@ -106,12 +96,8 @@ fn nibble_word(b: u32, r: u32) -> u32 {
     return word;
 }
 
-@compute @workgroup_size(64)
-fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let w = flat_index(gid, groups);
-    if (w >= params.count || w >= arrayLength(&codes)) {
-        return;
-    }
+/// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl).
+fn code_word(w: u32) -> u32 {
     var word = 0u;
     switch params.variant {
         case 0u: {
@@ -137,5 +123,5 @@ fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
             }
         }
     }
-    codes[w] = word;
+    return word;
 }

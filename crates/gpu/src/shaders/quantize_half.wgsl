@@ -15,15 +15,11 @@ fn narrow(v: u32) -> u32 {
     return f16_bits(v);
 }
 
-@compute @workgroup_size(64)
-fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let w = flat_index(gid, groups);
-    if (w >= params.count || w >= arrayLength(&codes)) {
-        return;
-    }
+/// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl).
+fn code_word(w: u32) -> u32 {
     var word = narrow(x[2u * w]);
     if (2u * w + 1u < params.n) {
         word = word | (narrow(x[2u * w + 1u]) << 16u);
     }
-    codes[w] = word;
+    return word;
 }

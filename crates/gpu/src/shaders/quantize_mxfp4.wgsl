@@ -12,24 +12,9 @@
 
 const QK: u32 = 32u;
 
-/// `e8m0_to_f32_half`: 2^(e-127) / 2, subnormal for e < 2.
-fn e8m0_half(e: u32) -> u32 {
-    if (e < 2u) {
-        return 0x00200000u << e;
-    }
-    return (e - 1u) << 23u;
-}
-
-@compute @workgroup_size(64)
-fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = flat_index(gid, groups);
-    if (b >= params.count || b >= arrayLength(&blocks) / 4u) {
-        return;
-    }
-    var amax = 0u;
-    for (var j = 0u; j < QK; j = j + 1u) {
-        amax = absmax_step(amax, x[b * QK + j]);
-    }
+/// Block b's four result words (called by the shared `measure` entry point, entry_measure.wgsl).
+fn block_words(b: u32) -> vec4<u32> {
+    let amax = absmax_of(b * QK, QK);
     // Binary search: the thresholds are non-decreasing in t.
     var lo = 0u; // table[t] <= amax for every t in 1..=lo
     var hi = 256u; // table[t] > amax for every t in hi..256
@@ -41,10 +26,7 @@ fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             hi = mid;
         }
     }
-    blocks[4u * b] = lo;
-    blocks[4u * b + 1u] = 0u;
-    blocks[4u * b + 2u] = e8m0_half(lo);
-    blocks[4u * b + 3u] = 0u;
+    return vec4<u32>(lo, 0u, e8m0_half(lo), 0u);
 }
 
 /// `best_mxfp4_index`: the nearest of ±k·d (first on ties, 0 for a zero or non-finite weight).
@@ -70,12 +52,8 @@ fn best_index(v: u32, d: u32) -> u32 {
     return i + 8u;
 }
 
-@compute @workgroup_size(64)
-fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let w = flat_index(gid, groups);
-    if (w >= params.count || w >= arrayLength(&codes)) {
-        return;
-    }
+/// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl).
+fn code_word(w: u32) -> u32 {
     let b = w / 4u;
     let d = blocks[4u * b + 2u];
     var word = 0u;
@@ -84,5 +62,5 @@ fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
         let byte = best_index(x[b * QK + j], d) | (best_index(x[b * QK + j + 16u], d) << 4u);
         word = word | (byte << (8u * k));
     }
-    codes[w] = word;
+    return word;
 }

@@ -11,20 +11,10 @@
 // codes: block/2 bytes per block (weight 2i in the low nibble), four to a word,
 // [n / 2 / 4 rounded up].
 
-@compute @workgroup_size(64)
-fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = flat_index(gid, groups);
-    if (b >= params.count || b >= arrayLength(&blocks) / 4u) {
-        return;
-    }
-    var amax = 0u;
-    for (var j = 0u; j < params.block; j = j + 1u) {
-        amax = absmax_step(amax, x[b * params.block + j]);
-    }
-    blocks[4u * b] = amax;
-    blocks[4u * b + 1u] = 0u;
-    blocks[4u * b + 2u] = 0u;
-    blocks[4u * b + 3u] = 0u;
+/// Block b's four result words (called by the shared `measure` entry point, entry_measure.wgsl).
+fn block_words(b: u32) -> vec4<u32> {
+    let amax = absmax_of(b * params.block, params.block);
+    return vec4<u32>(amax, 0u, 0u, 0u);
 }
 
 /// `nf4::nearest_code`: the nearest table entry, the lower one on ties, 0 for NaN.
@@ -49,12 +39,8 @@ fn code(i: u32) -> u32 {
     return nearest_code(f_div(x[i], m));
 }
 
-@compute @workgroup_size(64)
-fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let w = flat_index(gid, groups);
-    if (w >= params.count || w >= arrayLength(&codes)) {
-        return;
-    }
+/// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl).
+fn code_word(w: u32) -> u32 {
     var word = 0u;
     for (var k = 0u; k < 4u; k = k + 1u) {
         let i = 8u * w + 2u * k;
@@ -62,7 +48,7 @@ fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
             word = word | ((code(i) | (code(i + 1u) << 4u)) << (8u * k));
         }
     }
-    codes[w] = word;
+    return word;
 }
 
 /// Double quantization of 256 absmax values (`nf4::quantize_with_mean`): centred on the mean,

@@ -8,12 +8,8 @@
 // blocks: per block [scale, zero point (integer), 0, zero point (f32 bits)], [n / block][4].
 // codes: one byte (8 bits) or nibble (4 bits, weight 2i low) per weight, four bytes to a word.
 
-@compute @workgroup_size(64)
-fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let b = flat_index(gid, groups);
-    if (b >= params.count || b >= arrayLength(&blocks) / 4u) {
-        return;
-    }
+/// Block b's four result words (called by the shared `measure` entry point, entry_measure.wgsl).
+fn block_words(b: u32) -> vec4<u32> {
     let top = from_int(i32((1u << params.variant) - 1u));
     // The range widened to include 0, NaN skipped.
     var lo = 0u;
@@ -39,10 +35,7 @@ fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
             zero_point = top;
         }
     }
-    blocks[4u * b] = stored_scale;
-    blocks[4u * b + 1u] = u32(bitcast<f32>(zero_point & ABS));
-    blocks[4u * b + 2u] = 0u;
-    blocks[4u * b + 3u] = zero_point;
+    return vec4<u32>(stored_scale, u32(bitcast<f32>(zero_point & ABS)), 0u, zero_point);
 }
 
 fn code(i: u32) -> u32 {
@@ -68,12 +61,8 @@ fn code(i: u32) -> u32 {
     return u32(bitcast<f32>(q));
 }
 
-@compute @workgroup_size(64)
-fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let w = flat_index(gid, groups);
-    if (w >= params.count || w >= arrayLength(&codes)) {
-        return;
-    }
+/// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl).
+fn code_word(w: u32) -> u32 {
     var word = 0u;
     for (var k = 0u; k < 4u; k = k + 1u) {
         var byte = 0u;
@@ -90,5 +79,5 @@ fn quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
         }
         word = word | (byte << (8u * k));
     }
-    codes[w] = word;
+    return word;
 }
