@@ -3,7 +3,8 @@
 //! decoding written out. The Bits page's bit row groups its cells with the same [`fields`].
 
 use crate::palette::{Rgb, Theme};
-use crate::style::{color, title, wrap, Scale};
+use crate::style::fitted_title;
+use crate::style::{color, wrap, Scale};
 use crate::{Area, Drawn};
 use bitbudget_math::format::integer::IntFormat;
 use bitbudget_math::format::{describe, FormatId, Overflow, Spec};
@@ -143,7 +144,7 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
         hex = width.div_ceil(4) as usize
     );
     let (w, _) = root.dim_in_pixel();
-    let area = title(root, &caption, s.caption_font(&caption, w, 14.0, t.text), s)?;
+    let area = fitted_title(root, &caption, 14.0, t, s)?;
     let margin = s.px(12.0);
     let cell = ((w as i32 - 2 * margin) / width as i32).min(s.px(MAX_CELL));
     let x0 = (w as i32 - cell * width as i32) / 2;

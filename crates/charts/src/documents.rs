@@ -293,7 +293,7 @@ pub struct MemoryChartData<'a> {
 
 /// What each Memory page chart plots.
 enum Plotted {
-    Bar(Breakdown),
+    Bar(Box<Breakdown>),
     Strategies(Vec<(Strategy, Result<Breakdown, String>)>),
     Scaling(Vec<SweepLine>),
 }
@@ -304,9 +304,9 @@ impl<'a> MemoryChartData<'a> {
     /// themselves and never fail here.
     pub fn new(setup: &'a Setup, chart: MemoryChart) -> Result<Self, ChartError> {
         let plotted = match chart {
-            MemoryChart::Bar => {
-                Plotted::Bar(estimate(setup).map_err(|e| ChartError::Input(e.to_string()))?)
-            }
+            MemoryChart::Bar => Plotted::Bar(Box::new(
+                estimate(setup).map_err(|e| ChartError::Input(e.to_string()))?,
+            )),
             MemoryChart::Strategies => Plotted::Strategies(by_strategy(setup)),
             MemoryChart::Scaling => Plotted::Scaling(sweep(setup)),
         };

@@ -3,6 +3,7 @@
 //! overflow regions marked.
 
 use crate::palette::{Rgb, Theme};
+use crate::style::plot_builder;
 use crate::style::{color, log_ticks, title, wrap, Scale, CHAR_EM};
 use crate::{Area, Drawn};
 use bitbudget_math::format::neighbours::{representable_around, spacing_bands};
@@ -212,15 +213,10 @@ fn draw_spacing<B: DrawingBackend>(area: &Area<B>, input: &Input, t: &Theme, s: 
     let down = (ph as i32 - px(20.0 + 26.0)) / px(24.0);
     let x_ticks = log_ticks(x_lo, x_hi, across.max(2) as usize);
     let y_ticks = log_ticks(s_lo, s_hi, down.max(2) as usize);
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(px(10.0))
-        .margin_right(px(24.0))
-        .x_label_area_size(px(26.0))
-        .y_label_area_size(px(58.0))
-        .build_cartesian_2d(
-            (x_lo..x_hi).log_scale().with_key_points(x_ticks),
-            (s_lo..s_hi).log_scale().with_key_points(y_ticks),
-        )?;
+    let mut chart = plot_builder(&plot, s, 10.0, 24.0, 26.0, 58.0).build_cartesian_2d(
+        (x_lo..x_hi).log_scale().with_key_points(x_ticks),
+        (s_lo..s_hi).log_scale().with_key_points(y_ticks),
+    )?;
     chart
         .configure_mesh()
         .disable_mesh()

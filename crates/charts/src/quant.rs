@@ -2,7 +2,8 @@
 //! histogram, per-block error heat map and the error-vs-bits trade-off of every scheme.
 
 use crate::palette::Theme;
-use crate::style::{color, title, Scale};
+use crate::style::{color, Scale};
+use crate::style::{fitted_title, plot_builder};
 use crate::{Area, Drawn};
 use bitbudget_math::numbers::{format_count, short};
 use plotters::coord::types::RangedCoordf64;
@@ -23,6 +24,34 @@ pub(crate) fn tick(v: f64, span: f64, digits: usize) -> String {
         "0".into()
     } else {
         short(v, digits)
+    }
+}
+
+impl<'a> HistogramAxes<'a> {
+    /// Axes over `lo..hi` tall enough for every series of bin counts in `series`, with 10 %
+    /// headroom above the tallest bar (a count axis of at least 1.1 when every count is 0).
+    pub fn fitting(
+        caption: &'a str,
+        (lo, hi): (f32, f32),
+        series: &[&[u32]],
+        x_labels: usize,
+        digits: usize,
+    ) -> Self {
+        let tallest = series.iter().flat_map(|h| h.iter()).copied().max();
+        let top = tallest.unwrap_or(1).max(1) as f64 * 1.1;
+        HistogramAxes {
+            caption,
+            lo,
+            hi,
+            top,
+            x_labels,
+            digits,
+        }
+    }
+
+    /// The width of one of `bins` equal bins spanning the axes' value range.
+    pub fn bin_width(&self, bins: usize) -> f64 {
+        (self.hi - self.lo) as f64 / bins.max(1) as f64
     }
 }
 
@@ -64,12 +93,8 @@ pub(crate) fn draw_histogram<B: DrawingBackend>(
         x_labels,
         digits,
     } = axes;
-    let font = s.caption_font(caption, root.dim_in_pixel().0, 12.0, t.text);
-    let plot = title(root, caption, font, s)?;
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(s.px(10.0))
-        .x_label_area_size(s.px(24.0))
-        .y_label_area_size(s.px(44.0))
+    let plot = fitted_title(root, caption, 12.0, t, s)?;
+    let mut chart = plot_builder(&plot, s, 10.0, 10.0, 24.0, 44.0)
         .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)?;
     let span = (hi - lo) as f64;
     let fmt = move |v: &f64| tick(*v, span, digits);

@@ -2,6 +2,7 @@
 //! capacity: where each strategy starts to fit.
 
 use crate::palette::{Rgb, Theme};
+use crate::style::plot_builder;
 use crate::style::{color, log_ticks, muted_mesh, Scale, CHAR_EM};
 use crate::{Area, Drawn};
 use bitbudget_math::memory::plan::SweepLine;
@@ -92,15 +93,10 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
         (plot_w / s.px(6.0 * LEGEND_PX * CHAR_EM)).max(2) as usize,
     );
     let y_ticks = log_ticks(lo, hi, (plot_h / s.px(2.0 * LEGEND_PX)).max(2) as usize);
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(s.px(12.0))
-        .margin_right(s.px(20.0))
-        .x_label_area_size(s.px(34.0))
-        .y_label_area_size(s.px(56.0))
-        .build_cartesian_2d(
-            x_range.log_scale().with_key_points(x_ticks),
-            y_range.log_scale().with_key_points(y_ticks),
-        )?;
+    let mut chart = plot_builder(&plot, s, 12.0, 20.0, 34.0, 56.0).build_cartesian_2d(
+        x_range.log_scale().with_key_points(x_ticks),
+        y_range.log_scale().with_key_points(y_ticks),
+    )?;
     muted_mesh(&mut chart.configure_mesh(), t, s, 0.2, 12.0)
         .x_desc("GPUs")
         .y_desc(format!("per GPU ({})", units.label()))

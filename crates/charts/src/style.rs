@@ -242,6 +242,58 @@ pub fn hatch_lines(x0: i32, y0: i32, x1: i32, y1: i32, gap: i32) -> Vec<[(i32, i
     lines
 }
 
+/// Gives `mesh` the house look shared by the charts with grid lines: at most one light line
+/// between labelled ones, light lines at 10 % and labelled ones at `bold` (0 to 1) opacity of the
+/// theme's muted colour, and the axis, tick labels and axis descriptions in that colour, text at
+/// `text_px` CSS pixels. Returns `mesh` for more settings and `.draw()`.
+pub fn muted_mesh<'m, 'a, 'b, X: Ranged, Y: Ranged, B: DrawingBackend>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, B>,
+    t: &Theme,
+    s: Scale,
+    bold: f64,
+    text_px: f64,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, B> {
+    mesh.max_light_lines(1)
+        .light_line_style(color(t.muted).mix(0.1))
+        .bold_line_style(color(t.muted).mix(bold))
+        .axis_style(color(t.muted))
+        .label_style(s.font(text_px, t.muted))
+        .axis_desc_style(s.font(text_px, t.muted))
+}
+
+/// [`title`] with the caption font fitted to `area`'s width ([`Scale::caption_font`], at most
+/// `size` CSS pixels) in the theme's text colour.
+pub fn fitted_title<B: DrawingBackend>(
+    area: &Area<B>,
+    text: &str,
+    size: f64,
+    t: &Theme,
+    s: Scale,
+) -> Drawn<Area<B>> {
+    let font = s.caption_font(text, area.dim_in_pixel().0, size, t.text);
+    title(area, text, font, s)
+}
+
+/// A chart builder on `area` with its spacing in CSS pixels: `margin` on the top, bottom and
+/// left, `right` on the right, `x_axis` below the plot for the x labels and `y_axis` left of it
+/// for the y labels.
+pub fn plot_builder<'a, 'b, B: DrawingBackend>(
+    area: &'a Area<B>,
+    s: Scale,
+    margin: f64,
+    right: f64,
+    x_axis: f64,
+    y_axis: f64,
+) -> ChartBuilder<'a, 'b, B> {
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .margin(s.px(margin))
+        .margin_right(s.px(right))
+        .x_label_area_size(s.px(x_axis))
+        .y_label_area_size(s.px(y_axis));
+    builder
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,23 +373,4 @@ mod tests {
         assert_eq!(Scale(2.0).px(10.0), 20);
         assert_eq!(Scale(2.0).stroke(0.2), 1);
     }
-}
-
-/// Gives `mesh` the house look shared by the charts with grid lines: at most one light line
-/// between labelled ones, light lines at 10 % and labelled ones at `bold` (0 to 1) opacity of the
-/// theme's muted colour, and the axis, tick labels and axis descriptions in that colour, text at
-/// `text_px` CSS pixels. Returns `mesh` for more settings and `.draw()`.
-pub fn muted_mesh<'m, 'a, 'b, X: Ranged, Y: Ranged, B: DrawingBackend>(
-    mesh: &'m mut MeshStyle<'a, 'b, X, Y, B>,
-    t: &Theme,
-    s: Scale,
-    bold: f64,
-    text_px: f64,
-) -> &'m mut MeshStyle<'a, 'b, X, Y, B> {
-    mesh.max_light_lines(1)
-        .light_line_style(color(t.muted).mix(0.1))
-        .bold_line_style(color(t.muted).mix(bold))
-        .axis_style(color(t.muted))
-        .label_style(s.font(text_px, t.muted))
-        .axis_desc_style(s.font(text_px, t.muted))
 }

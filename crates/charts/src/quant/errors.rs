@@ -16,21 +16,12 @@ pub struct Input<'a> {
 
 /// Histogram of dequantized − original.
 pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
-    let errors = input.errors;
     root.fill(&color(t.surface))?;
-    let (lo, hi, h) = (errors.lo, errors.hi, &errors.counts);
-    let top = h.iter().copied().max().unwrap_or(1).max(1) as f64 * 1.1;
-    let width = (hi - lo) as f64 / h.len().max(1) as f64;
-    let axes = HistogramAxes {
-        caption: "Error (dequantized − original)",
-        lo,
-        hi,
-        top,
-        x_labels: 5,
-        digits: 2,
-    };
+    let (range, h) = ((input.errors.lo, input.errors.hi), &input.errors.counts);
+    let axes = HistogramAxes::fitting("Error (dequantized − original)", range, &[h], 5, 2);
+    let width = axes.bin_width(h.len());
     draw_histogram(root, axes, t, s, |chart| {
-        chart.draw_series(bars(h, lo, width, color(t.danger).mix(0.6).filled()))?;
+        chart.draw_series(bars(h, range.0, width, color(t.danger).mix(0.6).filled()))?;
         Ok(())
     })
 }

@@ -1,7 +1,8 @@
 //! The error of each block as a heat map.
 
 use crate::palette::Theme;
-use crate::style::{color, title, Scale};
+use crate::style::fitted_title;
+use crate::style::{color, Scale};
 use crate::{Area, Drawn};
 use bitbudget_math::numbers::short;
 use bitbudget_math::quant::lab::SchemeDetail;
@@ -25,8 +26,7 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
     let rows = rmse.len().div_ceil(per_row).max(1);
     let max = scale_max(rmse);
     let caption = caption(rmse, detail.heat_block, detail.blocks_per_cell);
-    let font = s.caption_font(&caption, root.dim_in_pixel().0, 12.0, t.text);
-    let plot = title(root, &caption, font, s)?;
+    let plot = fitted_title(root, &caption, 12.0, t, s)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(s.px(10.0))
         // Rows run downwards, so the first block is at the top left.

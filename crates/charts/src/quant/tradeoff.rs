@@ -2,7 +2,8 @@
 
 use crate::labels::{place_labels, LabelBox};
 use crate::palette::Theme;
-use crate::style::{color, muted_mesh, title, Scale, CHAR_EM};
+use crate::style::{color, muted_mesh, Scale, CHAR_EM};
+use crate::style::{fitted_title, plot_builder};
 use crate::{Area, Drawn};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::scheme::Scheme;
@@ -51,19 +52,13 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
         .fold(top, f64::min)
         .min(0.0);
     let caption = "Accuracy vs storage: SQNR (dB, higher is better) vs bits per weight";
-    let font = s.caption_font(caption, root.dim_in_pixel().0, 12.0, t.text);
-    let plot = title(root, caption, font, s)?;
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(s.px(10.0))
-        .margin_right(s.px(24.0))
-        .x_label_area_size(s.px(44.0))
-        .y_label_area_size(s.px(44.0))
-        .build_cartesian_2d(
-            (3.5f64..18.0)
-                .log_scale()
-                .with_key_points(vec![4.0, 5.0, 6.0, 8.0, 12.0, 16.0]),
-            bottom..top,
-        )?;
+    let plot = fitted_title(root, caption, 12.0, t, s)?;
+    let mut chart = plot_builder(&plot, s, 10.0, 24.0, 44.0, 44.0).build_cartesian_2d(
+        (3.5f64..18.0)
+            .log_scale()
+            .with_key_points(vec![4.0, 5.0, 6.0, 8.0, 12.0, 16.0]),
+        bottom..top,
+    )?;
     muted_mesh(&mut chart.configure_mesh(), t, s, 0.2, 12.0)
         .x_desc("bits per weight (scales included, log scale)")
         .y_desc("SQNR dB")

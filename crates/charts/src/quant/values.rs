@@ -22,26 +22,12 @@ pub struct Input<'a> {
 pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let (overview, detail) = (input.overview, input.detail);
     root.fill(&color(t.surface))?;
-    let (lo, hi) = (overview.lo, overview.hi);
+    let lo = overview.lo;
     let (h0, h1) = (&overview.histogram, &detail.dequantized);
     let levels = &detail.levels;
-    let top = h0
-        .iter()
-        .chain(h1.iter())
-        .copied()
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64
-        * 1.1;
-    let width = (hi - lo) as f64 / h0.len().max(1) as f64;
-    let axes = HistogramAxes {
-        caption: "Values: original (bars), dequantized (line), one block's levels (ticks)",
-        lo,
-        hi,
-        top,
-        x_labels: 6,
-        digits: 3,
-    };
+    let caption = "Values: original (bars), dequantized (line), one block's levels (ticks)";
+    let axes = HistogramAxes::fitting(caption, (lo, overview.hi), &[h0, h1], 6, 3);
+    let (top, width) = (axes.top, axes.bin_width(h0.len()));
     draw_histogram(root, axes, t, s, |chart| {
         chart.draw_series(bars(h0, lo, width, color(t.weights).mix(0.55).filled()))?;
         let line = h1
