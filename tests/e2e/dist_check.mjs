@@ -1,10 +1,9 @@
 // Loads the release build (dist/) in headless Chromium and checks that it renders real numbers
 // without console errors: `cargo test --target wasm32` never runs wasm-opt, this does.
 // Usage: node tests/e2e/dist_check.mjs [--screenshots DIR]
-import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
-import { extname, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { launchOptions, serveDist } from './serve.mjs';
 
 const require = createRequire(new URL('../../tools/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
@@ -12,28 +11,9 @@ const { chromium } = require('playwright-core');
 const dist = process.env.DIST ?? new URL('../../dist/', import.meta.url).pathname; // DIST: another build folder
 const shotsAt = process.argv.indexOf('--screenshots');
 const shotsDir = shotsAt > 0 ? process.argv[shotsAt + 1] : null;
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.bin': 'application/octet-stream' };
 
-const server = createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-  const file = join(dist, path.endsWith('/') ? 'index.html' : path);
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
-    res.end(body);
-  } catch {
-    res.writeHead(404);
-    res.end('not found');
-  }
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const base = `http://127.0.0.1:${server.address().port}/`;
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--headless=new', '--no-first-run', '--disable-background-networking', '--disable-component-update',
-    '--disable-sync', '--disable-quic', '--disable-gpu'],
-});
+const { server, base } = await serveDist(dist);
+const browser = await chromium.launch(launchOptions());
 
 const failures = [];
 let passed = 0;

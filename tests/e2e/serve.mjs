@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml',
-  '.png': 'image/png', '.json': 'application/json', '.safetensors': 'application/octet-stream' };
+  '.png': 'image/png', '.json': 'application/json', '.safetensors': 'application/octet-stream', '.bin': 'application/octet-stream' };
 
 export async function serveDist(dist, prefix = '/', extra = {}) {
   const server = createServer(async (req, res) => {

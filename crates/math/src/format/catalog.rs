@@ -7,62 +7,22 @@ use std::fmt;
 use std::str::FromStr;
 
 /// IEEE 754 binary32. IEEE 754-2019 table 3.5.
-pub const FP32: Minifloat = Minifloat {
-    exp_bits: 8,
-    man_bits: 23,
-    bias: 127,
-    specials: Specials::Ieee,
-};
+pub const FP32: Minifloat = Minifloat::new(8, 23, 127, Specials::Ieee);
 /// IEEE 754 binary16. IEEE 754-2019 table 3.5: max 65504.
-pub const FP16: Minifloat = Minifloat {
-    exp_bits: 5,
-    man_bits: 10,
-    bias: 15,
-    specials: Specials::Ieee,
-};
+pub const FP16: Minifloat = Minifloat::new(5, 10, 15, Specials::Ieee);
 /// bfloat16: the top 16 bits of binary32 (Google Brain / Intel BF16 spec): 8 exponent bits, bias 127.
-pub const BF16: Minifloat = Minifloat {
-    exp_bits: 8,
-    man_bits: 7,
-    bias: 127,
-    specials: Specials::Ieee,
-};
+pub const BF16: Minifloat = Minifloat::new(8, 7, 127, Specials::Ieee);
 /// OCP 8-bit Floating Point Specification (OFP8) rev 1.0, table 1: E4M3, bias 7, max 448,
 /// no infinities, NaN only S.1111.111 (PyTorch/ml_dtypes `float8_e4m3fn`).
-pub const FP8_E4M3: Minifloat = Minifloat {
-    exp_bits: 4,
-    man_bits: 3,
-    bias: 7,
-    specials: Specials::NanOnlyAllOnes,
-};
+pub const FP8_E4M3: Minifloat = Minifloat::new(4, 3, 7, Specials::NanOnlyAllOnes);
 /// OCP OFP8 rev 1.0, table 1: E5M2, bias 15, max 57344, IEEE-style infinities and NaNs.
-pub const FP8_E5M2: Minifloat = Minifloat {
-    exp_bits: 5,
-    man_bits: 2,
-    bias: 15,
-    specials: Specials::Ieee,
-};
+pub const FP8_E5M2: Minifloat = Minifloat::new(5, 2, 15, Specials::Ieee);
 /// OCP Microscaling (MX) Formats Specification v1.0, table 2: FP6 E3M2, bias 3, max 28, no inf/NaN.
-pub const FP6_E3M2: Minifloat = Minifloat {
-    exp_bits: 3,
-    man_bits: 2,
-    bias: 3,
-    specials: Specials::FiniteOnly,
-};
+pub const FP6_E3M2: Minifloat = Minifloat::new(3, 2, 3, Specials::FiniteOnly);
 /// OCP MX v1.0, table 2: FP6 E2M3, bias 1, max 7.5, no inf/NaN.
-pub const FP6_E2M3: Minifloat = Minifloat {
-    exp_bits: 2,
-    man_bits: 3,
-    bias: 1,
-    specials: Specials::FiniteOnly,
-};
+pub const FP6_E2M3: Minifloat = Minifloat::new(2, 3, 1, Specials::FiniteOnly);
 /// OCP MX v1.0, table 3: FP4 E2M1, bias 1, max 6, no inf/NaN.
-pub const FP4_E2M1: Minifloat = Minifloat {
-    exp_bits: 2,
-    man_bits: 1,
-    bias: 1,
-    specials: Specials::FiniteOnly,
-};
+pub const FP4_E2M1: Minifloat = Minifloat::new(2, 1, 1, Specials::FiniteOnly);
 
 /// Every format shown in the explorer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Default)]
@@ -102,6 +62,22 @@ pub enum Spec {
     Int(IntFormat),
 }
 
+/// Each format's short name, label and layout, in the order of [`FormatId`]'s variants (which
+/// is [`FormatId::ALL`]'s; a test checks it).
+const FACTS: [(&str, &str, Spec); 11] = [
+    ("f32", "FP32", Spec::Float(FP32)),
+    ("f16", "FP16", Spec::Float(FP16)),
+    ("bf16", "BF16", Spec::Float(BF16)),
+    ("f8e4m3", "FP8 E4M3", Spec::Float(FP8_E4M3)),
+    ("f8e5m2", "FP8 E5M2", Spec::Float(FP8_E5M2)),
+    ("f6e3m2", "FP6 E3M2", Spec::Float(FP6_E3M2)),
+    ("f6e2m3", "FP6 E2M3", Spec::Float(FP6_E2M3)),
+    ("f4e2m1", "FP4 E2M1", Spec::Float(FP4_E2M1)),
+    ("int8", "INT8", Spec::Int(IntFormat::new(8, true))),
+    ("uint8", "UINT8", Spec::Int(IntFormat::new(8, false))),
+    ("int4", "INT4", Spec::Int(IntFormat::new(4, true))),
+];
+
 impl FormatId {
     /// All formats, widest first.
     pub const ALL: [FormatId; 11] = [
@@ -120,62 +96,17 @@ impl FormatId {
 
     /// The short name used by the CLI and URLs (`f32`, `bf16`, `f8e4m3`, `int8`, ...).
     pub const fn name(self) -> &'static str {
-        match self {
-            Self::F32 => "f32",
-            Self::F16 => "f16",
-            Self::Bf16 => "bf16",
-            Self::F8E4M3 => "f8e4m3",
-            Self::F8E5M2 => "f8e5m2",
-            Self::F6E3M2 => "f6e3m2",
-            Self::F6E2M3 => "f6e2m3",
-            Self::F4E2M1 => "f4e2m1",
-            Self::Int8 => "int8",
-            Self::Uint8 => "uint8",
-            Self::Int4 => "int4",
-        }
+        FACTS[self as usize].0
     }
 
     /// A human label (`FP32`, `FP8 E4M3`, ...).
     pub const fn label(self) -> &'static str {
-        match self {
-            Self::F32 => "FP32",
-            Self::F16 => "FP16",
-            Self::Bf16 => "BF16",
-            Self::F8E4M3 => "FP8 E4M3",
-            Self::F8E5M2 => "FP8 E5M2",
-            Self::F6E3M2 => "FP6 E3M2",
-            Self::F6E2M3 => "FP6 E2M3",
-            Self::F4E2M1 => "FP4 E2M1",
-            Self::Int8 => "INT8",
-            Self::Uint8 => "UINT8",
-            Self::Int4 => "INT4",
-        }
+        FACTS[self as usize].1
     }
 
     /// The format's layout.
     pub const fn spec(self) -> Spec {
-        match self {
-            Self::F32 => Spec::Float(FP32),
-            Self::F16 => Spec::Float(FP16),
-            Self::Bf16 => Spec::Float(BF16),
-            Self::F8E4M3 => Spec::Float(FP8_E4M3),
-            Self::F8E5M2 => Spec::Float(FP8_E5M2),
-            Self::F6E3M2 => Spec::Float(FP6_E3M2),
-            Self::F6E2M3 => Spec::Float(FP6_E2M3),
-            Self::F4E2M1 => Spec::Float(FP4_E2M1),
-            Self::Int8 => Spec::Int(IntFormat {
-                bits: 8,
-                signed: true,
-            }),
-            Self::Uint8 => Spec::Int(IntFormat {
-                bits: 8,
-                signed: false,
-            }),
-            Self::Int4 => Spec::Int(IntFormat {
-                bits: 4,
-                signed: true,
-            }),
-        }
+        FACTS[self as usize].2
     }
 
     /// Width in bits.
@@ -285,6 +216,16 @@ impl FromStr for FormatId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_facts_table_follows_the_variants_order() {
+        for (i, id) in FormatId::ALL.iter().enumerate() {
+            assert_eq!(*id as usize, i, "{id:?}");
+        }
+        let widths: Vec<u32> = FormatId::ALL.iter().map(|id| id.bits()).collect();
+        assert_eq!(widths, [32, 16, 16, 8, 8, 6, 6, 4, 8, 8, 4]);
+        assert_eq!(FormatId::Uint8.spec(), Spec::Int(IntFormat::new(8, false)));
+    }
 
     #[test]
     fn names_round_trip_through_from_str() {

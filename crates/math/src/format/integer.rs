@@ -12,6 +12,11 @@ pub struct IntFormat {
 }
 
 impl IntFormat {
+    /// An integer format of `bits` bits (1..=32, unchecked), two's complement when `signed`.
+    pub const fn new(bits: u32, signed: bool) -> Self {
+        IntFormat { bits, signed }
+    }
+
     /// Smallest representable value (e.g. -128 for INT8, 0 for UINT8).
     pub const fn min(&self) -> i64 {
         if self.signed {

@@ -74,6 +74,17 @@ pub enum Decoded {
 }
 
 impl Minifloat {
+    /// The format with `exp_bits` exponent bits, `man_bits` stored mantissa bits, exponent
+    /// `bias` and `specials` (no check: the catalog's constants are the formats in use).
+    pub const fn new(exp_bits: u32, man_bits: u32, bias: i32, specials: Specials) -> Self {
+        Minifloat {
+            exp_bits,
+            man_bits,
+            bias,
+            specials,
+        }
+    }
+
     /// Total width in bits, including the sign.
     pub const fn total_bits(&self) -> u32 {
         1 + self.exp_bits + self.man_bits
