@@ -86,18 +86,23 @@ pub fn format_count(n: u64) -> String {
     }
 }
 
+/// How bitbudget writes a value that is not a finite number: `NaN`, `+inf` or `-inf`; `None`
+/// for a finite `v`.
+pub fn special_text(v: f64) -> Option<&'static str> {
+    if v.is_nan() {
+        Some("NaN")
+    } else if v.is_infinite() {
+        Some(if v > 0.0 { "+inf" } else { "-inf" })
+    } else {
+        None
+    }
+}
+
 /// A value in plain decimal when that reads well (1e-4 ≤ |v| < 1e7), otherwise scientific with
 /// up to `digits` significant digits; specials as `NaN`, `+inf`, `-inf`.
 pub fn short(v: f64, digits: usize) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 {
-            "+inf".into()
-        } else {
-            "-inf".into()
-        };
+    if let Some(text) = special_text(v) {
+        return text.into();
     }
     if v == 0.0 {
         return if v.is_sign_negative() {
@@ -184,10 +189,15 @@ mod tests {
 
     #[test]
     fn counts_get_short_suffixes() {
-        assert_eq!(format_count(8_030_261_248), "8.03B");
-        assert_eq!(format_count(124_439_808), "124.4M");
-        assert_eq!(format_count(10_000_000_000_000), "10.00T");
-        assert_eq!(format_count(512), "512");
+        let cases = [
+            (8_030_261_248, "8.03B"),
+            (124_439_808, "124.4M"),
+            (10_000_000_000_000, "10.00T"),
+            (512, "512"),
+        ];
+        for (n, text) in cases {
+            assert_eq!(format_count(n), text);
+        }
     }
     #[test]
     fn bytes_and_counts_read_naturally() {

@@ -153,15 +153,8 @@ pub fn describe_bits(id: FormatId, bits: u32, x: f64) -> Described {
 
 /// `v` written out exactly in decimal, with `NaN`, `+inf`, `-inf` and `-0` for the specials.
 pub fn exact_text(v: f64) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 {
-            "+inf".into()
-        } else {
-            "-inf".into()
-        };
+    if let Some(text) = crate::numbers::special_text(v) {
+        return text.into();
     }
     let sign = if v.is_sign_negative() { "-" } else { "" };
     let a = v.abs();
