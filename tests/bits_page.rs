@@ -21,13 +21,17 @@ fn query(x: &str, fmt: FormatId) -> BitsQuery {
     }
 }
 
+/// The Bits page showing `x` in `fmt`, in a fresh element (the handle keeps it mounted).
+fn mount_bits(x: &str, fmt: FormatId) -> (web_sys::HtmlElement, impl Sized) {
+    let root = fresh_root();
+    let initial = query(x, fmt);
+    let app = leptos::mount::mount_to(root.clone(), move || view! { <BitsPage initial /> });
+    (root, app)
+}
+
 #[wasm_bindgen_test]
 async fn typing_a_value_updates_every_format() {
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        || view! { <BitsPage initial=query("0.1", FormatId::Bf16) /> },
-    );
+    let (root, _app) = mount_bits("0.1", FormatId::Bf16);
     settle().await;
     assert_eq!(text(&root, "stored-bf16"), "0.10009765625");
     assert_eq!(
@@ -48,11 +52,7 @@ async fn typing_a_value_updates_every_format() {
 
 #[wasm_bindgen_test]
 async fn clicking_a_bit_flips_it_and_rewrites_the_value() {
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        || view! { <BitsPage initial=query("0.1", FormatId::Bf16) /> },
-    );
+    let (root, _app) = mount_bits("0.1", FormatId::Bf16);
     settle().await;
     by_testid(&root, "bit-bf16-0").click();
     settle().await;
@@ -70,11 +70,7 @@ async fn clicking_a_bit_flips_it_and_rewrites_the_value() {
 
 #[wasm_bindgen_test]
 async fn arrow_keys_move_between_bits() {
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        || view! { <BitsPage initial=query("1", FormatId::F16) /> },
-    );
+    let (root, _app) = mount_bits("1", FormatId::F16);
     settle().await;
     let first = by_testid(&root, "bit-f16-0");
     first.focus().unwrap();
@@ -102,11 +98,7 @@ async fn arrow_keys_move_between_bits() {
 
 #[wasm_bindgen_test]
 async fn changing_the_format_redraws_the_number_line() {
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        || view! { <BitsPage initial=query("0.1", FormatId::Bf16) /> },
-    );
+    let (root, _app) = mount_bits("0.1", FormatId::Bf16);
     settle().await;
     let (before, colours) = canvas_fingerprint(&root, "number-line");
     assert!(colours >= 4, "the number line is blank ({colours} colours)");
@@ -128,15 +120,11 @@ async fn changing_the_format_redraws_the_number_line() {
 
 #[wasm_bindgen_test]
 async fn invalid_text_shows_why_and_keeps_the_last_value() {
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        || view! { <BitsPage initial=query("0.1", FormatId::Bf16) /> },
-    );
+    let (root, _app) = mount_bits("0.1", FormatId::Bf16);
     settle().await;
     type_into(&root, "value-input", "banana");
     settle().await;
-    assert!(text(&root, "value-error").contains("not a number"));
+    assert_text_has(&root, "value-error", "not a number");
     assert_eq!(text(&root, "stored-bf16"), "0.10009765625");
     type_into(&root, "value-input", "1e400");
     settle().await;
@@ -145,11 +133,7 @@ async fn invalid_text_shows_why_and_keeps_the_last_value() {
 
 #[wasm_bindgen_test]
 async fn the_heading_names_the_selected_format() {
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        || view! { <BitsPage initial=query("0.1", FormatId::F16) /> },
-    );
+    let (root, _app) = mount_bits("0.1", FormatId::F16);
     settle().await;
     assert_eq!(
         text(&root, "bits-title"),
@@ -179,11 +163,7 @@ fn field_labels(root: &web_sys::HtmlElement, id: &str) -> Vec<String> {
 
 #[wasm_bindgen_test]
 async fn unsigned_integers_are_labelled_unsigned_not_twos_complement() {
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        || view! { <BitsPage initial=query("5", FormatId::Bf16) /> },
-    );
+    let (root, _app) = mount_bits("5", FormatId::Bf16);
     settle().await;
     assert_eq!(field_labels(&root, "uint8"), ["unsigned"]);
     assert_eq!(field_labels(&root, "int8"), ["two's complement"]);
@@ -193,11 +173,7 @@ async fn unsigned_integers_are_labelled_unsigned_not_twos_complement() {
 
 #[wasm_bindgen_test]
 async fn a_fraction_in_an_integer_format_says_integers_need_a_scale() {
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        || view! { <BitsPage initial=query("0.1", FormatId::Bf16) /> },
-    );
+    let (root, _app) = mount_bits("0.1", FormatId::Bf16);
     settle().await;
     let note = text(&root, "note-int8");
     assert!(note.contains("whole numbers"), "{note}");
@@ -226,11 +202,7 @@ async fn a_fraction_in_an_integer_format_says_integers_need_a_scale() {
 
 #[wasm_bindgen_test]
 async fn jargon_is_explained_on_hover_and_keyboard_focus() {
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        || view! { <BitsPage initial=query("1e400", FormatId::F32) /> },
-    );
+    let (root, _app) = mount_bits("1e400", FormatId::F32);
     settle().await;
     let term = root
         .query_selector("[data-term='binary64']")
@@ -261,12 +233,8 @@ async fn jargon_is_explained_on_hover_and_keyboard_focus() {
 async fn bit_field_labels_are_never_cut_on_a_phone() {
     load_css();
     for width in ["300px", "390px"] {
-        let root = fresh_root();
+        let (root, _app) = mount_bits("0.1", FormatId::F32);
         root.style().set_property("width", width).unwrap();
-        let _app = leptos::mount::mount_to(
-            root.clone(),
-            || view! { <BitsPage initial=query("0.1", FormatId::F32) /> },
-        );
         settle().await;
         let labels = root
             .query_selector_all(".format-card .field-label")

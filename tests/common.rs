@@ -34,6 +34,24 @@ pub fn by_testid(root: &HtmlElement, id: &str) -> HtmlElement {
         .unchecked_into()
 }
 
+/// Asserts that the text of the element with `data-testid="id"` contains `needle`, showing the
+/// whole text when it does not.
+#[track_caller]
+pub fn assert_text_has(root: &HtmlElement, id: &str, needle: &str) {
+    let t = text(root, id);
+    assert!(t.contains(needle), "{id} reads {t:?}, without {needle:?}");
+}
+
+/// Asserts that the text of the element with `data-testid="id"` starts with `prefix`.
+#[track_caller]
+pub fn assert_text_starts(root: &HtmlElement, id: &str, prefix: &str) {
+    let t = text(root, id);
+    assert!(
+        t.starts_with(prefix),
+        "{id} reads {t:?}, not from {prefix:?}"
+    );
+}
+
 /// Trimmed text content of the element with `data-testid="id"`.
 pub fn text(root: &HtmlElement, id: &str) -> String {
     by_testid(root, id)

@@ -58,7 +58,7 @@ async fn numbers_match_the_cli_json() {
         );
     }
     assert_eq!(text(&root, "bytes-total"), "42.39 GB");
-    assert!(text(&root, "verdict").starts_with("Fits"));
+    assert_text_starts(&root, "verdict", "Fits");
 }
 
 #[wasm_bindgen_test]
@@ -130,7 +130,7 @@ async fn invalid_input_keeps_the_last_valid_numbers() {
         .contains("not a number"));
     type_into(&root, "input-tp", "3");
     settle().await;
-    assert!(text(&root, "setup-error").contains("does not divide"));
+    assert_text_has(&root, "setup-error", "does not divide");
     assert_eq!(
         bytes(&root, "total"),
         total,
@@ -146,18 +146,10 @@ async fn the_suggestion_can_be_applied() {
         text(&root, "verdict").starts_with("Does not fit"),
         "Llama 3 8B full training on one H100"
     );
-    assert!(
-        text(&root, "suggestion").contains("On the same 8 GPUs"),
-        "{}",
-        text(&root, "suggestion")
-    );
+    assert_text_has(&root, "suggestion", "On the same 8 GPUs");
     by_testid(&root, "apply-SameGpus").click();
     settle().await;
-    assert!(
-        text(&root, "verdict").starts_with("Fits"),
-        "{}",
-        text(&root, "verdict")
-    );
+    assert_text_starts(&root, "verdict", "Fits");
 }
 
 #[wasm_bindgen_test]
@@ -245,11 +237,7 @@ async fn qlora_70b_advice_recomputes_and_apply_makes_exactly_that_change() {
     );
     by_testid(&root, "apply-SameGpus").click();
     settle().await;
-    assert!(
-        text(&root, "verdict").starts_with("Fits"),
-        "{}",
-        text(&root, "verdict")
-    );
+    assert_text_starts(&root, "verdict", "Fits");
     assert_eq!(value(&root, "input-recompute"), "full");
     assert_eq!(value(&root, "input-dp"), "2", "the same GPUs");
 }
@@ -270,11 +258,7 @@ async fn inference_70b_advice_applies_tensor_parallel_2() {
     by_testid(&root, "apply-FewestGpus").click();
     settle().await;
     assert_eq!(value(&root, "input-tp"), "2");
-    assert!(
-        text(&root, "verdict").starts_with("Fits"),
-        "{}",
-        text(&root, "verdict")
-    );
+    assert_text_starts(&root, "verdict", "Fits");
 }
 
 /// Typing "70b" in the filter used to show Llama 2 70B in the select while the numbers stayed
@@ -295,14 +279,10 @@ async fn the_model_filter_never_shows_a_model_that_is_not_in_use() {
         .text_content()
         .unwrap();
     assert!(shown.starts_with("Llama 3 8B"), "{shown}");
-    assert!(text(&root, "model-filter-note").contains("models match"));
+    assert_text_has(&root, "model-filter-note", "models match");
     type_into(&root, "model-filter", "zzz");
     settle().await;
-    assert!(
-        text(&root, "model-filter-note").contains("No model matches"),
-        "{}",
-        text(&root, "model-filter-note")
-    );
+    assert_text_has(&root, "model-filter-note", "No model matches");
 }
 
 /// Options that do not apply are disabled with a reason: the optimizer when serving, the weights
@@ -321,12 +301,12 @@ async fn options_that_do_not_apply_are_disabled_with_a_reason() {
     choose(&root, "input-mode", "inference");
     settle().await;
     assert!(disabled(&root, "input-optimizer") && disabled(&root, "input-zero"));
-    assert!(text(&root, "why-optimizer").contains("no optimizer"));
+    assert_text_has(&root, "why-optimizer", "no optimizer");
     assert!(!disabled(&root, "input-kv-dtype"));
     choose(&root, "input-mode", "qlora");
     settle().await;
     assert!(disabled(&root, "input-dtype"));
-    assert!(text(&root, "why-dtype").contains("NF4"));
+    assert_text_has(&root, "why-dtype", "NF4");
 }
 
 /// From a link, full training with int4 weights used to show "showing the last valid setup" with
@@ -355,11 +335,7 @@ async fn lora_targets_are_shown_chosen_and_counted() {
     let q = parse_query("?tab=memory&model=llama-3-70b&mode=qlora&gpu=a100-80gb").memory;
     let (root, _app) = mount(q, true);
     settle().await;
-    assert!(
-        text(&root, "adapter-count").starts_with("207.1M"),
-        "{}",
-        text(&root, "adapter-count")
-    );
+    assert_text_starts(&root, "adapter-count", "207.1M");
     let mlp: web_sys::HtmlInputElement = by_testid(&root, "lora-target-mlp").unchecked_into();
     assert!(mlp.checked());
     mlp.click();
@@ -385,7 +361,7 @@ async fn jargon_is_explained_on_focus_through_an_accessible_description() {
             .unwrap();
         assert!(tip.text_content().unwrap().len() > 40, "{id}");
     }
-    assert!(text(&root, "strategies-key").contains("+off"));
+    assert_text_has(&root, "strategies-key", "+off");
     let recompute = root
         .query_selector("label[for='field-recompute']")
         .unwrap()

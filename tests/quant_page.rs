@@ -97,11 +97,7 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
             break;
         }
     }
-    assert!(
-        text(&root, "tensor-status").contains("uniform values"),
-        "{}",
-        text(&root, "tensor-status")
-    );
+    assert_text_has(&root, "tensor-status", "uniform values");
     assert_ne!(
         text(&root, "sqnr-q8_0"),
         laplace_q8,
@@ -156,11 +152,7 @@ async fn an_uploaded_safetensors_file_is_quantized_and_its_tensors_picked_by_nam
     let (root, _app) = mount_computed("?tab=quant&scheme=q8_0&tensor=normal").await;
     upload(&root, "two.safetensors", &two_tensor_safetensors());
     until_status_contains(&root, "attn.weight").await;
-    assert!(
-        text(&root, "tensor-status").contains("256"),
-        "{}",
-        text(&root, "tensor-status")
-    );
+    assert_text_has(&root, "tensor-status", "256");
     let attn_sqnr = text(&root, "sqnr-q8_0");
     // The picker lists both tensors; choosing the BF16 one recomputes every scheme on it.
     choose(&root, "quant-pick", "mlp.weight");
