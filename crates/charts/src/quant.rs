@@ -85,23 +85,16 @@ pub(crate) fn draw_histogram<B: DrawingBackend>(
     s: Scale,
     series: impl FnOnce(&mut HistogramChart<'_, B>) -> Drawn,
 ) -> Drawn {
-    let HistogramAxes {
-        caption,
-        lo,
-        hi,
-        top,
-        x_labels,
-        digits,
-    } = axes;
+    let (caption, lo, hi, digits) = (axes.caption, axes.lo, axes.hi, axes.digits);
     let plot = fitted_title(root, caption, 12.0, t, s)?;
     let mut chart = plot_builder(&plot, s, 10.0, 10.0, 24.0, 44.0)
-        .build_cartesian_2d(lo as f64..hi as f64, 0f64..top)?;
+        .build_cartesian_2d(lo as f64..hi as f64, 0f64..axes.top)?;
     let span = (hi - lo) as f64;
     let fmt = move |v: &f64| tick(*v, span, digits);
     chart
         .configure_mesh()
         .disable_mesh()
-        .x_labels(x_labels)
+        .x_labels(axes.x_labels)
         .y_labels(4)
         .x_label_formatter(&fmt)
         .y_label_formatter(&|v| format_count(v.round().max(0.0) as u64))

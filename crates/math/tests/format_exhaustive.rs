@@ -243,26 +243,17 @@ fn ties_round_to_even_bit_by_bit() {
 
 #[test]
 fn nan_and_infinity_inputs_follow_each_convention() {
-    assert_eq!(FormatId::F16.encode(f64::NAN, Overflow::Native), 0x7E00);
-    assert_eq!(FormatId::F8E4M3.encode(f64::NAN, Overflow::Native), 0x7F);
-    assert_eq!(
-        FormatId::F8E4M3.encode(f64::INFINITY, Overflow::Native),
-        0x7F
-    );
-    assert_eq!(
-        FormatId::F8E4M3.encode(f64::INFINITY, Overflow::Saturate),
-        0x7E
-    );
-    assert_eq!(
-        FormatId::F8E5M2.encode(f64::NEG_INFINITY, Overflow::Native),
-        0xFC
-    );
-    assert_eq!(
-        FormatId::F8E5M2.encode(f64::INFINITY, Overflow::Saturate),
-        0x7B
-    );
-    assert_eq!(
-        FormatId::F32.encode(f64::NAN, Overflow::Native),
-        0x7FC0_0000
-    );
+    use Overflow::{Native, Saturate};
+    let cases = [
+        (FormatId::F16, f64::NAN, Native, 0x7E00),
+        (FormatId::F8E4M3, f64::NAN, Native, 0x7F),
+        (FormatId::F8E4M3, f64::INFINITY, Native, 0x7F),
+        (FormatId::F8E4M3, f64::INFINITY, Saturate, 0x7E),
+        (FormatId::F8E5M2, f64::NEG_INFINITY, Native, 0xFC),
+        (FormatId::F8E5M2, f64::INFINITY, Saturate, 0x7B),
+        (FormatId::F32, f64::NAN, Native, 0x7FC0_0000),
+    ];
+    for (id, x, overflow, bits) in cases {
+        assert_eq!(id.encode(x, overflow), bits, "{id} {x} {overflow:?}");
+    }
 }

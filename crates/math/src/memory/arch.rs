@@ -119,18 +119,8 @@ impl ModelArch {
             head_dim: hidden.checked_div(heads).unwrap_or(0),
             ffn,
             mlp,
-            norm: Norm::RmsNorm,
-            norms_per_layer: 2,
             vocab,
             max_seq: 4096,
-            position_embeddings: 0,
-            qkv_bias: false,
-            out_bias: false,
-            mlp_bias: false,
-            embedding_norm: false,
-            tied_embeddings: false,
-            experts: 1,
-            active_experts: 1,
             ..Self::DENSE_EXTRAS
         }
     }

@@ -71,19 +71,8 @@ fn llama(
         kv_heads,
         head_dim: hidden / heads,
         ffn,
-        mlp: Mlp::Swiglu,
-        norm: Norm::RmsNorm,
-        norms_per_layer: 2,
         vocab,
         max_seq: ctx,
-        position_embeddings: 0,
-        qkv_bias: false,
-        out_bias: false,
-        mlp_bias: false,
-        embedding_norm: false,
-        tied_embeddings: false,
-        experts: 1,
-        active_experts: 1,
         ..ModelArch::DENSE_EXTRAS
     }
 }
