@@ -10,8 +10,6 @@ use crate::ui::memory_query::MemoryQuery;
 use crate::ui::quant_query::QuantQuery;
 use bitbudget_math::format::{parse_value, FormatId};
 use bitbudget_math::memory::job::find_option;
-use std::fmt;
-use std::str::FromStr;
 
 /// The app's pages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -48,22 +46,7 @@ impl Tab {
     }
 }
 
-impl fmt::Display for Tab {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Tab {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Tab::ALL
-            .into_iter()
-            .find(|t| t.name() == s)
-            .ok_or_else(|| format!("unknown tab '{s}'"))
-    }
-}
+bitbudget_math::name_text!(Tab, String, |s: &str| format!("unknown tab '{s}'"));
 
 /// The colour theme asked for: a fixed one, or whatever the system prefers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -109,22 +92,9 @@ impl ThemeChoice {
     }
 }
 
-impl fmt::Display for ThemeChoice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for ThemeChoice {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ThemeChoice::ALL
-            .into_iter()
-            .find(|t| t.name() == s)
-            .ok_or_else(|| format!("theme '{s}' is not light, dark or auto"))
-    }
-}
+bitbudget_math::name_text!(ThemeChoice, String, |s: &str| format!(
+    "theme '{s}' is not light, dark or auto"
+));
 
 /// The longest widget id accepted in `id=`, in characters.
 pub const MAX_WIDGET_ID_CHARS: usize = 64;

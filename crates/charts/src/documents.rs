@@ -102,27 +102,10 @@ impl MemoryChart {
     }
 }
 
-impl std::fmt::Display for MemoryChart {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for MemoryChart {
-    type Err = ChartError;
-    /// Parses `bar`, `strategies` or `scaling` (surrounding spaces and case ignored).
-    fn from_str(s: &str) -> Drawn<Self> {
-        let t = s.trim().to_ascii_lowercase();
-        MemoryChart::ALL
-            .into_iter()
-            .find(|c| c.name() == t)
-            .ok_or_else(|| {
-                ChartError::Input(format!(
-                    "unknown chart '{s}': expected one of bar, strategies, scaling"
-                ))
-            })
-    }
-}
+// `bar`, `strategies` or `scaling` (surrounding spaces and case ignored).
+bitbudget_math::name_text!(MemoryChart, ChartError, |s: &str| ChartError::Input(
+    format!("unknown chart '{s}': expected one of bar, strategies, scaling")
+));
 
 /// A chart ready for a slide: a title above it and a caption line (the setup) under it. The SVG
 /// download, the CLI's `--svg` and the app's 2x PNG all draw through [`Frame::draw`], so they

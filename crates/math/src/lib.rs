@@ -8,5 +8,6 @@
 
 pub mod format;
 pub mod memory;
+pub mod named;
 pub mod numbers;
 pub mod quant;

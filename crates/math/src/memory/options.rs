@@ -23,23 +23,10 @@ macro_rules! named_enum {
             }
         }
 
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-
-        impl std::str::FromStr for $name {
-            type Err = String;
-
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                let wanted = s.trim().to_ascii_lowercase();
-                $name::ALL.iter().copied().find(|v| v.name() == wanted).ok_or_else(|| {
-                    let names: Vec<&str> = $name::ALL.iter().map(|v| v.name()).collect();
-                    format!("unknown {} '{}'; expected one of {}", stringify!($name).to_ascii_lowercase(), s, names.join(", "))
-                })
-            }
-        }
+        $crate::name_text!($name, String, |s: &str| {
+            let names: Vec<&str> = $name::ALL.iter().map(|v| v.name()).collect();
+            format!("unknown {} '{}'; expected one of {}", stringify!($name).to_ascii_lowercase(), s, names.join(", "))
+        });
     };
 }
 

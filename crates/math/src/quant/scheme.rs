@@ -17,8 +17,6 @@ use super::ggml::{self, GgmlType, QK};
 use super::layout::Layout;
 use super::{absmax, nf4, zeropoint};
 use crate::format::{fp8, half, FormatId};
-use std::fmt;
-use std::str::FromStr;
 
 /// A quantization scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -123,24 +121,10 @@ impl Scheme {
     }
 }
 
-impl fmt::Display for Scheme {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Scheme {
-    type Err = QuantError;
-
-    /// Parses a [`Scheme::name`], ignoring case and surrounding spaces.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let wanted = s.trim().to_ascii_lowercase();
-        Scheme::ALL
-            .into_iter()
-            .find(|x| x.name() == wanted)
-            .ok_or_else(|| QuantError::UnknownScheme(s.to_string()))
-    }
-}
+// A [`Scheme::name`], parsed ignoring case and surrounding spaces.
+crate::name_text!(Scheme, QuantError, |s: &str| QuantError::UnknownScheme(
+    s.to_string()
+));
 
 /// `Ok` when `values` is a whole number of blocks of `block` (0 is taken as 1).
 pub fn whole_blocks(values: usize, block: usize) -> Result<(), QuantError> {

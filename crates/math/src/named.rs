@@ -1,0 +1,44 @@
+//! Enums whose values have stable names (CLI arguments, URL parameters): their text form once.
+
+/// Implements `Display` and `FromStr` for an enum `$ty` that has `ALL` (an array or slice of
+/// every value) and `const fn name(self) -> &'static str`: `Display` writes the name; `FromStr`
+/// accepts a name ignoring case and surrounding spaces, and otherwise returns
+/// `Err($refuse(text))` with the text as given, so each type words its own refusal.
+///
+/// ```
+/// #[derive(Clone, Copy, Debug, PartialEq)]
+/// enum Side { Left, Right }
+/// impl Side {
+///     const ALL: [Side; 2] = [Side::Left, Side::Right];
+///     const fn name(self) -> &'static str {
+///         match self { Side::Left => "left", Side::Right => "right" }
+///     }
+/// }
+/// bitbudget_math::name_text!(Side, String, |s: &str| format!("no side '{s}'"));
+/// assert_eq!(" Right ".parse::<Side>(), Ok(Side::Right));
+/// assert_eq!("up".parse::<Side>(), Err("no side 'up'".to_string()));
+/// assert_eq!(Side::Left.to_string(), "left");
+/// ```
+#[macro_export]
+macro_rules! name_text {
+    ($ty:ty, $err:ty, $refuse:expr) => {
+        impl ::std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl ::std::str::FromStr for $ty {
+            type Err = $err;
+
+            fn from_str(text: &str) -> ::std::result::Result<Self, Self::Err> {
+                let wanted = text.trim().to_ascii_lowercase();
+                let all: &[$ty] = &Self::ALL;
+                all.iter()
+                    .copied()
+                    .find(|v| v.name() == wanted)
+                    .ok_or_else(|| ($refuse)(text))
+            }
+        }
+    };
+}
