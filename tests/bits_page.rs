@@ -4,50 +4,29 @@
 
 mod common;
 
-use bitbudget_app::ui::pages::bits::BitsPage;
-use bitbudget_app::ui::url_state::BitsQuery;
 use bitbudget_math::format::FormatId;
 use common::*;
-use leptos::prelude::*;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn query(x: &str, fmt: FormatId) -> BitsQuery {
-    BitsQuery {
-        x: x.into(),
-        fmt,
-        saturate: false,
-    }
-}
-
-/// The Bits page showing `x` in `fmt`, in a fresh element (the handle keeps it mounted).
-fn mount_bits(x: &str, fmt: FormatId) -> (web_sys::HtmlElement, impl Sized) {
-    let root = fresh_root();
-    let initial = query(x, fmt);
-    let app = leptos::mount::mount_to(root.clone(), move || view! { <BitsPage initial /> });
-    (root, app)
-}
 
 #[wasm_bindgen_test]
 async fn typing_a_value_updates_every_format() {
     let (root, _app) = mount_bits("0.1", FormatId::Bf16);
     settle().await;
-    assert_eq!(text(&root, "stored-bf16"), "0.10009765625");
-    assert_eq!(
-        text(&root, "formula-bf16"),
-        "(-1)^0 × 2^(123-127) × 1.6015625"
-    );
+    assert_text_is(&root, "stored-bf16", "0.10009765625");
+    assert_text_is(&root, "formula-bf16", "(-1)^0 × 2^(123-127) × 1.6015625");
     type_into(&root, "value-input", "-2.5");
     settle().await;
-    assert_eq!(text(&root, "stored-f16"), "-2.5");
-    assert_eq!(text(&root, "abs-error-f16"), "0 (exact)");
+    assert_text_is(&root, "stored-f16", "-2.5");
+    assert_text_is(&root, "abs-error-f16", "0 (exact)");
     assert_eq!(text(&root, "stored-int8"), "-2", "INT8 rounds ties to even");
-    assert_eq!(text(&root, "stored-f4e2m1"), "-2");
+    assert_text_is(&root, "stored-f4e2m1", "-2");
     type_into(&root, "value-input", "1000");
     settle().await;
-    assert_eq!(text(&root, "stored-f8e4m3"), "NaN");
-    assert_eq!(text(&root, "stored-f8e5m2"), "1024");
+    assert_text_is(&root, "stored-f8e4m3", "NaN");
+    assert_text_is(&root, "stored-f8e5m2", "1024");
 }
 
 #[wasm_bindgen_test]
@@ -56,8 +35,8 @@ async fn clicking_a_bit_flips_it_and_rewrites_the_value() {
     settle().await;
     by_testid(&root, "bit-bf16-0").click();
     settle().await;
-    assert_eq!(text(&root, "stored-bf16"), "-0.10009765625");
-    assert_eq!(text(&root, "hex-bf16"), "0xbdcd");
+    assert_text_is(&root, "stored-bf16", "-0.10009765625");
+    assert_text_is(&root, "hex-bf16", "0xbdcd");
     let input: web_sys::HtmlInputElement =
         wasm_bindgen::JsCast::unchecked_into(by_testid(&root, "value-input"));
     assert_eq!(input.value(), "0xbdcd");
@@ -65,7 +44,7 @@ async fn clicking_a_bit_flips_it_and_rewrites_the_value() {
     by_testid(&root, "bit-bf16-0").click();
     by_testid(&root, "bit-bf16-15").click();
     settle().await;
-    assert_eq!(text(&root, "stored-f32"), "0.099609375");
+    assert_text_is(&root, "stored-f32", "0.099609375");
 }
 
 #[wasm_bindgen_test]
@@ -125,26 +104,20 @@ async fn invalid_text_shows_why_and_keeps_the_last_value() {
     type_into(&root, "value-input", "banana");
     settle().await;
     assert_text_has(&root, "value-error", "not a number");
-    assert_eq!(text(&root, "stored-bf16"), "0.10009765625");
+    assert_text_is(&root, "stored-bf16", "0.10009765625");
     type_into(&root, "value-input", "1e400");
     settle().await;
-    assert_eq!(text(&root, "stored-f32"), "+inf");
+    assert_text_is(&root, "stored-f32", "+inf");
 }
 
 #[wasm_bindgen_test]
 async fn the_heading_names_the_selected_format() {
     let (root, _app) = mount_bits("0.1", FormatId::F16);
     settle().await;
-    assert_eq!(
-        text(&root, "bits-title"),
-        "What does a number look like in FP16?"
-    );
+    assert_text_is(&root, "bits-title", "What does a number look like in FP16?");
     by_testid(&root, "select-int8").click();
     settle().await;
-    assert_eq!(
-        text(&root, "bits-title"),
-        "What does a number look like in INT8?"
-    );
+    assert_text_is(&root, "bits-title", "What does a number look like in INT8?");
 }
 
 /// The names under the bit groups of `id`'s card.
@@ -168,7 +141,7 @@ async fn unsigned_integers_are_labelled_unsigned_not_twos_complement() {
     assert_eq!(field_labels(&root, "uint8"), ["unsigned"]);
     assert_eq!(field_labels(&root, "int8"), ["two's complement"]);
     let facts = text(&root, "facts-uint8");
-    assert!(facts.contains("unsigned"), "{facts}");
+    assert_has(&facts, "unsigned");
 }
 
 #[wasm_bindgen_test]
@@ -176,8 +149,8 @@ async fn a_fraction_in_an_integer_format_says_integers_need_a_scale() {
     let (root, _app) = mount_bits("0.1", FormatId::Bf16);
     settle().await;
     let note = text(&root, "note-int8");
-    assert!(note.contains("whole numbers"), "{note}");
-    assert!(note.contains("scale"), "{note}");
+    assert_has(&note, "whole numbers");
+    assert_has(&note, "scale");
     let link = by_testid(&root, "note-int8")
         .query_selector("a")
         .unwrap()
@@ -210,7 +183,7 @@ async fn jargon_is_explained_on_hover_and_keyboard_focus() {
         .expect("binary64 is marked as a term");
     assert_eq!(term.get_attribute("tabindex").as_deref(), Some("0"));
     let tip = term.get_attribute("data-tip").unwrap_or_default();
-    assert!(tip.contains("64-bit"), "{tip}");
+    assert_has(&tip, "64-bit");
     let described = term.get_attribute("aria-describedby").unwrap();
     let tip_el = web_sys::window()
         .unwrap()

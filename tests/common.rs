@@ -34,12 +34,39 @@ pub fn by_testid(root: &HtmlElement, id: &str) -> HtmlElement {
         .unchecked_into()
 }
 
+/// Asserts that `haystack` contains `needle`, showing both when it does not.
+#[track_caller]
+pub fn assert_has(haystack: &str, needle: &str) {
+    assert!(haystack.contains(needle), "{haystack:?} lacks {needle:?}");
+}
+
 /// Asserts that the text of the element with `data-testid="id"` contains `needle`, showing the
 /// whole text when it does not.
 #[track_caller]
 pub fn assert_text_has(root: &HtmlElement, id: &str, needle: &str) {
     let t = text(root, id);
     assert!(t.contains(needle), "{id} reads {t:?}, without {needle:?}");
+}
+
+/// Asserts that the text of the element with `data-testid="id"` is `expected`.
+#[track_caller]
+pub fn assert_text_is(root: &HtmlElement, id: &str, expected: &str) {
+    assert_eq!(text(root, id), expected, "{id}");
+}
+
+/// The Bits page showing `x` in `fmt` (round to nearest, no saturation), mounted in a fresh
+/// element; the handle keeps it mounted.
+pub fn mount_bits(x: &str, fmt: bitbudget_math::format::FormatId) -> (HtmlElement, impl Sized) {
+    use bitbudget_app::ui::pages::bits::BitsPage;
+    use leptos::prelude::*;
+    let root = fresh_root();
+    let initial = bitbudget_app::ui::url_state::BitsQuery {
+        x: x.into(),
+        fmt,
+        saturate: false,
+    };
+    let app = leptos::mount::mount_to(root.clone(), move || view! { <BitsPage initial /> });
+    (root, app)
 }
 
 /// Asserts that the text of the element with `data-testid="id"` starts with `prefix`.

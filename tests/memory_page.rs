@@ -57,7 +57,7 @@ async fn numbers_match_the_cli_json() {
             "{part}"
         );
     }
-    assert_eq!(text(&root, "bytes-total"), "42.39 GB");
+    assert_text_is(&root, "bytes-total", "42.39 GB");
     assert_text_starts(&root, "verdict", "Fits");
 }
 
@@ -100,9 +100,9 @@ async fn focusing_a_part_explains_its_formula() {
     by_testid(&root, "part-optimizer").focus().unwrap();
     settle().await;
     let explain = text(&root, "explain");
-    assert!(
-        explain.contains("4 B FP32 master + 8 B (FP32 m + v) × 8.03B params ÷ dp 8"),
-        "{explain}"
+    assert_has(
+        &explain,
+        "4 B FP32 master + 8 B (FP32 m + v) × 8.03B params ÷ dp 8",
     );
     assert!(by_testid(&root, "part-optimizer")
         .class_list()
@@ -223,14 +223,8 @@ async fn qlora_70b_advice_recomputes_and_apply_makes_exactly_that_change() {
     let (root, _app) = mount(q, false);
     settle().await;
     let advice = text(&root, "suggestion");
-    assert!(
-        advice.contains("On the same 2 GPUs: full recomputation"),
-        "{advice}"
-    );
-    assert!(
-        advice.contains("Fewest GPUs: 1 × NVIDIA A100 80GB"),
-        "{advice}"
-    );
+    assert_has(&advice, "On the same 2 GPUs: full recomputation");
+    assert_has(&advice, "Fewest GPUs: 1 × NVIDIA A100 80GB");
     assert!(
         !advice.contains("FlashAttention") && !advice.contains("QLoRA"),
         "{advice}"
@@ -251,9 +245,9 @@ async fn inference_70b_advice_applies_tensor_parallel_2() {
     let (root, _app) = mount(q, false);
     settle().await;
     let advice = text(&root, "suggestion");
-    assert!(
-        advice.contains("Fewest GPUs: 2 × NVIDIA A100 80GB with tensor parallel 2"),
-        "{advice}"
+    assert_has(
+        &advice,
+        "Fewest GPUs: 2 × NVIDIA A100 80GB with tensor parallel 2",
     );
     by_testid(&root, "apply-FewestGpus").click();
     settle().await;
@@ -342,7 +336,7 @@ async fn lora_targets_are_shown_chosen_and_counted() {
     settle().await;
     assert!(!text(&root, "adapter-count").starts_with("207.1M"));
     let search = web_sys::window().unwrap().location().search().unwrap();
-    assert!(search.contains("lora-targets=q,k,v,o"), "{search}");
+    assert_has(&search, "lora-targets=q,k,v,o");
 }
 
 /// Jargon has an explanation that keyboard users reach: the "?" button is described by it.

@@ -74,16 +74,10 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
         (0..16).contains(&q4_code),
         "a 4-bit code, was {q4_code} (Q8_0 code {q8_code})"
     );
-    assert_eq!(
-        text(&root, "block-hint"),
-        "131,072 values → 2,048 blocks of 64"
-    );
+    assert_text_is(&root, "block-hint", "131,072 values → 2,048 blocks of 64");
     by_testid(&root, "block-per-row").click();
     settle().await;
-    assert_eq!(
-        text(&root, "block-hint"),
-        "131,072 values → 256 blocks of 512"
-    );
+    assert_text_is(&root, "block-hint", "131,072 values → 256 blocks of 512");
     for id in ["quant-histogram", "quant-tradeoff"] {
         assert!(canvas_fingerprint(&root, id).1 >= 3, "{id} is blank");
     }
@@ -169,7 +163,7 @@ async fn an_uploaded_safetensors_file_is_quantized_and_its_tensors_picked_by_nam
         "the metrics follow the picked tensor"
     );
     // Every value of the BF16 ramp is a multiple of 0.25 within ±16, so BF16 keeps it exactly.
-    assert_eq!(text(&root, "sqnr-bf16"), "∞");
+    assert_text_is(&root, "sqnr-bf16", "∞");
     assert!(!present(&root, "upload-error"));
 }
 
@@ -184,7 +178,7 @@ async fn a_malformed_upload_shows_why_and_keeps_the_tensor() {
     );
     until_present(&root, "upload-error", 50).await;
     let error = text(&root, "upload-error");
-    assert!(error.contains("weights.npy"), "{error}");
+    assert_has(&error, "weights.npy");
     assert_eq!(
         text(&root, "tensor-status"),
         before,
@@ -227,11 +221,11 @@ async fn an_infinity_in_the_tensor_is_reported_not_hidden() {
     let note = text(&root, "non-finite-note");
     assert!(note.starts_with("1 value is NaN or ±inf"), "{note}");
     // llama.cpp's Q8_0 scale for the first block is infinite: its other 31 values come back NaN.
-    assert!(note.contains("q8_0 (31 values)"), "{note}");
-    assert_eq!(text(&root, "sqnr-q8_0"), "−∞");
+    assert_has(&note, "q8_0 (31 values)");
+    assert_text_is(&root, "sqnr-q8_0", "−∞");
     assert!(by_testid(&root, "row-q8_0").class_list().contains("lost"));
     // FP8's per-tensor scale ignores the infinity, so the finite values survive exactly.
-    assert_eq!(text(&root, "sqnr-f8e4m3"), "∞");
+    assert_text_is(&root, "sqnr-f8e4m3", "∞");
 }
 
 #[wasm_bindgen_test]
@@ -240,7 +234,7 @@ async fn a_block_size_error_clears_when_a_preset_sets_a_valid_size() {
     type_into(&root, "quant-block", "7");
     settle().await;
     let error = text(&root, "quant-block-error");
-    assert!(error.contains("'7'"), "{error}");
+    assert_has(&error, "'7'");
     by_testid(&root, "block-256").click();
     settle().await;
     assert!(
@@ -282,7 +276,7 @@ async fn a_bad_model_size_says_why_and_keeps_the_last_good_one() {
     type_into(&root, "quant-params", "8");
     settle().await;
     assert!(!present(&root, "quant-params-error"));
-    assert_eq!(text(&root, "model-bytes-bf16"), "16.00 GB");
+    assert_text_is(&root, "model-bytes-bf16", "16.00 GB");
 }
 
 #[wasm_bindgen_test]

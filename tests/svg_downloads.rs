@@ -5,9 +5,8 @@
 
 mod common;
 
-use bitbudget_app::ui::pages::bits::BitsPage;
 use bitbudget_app::ui::pages::memory::MemoryPage;
-use bitbudget_app::ui::url_state::{parse_query, BitsQuery};
+use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::format::FormatId;
 use common::*;
 use leptos::mount::UnmountHandle;
@@ -50,13 +49,7 @@ fn last_download() -> (String, String) {
 #[wasm_bindgen_test]
 async fn bits_download_is_the_cli_svg() {
     capture_downloads();
-    let root = fresh_root();
-    let query = BitsQuery {
-        x: "0.1".into(),
-        fmt: FormatId::Bf16,
-        saturate: false,
-    };
-    let _app = leptos::mount::mount_to(root.clone(), move || view! { <BitsPage initial=query /> });
+    let (root, _app) = mount_bits("0.1", FormatId::Bf16);
     settle().await;
     by_testid(&root, "bits-download-svg").click();
     settle().await;

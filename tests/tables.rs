@@ -5,9 +5,8 @@
 
 mod common;
 
-use bitbudget_app::ui::pages::bits::BitsPage;
 use bitbudget_app::ui::pages::memory::MemoryPage;
-use bitbudget_app::ui::url_state::{parse_query, BitsQuery};
+use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::format::FormatId;
 use common::*;
 use leptos::prelude::*;
@@ -115,14 +114,8 @@ fn text_box(el: &web_sys::Element) -> (f64, f64, f64, f64) {
 #[wasm_bindgen_test]
 async fn fp32_field_names_are_whole_and_apart_on_a_phone() {
     load_stylesheet();
-    let root = fresh_root();
+    let (root, _app) = mount_bits("0.1", FormatId::F32);
     root.style().set_property("width", "360px").unwrap();
-    let query = BitsQuery {
-        x: "0.1".into(),
-        fmt: FormatId::F32,
-        saturate: false,
-    };
-    let _app = leptos::mount::mount_to(root.clone(), move || view! { <BitsPage initial=query /> });
     settle().await;
     // The selected format's bit row (the first FP32 row on the page).
     let row = root
