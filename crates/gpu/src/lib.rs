@@ -5,6 +5,8 @@
 //!   and reused. Host functions take a `&Gpu`, so the app, the CLI and the tests bring their own.
 //! - [`quantize`], [`dequantize`], [`nf4_double_quant_bytes`]: the operations, streamed in chunks
 //!   within the adapter's limits (storage binding size, workgroups per dimension).
+//! - [`produce_part`]: one part of the Quantize lab's streaming analysis (whole-tensor
+//!   parameters given), for `bitbudget_math::quant::lab::SchemeRun::measure`.
 //! - Exactness: the kernels never use the GPU's float unit on a value that reaches the output;
 //!   they compute on f32 bit patterns with correctly rounded integer arithmetic
 //!   (`src/shaders/common.wgsl`), because WGSL allows inexact division and flushing subnormals.
@@ -17,11 +19,13 @@
 mod context;
 mod dispatch;
 mod layout;
+mod part;
 mod quantize;
 mod shaders;
 mod tables;
 
 pub use context::{Gpu, GpuError};
+pub use part::produce_part;
 pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
 
 /// Runs a future to completion on this thread (native only; in the browser, `spawn_local` it).

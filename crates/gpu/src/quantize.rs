@@ -46,6 +46,20 @@ pub async fn quantize(
     x: &[f32],
     block: usize,
 ) -> Result<Vec<u8>, GpuError> {
+    quantize_with_scale(gpu, scheme, x, block, None).await
+}
+
+/// [`quantize`], except that FP8 uses the per-tensor `scale` given (as
+/// `bitbudget_math::quant::analysis::PartQuantizer` computed it for the whole tensor) and writes
+/// no 4-byte header: the bytes of one part of a tensor. `scale` is ignored by other schemes; with
+/// `None`, FP8 measures `x` and writes the header, as [`quantize`] does.
+pub(crate) async fn quantize_with_scale(
+    gpu: &Gpu,
+    scheme: Scheme,
+    x: &[f32],
+    block: usize,
+    scale: Option<f32>,
+) -> Result<Vec<u8>, GpuError> {
     let l = check(scheme, block, x.len())?;
     let consts = fp8_consts(scheme);
     let table = table(gpu, table_of(scheme));
@@ -57,8 +71,8 @@ pub async fn quantize(
     let per_chunk = chunk_units(gpu, l.weights, unit_bytes, l.weights as u64)? * l.weights;
     let mut buffers = CheckedOut::new(gpu);
     let mut out = Vec::with_capacity(l.prefix_bytes() + x.len() / l.weights * l.stride());
-    let mut scalar = 0;
-    if l.per_tensor_scale {
+    let mut scalar = scale.map_or(0, f32::to_bits);
+    if l.per_tensor_scale && scale.is_none() {
         let blocks = buffers.get(Role::Blocks, 16);
         gpu.queue.write_buffer(&blocks, 0, &[0; 16]);
         for part in x.chunks(per_chunk) {
@@ -233,6 +247,17 @@ pub async fn nf4_double_quant_bytes(
     x: &[f32],
     block: usize,
 ) -> Result<Vec<u8>, GpuError> {
+    nf4_double_quant_bytes_with(gpu, x, block, None).await
+}
+
+/// [`nf4_double_quant_bytes`] around a given `mean` of the block absmax values (the whole
+/// tensor's, for one part of it; `None`: this `x`'s own mean).
+pub(crate) async fn nf4_double_quant_bytes_with(
+    gpu: &Gpu,
+    x: &[f32],
+    block: usize,
+    mean: Option<f32>,
+) -> Result<Vec<u8>, GpuError> {
     let mut bytes = quantize(gpu, Scheme::Nf4, x, block).await?;
     let stride = layout(Scheme::Nf4, block).stride();
     // The NF4 header is the block's f32 absmax.
@@ -240,7 +265,7 @@ pub async fn nf4_double_quant_bytes(
         .chunks_exact(stride)
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
-    let mean = nf4::absmax_mean(&absmax, 1);
+    let mean = mean.unwrap_or_else(|| nf4::absmax_mean(&absmax, 1));
     let group = nf4::DQ_BLOCK;
     let per_chunk = chunk_units(gpu, group, 4 * group as u64, 1)? * group;
     let table = table(gpu, Table::Nf4);

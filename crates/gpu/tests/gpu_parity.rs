@@ -386,3 +386,53 @@ fn the_context_names_its_adapter_and_limits() {
         gpu.limits().max_compute_workgroups_per_dimension
     );
 }
+
+/// The lab's streaming analysis with the GPU producing every part gives the same table row and
+/// charts as with the CPU: per-tensor FP8 scales and NF4 double quantization's mean come from the
+/// whole tensor, parts are several blocks (and the last one padded), values include NaN and ±∞.
+#[test]
+fn the_lab_gives_the_same_results_with_parts_made_on_the_gpu() {
+    use bitbudget_math::quant::lab::{Overview, SchemeRun};
+    let Some(gpu) = gpu() else { return };
+    let mut x = normal(40_000, 11, 1.0);
+    x[17] = f32::NAN;
+    x[900] = f32::INFINITY;
+    x[901] = -3e-41;
+    let overview = Overview::new(&x);
+    for s in Scheme::ALL {
+        for double_quant in [false, true] {
+            if double_quant && s != Scheme::Nf4 {
+                continue;
+            }
+            let block = s.default_block();
+            let what = format!("{s} block {block} double quant {double_quant}");
+            let mut cpu = SchemeRun::new(s, &x, block, double_quant, &overview, 4096);
+            let mut on_gpu = SchemeRun::new(s, &x, block, double_quant, &overview, 4096);
+            assert!(cpu.parts() > 1, "{what}: several parts");
+            while !cpu.done() {
+                let padded = on_gpu.padded_part();
+                let part = block_on(bitbudget_gpu::produce_part(
+                    gpu,
+                    on_gpu.quantizer(),
+                    &padded,
+                ))
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+                on_gpu.measure(&part).unwrap();
+                cpu.step().unwrap();
+            }
+            assert!(on_gpu.done(), "{what}");
+            let (cpu_row, cpu_detail) = cpu.finish();
+            let (gpu_row, gpu_detail) = on_gpu.finish();
+            assert_eq!(
+                format!("{gpu_row:?}"),
+                format!("{cpu_row:?}"),
+                "{what}: table row"
+            );
+            assert_eq!(
+                format!("{gpu_detail:?}"),
+                format!("{cpu_detail:?}"),
+                "{what}: chart data"
+            );
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! One part of the Quantize lab's streaming analysis on the GPU: the same bytes and values as
+//! the CPU's `PartQuantizer`, so `SchemeRun::measure` can take them from either.
+
+use crate::context::{Gpu, GpuError};
+use crate::quantize::{dequantize, nf4_double_quant_bytes_with, quantize_with_scale};
+use bitbudget_math::quant::analysis::PartQuantizer;
+use bitbudget_math::quant::lab::ProducedPart;
+
+/// Quantizes `padded` (whole blocks of one part of a tensor) with `quantizer`'s scheme and its
+/// whole-tensor parameters (FP8's scale, NF4 double quantization's mean), then dequantizes the
+/// bytes: exactly [`PartQuantizer::part`] and [`PartQuantizer::dequantize_part`] of the CPU.
+/// Errors as [`crate::quantize`] (a scheme without a kernel, a ragged part, a lost device).
+pub async fn produce_part(
+    gpu: &Gpu,
+    quantizer: &PartQuantizer,
+    padded: &[f32],
+) -> Result<ProducedPart, GpuError> {
+    let (scheme, block) = (quantizer.scheme(), quantizer.block());
+    let bytes = match quantizer.nf4_mean() {
+        Some(mean) => nf4_double_quant_bytes_with(gpu, padded, block, Some(mean)).await?,
+        None => quantize_with_scale(gpu, scheme, padded, block, quantizer.fp8_scale()).await?,
+    };
+    let mut whole = quantizer.header();
+    whole.extend_from_slice(&bytes);
+    let values = dequantize(gpu, scheme, &whole, block).await?;
+    Ok(ProducedPart { bytes, values })
+}
