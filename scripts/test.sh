@@ -21,6 +21,9 @@ cargo clippy -p bitbudget-app -p bitbudget-math -p bitbudget-charts -p bitbudget
 step "native tests (the GPU kernels on lavapipe included)"
 cargo test --workspace --locked
 step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, then the app"
+# The app's GPU tests run on Chromium's WebGPU over SwiftShader (webdriver.json), a CPU emulation:
+# slower than the runner's default 20 s per test allows.
+export WASM_BINDGEN_TEST_TIMEOUT=300
 cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked
 cargo test -p bitbudget-app --target wasm32-unknown-unknown --locked
 step "release build (trunk, wasm-opt -Oz)"

@@ -10,7 +10,6 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-
 #[wasm_bindgen_test]
 async fn typing_a_value_updates_every_format() {
     let (root, _app) = mount_bits("0.1", FormatId::Bf16);

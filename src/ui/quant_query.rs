@@ -35,6 +35,34 @@ impl TensorSource {
     }
 }
 
+/// Where the lab quantizes, dequantizes and measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Device {
+    /// WebAssembly on the CPU, always available.
+    #[default]
+    Cpu,
+    /// WebGPU through wgpu, byte-identical to the CPU; when there is no GPU, or for a scheme
+    /// without a kernel, the CPU does the work.
+    Gpu,
+}
+
+impl Device {
+    /// Both devices, CPU first.
+    pub const ALL: [Device; 2] = [Device::Cpu, Device::Gpu];
+
+    /// The URL value: `cpu` or `gpu`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Device::Cpu => "cpu",
+            Device::Gpu => "gpu",
+        }
+    }
+}
+
+bitbudget_math::name_text!(Device, String, |s: &str| format!(
+    "unknown device '{s}'; expected cpu or gpu"
+));
+
 /// Everything the lab's controls hold.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuantQuery {
@@ -52,6 +80,8 @@ pub struct QuantQuery {
     pub block: usize,
     /// NF4 with QLoRA's double quantization of the block scales.
     pub double_quant: bool,
+    /// Where the work runs.
+    pub device: Device,
 }
 
 impl Default for QuantQuery {
@@ -64,6 +94,7 @@ impl Default for QuantQuery {
             magnitude: 20.0,
             block: 64,
             double_quant: false,
+            device: Device::Cpu,
         }
     }
 }
@@ -127,6 +158,7 @@ impl QuantQuery {
                 _ => Err(format!("'{value}' is not 0 or 1")),
             }
             .map(|on| self.double_quant = on),
+            "device" => value.parse().map(|d| self.device = d),
             _ => return None,
         };
         if let TensorSource::Synthetic(Distribution::OutlierChannels { .. }) = self.tensor {
@@ -175,6 +207,9 @@ impl QuantQuery {
         }
         if self.double_quant {
             s += "&dq=1";
+        }
+        if self.device == Device::Gpu {
+            s += "&device=gpu";
         }
         if embed {
             s += "&embed=1";

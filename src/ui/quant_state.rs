@@ -3,7 +3,8 @@
 //! never freeze the page. A newer request cancels an older one. The tensor itself is built once
 //! per [`TensorKey`] (a memo) and shared by `Arc` with everything that reads it.
 
-use crate::ui::quant_query::{QuantQuery, TensorSource};
+use crate::ui::gpu_lab::{give_up_gpu, look_for_gpu, produce_on_gpu, GpuStatus, PartFailure};
+use crate::ui::quant_query::{Device, QuantQuery, TensorSource};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::generate::generate;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail, SchemeRun};
@@ -43,6 +44,8 @@ pub struct LabResults {
     pub rows: Vec<SchemeResult>,
     /// Histograms, block errors and first values per scheme (same order as rows).
     pub details: Vec<Arc<SchemeDetail>>,
+    /// Where the work ran, in one sentence ("Computed on the CPU (WebAssembly).").
+    pub ran_on: String,
 }
 
 /// What defines the current tensor: its source (a synthetic distribution carries its
@@ -105,6 +108,8 @@ pub struct QuantState {
     /// The tensor the query selects, built once per [`TensorKey`] (read it with
     /// [`QuantState::tensor`]).
     pub current: Memo<TensorResult>,
+    /// The page's GPU: looked for once at start.
+    pub gpu: RwSignal<GpuStatus>,
 }
 
 impl QuantState {
@@ -128,6 +133,11 @@ impl QuantState {
             generation: StoredValue::new(0),
             model_params: RwSignal::new(8.03e9),
             current,
+            gpu: {
+                let gpu = RwSignal::new(GpuStatus::Looking);
+                look_for_gpu(gpu);
+                gpu
+            },
         }
     }
 
@@ -250,14 +260,60 @@ async fn yield_now() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
-/// Analyses `tensor` under every scheme, a part at a time; publishes the results unless a newer
-/// computation started meanwhile.
+/// Makes the next part of `run`: on the GPU while `device` is [`Device::Gpu`] and it works (a
+/// scheme without a GPU kernel falls back to the CPU for that scheme, noted in `cpu_only`; a GPU
+/// that fails is given up for the rest of the page, the status says why), else on the CPU.
+async fn next_part(
+    state: QuantState,
+    run: &mut SchemeRun<'_>,
+    device: &mut Device,
+    cpu_only: &mut Vec<Scheme>,
+) -> Result<(), String> {
+    if *device == Device::Gpu && !cpu_only.contains(&run.quantizer().scheme()) {
+        let quantizer = run.quantizer().clone();
+        let padded = run.padded_part();
+        match produce_on_gpu(&quantizer, &padded).await {
+            Ok(part) => return run.measure(&part).map_err(|e| e.to_string()),
+            Err(PartFailure::Unsupported(_)) => cpu_only.push(quantizer.scheme()),
+            Err(PartFailure::Failed(why)) => {
+                *device = Device::Cpu;
+                give_up_gpu(state.gpu, why);
+            }
+        }
+    }
+    run.step().map_err(|e| e.to_string())
+}
+
+/// Where a computation ran, in one sentence.
+fn ran_on(device: Device, gpu: &GpuStatus, cpu_only: &[Scheme]) -> String {
+    match (device, gpu) {
+        (Device::Gpu, GpuStatus::Ready(name)) if cpu_only.is_empty() => {
+            format!("Computed on the GPU: {name}.")
+        }
+        (Device::Gpu, GpuStatus::Ready(name)) => {
+            let names: Vec<&str> = cpu_only.iter().map(|s| s.name()).collect();
+            format!(
+                "Computed on the GPU: {name}; {} on the CPU (no GPU kernel yet).",
+                names.join(", ")
+            )
+        }
+        _ => "Computed on the CPU (WebAssembly).".into(),
+    }
+}
+
+/// Analyses `tensor` under every scheme, a part at a time, on the query's device; publishes the
+/// results unless a newer computation started meanwhile.
 pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, generation: u64) {
     let outdated = move || state.generation.get_value() != generation;
     let values = &tensor.values;
     let overview = Arc::new(Overview::new(values));
     let mut rows = Vec::with_capacity(Scheme::ALL.len());
     let mut details = Vec::with_capacity(Scheme::ALL.len());
+    let mut device = match query.device {
+        Device::Gpu if state.gpu.with_untracked(GpuStatus::ready) => Device::Gpu,
+        _ => Device::Cpu,
+    };
+    let mut cpu_only = Vec::new();
     let mut slice_start = now();
     for (k, scheme) in Scheme::ALL.into_iter().enumerate() {
         let block = query.block_for(scheme);
@@ -270,9 +326,13 @@ pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, 
             CHUNK_VALUES,
         );
         while !run.done() {
-            if let Err(e) = run.step() {
+            let on_gpu = device == Device::Gpu;
+            if let Err(e) = next_part(state, &mut run, &mut device, &mut cpu_only).await {
                 web_sys::console::warn_1(&format!("{scheme}: {e}").into());
                 break;
+            }
+            if on_gpu && outdated() {
+                return;
             }
             let part = run.parts_done() as f64 / run.parts().max(1) as f64;
             // Yield about every frame, not after every part: each zero-delay timeout costs at
@@ -293,11 +353,13 @@ pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, 
         details.push(Arc::new(detail));
     }
     if !outdated() {
+        let ran_on = state.gpu.with_untracked(|g| ran_on(device, g, &cpu_only));
         state.results.set(Some(LabResults {
             tensor: tensor.clone(),
             overview,
             rows,
             details,
+            ran_on,
         }));
         state.progress.set(1.0);
     }

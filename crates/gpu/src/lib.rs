@@ -27,6 +27,8 @@ mod tables;
 pub use context::{Gpu, GpuError};
 pub use part::produce_part;
 pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
+/// The adapter kinds of [`Gpu::info`] (e.g. `Cpu` for a software or fallback adapter).
+pub use wgpu::DeviceType;
 
 /// Runs a future to completion on this thread (native only; in the browser, `spawn_local` it).
 #[cfg(not(target_arch = "wasm32"))]

@@ -1,8 +1,10 @@
 //! Controls of the Quantize lab: tensor source (sample, synthetic with a seed, or your own file),
 //! scheme, block size and the model size used for whole-model bytes.
 
+use crate::ui::gpu_lab::GpuStatus;
 use crate::ui::quant_query::{
-    describe_blocks, parse_model_billions, shape_text, TensorSource, MAX_BLOCK, SAMPLE_TENSORS,
+    describe_blocks, parse_model_billions, shape_text, Device, TensorSource, MAX_BLOCK,
+    SAMPLE_TENSORS,
 };
 use crate::ui::quant_state::QuantState;
 use bitbudget_math::quant::generate::Distribution;
@@ -156,7 +158,35 @@ pub fn QuantControls() -> impl IntoView {
                 </label>
                 <ModelSize />
             </fieldset>
+            <DeviceChoice />
         </form>
+    }
+}
+
+/// CPU or GPU: the GPU can be chosen once the page has found one (its name is shown); otherwise
+/// the sentence says why not, and the CPU does everything.
+#[component]
+fn DeviceChoice() -> impl IntoView {
+    let state = expect_context::<QuantState>();
+    let choose = move |device: Device| state.query.update(|q| q.device = device);
+    let chosen = move |device: Device| state.query.with(|q| q.device == device);
+    view! {
+        <fieldset>
+            <legend>"Compute on"</legend>
+            <div class="device-choice">
+                <label class="check-box">
+                    <input type="radio" name="quant-device" data-testid="device-cpu" prop:checked=move || chosen(Device::Cpu)
+                        on:change=move |_| choose(Device::Cpu) />
+                    " CPU (WebAssembly)"
+                </label>
+                <label class="check-box">
+                    <input type="radio" name="quant-device" data-testid="device-gpu" prop:checked=move || chosen(Device::Gpu)
+                        disabled=move || !state.gpu.with(GpuStatus::ready) on:change=move |_| choose(Device::Gpu) />
+                    " GPU (WebGPU)"
+                </label>
+            </div>
+            <p class="hint" data-testid="gpu-status" aria-live="polite">{move || state.gpu.with(GpuStatus::sentence)}</p>
+        </fieldset>
     }
 }
 

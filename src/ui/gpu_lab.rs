@@ -1,0 +1,168 @@
+//! The Quantize lab's GPU: WebGPU looked for once per page (an adapter and a device through
+//! wgpu, `crates/gpu`), what the page says about it, and the part producer the analysis calls.
+//! Off the web (native builds of the app) there is never a GPU.
+
+use bitbudget_math::quant::analysis::PartQuantizer;
+use bitbudget_math::quant::lab::ProducedPart;
+use leptos::prelude::*;
+
+/// What the page knows about its GPU.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GpuStatus {
+    /// Still asking the browser for an adapter.
+    Looking,
+    /// Ready, with the adapter's name.
+    Ready(String),
+    /// None to be had, and why (no WebGPU in this browser, no adapter, no device).
+    Missing(String),
+    /// It worked, then failed (e.g. the device was lost); the lab went back to the CPU.
+    Lost(String),
+}
+
+impl GpuStatus {
+    /// One sentence for beside the CPU/GPU switch.
+    pub fn sentence(&self) -> String {
+        match self {
+            GpuStatus::Looking => "Looking for a GPU (WebGPU)…".into(),
+            GpuStatus::Ready(name) => format!("GPU: {name} (WebGPU), byte for byte the same results as the CPU."),
+            GpuStatus::Missing(why) => format!("No GPU here: {why}. Everything runs on the CPU (WebAssembly)."),
+            GpuStatus::Lost(why) => format!("The GPU stopped working ({why}); the lab went back to the CPU and kept your tensor."),
+        }
+    }
+
+    /// Whether the GPU can be chosen.
+    pub fn ready(&self) -> bool {
+        matches!(self, GpuStatus::Ready(_))
+    }
+}
+
+/// Why a part could not be made on the GPU.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PartFailure {
+    /// The scheme or block has no kernel: make this scheme's parts on the CPU.
+    Unsupported(String),
+    /// The GPU failed (lost device, readback): go back to the CPU for good.
+    Failed(String),
+}
+
+#[cfg(target_arch = "wasm32")]
+mod web {
+    use super::*;
+    use bitbudget_gpu::{Gpu, GpuError};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    thread_local! {
+        /// The page's GPU once found (wgpu objects stay on the thread that made them).
+        static GPU: RefCell<Option<Rc<Gpu>>> = const { RefCell::new(None) };
+    }
+
+    /// The browser's vendor and architecture of its default adapter ("google swiftshader"), for
+    /// adapters that give no description (wgpu's name is the description).
+    async fn browser_adapter_label() -> Option<String> {
+        use js_sys::Reflect;
+        let gpu = Reflect::get(&web_sys::window()?.navigator(), &"gpu".into()).ok()?;
+        let request = Reflect::get(&gpu, &"requestAdapter".into()).ok()?;
+        let promise = js_sys::Function::from(request).call0(&gpu).ok()?;
+        let adapter = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
+            .await
+            .ok()?;
+        let info = Reflect::get(&adapter, &"info".into()).ok()?;
+        let field = |k: &str| Reflect::get(&info, &k.into()).ok()?.as_string();
+        let words: Vec<String> = ["vendor", "architecture"]
+            .into_iter()
+            .filter_map(field)
+            .filter(|w| !w.trim().is_empty())
+            .collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    }
+
+    /// A readable adapter name: wgpu's (the browser's description), else the browser's vendor
+    /// and architecture; "(a fallback adapter on the CPU)" when the browser says it is one.
+    async fn adapter_name(gpu: &Gpu) -> String {
+        let info = gpu.info();
+        let mut name = info.name.trim().to_string();
+        if name.is_empty() {
+            name = browser_adapter_label()
+                .await
+                .unwrap_or_else(|| "an unnamed WebGPU adapter".into());
+        }
+        if info.device_type == bitbudget_gpu::DeviceType::Cpu {
+            name.push_str(" (a fallback adapter on the CPU)");
+        }
+        name
+    }
+
+    pub(super) fn look(status: RwSignal<GpuStatus>) {
+        let has_webgpu = web_sys::window()
+            .map(|w| js_sys::Reflect::has(&w.navigator(), &"gpu".into()).unwrap_or(false))
+            .unwrap_or(false);
+        if !has_webgpu {
+            status.set(GpuStatus::Missing(
+                "this browser does not offer WebGPU (navigator.gpu)".into(),
+            ));
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            match Gpu::new().await {
+                Ok(gpu) => {
+                    let name = adapter_name(&gpu).await;
+                    GPU.with(|g| *g.borrow_mut() = Some(Rc::new(gpu)));
+                    status.set(GpuStatus::Ready(name));
+                }
+                Err(e) => status.set(GpuStatus::Missing(e.to_string())),
+            }
+        });
+    }
+
+    pub(super) async fn produce(
+        quantizer: &PartQuantizer,
+        padded: &[f32],
+    ) -> Result<ProducedPart, PartFailure> {
+        let gpu = GPU
+            .with(|g| g.borrow().clone())
+            .ok_or_else(|| PartFailure::Failed("no GPU".into()))?;
+        bitbudget_gpu::produce_part(&gpu, quantizer, padded)
+            .await
+            .map_err(|e| match e {
+                GpuError::Input(m) | GpuError::TooLarge(m) => PartFailure::Unsupported(m),
+                other => PartFailure::Failed(other.to_string()),
+            })
+    }
+
+    pub(super) fn forget() {
+        GPU.with(|g| *g.borrow_mut() = None);
+    }
+}
+
+/// Asks for the page's GPU (once, in the background) and reports in `status`.
+pub fn look_for_gpu(status: RwSignal<GpuStatus>) {
+    #[cfg(target_arch = "wasm32")]
+    web::look(status);
+    #[cfg(not(target_arch = "wasm32"))]
+    status.set(GpuStatus::Missing(
+        "only the browser build uses WebGPU".into(),
+    ));
+}
+
+/// Quantizes and dequantizes one part of the lab's analysis on the GPU (see
+/// `bitbudget_gpu::produce_part`): the same bytes and values as the CPU.
+pub async fn produce_on_gpu(
+    quantizer: &PartQuantizer,
+    padded: &[f32],
+) -> Result<ProducedPart, PartFailure> {
+    #[cfg(target_arch = "wasm32")]
+    return web::produce(quantizer, padded).await;
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = (quantizer, padded);
+        Err(PartFailure::Failed("no GPU off the web".into()))
+    }
+}
+
+/// Lets go of a GPU that failed, and says so in `status`.
+pub fn give_up_gpu(status: RwSignal<GpuStatus>, why: String) {
+    #[cfg(target_arch = "wasm32")]
+    web::forget();
+    status.set(GpuStatus::Lost(why));
+}

@@ -1,0 +1,113 @@
+//! The Quantize lab on the GPU in headless Chromium, through the browser's WebGPU (SwiftShader
+//! here: a CPU emulation, so these check correctness, not speed). Every kernel gives the CPU's
+//! bytes and weights, and the page's CPU/GPU switch gives the same table. Chromium runs with
+//! `--enable-unsafe-webgpu` (webdriver.json): without an adapter these tests fail, never skip.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use bitbudget_app::ui::pages::quant::QuantPage;
+use bitbudget_app::ui::url_state::parse_query;
+use bitbudget_gpu::Gpu;
+use bitbudget_math::quant::generate::{generate, Distribution};
+use bitbudget_math::quant::scheme::{self, Scheme};
+use common::*;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+async fn open_gpu() -> Gpu {
+    Gpu::new().await.unwrap_or_else(|e| {
+        panic!("WebGPU must be available here (Chromium with --enable-unsafe-webgpu): {e}")
+    })
+}
+
+/// 24 blocks of 64 normal weights with a NaN, ±∞, a subnormal and a zero block among them.
+fn weights() -> Vec<f32> {
+    let mut x = generate(Distribution::Normal, 24, 64, 1.0, 9);
+    x[5] = f32::NAN;
+    x[70] = f32::INFINITY;
+    x[71] = f32::NEG_INFINITY;
+    x[200] = 1e-40;
+    x[256..320].fill(0.0);
+    x
+}
+
+#[wasm_bindgen_test]
+async fn every_kernel_gives_the_cpu_bytes_through_the_browser_webgpu() {
+    let gpu = open_gpu().await;
+    let x = weights();
+    for s in Scheme::ALL {
+        let block = s.default_block();
+        let cpu = scheme::quantize(s, &x, block).unwrap();
+        let on_gpu = bitbudget_gpu::quantize(&gpu, s, &x, block)
+            .await
+            .unwrap_or_else(|e| panic!("{s}: {e}"));
+        let first = on_gpu.iter().zip(&cpu).position(|(a, b)| a != b);
+        assert_eq!(on_gpu.len(), cpu.len(), "{s}: byte count");
+        assert_eq!(first, None, "{s}: first differing byte");
+        let back_cpu = scheme::dequantize(s, &cpu, block).unwrap();
+        let back_gpu = bitbudget_gpu::dequantize(&gpu, s, &cpu, block)
+            .await
+            .unwrap_or_else(|e| panic!("{s}: {e}"));
+        assert_eq!(back_gpu.len(), back_cpu.len(), "{s}: weight count");
+        for (i, (g, c)) in back_gpu.iter().zip(&back_cpu).enumerate() {
+            assert!(
+                g.to_bits() == c.to_bits() || (g.is_nan() && c.is_nan()),
+                "{s}: weight {i}: GPU {g} CPU {c}"
+            );
+        }
+    }
+}
+
+/// The tbody of the metrics table as text: every scheme's numbers.
+fn table_text(root: &web_sys::HtmlElement) -> String {
+    root.query_selector("[data-testid='quant-table'] tbody")
+        .unwrap()
+        .unwrap()
+        .text_content()
+        .unwrap_or_default()
+}
+
+/// Waits (up to about a minute: SwiftShader emulates the GPU on the CPU) until the text of
+/// `data-testid=id` starts with `prefix`.
+async fn until_text_starts(root: &web_sys::HtmlElement, id: &str, prefix: &str) {
+    for _ in 0..5000 {
+        if present(root, id) && text(root, id).starts_with(prefix) {
+            return;
+        }
+        settle().await;
+    }
+    panic!(
+        "{id} never read {prefix:?}: {:?} (GPU status: {:?})",
+        text(root, id),
+        text(root, "gpu-status")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_gpu_switch_names_the_adapter_and_gives_the_cpu_table() {
+    let q = parse_query("?tab=quant&scheme=q4_0&tensor=laplace&seed=4").quant;
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(root.clone(), move || view! { <QuantPage initial=q /> });
+    until_text_starts(&root, "ran-on", "Computed on the CPU").await;
+    until_text_starts(&root, "gpu-status", "GPU: ").await;
+    let on_cpu = table_text(&root);
+    let gpu_radio: web_sys::HtmlInputElement = by_testid(&root, "device-gpu").unchecked_into();
+    assert!(!gpu_radio.disabled(), "the GPU can be chosen once found");
+    gpu_radio.click();
+    settle().await;
+    assert!(gpu_radio.checked(), "the GPU is chosen");
+    until_text_starts(&root, "ran-on", "Computed on the GPU").await;
+    assert_eq!(
+        table_text(&root),
+        on_cpu,
+        "the same numbers on both devices"
+    );
+    assert!(
+        parse_query("?tab=quant&device=gpu").notes.is_empty(),
+        "device=gpu is a URL parameter"
+    );
+}
