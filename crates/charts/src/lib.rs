@@ -29,6 +29,7 @@ pub mod bit_layout;
 pub mod documents;
 pub mod error;
 pub mod labels;
+pub mod legend;
 pub mod memory_bar;
 pub mod number_line;
 pub mod palette;
@@ -36,6 +37,7 @@ pub mod quant;
 pub mod scaling;
 pub mod strategies;
 pub mod style;
+pub mod throughput;
 
 pub use error::ChartError;
 

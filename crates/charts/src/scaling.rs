@@ -1,6 +1,7 @@
 //! Per-GPU memory against the number of GPUs (log-log), one line per strategy, with the GPU's
 //! capacity: where each strategy starts to fit.
 
+use crate::legend::{legend_below, LEGEND_PX};
 use crate::palette::{Rgb, Theme};
 use crate::style::plot_builder;
 use crate::style::{color, log_ticks, muted_mesh, Scale, CHAR_EM};
@@ -8,7 +9,6 @@ use crate::{Area, Drawn};
 use bitbudget_math::memory::plan::SweepLine;
 use bitbudget_math::numbers::{format_bytes, Units};
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Height in CSS pixels.
 pub const HEIGHT: u32 = 320;
@@ -31,9 +31,6 @@ pub struct Input<'a> {
 
 /// Width of the SVG document in pixels.
 pub const SVG_WIDTH: u32 = 720;
-
-/// Legend text size in CSS pixels.
-const LEGEND_PX: f64 = 12.0;
 
 /// Draws the lines on log-log axes (ticks at 1, 2, 5 per decade where they fit) with a legend
 /// below the plot, never over it; a ring marks the first point of each line at or under the
@@ -78,11 +75,8 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
         legend.push((label, color(line_color(i, t))));
     }
     let (w, h) = root.dim_in_pixel();
-    let rows = legend_rows(&legend, w, s);
-    let row_h = s.px(LEGEND_PX * 1.5);
-    let legend_h = rows.len() as u32 * row_h as u32 + s.px(6.0) as u32;
-    let (plot, below) = root.split_vertically(h.saturating_sub(legend_h));
-    draw_legend(&below, &legend, &rows, s, t)?;
+    let plot = legend_below(root, &legend, s, t)?;
+    let legend_h = h - plot.dim_in_pixel().1;
     let (x_range, y_range) = (g_lo as f64..g_hi as f64, lo..hi);
     let plot_w = w as i32 - s.px(12.0 + 20.0 + 56.0);
     let plot_h = h as i32 - legend_h as i32 - s.px(24.0 + 34.0);
@@ -137,63 +131,6 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
                 s.px(6.0),
                 c.stroke_width(s.stroke(2.0)),
             )))?;
-        }
-    }
-    Ok(())
-}
-
-/// Width in device pixels of one legend entry: swatch, gap, text, gap to the next entry.
-fn entry_width(text: &str, s: Scale) -> i32 {
-    s.px(16.0 + 6.0) + s.text_width(text, LEGEND_PX) + s.px(18.0)
-}
-
-/// The legend's entries (indices into `legend`) row by row, as many per row as fit in `width`
-/// device pixels less the margins.
-fn legend_rows(legend: &[(String, RGBColor)], width: u32, s: Scale) -> Vec<Vec<usize>> {
-    let room = width as i32 - 2 * s.px(12.0);
-    let mut rows: Vec<Vec<usize>> = Vec::new();
-    let mut used = 0;
-    for (i, (text, _)) in legend.iter().enumerate() {
-        let w = entry_width(text, s);
-        match rows.last_mut() {
-            Some(row) if used + w <= room => {
-                row.push(i);
-                used += w;
-            }
-            _ => {
-                rows.push(vec![i]);
-                used = w;
-            }
-        }
-    }
-    rows
-}
-
-/// Draws the legend's rows into `area` (below the plot): a line swatch, then the text.
-fn draw_legend<B: DrawingBackend>(
-    area: &Area<B>,
-    legend: &[(String, RGBColor)],
-    rows: &[Vec<usize>],
-    s: Scale,
-    t: &Theme,
-) -> Drawn {
-    let row_h = s.px(LEGEND_PX * 1.5);
-    for (r, row) in rows.iter().enumerate() {
-        let y = s.px(3.0) + r as i32 * row_h + row_h / 2;
-        let mut x = s.px(12.0);
-        for &i in row {
-            let (text, c) = &legend[i];
-            area.draw(&PathElement::new(
-                vec![(x, y), (x + s.px(16.0), y)],
-                c.stroke_width(s.stroke(3.0)),
-            ))?;
-            area.draw(&Text::new(
-                text.clone(),
-                (x + s.px(22.0), y),
-                s.font(LEGEND_PX, t.text)
-                    .pos(Pos::new(HPos::Left, VPos::Center)),
-            ))?;
-            x += entry_width(text, s);
         }
     }
     Ok(())

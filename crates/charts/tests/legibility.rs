@@ -388,3 +388,26 @@ fn the_checker_finds_small_overlapping_and_covering_text() {
     );
     assert!(p.iter().any(|l| l.contains("'0.1' appears twice")), "{p:?}");
 }
+
+#[test]
+fn the_throughput_chart_is_legible() {
+    use bitbudget_charts::throughput::{self, Series};
+    let sizes = [1u64 << 20, 1 << 22, 1 << 24, 1 << 26];
+    let names = ["CPU quantize", "GPU quantize", "CPU whole lab", "GPU whole lab"];
+    let series: Vec<Series> = names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| Series {
+            label: name.to_string(),
+            points: sizes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (*n as f64, 0.05 * (k + 1) as f64 * (i + 2) as f64))
+                .collect(),
+        })
+        .collect();
+    let mut all = Vec::new();
+    let input = throughput::Input { series: &series };
+    check("throughput", &input, throughput::HEIGHT, true, &mut all);
+    assert_legible(all);
+}
