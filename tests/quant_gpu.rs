@@ -111,3 +111,45 @@ async fn the_gpu_switch_names_the_adapter_and_gives_the_cpu_table() {
         "device=gpu is a URL parameter"
     );
 }
+
+#[wasm_bindgen_test]
+async fn the_benchmark_measures_cpu_and_gpu_and_gives_its_numbers_as_json() {
+    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal").quant;
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(root.clone(), move || view! { <QuantPage initial=q /> });
+    until_text_starts(&root, "gpu-status", "GPU: ").await;
+    choose(&root, "bench-largest", "1048576");
+    by_testid(&root, "bench-run").click();
+    for _ in 0..5000 {
+        if present(&root, "bench-json") && !present(&root, "bench-progress") {
+            break;
+        }
+        settle().await;
+    }
+    let cells = root
+        .query_selector_all("[data-testid='bench-rate']")
+        .unwrap();
+    let rates: Vec<f64> = (0..cells.length())
+        .map(|i| {
+            let t = cells.item(i).unwrap().text_content().unwrap_or_default();
+            t.parse().unwrap_or_else(|_| panic!("a rate, not {t:?}"))
+        })
+        .collect();
+    assert_eq!(
+        rates.len(),
+        4,
+        "CPU and GPU, quantize and whole lab, at 1M values"
+    );
+    assert!(rates.iter().all(|r| *r > 0.0), "{rates:?}");
+    let json = text(&root, "bench-json");
+    for task in [
+        "cpu-quantize",
+        "gpu-quantize",
+        "cpu-lab",
+        "gpu-lab",
+        "\"scheme\": \"q8_0\"",
+    ] {
+        assert_has(&json, task);
+    }
+    assert!(present(&root, "bench-chart"));
+}

@@ -5,6 +5,7 @@ pub mod breakdown_legend;
 pub mod canvas_chart;
 pub mod chart_numbers;
 pub mod conventions_table;
+pub mod device_bench;
 pub mod downloads;
 pub mod embed_button;
 pub mod embed_open_link;

@@ -130,6 +130,22 @@ mod web {
             })
     }
 
+    pub(super) async fn quantize(
+        scheme: bitbudget_math::quant::scheme::Scheme,
+        x: &[f32],
+        block: usize,
+    ) -> Result<Vec<u8>, PartFailure> {
+        let gpu = GPU
+            .with(|g| g.borrow().clone())
+            .ok_or_else(|| PartFailure::Failed("no GPU".into()))?;
+        bitbudget_gpu::quantize(&gpu, scheme, x, block)
+            .await
+            .map_err(|e| match e {
+                GpuError::Input(m) | GpuError::TooLarge(m) => PartFailure::Unsupported(m),
+                other => PartFailure::Failed(other.to_string()),
+            })
+    }
+
     pub(super) fn forget() {
         GPU.with(|g| *g.borrow_mut() = None);
     }
@@ -156,6 +172,22 @@ pub async fn produce_on_gpu(
     #[cfg(not(target_arch = "wasm32"))]
     {
         let _ = (quantizer, padded);
+        Err(PartFailure::Failed("no GPU off the web".into()))
+    }
+}
+
+/// Quantizes a whole tensor on the GPU (the benchmark's "quantize alone"): the same bytes as
+/// `bitbudget_math::quant::scheme::quantize`.
+pub async fn quantize_on_gpu(
+    scheme: bitbudget_math::quant::scheme::Scheme,
+    x: &[f32],
+    block: usize,
+) -> Result<Vec<u8>, PartFailure> {
+    #[cfg(target_arch = "wasm32")]
+    return web::quantize(scheme, x, block).await;
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = (scheme, x, block);
         Err(PartFailure::Failed("no GPU off the web".into()))
     }
 }

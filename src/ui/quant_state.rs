@@ -251,7 +251,7 @@ fn now() -> f64 {
 }
 
 /// Yields to the browser's event loop (a zero-delay timeout).
-async fn yield_now() {
+pub async fn yield_now() {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         if let Some(w) = web_sys::window() {
             let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);

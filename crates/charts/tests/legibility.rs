@@ -393,7 +393,12 @@ fn the_checker_finds_small_overlapping_and_covering_text() {
 fn the_throughput_chart_is_legible() {
     use bitbudget_charts::throughput::{self, Series};
     let sizes = [1u64 << 20, 1 << 22, 1 << 24, 1 << 26];
-    let names = ["CPU quantize", "GPU quantize", "CPU whole lab", "GPU whole lab"];
+    let names = [
+        "CPU quantize",
+        "GPU quantize",
+        "CPU whole lab",
+        "GPU whole lab",
+    ];
     let series: Vec<Series> = names
         .iter()
         .enumerate()

@@ -1,5 +1,6 @@
 //! The Quantize lab: real quantization of real tensors, with errors you can see.
 
+use crate::ui::components::device_bench::DeviceBench;
 use crate::ui::components::int8_demo::Int8Demo;
 use crate::ui::components::non_finite_note::NonFiniteNote;
 use crate::ui::components::quant_controls::QuantControls;
@@ -100,7 +101,7 @@ pub fn QuantPage(
                     <NonFiniteNote />
                     <QuantTable />
                     <QuantDetails />
-                    <Show when=move || !embed><Int8Demo /></Show>
+                    <Show when=move || !embed><Int8Demo /><DeviceBench /></Show>
                 </div>
             </div>
         </section>
