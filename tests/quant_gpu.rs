@@ -87,13 +87,19 @@ async fn until_text_starts(root: &web_sys::HtmlElement, id: &str, prefix: &str) 
     );
 }
 
+/// The lab for `url`'s query in a fresh element, once the page has found its GPU.
+async fn mount_with_gpu(url: &str) -> (web_sys::HtmlElement, impl Sized) {
+    let q = parse_query(url).quant;
+    let root = fresh_root();
+    let app = leptos::mount::mount_to(root.clone(), move || view! { <QuantPage initial=q /> });
+    until_text_starts(&root, "gpu-status", "GPU: ").await;
+    (root, app)
+}
+
 #[wasm_bindgen_test]
 async fn the_gpu_switch_names_the_adapter_and_gives_the_cpu_table() {
-    let q = parse_query("?tab=quant&scheme=q4_0&tensor=laplace&seed=4").quant;
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(root.clone(), move || view! { <QuantPage initial=q /> });
+    let (root, _app) = mount_with_gpu("?tab=quant&scheme=q4_0&tensor=laplace&seed=4").await;
     until_text_starts(&root, "ran-on", "Computed on the CPU").await;
-    until_text_starts(&root, "gpu-status", "GPU: ").await;
     let on_cpu = table_text(&root);
     let gpu_radio: web_sys::HtmlInputElement = by_testid(&root, "device-gpu").unchecked_into();
     assert!(!gpu_radio.disabled(), "the GPU can be chosen once found");
@@ -114,10 +120,7 @@ async fn the_gpu_switch_names_the_adapter_and_gives_the_cpu_table() {
 
 #[wasm_bindgen_test]
 async fn the_benchmark_measures_cpu_and_gpu_and_gives_its_numbers_as_json() {
-    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal").quant;
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(root.clone(), move || view! { <QuantPage initial=q /> });
-    until_text_starts(&root, "gpu-status", "GPU: ").await;
+    let (root, _app) = mount_with_gpu("?tab=quant&scheme=q8_0&tensor=normal").await;
     choose(&root, "bench-largest", "1048576");
     by_testid(&root, "bench-run").click();
     for _ in 0..5000 {
