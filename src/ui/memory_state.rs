@@ -3,7 +3,7 @@
 
 use crate::ui::memory_query::MemoryQuery;
 use bitbudget_math::memory::advice::{advise, Advice, Suggestion};
-use bitbudget_math::memory::plan::{by_strategy, sweep, Strategy, SweepLine};
+use bitbudget_math::memory::plan::{by_strategy, sweep, sweep_input, Strategy, SweepLine};
 use bitbudget_math::memory::{estimate, Breakdown, Part, Setup};
 use leptos::prelude::*;
 
@@ -44,7 +44,9 @@ impl MemoryState {
             Err(_) => prev.cloned().flatten(),
         });
         let strategies = Memo::new(move |_| setup.with(by_strategy));
-        let sweep = Memo::new(move |_| setup.with(sweep));
+        // The sweep runs over every data-parallel degree itself: changing dp alone reuses it.
+        let sweep_key = Memo::new(move |_| setup.with(sweep_input));
+        let sweep = Memo::new(move |_| sweep_key.with(sweep));
         let advice = Memo::new(move |_| {
             setup.with(|s| {
                 s.gpu

@@ -92,6 +92,9 @@ pub type SweepLine = (Strategy, Vec<(u64, u64)>);
 /// the setup, each line also holds its exact smallest fit ([`smallest_fit`], the binary search the
 /// advice uses), so the first point at or under the capacity is the fewest GPUs that fit, not the
 /// next power of two.
+///
+/// The result does not depend on `setup.dp` (every line runs over [`SWEEP_DP`]): a page may keep
+/// it while only the data-parallel degree changes ([`sweep_input`]).
 pub fn sweep(setup: &Setup) -> Vec<SweepLine> {
     STRATEGIES[..4]
         .iter()
@@ -121,6 +124,15 @@ pub fn sweep(setup: &Setup) -> Vec<SweepLine> {
             (*s, points)
         })
         .collect()
+}
+
+/// What [`sweep`] reads of `setup`: all of it but the data-parallel degree (set to 1), so that a
+/// memo keyed on it recomputes the sweep only when something the sweep uses changes.
+pub fn sweep_input(setup: &Setup) -> Setup {
+    Setup {
+        dp: 1,
+        ..setup.clone()
+    }
 }
 
 /// The smallest setup that fits.
@@ -219,6 +231,17 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_sweep_does_not_depend_on_the_data_parallel_degree() {
+        let s = Setup {
+            gpu: crate::memory::find_gpu("a100-80gb"),
+            ..llama8b()
+        };
+        let at_8 = Setup { dp: 8, ..s.clone() };
+        assert_eq!(sweep(&s), sweep(&at_8));
+        assert_eq!(sweep_input(&at_8), sweep_input(&s));
     }
 
     #[test]
