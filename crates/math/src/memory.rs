@@ -7,6 +7,7 @@ pub mod convention_comparison;
 pub mod deepspeed;
 pub mod error;
 pub mod estimate;
+pub mod gguf_fit;
 pub mod gguf_mix;
 pub mod gguf_tensors;
 pub mod gpus;

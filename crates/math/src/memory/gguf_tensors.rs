@@ -47,6 +47,17 @@ impl GgufArch {
         }
     }
 
+    /// The `general.architecture` name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            GgufArch::Llama => "llama",
+            GgufArch::Qwen2 => "qwen2",
+            GgufArch::Falcon => "falcon",
+            GgufArch::Gpt2 => "gpt2",
+            GgufArch::Bloom => "bloom",
+        }
+    }
+
     /// Whether Q, K and V are one `attn_qkv` matrix.
     pub const fn fused_qkv(self) -> bool {
         matches!(self, GgufArch::Falcon | GgufArch::Gpt2 | GgufArch::Bloom)
