@@ -57,28 +57,7 @@ pub fn run(path: &str, job: &Job, json: bool) -> Result<(), String> {
 }
 
 fn to_text(r: &GgufReport, job: &Job) -> String {
-    let u = job.units;
-    let m = &r.model;
-    let b = |n: u64| format_bytes(n, u);
-    let mut out = format!(
-        "{} ({}) · {} blocks · {} tensors · weights {} ({})\n",
-        m.name.as_deref().unwrap_or("unnamed model"),
-        m.architecture,
-        m.blocks,
-        m.tensors.len(),
-        b(m.weight_bytes),
-        m.mix
-    );
-    out += &format!(
-        "  KV cache ({}): {} per token, {} for {} tokens{}\n",
-        job.kv_dtype,
-        b(r.kv_bytes_per_token),
-        b(r.kv_bytes_per_token.saturating_mul(job.seq)),
-        job.seq,
-        m.context_length
-            .map(|c| format!(" (trained context {c})"))
-            .unwrap_or_default()
-    );
+    let mut out = format!("{}\n  {}\n", r.headline(job.units), r.kv_text(job));
     match &r.verdict {
         Some(v) => out += &format!("  {v}\n"),
         None => out += "  Give --gpu ID to see whether it fits (see `bitbudget gpus`).\n",
@@ -86,7 +65,7 @@ fn to_text(r: &GgufReport, job: &Job) -> String {
     for note in &r.notes {
         out += &format!("  note: {note}\n");
     }
-    out += &tensor_table(r, u);
+    out += &tensor_table(r, job.units);
     out
 }
 

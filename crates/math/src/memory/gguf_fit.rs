@@ -332,3 +332,36 @@ pub fn preset_writer(id: &str, d: Dtype) -> Option<GgufWriter> {
             .fold(w, |w, t| w.tensor(&t.name, &t.dims, t.ty)),
     )
 }
+
+impl GgufReport {
+    /// "Llama 3 8B (llama) · 32 blocks · 291 tensors · weights 4.91 GB (q4_K 71%, q6_K 29%, …)".
+    pub fn headline(&self, units: Units) -> String {
+        let m = &self.model;
+        format!(
+            "{} ({}) · {} blocks · {} tensors · weights {} ({})",
+            m.name.as_deref().unwrap_or("unnamed model"),
+            m.architecture,
+            m.blocks,
+            m.tensors.len(),
+            format_bytes(m.weight_bytes, units),
+            m.mix
+        )
+    }
+
+    /// "KV cache (bf16): 128 KiB per token, 1.07 GB for 8192 tokens (trained context 8192)", for
+    /// `job`'s KV dtype and context.
+    pub fn kv_text(&self, job: &Job) -> String {
+        let b = |n: u64| format_bytes(n, job.units);
+        format!(
+            "KV cache ({}): {} per token, {} for {} tokens{}",
+            job.kv_dtype,
+            b(self.kv_bytes_per_token),
+            b(self.kv_bytes_per_token.saturating_mul(job.seq)),
+            job.seq,
+            self.model
+                .context_length
+                .map(|c| format!(" (trained context {c})"))
+                .unwrap_or_default()
+        )
+    }
+}
