@@ -106,29 +106,28 @@ fn the_json_report_lists_every_tensor_and_the_exact_weight_bytes() {
 
 #[test]
 fn the_dtype_option_takes_llama_cpp_file_types_for_serving_only() {
-    let out = run(&[
-        "memory",
-        "--model",
-        "llama-3-8b",
-        "--mode",
-        "inference",
-        "--dtype",
-        "q4_k_m",
-    ]);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let with_mode = |mode: &str| {
+        let args = [
+            "memory",
+            "--model",
+            "llama-3-8b",
+            "--dtype",
+            "q4_k_m",
+            "--mode",
+            mode,
+        ];
+        run(&args)
+    };
+    let serving = with_mode("inference");
+    let text = String::from_utf8_lossy(&serving.stdout);
     assert!(text.contains("llama.cpp q4_k_m: 291 tensors"), "{text}");
-    let out = run(&[
-        "memory",
-        "--model",
-        "llama-3-8b",
-        "--mode",
-        "train",
-        "--dtype",
-        "q4_k_m",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("q4_k_m is a llama.cpp file type for serving"));
+    let training = with_mode("train");
+    assert_eq!(training.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&training.stderr);
+    assert!(
+        err.contains("q4_k_m is a llama.cpp file type for serving"),
+        "{err}"
+    );
 }
 
 #[test]
