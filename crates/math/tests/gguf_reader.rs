@@ -132,6 +132,10 @@ fn error(file: &[u8]) -> String {
 fn not_gguf_and_unsupported_versions_say_so() {
     assert!(error(b"PK\x03\x04 a zip file").contains("not a GGUF file"));
     assert!(error(b"GG").contains("not a GGUF file"));
+    // Version 2 has version 3's little-endian layout: llama.cpp reads both.
+    let mut v2 = sample().file();
+    v2[4] = 2;
+    assert_eq!(parse(&v2, None).unwrap().version, 2);
     let mut v1 = sample().file();
     v1[4] = 1;
     assert!(error(&v1).contains("version 1 is not supported"));
