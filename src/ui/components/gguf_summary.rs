@@ -5,7 +5,7 @@
 use crate::ui::components::gguf_drop::LoadedGguf;
 use crate::ui::memory_state::MemoryState;
 use bitbudget_math::memory::gguf_fit::{gguf_report, GgufReport};
-use bitbudget_math::numbers::{format_bytes, Units};
+use bitbudget_math::numbers::{format_bytes, human_bytes, Units};
 use leptos::prelude::*;
 
 /// The summary of one GGUF file.
@@ -24,13 +24,11 @@ pub fn GgufSummary(
             .with(|r| r.verdict.clone())
             .unwrap_or_else(|| "Choose a GPU in the controls to see whether it fits.".into())
     };
-    // Decimal megabytes: a file's size, whatever the page's GB/GiB choice.
-    let mb = |n: u64| format!("{:.1} MB", n as f64 / 1e6);
     let read = format!(
         "{}: read the first {} of {} ({} read{}), the header and tensor index only.",
         loaded.name,
-        mb(loaded.read),
-        mb(loaded.size),
+        human_bytes(loaded.read),
+        human_bytes(loaded.size),
         loaded.reads,
         if loaded.reads == 1 { "" } else { "s" }
     );

@@ -20,7 +20,7 @@ use super::job::Job;
 use super::models::find_model;
 use super::options::Dtype;
 use crate::gguf::{Gguf, GgufWriter, Value};
-use crate::numbers::{format_bytes, Units};
+use crate::numbers::{format_bytes, human_bytes, Units};
 use serde::Serialize;
 
 /// What a GGUF header says about memory.
@@ -348,14 +348,15 @@ impl GgufReport {
         )
     }
 
-    /// "KV cache (bf16): 128 KiB per token, 1.07 GB for 8192 tokens (trained context 8192)", for
-    /// `job`'s KV dtype and context.
+    /// "KV cache (bf16): 131.1 KB per token, 1.07 GB for 8192 tokens (trained context 8192)",
+    /// for `job`'s KV dtype and context (per token in decimal units that read best, the total in
+    /// the job's units).
     pub fn kv_text(&self, job: &Job) -> String {
         let b = |n: u64| format_bytes(n, job.units);
         format!(
             "KV cache ({}): {} per token, {} for {} tokens{}",
             job.kv_dtype,
-            b(self.kv_bytes_per_token),
+            human_bytes(self.kv_bytes_per_token),
             b(self.kv_bytes_per_token.saturating_mul(job.seq)),
             job.seq,
             self.model
