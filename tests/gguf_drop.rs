@@ -1,4 +1,4 @@
-//! Browser test of "Drop a .gguf file" on the Memory page: a small GGUF file built in the test is
+//! Browser tests of GGUF on the Memory page: llama.cpp file types as the weights dtype, and "Drop a .gguf file": a small GGUF file built in the test is
 //! given to the file input (through a DataTransfer, as a drop would) and to the drop zone; the page
 //! reads its header in slices, shows the model, its weights, the KV cache and the fit on the
 //! page's GPU, and a bad file gets a message while the last good summary stays.
@@ -162,4 +162,40 @@ async fn a_dropped_gguf_shows_its_model_and_fit_and_a_bad_one_keeps_the_page() {
         "{err}"
     );
     assert!(text(&root, "gguf-model").starts_with("Tiny Test"));
+}
+
+#[wasm_bindgen_test]
+async fn a_llama_cpp_file_type_from_the_url_sizes_the_weights_tensor_by_tensor() {
+    use bitbudget_math::memory::gguf_mix::weight_bytes;
+    use bitbudget_math::memory::gguf_tensors::GgufArch;
+    use bitbudget_math::memory::{find_model, Dtype};
+    let q = parse_query("?tab=memory&model=llama-3-8b&mode=inference&dtype=q4_k_m");
+    assert!(q.notes.is_empty(), "{:?}", q.notes);
+    let root = fresh_root();
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <MemoryPage initial=q.memory /> },
+    );
+    settle().await;
+    let m = find_model("llama-3-8b").unwrap();
+    let exact = weight_bytes(&m.arch, GgufArch::Llama, Dtype::Q4KM).unwrap();
+    let shown: u64 = by_testid(&root, "bytes-weights")
+        .get_attribute("data-bytes")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(shown, exact);
+    // A link that trains a llama.cpp file type falls back to BF16 and says why.
+    let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=q6_k");
+    let root = fresh_root();
+    let _app2 = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <MemoryPage initial=q.memory /> },
+    );
+    settle().await;
+    let note = text(&root, "settled-note");
+    assert!(
+        note.contains("q6_k is a llama.cpp file type for serving"),
+        "{note}"
+    );
 }
