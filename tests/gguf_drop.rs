@@ -1,7 +1,8 @@
-//! Browser tests of GGUF on the Memory page: llama.cpp file types as the weights dtype, and "Drop a .gguf file": a small GGUF file built in the test is
-//! given to the file input (through a DataTransfer, as a drop would) and to the drop zone; the page
-//! reads its header in slices, shows the model, its weights, the KV cache and the fit on the
-//! page's GPU, and a bad file gets a message while the last good summary stays.
+//! Browser tests of GGUF on the Memory page: llama.cpp file types as the weights dtype, and "Drop
+//! a .gguf file": a small GGUF file built in the test is given to the file input (through a
+//! DataTransfer, as a drop would) and to the drop zone; the page reads its header in slices, shows
+//! the model, its weights, the KV cache and the fit on the page's GPU, and a bad file gets a
+//! message while the last good summary stays.
 #![cfg(target_arch = "wasm32")]
 
 mod common;
