@@ -95,6 +95,20 @@ fn per_block_kv_heads_mla_and_missing_metadata_are_read_as_llama_cpp_does() {
         .u32("deepseek2.attention.kv_lora_rank", 512)
         .u32("deepseek2.rope.dimension_count", 64);
     assert_eq!(report_for(&mla, &[]).kv_bytes_per_token, 2 * (512 + 64) * 2);
+    // An absurd block count (a corrupt header) is not looped over: the names give 2 blocks.
+    let absurd = GgufWriter::new()
+        .string("general.architecture", "y")
+        .u64("y.block_count", 1 << 60)
+        .tensor("blk.0.attn_q.weight", &[256, 256], TensorType::Q8_0)
+        .tensor("blk.1.attn_q.weight", &[256, 256], TensorType::Q8_0);
+    let r = report_for(&absurd, &[("gpu", "rtx-4090")]);
+    assert_eq!(r.model.blocks, 2);
+    assert_eq!(r.model.block_bytes, vec![256 * 8 * 34; 2]);
+    assert!(
+        r.notes[0].contains("above llama.cpp's limit of 512"),
+        "{:?}",
+        r.notes
+    );
     let bare = report_for(&base("mystery"), &[("seq", "1e6")]);
     assert_eq!(bare.kv_bytes_per_token, 0);
     assert!(bare.notes[0].contains("no attention sizes for 'mystery'"));

@@ -86,9 +86,9 @@ impl ValueType {
     }
 }
 
-/// Array elements kept in memory; longer arrays (a tokenizer's 128,256 tokens) keep only their
-/// element type and length.
-pub const KEPT_ARRAY_ITEMS: usize = 64;
+/// Array elements kept in memory: enough for a value per block (llama.cpp allows at most 512
+/// blocks); longer arrays (a tokenizer's 128,256 tokens) keep only their element type and length.
+pub const KEPT_ARRAY_ITEMS: usize = 1024;
 
 /// A metadata array: its element type, its length and, when it has at most
 /// [`KEPT_ARRAY_ITEMS`] elements, the elements.

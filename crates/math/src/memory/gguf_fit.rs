@@ -30,8 +30,11 @@ pub struct GgufModel {
     pub architecture: String,
     /// `general.name`, when present.
     pub name: Option<String>,
-    /// Blocks (`{arch}.block_count`), or the number of distinct `blk.N` prefixes.
+    /// Blocks (`{arch}.block_count`, or one more than the highest `blk.N` in the tensor names),
+    /// at most [`MAX_BLOCKS`].
     pub blocks: u64,
+    /// Bytes of each block's tensors.
+    pub block_bytes: Vec<u64>,
     /// Context the model was trained for (`{arch}.context_length`), when present.
     pub context_length: Option<u64>,
     /// KV-cache elements one token stores across all blocks.
@@ -42,7 +45,12 @@ pub struct GgufModel {
     pub weight_bytes: u64,
     /// Each type's share of the bytes ("q4_K 62%, q6_K 33%, ...").
     pub mix: String,
+    /// Caveats: a block count beyond llama.cpp's limit, missing attention sizes.
+    pub notes: Vec<String>,
 }
+
+/// Most blocks a model can have (llama.cpp's `LLAMA_MAX_LAYERS`, src/llama-hparams.h).
+pub const MAX_BLOCKS: u64 = 512;
 
 fn get_u64(g: &Gguf, key: &str) -> Option<u64> {
     g.get(key).and_then(Value::as_u64)
@@ -71,11 +79,33 @@ impl GgufModel {
     pub fn from_gguf(g: &Gguf) -> GgufModel {
         let arch = g.architecture().unwrap_or("unknown").to_string();
         let key = |k: &str| format!("{arch}.{k}");
-        let from_names = g.tensors.iter().filter_map(|t| block_of(&t.name)).max();
-        let blocks = get_u64(g, &key("block_count"))
+        let mut notes = Vec::new();
+        let from_names = g
+            .tensors
+            .iter()
+            .filter_map(|t| block_of(&t.name))
+            .filter(|b| *b < MAX_BLOCKS)
+            .max();
+        let declared = get_u64(g, &key("block_count"));
+        if let Some(n) = declared.filter(|n| *n > MAX_BLOCKS) {
+            notes.push(format!("block_count {n} is above llama.cpp's limit of {MAX_BLOCKS}: the blocks are counted from the tensor names"));
+        }
+        let blocks = declared
+            .filter(|n| *n <= MAX_BLOCKS)
             .or(from_names.map(|b| b + 1))
             .unwrap_or(0);
+        let mut block_bytes = vec![0u64; blocks as usize];
+        for t in &g.tensors {
+            if let Some(b) = block_of(&t.name).and_then(|b| block_bytes.get_mut(b as usize)) {
+                *b = b.saturating_add(t.bytes);
+            }
+        }
         let kv_elements_per_token = kv_elements(g, &key, blocks).unwrap_or(0);
+        if kv_elements_per_token == 0 {
+            notes.push(format!(
+                "the header has no attention sizes for '{arch}': the KV cache is counted as 0"
+            ));
+        }
         let tensors: Vec<TypedTensor> = g
             .tensors
             .iter()
@@ -93,31 +123,14 @@ impl GgufModel {
                 .map(String::from),
             context_length: get_u64(g, &key("context_length")),
             blocks,
+            block_bytes,
             kv_elements_per_token,
+            notes,
             weight_bytes: g.tensor_bytes(),
             mix: mix_text(&tensors),
             tensors,
             architecture: arch,
         }
-    }
-
-    /// Why the KV cache is 0, when it is.
-    pub fn kv_note(&self) -> Option<String> {
-        (self.kv_elements_per_token == 0).then(|| {
-            format!(
-                "the header has no attention sizes for '{}': the KV cache is counted as 0",
-                self.architecture
-            )
-        })
-    }
-
-    /// Bytes of the tensors of block `b`.
-    fn block_bytes(&self, b: u64) -> u64 {
-        self.tensors
-            .iter()
-            .filter(|t| block_of(&t.name) == Some(b))
-            .map(|t| t.bytes)
-            .sum()
     }
 
     /// Bytes of the output head and final norm (what follows the blocks on the GPU).
@@ -190,8 +203,8 @@ pub fn fit(
     let budget = gpu.capacity_bytes.saturating_sub(overhead);
     let mut used = 0u64;
     let mut gpu_layers = 0;
-    for b in (0..model.blocks).rev() {
-        let need = model.block_bytes(b).saturating_add(kv_per_block);
+    for bytes in model.block_bytes.iter().rev() {
+        let need = bytes.saturating_add(kv_per_block);
         if used.saturating_add(need) > budget {
             break;
         }
@@ -281,7 +294,7 @@ pub struct GgufReport {
 pub fn gguf_report(g: &Gguf, job: &Job) -> GgufReport {
     let model = GgufModel::from_gguf(g);
     let kv_element_bytes = job.kv_dtype.bits().div_ceil(8);
-    let mut notes: Vec<String> = model.kv_note().into_iter().collect();
+    let mut notes = model.notes.clone();
     if let Some(trained) = model.context_length.filter(|c| job.seq > *c) {
         notes.push(format!(
             "the context of {} tokens is longer than the {trained} the model was trained for",
