@@ -12,6 +12,8 @@ pub mod embed_open_link;
 pub mod facts_table;
 pub mod fields;
 pub mod format_card;
+pub mod gguf_drop;
+pub mod gguf_summary;
 pub mod int8_demo;
 pub mod lora_targets;
 pub mod memory_bar_chart;

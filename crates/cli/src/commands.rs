@@ -3,6 +3,7 @@
 pub mod bits;
 pub mod cast;
 pub mod chart_out;
+pub mod gguf;
 pub mod gpu_device;
 pub mod memory;
 pub mod presets;

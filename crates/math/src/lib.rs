@@ -1,12 +1,14 @@
 //! bitbudget-math: the numbers behind bitbudget, with no web or GPU dependencies.
 //!
 //! - [`format`]: bit-exact number formats (FP32 … FP4, INT8/INT4) and how values round into them.
+//! - [`gguf`]: llama.cpp's GGUF model files: header, metadata and tensor index, read from a prefix.
 //! - [`memory`]: per-GPU memory of training and serving transformers, in integer bytes.
 //! - [`quant`]: quantization schemes, byte-exact with their reference implementations, and the lab.
 //! - [`numbers`]: formatting sizes, counts and decimals for people.
 #![warn(missing_docs)]
 
 pub mod format;
+pub mod gguf;
 pub mod memory;
 pub mod named;
 pub mod numbers;

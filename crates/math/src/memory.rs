@@ -7,6 +7,9 @@ pub mod convention_comparison;
 pub mod deepspeed;
 pub mod error;
 pub mod estimate;
+pub mod gguf_fit;
+pub mod gguf_mix;
+pub mod gguf_tensors;
 pub mod gpus;
 // Reads the sources from disk, so native only.
 pub mod hf_config;

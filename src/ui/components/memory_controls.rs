@@ -125,7 +125,7 @@ fn PrecisionControls() -> impl IntoView {
             {bound_select("Optimizer", "optimizer", names(Optimizer::ALL), |q| q.optimizer, |q, v| q.optimizer = v)}
             {bound_select("Convention", "convention", names(Convention::ALL), |q| q.convention, |q, v| q.convention = v)}
             {bound_check("FP32 gradient accumulation", "fp32-grad-accum", |q| q.fp32_grad_accum, |q, v| q.fp32_grad_accum = v)}
-            {bound_select("KV cache dtype", "kv-dtype", names(Dtype::ALL), |q| q.kv_dtype, |q, v| q.kv_dtype = v)}
+            {bound_select("KV cache dtype", "kv-dtype", names(Dtype::PLAIN), |q| q.kv_dtype, |q, v| q.kv_dtype = v)}
         </fieldset>
     }
 }

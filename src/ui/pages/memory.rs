@@ -5,6 +5,7 @@ use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart
 use crate::ui::components::chart_numbers::{ScalingNumbers, StrategyNumbers};
 use crate::ui::components::conventions_table::ConventionsTable;
 use crate::ui::components::downloads::Downloads;
+use crate::ui::components::gguf_drop::GgufDrop;
 use crate::ui::components::memory_bar_chart::MemoryBarChart;
 use crate::ui::components::memory_controls::MemoryControls;
 use crate::ui::components::verdict::Verdict;
@@ -52,7 +53,7 @@ pub fn MemoryPage(
                 </div>
                 <MemoryControls />
                 <Show when=move || !embed>
-                    <div class="comparisons"><Comparisons /></div>
+                    <div class="comparisons"><GgufDrop /><Comparisons /></div>
                 </Show>
             </div>
         </section>

@@ -6,7 +6,7 @@
 
 use bitbudget_charts::documents::{self, MemoryChart};
 use bitbudget_math::memory::advice::Advice;
-use bitbudget_math::memory::job::{Group, Job, MemoryOption, OPTIONS};
+use bitbudget_math::memory::job::{find_option, Group, Job, MemoryOption, OPTIONS};
 use bitbudget_math::memory::report::report;
 use bitbudget_math::memory::{verdict, Breakdown, MemoryError, ModelSpec, Part, Setup};
 use bitbudget_math::numbers::{format_bytes, format_count};
@@ -24,6 +24,8 @@ pub struct MemoryArgs {
     svg: Option<String>,
     /// Which chart `svg` gets.
     chart: MemoryChart,
+    /// A GGUF file to size instead of a model preset.
+    gguf: Option<String>,
 }
 
 /// One clap argument for a job option: `--key VALUE`, or `--key[=1|0]` for flags.
@@ -76,6 +78,9 @@ impl clap::Args for MemoryArgs {
         let cmd = cmd.after_help(
             "Give --model ID (or --model custom with --layers, --hidden, --heads ...), or --params N.",
         );
+        let cmd = cmd.arg(Arg::new("gguf").long("gguf").value_name("FILE").help(
+            "Size a llama.cpp GGUF file instead of a preset: reads only its header; with --seq, --gpu, --kv-dtype, --overhead",
+        ));
         output_args(OPTIONS.iter().fold(cmd, |cmd, o| cmd.arg(option_arg(o))))
     }
 
@@ -100,6 +105,7 @@ impl FromArgMatches for MemoryArgs {
                 .get_one::<MemoryChart>("chart")
                 .copied()
                 .unwrap_or(MemoryChart::Bar),
+            gguf: m.get_one::<String>("gguf").cloned(),
         })
     }
 
@@ -123,10 +129,32 @@ fn setup(a: &MemoryArgs) -> Result<Setup, String> {
     Ok(Job::from_pairs(pairs).map_err(with_flag)?.to_setup())
 }
 
+/// The job for `--gguf`: the defaults with the options given, which may not name a model (the
+/// file is the model) nor ask for a chart.
+fn gguf_job(a: &MemoryArgs) -> Result<Job, String> {
+    if a.svg.is_some() {
+        return Err("--gguf prints text or JSON: drop --svg".into());
+    }
+    let mut job = Job::default();
+    for (key, value) in &a.options {
+        let o = find_option(key).ok_or_else(|| format!("--{key} is not a memory option"))?;
+        if o.group != Group::Job {
+            return Err(format!(
+                "--gguf reads the model from the file: drop --{key}"
+            ));
+        }
+        o.set(&mut job, value).map_err(with_flag)?;
+    }
+    Ok(job)
+}
+
 /// Runs `memory`.
 pub fn run(args: MemoryArgs) -> Result<(), String> {
     if args.json && args.svg.as_deref() == Some("-") {
         return Err("--svg - and --json both write to stdout: give --svg a file".into());
+    }
+    if let Some(path) = &args.gguf {
+        return crate::commands::gguf::run(path, &gguf_job(&args)?, args.json);
     }
     let s = setup(&args)?;
     let r = report(&s).map_err(with_flag)?;

@@ -46,6 +46,11 @@ pub enum MemoryError {
         /// The dtype.
         dtype: Dtype,
     },
+    /// Training or LoRA with a llama.cpp file type as the weights.
+    GgufTraining {
+        /// The dtype.
+        dtype: Dtype,
+    },
     /// DeepSpeed's convention asked for ZeRO-0 or ZeRO-1 training.
     DeepspeedNeedsZero2 {
         /// The stage given.
@@ -134,6 +139,11 @@ impl std::fmt::Display for MemoryError {
                 f,
                 "full training in {dtype} is not possible: choose QLoRA or inference"
             ),
+            GgufTraining { dtype } => write!(
+                f,
+                "{dtype} is a llama.cpp file type for serving: {}",
+                super::options::GGUF_SERVING_ONLY
+            ),
             DeepspeedNeedsZero2 { stage } => write!(
                 f,
                 "DeepSpeed's estimators cover ZeRO-2 and ZeRO-3 only, not ZeRO stage {stage}: choose stage 2 or 3"
@@ -189,7 +199,7 @@ impl MemoryError {
             MemoryError::NoSuchZeroStage { .. } | MemoryError::DeepspeedNeedsZero2 { .. } => {
                 Some(ZERO)
             }
-            MemoryError::IntegerTraining { .. } => Some(DTYPE),
+            MemoryError::IntegerTraining { .. } | MemoryError::GgufTraining { .. } => Some(DTYPE),
             MemoryError::AdaptersNeedArchitecture { .. } => Some(MODE),
             MemoryError::HiddenBelowHeads { .. } => Some(HIDDEN),
             MemoryError::MoreStagesThanLayers { .. } => Some(PP),

@@ -570,7 +570,7 @@ pub const OPTIONS: &[MemoryOption] = &[
         },
     },
     choice_option!(keys::MODE, "train, lora, qlora or inference", Mode::ALL, |j| j.mode),
-    choice_option!(keys::DTYPE, "Weight dtype: fp32, fp16, bf16, fp8, int8 or int4", Dtype::ALL, |j| j.dtype),
+    choice_option!(keys::DTYPE, "Weight dtype: fp32, fp16, bf16, fp8, int8 or int4, or a llama.cpp file type for serving (q4_k_m, q5_k_m, q6_k, q8_0, q4_0, iq4_nl, ...)", Dtype::ALL, |j| j.dtype),
     choice_option!(keys::OPTIMIZER, "adamw, adamw-8bit, sgd-momentum or sgd", Optimizer::ALL, |j| j.optimizer),
     MemoryOption {
         name: keys::ZERO,
@@ -597,7 +597,7 @@ pub const OPTIONS: &[MemoryOption] = &[
     choice_option!(keys::RECOMPUTE, "Activation recomputation: none, selective or full", Recompute::ALL, |j| j.recompute),
     flag_option!(keys::FLASH_ATTENTION, "FlashAttention (no s×s score matrices)", |j| j.flash_attention),
     choice_option!(keys::OFFLOAD, "CPU offload: none, optimizer or all", Offload::ALL, |j| j.offload),
-    choice_option!(keys::KV_DTYPE, "KV-cache dtype: fp32, fp16, bf16, fp8, int8 or int4", Dtype::ALL, |j| j.kv_dtype),
+    choice_option!(keys::KV_DTYPE, "KV-cache dtype: fp32, fp16, bf16, fp8, int8 or int4", Dtype::PLAIN, |j| j.kv_dtype),
     count_option!(keys::LORA_RANK, "LoRA rank", 1, MAX_LORA_RANK, Group::Job, |j| j.lora_rank),
     MemoryOption {
         name: keys::LORA_TARGETS,
@@ -639,6 +639,7 @@ pub fn dtype_refused(mode: Mode, dtype: Dtype) -> Option<&'static str> {
         (Mode::Train, Dtype::Int8 | Dtype::Int4) => {
             Some("full training needs floating-point weights: integer weights are for serving (or QLoRA's frozen base)")
         }
+        (Mode::Train | Mode::Lora, d) if d.is_gguf() => Some(super::options::GGUF_SERVING_ONLY),
         _ => None,
     }
 }
@@ -763,6 +764,14 @@ impl Job {
     /// it did in plain words: full training with integer weights (int8, int4) becomes BF16
     /// training. `None` when nothing had to change.
     pub fn settle(&mut self) -> Option<String> {
+        if self.dtype.is_gguf() && dtype_refused(self.mode, self.dtype).is_some() {
+            let was = self.dtype;
+            self.dtype = Job::default().dtype;
+            return Some(format!(
+                "{was} is a llama.cpp file type for serving, so training uses {} weights instead.",
+                self.dtype
+            ));
+        }
         if self.mode == Mode::Train && dtype_refused(self.mode, self.dtype).is_some() {
             let was = self.dtype;
             self.dtype = Job::default().dtype;

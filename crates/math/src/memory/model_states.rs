@@ -382,8 +382,8 @@ fn inference_states(
     } else {
         0
     };
-    let bytes = (linear as u128 * bits as u128 + scales).div_ceil(8) + 2 * rest as u128;
-    let formula = if rest > 0 {
+    let plain_bytes = (linear as u128 * bits as u128 + scales).div_ceil(8) + 2 * rest as u128;
+    let plain_formula = if rest > 0 {
         let scale_text = if scales > 0 {
             " + FP16 scale per 128"
         } else {
@@ -403,6 +403,11 @@ fn inference_states(
             params_text(params),
             ws.text
         )
+    };
+    // llama.cpp file types: the exact per-tensor sum (gguf_mix).
+    let (bytes, formula) = match super::gguf_mix::serving_weights(setup, params) {
+        Some((b, f)) => (b, format!("{f}{}", ws.text)),
+        None => (plain_bytes, plain_formula),
     };
     let zero = |why: &str| Line {
         bytes: 0,

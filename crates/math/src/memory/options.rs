@@ -1,6 +1,7 @@
 //! The choices a memory estimate is made of, each a typed enum with a stable name for the CLI and
 //! URLs (`FromStr` + `Display`).
 
+use crate::gguf::TensorType;
 use serde::Serialize;
 
 macro_rules! named_enum {
@@ -59,18 +60,99 @@ named_enum! {
         Int8 = "int8",
         /// 4-bit integer.
         Int4 = "int4",
+        // llama.cpp's file types (`llama_ftype`, include/llama.h): a mix of GGML types per
+        // tensor, chosen by llama.cpp's rules (memory::gguf_mix). Serving only.
+        /// llama.cpp Q2_K: Q2_K with Q3_K/Q4_K for the sensitive tensors.
+        Q2K = "q2_k",
+        /// llama.cpp Q3_K_S: Q3_K throughout.
+        Q3KS = "q3_k_s",
+        /// llama.cpp Q3_K_M: Q3_K with Q4_K/Q5_K for attention V and output and FFN down.
+        Q3KM = "q3_k_m",
+        /// llama.cpp Q3_K_L: Q3_K with Q5_K for attention V and output and FFN down.
+        Q3KL = "q3_k_l",
+        /// llama.cpp Q4_0: Q4_0 throughout (32-value blocks, one scale).
+        Q40 = "q4_0",
+        /// llama.cpp Q4_1: Q4_1 throughout.
+        Q41 = "q4_1",
+        /// llama.cpp Q5_0: Q5_0 throughout.
+        Q50 = "q5_0",
+        /// llama.cpp Q5_1: Q5_1 throughout.
+        Q51 = "q5_1",
+        /// llama.cpp Q8_0: Q8_0 throughout.
+        Q80 = "q8_0",
+        /// llama.cpp Q4_K_S: Q4_K with Q5_K for the first attention V and FFN down blocks.
+        Q4KS = "q4_k_s",
+        /// llama.cpp Q4_K_M: Q4_K with Q6_K for half of attention V and FFN down.
+        Q4KM = "q4_k_m",
+        /// llama.cpp Q5_K_S: Q5_K throughout.
+        Q5KS = "q5_k_s",
+        /// llama.cpp Q5_K_M: Q5_K with Q6_K for half of attention V and FFN down.
+        Q5KM = "q5_k_m",
+        /// llama.cpp Q6_K: Q6_K throughout.
+        Q6K = "q6_k",
+        /// llama.cpp IQ4_NL: non-linear 4-bit codes in 32-value blocks.
+        Iq4Nl = "iq4_nl",
+        /// llama.cpp IQ4_XS: non-linear 4-bit codes in 256-value super-blocks.
+        Iq4Xs = "iq4_xs",
     }
 }
 
+/// Why a llama.cpp file type cannot be trained.
+pub const GGUF_SERVING_ONLY: &str = "llama.cpp file types (q4_k_m, q8_0, ...) are for serving with llama.cpp: training needs fp32, fp16, bf16 or fp8 weights";
+
 impl Dtype {
-    /// Bits per element.
+    /// The plain number types (no llama.cpp file types): what a KV cache or training can use.
+    pub const PLAIN: &'static [Dtype] = &[
+        Dtype::Fp32,
+        Dtype::Fp16,
+        Dtype::Bf16,
+        Dtype::Fp8,
+        Dtype::Int8,
+        Dtype::Int4,
+    ];
+
+    /// Bits per element. For a llama.cpp file type, its main GGML type's bits per weight
+    /// rounded up (Q4_K's 4.5 gives 5): an upper bound for per-element estimates; the weights
+    /// themselves are sized tensor by tensor ([`crate::memory::gguf_mix`]).
     pub const fn bits(self) -> u64 {
         match self {
             Dtype::Fp32 => 32,
             Dtype::Fp16 | Dtype::Bf16 => 16,
             Dtype::Fp8 | Dtype::Int8 => 8,
             Dtype::Int4 => 4,
+            _ => match self.gguf_type() {
+                Some(t) => (8 * t.block_bytes()).div_ceil(t.block_values()),
+                None => 16,
+            },
         }
+    }
+
+    /// Whether this is a llama.cpp file type (a per-tensor mix of GGML types; serving only).
+    pub const fn is_gguf(self) -> bool {
+        self.gguf_type().is_some()
+    }
+
+    /// The main GGML type of a llama.cpp file type (`llama_ftype_get_default_type` in
+    /// llama.cpp's `src/llama-quant.cpp`); `None` for the plain dtypes.
+    pub const fn gguf_type(self) -> Option<TensorType> {
+        use TensorType as T;
+        Some(match self {
+            Dtype::Q2K => T::Q2_K,
+            Dtype::Q3KS | Dtype::Q3KM | Dtype::Q3KL => T::Q3_K,
+            Dtype::Q40 => T::Q4_0,
+            Dtype::Q41 => T::Q4_1,
+            Dtype::Q50 => T::Q5_0,
+            Dtype::Q51 => T::Q5_1,
+            Dtype::Q80 => T::Q8_0,
+            Dtype::Q4KS | Dtype::Q4KM => T::Q4_K,
+            Dtype::Q5KS | Dtype::Q5KM => T::Q5_K,
+            Dtype::Q6K => T::Q6_K,
+            Dtype::Iq4Nl => T::IQ4_NL,
+            Dtype::Iq4Xs => T::IQ4_XS,
+            Dtype::Fp32 | Dtype::Fp16 | Dtype::Bf16 | Dtype::Fp8 | Dtype::Int8 | Dtype::Int4 => {
+                return None
+            }
+        })
     }
 }
 

@@ -208,6 +208,9 @@ impl Setup {
         if self.mode == Mode::Train && matches!(self.dtype, Dtype::Int8 | Dtype::Int4) {
             return Err(E::IntegerTraining { dtype: self.dtype });
         }
+        if matches!(self.mode, Mode::Train | Mode::Lora) && self.dtype.is_gguf() {
+            return Err(E::GgufTraining { dtype: self.dtype });
+        }
         if matches!(self.mode, Mode::Lora | Mode::Qlora) && self.lora_rank == 0 {
             return Err(E::Zero { option: LORA_RANK });
         }
