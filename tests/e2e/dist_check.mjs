@@ -17,8 +17,8 @@ const browser = await chromium.launch(launchOptions());
 
 const failures = [];
 let passed = 0;
-async function check(name, width, url, assertions, colorScheme = 'light') {
-  const page = await browser.newPage({ viewport: { width, height: 900 }, deviceScaleFactor: 1, colorScheme });
+async function check(name, width, url, assertions, colorScheme = 'light', on = browser) {
+  const page = await on.newPage({ viewport: { width, height: 900 }, deviceScaleFactor: 1, colorScheme });
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
@@ -154,6 +154,28 @@ await check('bits-bad-url', 800, '?tab=bits&x=banana&fmt=f99', async (page) => {
   if (!notes.includes('banana') || !notes.includes('f99')) throw new Error(`notes do not name the bad values: ${notes}`);
   expectEq(await text(page, 'stored-bf16'), '0.10009765625', 'default value after a bad URL');
 });
+
+// The Quantize lab's GPU path in the release build, with Chromium's WebGPU on SwiftShader (a CPU
+// emulation of a GPU: this checks that it works and prints a floor, not GPU speed).
+const webgpu = await chromium.launch({
+  ...launchOptions(),
+  args: [...launchOptions().args.filter((a) => a !== '--disable-gpu'), '--enable-unsafe-webgpu', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+});
+await check('quant-gpu-bench', 1280, '?tab=quant&scheme=q8_0&tensor=normal', async (page) => {
+  const status = await text(page, 'gpu-status');
+  await page.waitForFunction(() => document.querySelector('[data-testid="gpu-status"]').textContent.startsWith('GPU: '), null, { timeout: 30000 })
+    .catch(() => { throw new Error(`no WebGPU adapter: ${status}`); });
+  await page.locator('[data-testid="device-bench"] summary').click();
+  await page.selectOption('[data-testid="bench-largest"]', String(1 << 22));
+  await page.click('[data-testid="bench-run"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="bench-json"]') && !document.querySelector('[data-testid="bench-progress"]'), null, { timeout: 300000 });
+  const report = JSON.parse(await page.locator('[data-testid="bench-json"]').textContent());
+  if (report.measurements.length !== 8) throw new Error(`expected 8 measurements, got ${report.measurements.length}`);
+  const gpu = (await text(page, 'gpu-status')).replace(/^GPU: /, '').replace(/ \(WebGPU\).*/, '');
+  console.log(`     q8_0 GB/s in the release build (CPU = wasm; GPU = ${gpu}): ` + report.measurements
+    .map((m) => `${m.task} ${(m.values / (1 << 20)).toFixed(0)}M ${m.gb_per_s.toFixed(3)}`).join(', '));
+}, 'light', webgpu);
+await webgpu.close();
 
 await browser.close();
 server.close();
