@@ -3,7 +3,7 @@
 // Usage: node tests/e2e/dist_check.mjs [--screenshots DIR]
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { launchOptions, serveDist } from './serve.mjs';
+import { consoleProblem, launchOptions, serveDist } from './serve.mjs';
 
 const require = createRequire(new URL('../../tools/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
@@ -20,7 +20,7 @@ let passed = 0;
 async function check(name, width, url, assertions, colorScheme = 'light', on = browser) {
   const page = await on.newPage({ viewport: { width, height: 900 }, deviceScaleFactor: 1, colorScheme });
   const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => { if (consoleProblem(m)) errors.push(`${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   try {
     await page.goto(base + url, { waitUntil: 'load' });

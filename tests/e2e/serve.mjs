@@ -46,3 +46,12 @@ export function launchOptions() {
       '--disable-sync', '--disable-quic', '--disable-gpu'],
   };
 }
+
+/// Whether a console message is a problem of the page: errors and warnings, except Chromium's own
+/// "No available adapters." when the Quantize lab asks for a WebGPU adapter on a machine without
+/// one (the page says so itself and runs on the CPU), and canvas read-back hints.
+export function consoleProblem(m) {
+  const text = m.text();
+  return (m.type() === 'error' || m.type() === 'warning')
+    && !text.includes('willReadFrequently') && text !== 'No available adapters.';
+}

@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { serveDist, launchOptions } from './serve.mjs';
+import { consoleProblem, serveDist, launchOptions } from './serve.mjs';
 
 const require = createRequire(new URL('../../tools/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
@@ -49,7 +49,7 @@ async function check(name, { width = 1280, colorScheme = 'light', url = null, al
   const page = await context.newPage();
   const errors = [];
   // Chromium's hint about the suite's own pixel reads is not the app's warning.
-  page.on('console', (m) => { if ((m.type() === 'error' || m.type() === 'warning') && !m.text().includes('willReadFrequently')) errors.push(`${m.type()}: ${m.text()}`); });
+  page.on('console', (m) => { if (consoleProblem(m)) errors.push(`${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
   context.on('request', (r) => { const u = r.url(); if (!u.startsWith(origin + '/') && !/^(data|blob):/.test(u)) offOrigin.add(`${name}: ${u}`); });
   try {
