@@ -259,7 +259,7 @@ pub fn DeviceBench() -> impl IntoView {
     view! {
         <details class="bench" data-testid="device-bench">
             <summary>"Benchmark: CPU against GPU"</summary>
-            <p class="hint">"Times the selected scheme on seeded normal tensors: quantizing alone and the lab's whole pipeline (quantize, dequantize, measure), one warm-up run, then the median of three. The GPU pipeline makes each part on the GPU and measures it on the CPU. In a browser without a real GPU (a software adapter), GPU numbers show correctness, not speed."</p>
+            <p class="help">"Times the selected scheme on seeded normal tensors: quantizing alone and the lab's whole pipeline (quantize, dequantize, measure), one warm-up run, then the median of three. The GPU pipeline makes each part on the GPU and measures it on the CPU. In a browser without a real GPU (a software adapter), GPU numbers show correctness, not speed."</p>
             <div class="field-box">
                 <label for="bench-largest">"Largest tensor"</label>
                 <select id="bench-largest" data-testid="bench-largest" prop:value=move || largest.get().to_string()
@@ -271,11 +271,11 @@ pub fn DeviceBench() -> impl IntoView {
             <Show when=move || running.get()>
                 <progress max="1" prop:value=move || progress.get() data-testid="bench-progress" aria-label="Benchmark progress"></progress>
             </Show>
-            {move || message.get().map(|m| view! { <p class="hint" role="status" data-testid="bench-message">{m}</p> })}
+            {move || message.get().map(|m| view! { <p class="help" role="status" data-testid="bench-message">{m}</p> })}
             <Show when=move || !found.with(Vec::is_empty)>
                 <CanvasChart label=Signal::derive(|| "Throughput in GB/s against tensor size, CPU and GPU".to_string()) height=throughput::HEIGHT testid="bench-chart" draw=draw />
                 <div class="table-scroll">
-                    <table class="facts" data-testid="bench-table">
+                    <table data-testid="bench-table">
                         <thead><tr><th scope="col">"task"</th><th scope="col">"values"</th><th scope="col">"median ms"</th><th scope="col">"GB/s"</th></tr></thead>
                         <tbody>{rows}</tbody>
                     </table>

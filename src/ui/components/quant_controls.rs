@@ -185,7 +185,7 @@ fn DeviceChoice() -> impl IntoView {
                     " GPU (WebGPU)"
                 </label>
             </div>
-            <p class="hint" data-testid="gpu-status" aria-live="polite">{move || state.gpu.with(GpuStatus::sentence)}</p>
+            <p class="help" data-testid="gpu-status" aria-live="polite">{move || state.gpu.with(GpuStatus::sentence)}</p>
         </fieldset>
     }
 }

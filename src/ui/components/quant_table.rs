@@ -63,6 +63,6 @@ pub fn QuantTable() -> impl IntoView {
                 <tbody>{rows}</tbody>
             </table>
         </div>
-        <p class="hint" data-testid="ran-on">{move || state.results.with(|r| r.as_ref().map(|r| r.ran_on.clone()))}</p>
+        <p class="help" data-testid="ran-on">{move || state.results.with(|r| r.as_ref().map(|r| r.ran_on.clone()))}</p>
     }
 }
