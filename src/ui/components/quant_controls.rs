@@ -169,7 +169,13 @@ pub fn QuantControls() -> impl IntoView {
 fn DeviceChoice() -> impl IntoView {
     let state = expect_context::<QuantState>();
     let choose = move |device: Device| state.query.update(|q| q.device = device);
-    let chosen = move |device: Device| state.query.with(|q| q.device == device);
+    // Without a usable GPU the work runs on the CPU, and the choice shows it (a link may ask for
+    // the GPU where there is none).
+    let in_use = move || match state.query.with(|q| q.device) {
+        Device::Gpu if state.gpu.with(GpuStatus::ready) => Device::Gpu,
+        _ => Device::Cpu,
+    };
+    let chosen = move |device: Device| in_use() == device;
     view! {
         <fieldset>
             <legend>"Compute on"</legend>
