@@ -465,9 +465,10 @@ mod tests {
 
     #[test]
     fn an_invalid_memory_setup_is_an_input_error_with_the_estimators_message() {
-        let setup = Setup {
-            dp: 0,
-            ..Setup::new(ModelSpec::Params(8_000_000_000))
+        let setup = {
+            let mut changed = Setup::new(ModelSpec::Params(8_000_000_000));
+            changed.dp = 0;
+            changed
         };
         match memory(&setup, MemoryChart::Bar) {
             Err(ChartError::Input(m)) => assert!(!m.is_empty()),

@@ -35,5 +35,5 @@ pub use job::{CustomArch, Job};
 pub use models::{find_model, model_presets, ModelPreset};
 pub use options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
 pub use part::Part;
-pub use setup::{LoraTargets, ModelSpec, Setup};
+pub use setup::{LoraTargets, ModelSpec, RunOptions, Setup};
 pub use verdict::verdict;

@@ -11,10 +11,10 @@ use super::error::MemoryError;
 use super::gpus::{find_gpu, gpu_presets};
 use super::keys::{self, OptionKey};
 use super::models::{find_model, model_presets};
-use super::options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
+use super::options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute};
 use super::setup::{
-    LoraTargets, ModelSpec, Setup, MAX_BATCH, MAX_DEGREE, MAX_FFN, MAX_HEADS, MAX_HIDDEN,
-    MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
+    LoraTargets, ModelSpec, RunOptions, Setup, MAX_BATCH, MAX_DEGREE, MAX_FFN, MAX_HEADS,
+    MAX_HIDDEN, MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
 };
 use crate::numbers::Units;
 
@@ -70,7 +70,9 @@ impl CustomArch {
     }
 }
 
-/// Everything a memory estimate is asked with: every option of [`OPTIONS`] as a typed field.
+/// Everything a memory estimate is asked with: every option of [`OPTIONS`] as a typed field. The
+/// options it shares with [`Setup`] live once, in [`RunOptions`] (read as `job.dp` through
+/// `Deref`); `Job` adds the unresolved model, GPU and LoRA targets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Job {
     /// A preset id, or `None` for the custom architecture.
@@ -79,51 +81,26 @@ pub struct Job {
     pub params: Option<u64>,
     /// The custom architecture (used when `model` is `None`).
     pub custom: CustomArch,
-    /// Mode.
-    pub mode: Mode,
-    /// Weight dtype.
-    pub dtype: Dtype,
-    /// Optimizer.
-    pub optimizer: Optimizer,
-    /// ZeRO stage.
-    pub zero: ZeroStage,
-    /// Data-parallel degree.
-    pub dp: u64,
-    /// Tensor-parallel degree.
-    pub tp: u64,
-    /// Pipeline-parallel degree.
-    pub pp: u64,
-    /// Sequence parallelism.
-    pub sequence_parallel: bool,
-    /// Micro-batch per GPU.
-    pub batch: u64,
-    /// Sequence length in tokens.
-    pub seq: u64,
-    /// Recomputation.
-    pub recompute: Recompute,
-    /// FlashAttention.
-    pub flash_attention: bool,
-    /// Offload.
-    pub offload: Offload,
-    /// KV-cache dtype.
-    pub kv_dtype: Dtype,
-    /// LoRA rank.
-    pub lora_rank: u64,
     /// LoRA targets; `None` ("auto") means the mode's own ([`LoraTargets::for_mode`]: all linear
     /// layers for QLoRA, q and v for LoRA).
     pub lora_targets: Option<LoraTargets>,
-    /// FP32 gradient-accumulation buffer.
-    pub fp32_grad_accum: bool,
-    /// CUDA context and allocator reserve per GPU, in bytes.
-    pub overhead_bytes: u64,
     /// GPU preset id, if a GPU is compared against.
     pub gpu: Option<String>,
-    /// Bookkeeping convention.
-    pub convention: Convention,
-    /// GPUs per node.
-    pub gpus_per_node: u64,
-    /// GB or GiB.
-    pub units: Units,
+    /// Mode, precision, parallelism and the rest, as the estimate reads them.
+    pub run: RunOptions,
+}
+
+impl std::ops::Deref for Job {
+    type Target = RunOptions;
+    fn deref(&self) -> &RunOptions {
+        &self.run
+    }
+}
+
+impl std::ops::DerefMut for Job {
+    fn deref_mut(&mut self) -> &mut RunOptions {
+        &mut self.run
+    }
 }
 
 /// The model of [`Job::default`].
@@ -136,7 +113,10 @@ impl Default for Job {
         Job {
             model: Some(DEFAULT_MODEL.into()),
             params: None,
-            ..Job::from_setup(&Setup::new(ModelSpec::Params(1)))
+            custom: CustomArch::default(),
+            lora_targets: None,
+            gpu: None,
+            run: RunOptions::default(),
         }
     }
 }
@@ -398,19 +378,24 @@ fn parse_lora_targets(text: &str) -> Result<LoraTargets, String> {
     Ok(t)
 }
 
+/// `wanted` when it is one of `ids`, or an error naming what it is not and the closest ids.
+fn known_id(wanted: &str, ids: &[&str], what: &str) -> Result<String, String> {
+    if ids.contains(&wanted) {
+        return Ok(wanted.into());
+    }
+    Err(format!(
+        "is not {what}; closest: {}",
+        closest(wanted, ids).join(", ")
+    ))
+}
+
 fn set_model(j: &mut Job, text: &str) -> Result<(), String> {
     let t = text.trim();
     if t == "custom" {
         j.model = None;
     } else {
-        let m = find_model(t).ok_or_else(|| {
-            let ids: Vec<&str> = model_presets().iter().map(|m| m.id).collect();
-            format!(
-                "is not a model preset or custom; closest: {}",
-                closest(t, &ids).join(", ")
-            )
-        })?;
-        j.model = Some(m.id.into());
+        let ids: Vec<&str> = model_presets().iter().map(|m| m.id).collect();
+        j.model = Some(known_id(t, &ids, "a model preset or custom")?);
     }
     j.params = None;
     Ok(())
@@ -435,14 +420,8 @@ fn set_gpu(j: &mut Job, text: &str) -> Result<(), String> {
         j.gpu = None;
         return Ok(());
     }
-    let g = find_gpu(t).ok_or_else(|| {
-        let ids: Vec<&str> = gpu_presets().iter().map(|g| g.id).collect();
-        format!(
-            "is not a GPU preset; closest: {}",
-            closest(t, &ids).join(", ")
-        )
-    })?;
-    j.gpu = Some(g.id.into());
+    let ids: Vec<&str> = gpu_presets().iter().map(|g| g.id).collect();
+    j.gpu = Some(known_id(t, &ids, "a GPU preset")?);
     Ok(())
 }
 
@@ -789,29 +768,10 @@ impl Job {
             },
         };
         Setup {
-            mode: self.mode,
-            dtype: self.dtype,
-            optimizer: self.optimizer,
-            zero: self.zero,
-            dp: self.dp,
-            tp: self.tp,
-            pp: self.pp,
-            sequence_parallel: self.sequence_parallel,
-            batch: self.batch,
-            seq: self.seq,
-            recompute: self.recompute,
-            flash_attention: self.flash_attention,
-            offload: self.offload,
-            kv_dtype: self.kv_dtype,
-            lora_rank: self.lora_rank,
+            model,
             lora_targets: self.lora_targets(),
-            fp32_grad_accum: self.fp32_grad_accum,
-            overhead_bytes: self.overhead_bytes,
             gpu: self.gpu.as_deref().and_then(find_gpu),
-            convention: self.convention,
-            gpus_per_node: self.gpus_per_node,
-            units: self.units,
-            ..Setup::new(model)
+            run: self.run.clone(),
         }
     }
 
@@ -820,29 +780,10 @@ impl Job {
     /// experts, loses them).
     pub fn from_setup(s: &Setup) -> Job {
         let mut j = Job {
-            mode: s.mode,
-            dtype: s.dtype,
-            optimizer: s.optimizer,
-            zero: s.zero,
-            dp: s.dp,
-            tp: s.tp,
-            pp: s.pp,
-            sequence_parallel: s.sequence_parallel,
-            batch: s.batch,
-            seq: s.seq,
-            recompute: s.recompute,
-            flash_attention: s.flash_attention,
-            offload: s.offload,
-            kv_dtype: s.kv_dtype,
-            lora_rank: s.lora_rank,
             lora_targets: (s.lora_targets != LoraTargets::for_mode(s.mode))
                 .then_some(s.lora_targets),
-            fp32_grad_accum: s.fp32_grad_accum,
-            overhead_bytes: s.overhead_bytes,
             gpu: s.gpu.as_ref().map(|g| g.id.into()),
-            convention: s.convention,
-            gpus_per_node: s.gpus_per_node,
-            units: s.units,
+            run: s.run.clone(),
             model: None,
             params: None,
             custom: CustomArch::default(),

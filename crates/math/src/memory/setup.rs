@@ -71,11 +71,13 @@ impl LoraTargets {
     }
 }
 
-/// Everything an estimate depends on.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Setup {
-    /// The model.
-    pub model: ModelSpec,
+/// The options a [`Setup`] and a `Job` (the option table's typed values) share, held once: how
+/// the model is run (mode, precision, parallelism, batch and sequence, recomputation, offload,
+/// adapters' rank, overhead, bookkeeping, units). `Setup` and `Job` add only what they resolve differently (the
+/// model, the GPU, the LoRA targets) and read these fields through `Deref`, so `setup.dp` and
+/// `job.dp` both work.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RunOptions {
     /// Training, fine-tuning or serving.
     pub mode: Mode,
     /// Weight dtype.
@@ -106,14 +108,10 @@ pub struct Setup {
     pub kv_dtype: Dtype,
     /// LoRA rank.
     pub lora_rank: u64,
-    /// LoRA target projections.
-    pub lora_targets: LoraTargets,
     /// Keep an FP32 gradient-accumulation buffer (+4 B per trainable parameter).
     pub fp32_grad_accum: bool,
     /// CUDA context and allocator reserve per GPU, in bytes.
     pub overhead_bytes: u64,
-    /// The GPU to compare against, if any.
-    pub gpu: Option<GpuPreset>,
     /// Bookkeeping convention for the model states.
     pub convention: Convention,
     /// GPUs per node (DeepSpeed's estimator counts CPU memory per node).
@@ -122,16 +120,11 @@ pub struct Setup {
     pub units: Units,
 }
 
-/// Default overhead: 1 GiB for the CUDA context (about 0.5 GiB with PyTorch on an H100) plus the
-/// caching allocator's fragmentation. Editable.
-pub const DEFAULT_OVERHEAD_BYTES: u64 = 1 << 30;
-
-impl Setup {
-    /// Defaults for `model`: full BF16 training with AdamW on one GPU, batch 1, sequence 2048,
-    /// no recomputation, no FlashAttention.
-    pub fn new(model: ModelSpec) -> Self {
+impl Default for RunOptions {
+    /// Full BF16 training with AdamW on one GPU, batch 1, sequence 2048, no recomputation, no
+    /// FlashAttention, LoRA rank 16, 1 GiB overhead, 8 GPUs per node, GB.
+    fn default() -> Self {
         Self {
-            model,
             mode: Mode::Train,
             dtype: Dtype::Bf16,
             optimizer: Optimizer::Adamw,
@@ -147,14 +140,63 @@ impl Setup {
             offload: Offload::None,
             kv_dtype: Dtype::Bf16,
             lora_rank: 16,
-            lora_targets: LoraTargets::default(),
             fp32_grad_accum: false,
             overhead_bytes: DEFAULT_OVERHEAD_BYTES,
-            gpu: None,
             convention: Convention::Bitbudget,
             gpus_per_node: 8,
             units: Units::Gb,
         }
+    }
+}
+
+/// Everything an estimate depends on: the resolved model, GPU and LoRA targets, and the shared
+/// [`RunOptions`] (read as `setup.dp` etc. through `Deref`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Setup {
+    /// The model.
+    pub model: ModelSpec,
+    /// LoRA target projections.
+    pub lora_targets: LoraTargets,
+    /// The GPU to compare against, if any.
+    pub gpu: Option<GpuPreset>,
+    /// How the model is run.
+    #[serde(flatten)]
+    pub run: RunOptions,
+}
+
+impl std::ops::Deref for Setup {
+    type Target = RunOptions;
+    fn deref(&self) -> &RunOptions {
+        &self.run
+    }
+}
+
+impl std::ops::DerefMut for Setup {
+    fn deref_mut(&mut self) -> &mut RunOptions {
+        &mut self.run
+    }
+}
+
+/// Default overhead: 1 GiB for the CUDA context (about 0.5 GiB with PyTorch on an H100) plus the
+/// caching allocator's fragmentation. Editable.
+pub const DEFAULT_OVERHEAD_BYTES: u64 = 1 << 30;
+
+impl Setup {
+    /// Defaults for `model`: [`RunOptions::default`] (full BF16 training with AdamW on one GPU,
+    /// batch 1, sequence 2048, no recomputation, no FlashAttention), LoRA's own targets, no GPU.
+    pub fn new(model: ModelSpec) -> Self {
+        Self {
+            model,
+            lora_targets: LoraTargets::default(),
+            gpu: None,
+            run: RunOptions::default(),
+        }
+    }
+
+    /// `self` with `change` applied to its run options: `setup.with(|r| r.dp = 8)`.
+    pub fn with(mut self, change: impl FnOnce(&mut RunOptions)) -> Self {
+        change(&mut self.run);
+        self
     }
 
     /// GPUs in the job: dp × tp × pp.
@@ -182,26 +224,10 @@ impl Setup {
             if v == 0 {
                 return Err(E::NoGpu { option });
             }
-            if v > MAX_DEGREE {
-                return Err(E::TooLarge {
-                    option,
-                    value: v,
-                    limit: MAX_DEGREE,
-                });
-            }
+            in_range(option, v, MAX_DEGREE)?;
         }
-        for (option, v, limit) in [(BATCH, self.batch, MAX_BATCH), (SEQ, self.seq, MAX_SEQ)] {
-            if v == 0 {
-                return Err(E::Zero { option });
-            }
-            if v > limit {
-                return Err(E::TooLarge {
-                    option,
-                    value: v,
-                    limit,
-                });
-            }
-        }
+        in_range(BATCH, self.batch, MAX_BATCH)?;
+        in_range(SEQ, self.seq, MAX_SEQ)?;
         if self.zero.0 > 3 {
             return Err(E::NoSuchZeroStage { stage: self.zero.0 });
         }
@@ -262,6 +288,21 @@ pub const MAX_VOCAB: u64 = 1 << 26;
 /// Largest number of attention heads accepted.
 pub const MAX_HEADS: u64 = 1 << 16;
 
+/// `Zero` when `v` is 0, `TooLarge` past `limit`, otherwise fine.
+fn in_range(option: OptionKey, v: u64, limit: u64) -> Result<(), MemoryError> {
+    if v == 0 {
+        return Err(MemoryError::Zero { option });
+    }
+    if v > limit {
+        return Err(MemoryError::TooLarge {
+            option,
+            value: v,
+            limit,
+        });
+    }
+    Ok(())
+}
+
 fn validate_arch(a: &ModelArch, tp: u64, pp: u64) -> Result<(), MemoryError> {
     use MemoryError as E;
     for (option, v, limit) in [
@@ -272,16 +313,7 @@ fn validate_arch(a: &ModelArch, tp: u64, pp: u64) -> Result<(), MemoryError> {
         (FFN, a.ffn, MAX_FFN),
         (VOCAB, a.vocab, MAX_VOCAB),
     ] {
-        if v == 0 {
-            return Err(E::Zero { option });
-        }
-        if v > limit {
-            return Err(E::TooLarge {
-                option,
-                value: v,
-                limit,
-            });
-        }
+        in_range(option, v, limit)?;
     }
     if a.heads % a.kv_heads != 0 {
         return Err(E::DoesNotDivide {
