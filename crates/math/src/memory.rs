@@ -8,6 +8,7 @@ pub mod deepspeed;
 pub mod error;
 pub mod estimate;
 pub mod gpus;
+pub mod hf_activations;
 // Reads the sources from disk, so native only.
 pub mod hf_config;
 #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -21,6 +22,7 @@ pub mod model_states;
 pub mod models;
 pub mod options;
 pub mod part;
+pub mod phases;
 pub mod plan;
 pub mod report;
 pub mod setup;
@@ -33,7 +35,9 @@ pub use estimate::{estimate, Breakdown, Line};
 pub use gpus::{find_gpu, gpu_presets, GpuPreset};
 pub use job::{CustomArch, Job};
 pub use models::{find_model, model_presets, ModelPreset};
-pub use options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
+pub use options::{
+    Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute, ZeroStage,
+};
 pub use part::Part;
 pub use setup::{LoraTargets, ModelSpec, RunOptions, Setup};
 pub use verdict::verdict;

@@ -92,6 +92,9 @@ impl std::fmt::Display for Change {
             Change::Recompute(Recompute::Full) => {
                 f.write_str("full recomputation (gradient checkpointing)")
             }
+            Change::Recompute(Recompute::Layer) => {
+                f.write_str("gradient checkpointing per decoder layer (Hugging Face)")
+            }
             Change::Recompute(Recompute::Selective) => f.write_str("selective recomputation"),
             Change::Recompute(Recompute::None) => f.write_str("no recomputation"),
             Change::Offload(Offload::Optimizer) => f.write_str("optimizer offload to the CPU"),

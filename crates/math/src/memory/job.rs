@@ -11,7 +11,9 @@ use super::error::MemoryError;
 use super::gpus::{find_gpu, gpu_presets};
 use super::keys::{self, OptionKey};
 use super::models::{find_model, model_presets};
-use super::options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute};
+use super::options::{
+    Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute,
+};
 use super::setup::{
     LoraTargets, ModelSpec, RunOptions, Setup, MAX_BATCH, MAX_DEGREE, MAX_FFN, MAX_HEADS,
     MAX_HIDDEN, MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
@@ -551,6 +553,8 @@ pub const OPTIONS: &[MemoryOption] = &[
     choice_option!(keys::MODE, "train, lora, qlora or inference", Mode::ALL, |j| j.mode),
     choice_option!(keys::DTYPE, "Weight dtype: fp32, fp16, bf16, fp8, int8 or int4", Dtype::ALL, |j| j.dtype),
     choice_option!(keys::OPTIMIZER, "adamw, adamw-8bit, sgd-momentum or sgd", Optimizer::ALL, |j| j.optimizer),
+    choice_option!(keys::PRECISION, "Training precision recipe: mixed (16-bit weights and gradients, FP32 master copy in the optimizer), autocast (FP32 parameters, gradients and moments; torch.autocast runs the matmuls in the weight dtype) or pure (everything in the weight dtype, no master copy)", Precision::ALL, |j| j.precision),
+    choice_option!(keys::OPTIMIZER_STEP, "Optimizer implementation: fused (one kernel, no step temporaries) or foreach (PyTorch's default on CUDA: a temporary the size of the parameters in Adam's step)", OptimizerStep::ALL, |j| j.optimizer_step),
     MemoryOption {
         name: keys::ZERO,
         help: "ZeRO stage 0-3 (0 = DDP), or FSDP no_shard / shard_grad_op / full_shard",
@@ -573,11 +577,13 @@ pub const OPTIONS: &[MemoryOption] = &[
     flag_option!(keys::SEQUENCE_PARALLEL, "Megatron sequence parallelism", |j| j.sequence_parallel),
     count_option!(keys::BATCH, "Micro-batch per GPU (sequences)", 1, MAX_BATCH, Group::Job, |j| j.batch),
     count_option!(keys::SEQ, "Sequence length in tokens", 1, MAX_SEQ, Group::Job, |j| j.seq),
-    choice_option!(keys::RECOMPUTE, "Activation recomputation: none, selective or full", Recompute::ALL, |j| j.recompute),
-    flag_option!(keys::FLASH_ATTENTION, "FlashAttention (no s×s score matrices)", |j| j.flash_attention),
+    choice_option!(keys::RECOMPUTE, "Activation recomputation: none, selective, full, or layer (Hugging Face's gradient checkpointing: one decoder layer at a time)", Recompute::ALL, |j| j.recompute),
+    flag_option!(keys::FLASH_ATTENTION, "Attention kernel: on = SDPA/FlashAttention (no s×s scores stored), off = eager attention (softmax scores stored)", |j| j.flash_attention),
     choice_option!(keys::OFFLOAD, "CPU offload: none, optimizer or all", Offload::ALL, |j| j.offload),
     choice_option!(keys::KV_DTYPE, "KV-cache dtype: fp32, fp16, bf16, fp8, int8 or int4", Dtype::ALL, |j| j.kv_dtype),
     count_option!(keys::LORA_RANK, "LoRA rank", 1, MAX_LORA_RANK, Group::Job, |j| j.lora_rank),
+    flag_option!(keys::LORA_DROPOUT, "LoRA dropout > 0 (peft keeps a dropped-out copy of each adapted layer's input)", |j| j.lora_dropout),
+    choice_option!(keys::ADAPTER_DTYPE, "LoRA adapter dtype: fp32 (peft's default), bf16 or fp16", Dtype::ALL, |j| j.adapter_dtype),
     MemoryOption {
         name: keys::LORA_TARGETS,
         help: "LoRA targets, comma separated from q,k,v,o,mlp, or all, none, or auto (all linear layers for qlora as in the QLoRA paper, q,v for lora as in the LoRA paper)",
@@ -726,12 +732,16 @@ impl Job {
             keys::DTYPE if self.mode == Mode::Qlora => {
                 Some("QLoRA stores the block weights in NF4 and the rest in BF16, whatever is chosen here")
             }
-            keys::OPTIMIZER if serving => Some("Serving updates no weights, so there is no optimizer"),
+            keys::OPTIMIZER | keys::OPTIMIZER_STEP if serving => Some("Serving updates no weights, so there is no optimizer"),
+            keys::PRECISION if serving => Some("Serving keeps no gradients or optimizer states: the weights are in their dtype"),
+            keys::PRECISION if adapters => Some("The frozen base stays in its dtype; the adapters' dtype is chosen below"),
             keys::FP32_GRAD_ACCUM if serving => Some("Serving computes no gradients"),
             keys::RECOMPUTE if serving => Some("Serving runs no backward pass, so nothing is recomputed"),
             keys::ZERO if serving => Some("ZeRO shards training state; serving replicas each hold the whole model"),
             keys::KV_DTYPE if !serving => Some("Only serving keeps a KV cache"),
-            keys::LORA_RANK | keys::LORA_TARGETS if !adapters => {
+            keys::LORA_RANK | keys::LORA_TARGETS | keys::LORA_DROPOUT | keys::ADAPTER_DTYPE
+                if !adapters =>
+            {
                 Some("Adapters exist only in LoRA and QLoRA")
             }
             _ => None,
@@ -826,6 +836,8 @@ mod tests {
         ("mode", "lora"),
         ("dtype", "fp16"),
         ("optimizer", "adamw-8bit"),
+        ("precision", "autocast"),
+        ("optimizer-step", "foreach"),
         ("zero", "2"),
         ("dp", "4"),
         ("tp", "2"),
@@ -833,11 +845,13 @@ mod tests {
         ("sequence-parallel", ""),
         ("batch", "3"),
         ("seq", "1024"),
-        ("recompute", "selective"),
+        ("recompute", "layer"),
         ("flash-attention", "1"),
         ("offload", "optimizer"),
         ("kv-dtype", "fp8"),
         ("lora-rank", "8"),
+        ("lora-dropout", "1"),
+        ("adapter-dtype", "fp32"),
         ("lora-targets", "q,k,o,mlp"),
         ("fp32-grad-accum", "yes"),
         ("overhead", "5e8"),

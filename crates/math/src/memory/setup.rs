@@ -4,7 +4,9 @@ use super::arch::ModelArch;
 pub use super::error::MemoryError;
 use super::gpus::GpuPreset;
 use super::keys::*;
-use super::options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
+use super::options::{
+    Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute, ZeroStage,
+};
 use crate::numbers::Units;
 use serde::Serialize;
 
@@ -84,6 +86,10 @@ pub struct RunOptions {
     pub dtype: Dtype,
     /// Optimizer (training modes).
     pub optimizer: Optimizer,
+    /// Precision recipe (training modes): where the FP32 copies live.
+    pub precision: Precision,
+    /// Optimizer implementation: its step's transient memory.
+    pub optimizer_step: OptimizerStep,
     /// ZeRO stage over the data-parallel group.
     pub zero: ZeroStage,
     /// Data-parallel degree.
@@ -108,6 +114,10 @@ pub struct RunOptions {
     pub kv_dtype: Dtype,
     /// LoRA rank.
     pub lora_rank: u64,
+    /// LoRA dropout > 0 (peft keeps a dropped-out copy of each adapted layer's input and a mask).
+    pub lora_dropout: bool,
+    /// Dtype of the LoRA adapters' weights, gradients and compute (peft's default is FP32).
+    pub adapter_dtype: Dtype,
     /// Keep an FP32 gradient-accumulation buffer (+4 B per trainable parameter).
     pub fp32_grad_accum: bool,
     /// CUDA context and allocator reserve per GPU, in bytes.
@@ -128,6 +138,8 @@ impl Default for RunOptions {
             mode: Mode::Train,
             dtype: Dtype::Bf16,
             optimizer: Optimizer::Adamw,
+            precision: Precision::Mixed,
+            optimizer_step: OptimizerStep::Fused,
             zero: ZeroStage(0),
             dp: 1,
             tp: 1,
@@ -140,6 +152,8 @@ impl Default for RunOptions {
             offload: Offload::None,
             kv_dtype: Dtype::Bf16,
             lora_rank: 16,
+            lora_dropout: false,
+            adapter_dtype: Dtype::Bf16,
             fp32_grad_accum: false,
             overhead_bytes: DEFAULT_OVERHEAD_BYTES,
             convention: Convention::Bitbudget,
@@ -233,6 +247,13 @@ impl Setup {
         }
         if self.mode == Mode::Train && matches!(self.dtype, Dtype::Int8 | Dtype::Int4) {
             return Err(E::IntegerTraining { dtype: self.dtype });
+        }
+        if !matches!(self.adapter_dtype, Dtype::Fp32 | Dtype::Bf16 | Dtype::Fp16) {
+            return Err(E::BadValue {
+                option: ADAPTER_DTYPE,
+                value: self.adapter_dtype.to_string(),
+                reason: "adapters are trained, so they need fp32, bf16 or fp16".into(),
+            });
         }
         if matches!(self.mode, Mode::Lora | Mode::Qlora) && self.lora_rank == 0 {
             return Err(E::Zero { option: LORA_RANK });
