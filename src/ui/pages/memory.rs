@@ -7,6 +7,7 @@ use crate::ui::components::conventions_table::ConventionsTable;
 use crate::ui::components::downloads::Downloads;
 use crate::ui::components::memory_bar_chart::MemoryBarChart;
 use crate::ui::components::memory_controls::MemoryControls;
+use crate::ui::components::peak_phase::PeakPhase;
 use crate::ui::components::verdict::Verdict;
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::memory_state::MemoryState;
@@ -44,6 +45,7 @@ pub fn MemoryPage(
             <div class="memory-layout">
                 <div class="results" data-testid="memory-results">
                     <Verdict />
+                    <PeakPhase />
                     <div class="bar-and-legend">
                         <MemoryBarChart />
                         <div><BreakdownLegend /></div>

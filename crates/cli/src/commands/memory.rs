@@ -183,6 +183,9 @@ fn to_text(s: &Setup, b: &Breakdown, advice: Option<&Advice>) -> String {
         "total",
         format_bytes(b.total, u)
     );
+    if let Some(top) = b.peak_parts() {
+        out += &format!("  {}\n", top.sentence(u));
+    }
     if b.cpu_offload > 0 {
         out += &format!(
             "  {:<18}{:>12}   in CPU memory\n",

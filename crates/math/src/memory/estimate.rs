@@ -51,6 +51,13 @@ pub struct Breakdown {
     pub notes: Vec<String>,
 }
 
+impl Breakdown {
+    /// The parts alive at the peak (the phase named by `peak_phase`).
+    pub fn peak_parts(&self) -> Option<&PhaseParts> {
+        self.phases.iter().find(|p| p.phase == self.peak_phase)
+    }
+}
+
 /// Computes the per-GPU breakdown of `setup`.
 pub fn estimate(setup: &Setup) -> Result<Breakdown, MemoryError> {
     setup.validate()?;

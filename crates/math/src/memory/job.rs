@@ -553,7 +553,7 @@ pub const OPTIONS: &[MemoryOption] = &[
     choice_option!(keys::MODE, "train, lora, qlora or inference", Mode::ALL, |j| j.mode),
     choice_option!(keys::DTYPE, "Weight dtype: fp32, fp16, bf16, fp8, int8 or int4", Dtype::ALL, |j| j.dtype),
     choice_option!(keys::OPTIMIZER, "adamw, adamw-8bit, sgd-momentum or sgd", Optimizer::ALL, |j| j.optimizer),
-    choice_option!(keys::PRECISION, "Training precision recipe: mixed (16-bit weights and gradients, FP32 master copy in the optimizer), autocast (FP32 parameters, gradients and moments; torch.autocast runs the matmuls in the weight dtype) or pure (everything in the weight dtype, no master copy)", Precision::ALL, |j| j.precision),
+    choice_option!(keys::PRECISION, "Training precision recipe: mixed (16-bit weights and gradients, FP32 master copy in the optimizer), autocast (FP32 parameters, gradients and moments; torch.autocast runs the matmuls in the weight dtype) or pure (everything in the weight dtype, no master copy). Mixed counts Megatron's fused-kernel activations; autocast and pure count the tensors Transformers (and peft, for LoRA/QLoRA) saves", Precision::ALL, |j| j.precision),
     choice_option!(keys::OPTIMIZER_STEP, "Optimizer implementation: fused (one kernel, no step temporaries) or foreach (PyTorch's default on CUDA: a temporary the size of the parameters in Adam's step)", OptimizerStep::ALL, |j| j.optimizer_step),
     MemoryOption {
         name: keys::ZERO,
@@ -734,7 +734,6 @@ impl Job {
             }
             keys::OPTIMIZER | keys::OPTIMIZER_STEP if serving => Some("Serving updates no weights, so there is no optimizer"),
             keys::PRECISION if serving => Some("Serving keeps no gradients or optimizer states: the weights are in their dtype"),
-            keys::PRECISION if adapters => Some("The frozen base stays in its dtype; the adapters' dtype is chosen below"),
             keys::FP32_GRAD_ACCUM if serving => Some("Serving computes no gradients"),
             keys::RECOMPUTE if serving => Some("Serving runs no backward pass, so nothing is recomputed"),
             keys::ZERO if serving => Some("ZeRO shards training state; serving replicas each hold the whole model"),
