@@ -33,7 +33,7 @@ pub use arch::{Mla, Mlp, ModelArch, Norm};
 pub use error::MemoryError;
 pub use estimate::{estimate, Breakdown, Line};
 pub use gpus::{find_gpu, gpu_presets, GpuPreset};
-pub use job::{CustomArch, Job};
+pub use job::{CustomArch, Job, LoadedConfig};
 pub use models::{find_model, model_presets, ModelPreset};
 pub use options::{
     Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute, ZeroStage,

@@ -9,6 +9,7 @@
 use super::arch::{Mlp, ModelArch};
 use super::error::MemoryError;
 use super::gpus::{find_gpu, gpu_presets};
+use super::hf_config::{parse_config, ConfigError};
 use super::keys::{self, OptionKey};
 use super::models::{find_model, model_presets};
 use super::options::{
@@ -57,6 +58,20 @@ impl Default for CustomArch {
 }
 
 impl CustomArch {
+    /// The custom numbers closest to `arch` (what a link can carry of an architecture that has
+    /// features they cannot express, such as experts or MLA).
+    pub fn of(arch: &ModelArch) -> CustomArch {
+        CustomArch {
+            layers: arch.layers,
+            hidden: arch.hidden,
+            heads: arch.heads,
+            kv_heads: Some(arch.kv_heads),
+            ffn: Some(arch.ffn),
+            vocab: arch.vocab,
+            mlp: arch.mlp,
+        }
+    }
+
     /// The architecture, with `kv_heads` and `ffn` resolved (saturating, so absurd sizes reach
     /// validation instead of overflowing).
     pub fn arch(&self) -> ModelArch {
@@ -88,8 +103,21 @@ pub struct Job {
     pub lora_targets: Option<LoraTargets>,
     /// GPU preset id, if a GPU is compared against.
     pub gpu: Option<String>,
+    /// A model read from a Hugging Face `config.json` ([`Job::load_config`]). It is in force while
+    /// the model is custom and the custom numbers are still the ones it was loaded with; a link
+    /// carries only those numbers.
+    pub config: Option<LoadedConfig>,
     /// Mode, precision, parallelism and the rest, as the estimate reads them.
     pub run: RunOptions,
+}
+
+/// An architecture read from a Hugging Face `config.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedConfig {
+    /// Its name in reports: `config.json (llama)`.
+    pub name: String,
+    /// The architecture, exactly as the config describes it.
+    pub arch: ModelArch,
 }
 
 impl std::ops::Deref for Job {
@@ -118,6 +146,7 @@ impl Default for Job {
             custom: CustomArch::default(),
             lora_targets: None,
             gpu: None,
+            config: None,
             run: RunOptions::default(),
         }
     }
@@ -762,8 +791,31 @@ impl Job {
         None
     }
 
+    /// Makes the model the architecture of a Hugging Face `config.json` text
+    /// ([`super::hf_config::parse_config`]); on error the job is unchanged and the error names
+    /// the missing or bad field.
+    pub fn load_config(&mut self, text: &str) -> Result<(), ConfigError> {
+        let m = parse_config(text)?;
+        self.model = None;
+        self.params = None;
+        self.custom = CustomArch::of(&m.arch);
+        self.config = Some(LoadedConfig {
+            name: format!("config.json ({})", m.model_type),
+            arch: m.arch,
+        });
+        Ok(())
+    }
+
+    /// The loaded config, while it is in force (see [`Job::config`]).
+    pub fn config_in_force(&self) -> Option<&LoadedConfig> {
+        self.config.as_ref().filter(|c| {
+            self.model.is_none() && self.params.is_none() && self.custom == CustomArch::of(&c.arch)
+        })
+    }
+
     /// The setup this job describes. `params` wins over `model`; a `model` id that is not a preset
-    /// (possible only when the field is set directly) reads as the custom architecture.
+    /// (possible only when the field is set directly) reads as the custom architecture, or the
+    /// loaded config while it is in force.
     pub fn to_setup(&self) -> Setup {
         let model = match (self.params, self.model.as_deref().and_then(find_model)) {
             (Some(n), _) => ModelSpec::Params(n),
@@ -771,9 +823,15 @@ impl Job {
                 name: m.id.into(),
                 arch: Box::new(m.arch),
             },
-            (None, None) => ModelSpec::Arch {
-                name: "custom".into(),
-                arch: Box::new(self.custom.arch()),
+            (None, None) => match self.config_in_force() {
+                Some(c) => ModelSpec::Arch {
+                    name: c.name.clone(),
+                    arch: Box::new(c.arch.clone()),
+                },
+                None => ModelSpec::Arch {
+                    name: "custom".into(),
+                    arch: Box::new(self.custom.arch()),
+                },
             },
         };
         Setup {
@@ -796,6 +854,7 @@ impl Job {
             model: None,
             params: None,
             custom: CustomArch::default(),
+            config: None,
         };
         match &s.model {
             ModelSpec::Params(n) => j.params = Some(*n),
@@ -803,15 +862,15 @@ impl Job {
                 Some(m) if m.arch == **arch => j.model = Some(m.id.into()),
                 _ => {
                     j.model = None;
-                    j.custom = CustomArch {
-                        layers: arch.layers,
-                        hidden: arch.hidden,
-                        heads: arch.heads,
-                        kv_heads: Some(arch.kv_heads),
-                        ffn: Some(arch.ffn),
-                        vocab: arch.vocab,
-                        mlp: arch.mlp,
-                    };
+                    j.custom = CustomArch::of(arch);
+                    // Keep what the custom numbers cannot express (a loaded config's experts,
+                    // norms, biases...).
+                    if j.custom.arch() != **arch {
+                        j.config = Some(LoadedConfig {
+                            name: name.clone(),
+                            arch: (**arch).clone(),
+                        });
+                    }
                 }
             },
         }
@@ -1019,6 +1078,35 @@ mod tests {
             Job::from_pairs([("model", "gpt2"), ("mode", "inference"), ("dtype", "int4")]).unwrap();
         assert_eq!(serve.settle(), None);
         assert_eq!(dtype_refused(Mode::Inference, Dtype::Int4), None);
+    }
+
+    #[test]
+    fn a_loaded_config_is_the_model_until_a_custom_number_or_a_preset_replaces_it() {
+        let config = r#"{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1376,
+            "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 2,
+            "vocab_size": 32000, "max_position_embeddings": 2048, "tie_word_embeddings": false}"#;
+        let mut j = Job::default();
+        j.load_config(config).unwrap();
+        let s = j.to_setup();
+        assert_eq!(
+            s.model,
+            ModelSpec::Arch {
+                name: "config.json (llama)".into(),
+                arch: Box::new(parse_config(config).unwrap().arch)
+            }
+        );
+        assert_eq!(Job::from_setup(&s).to_setup(), s);
+        let before = j.clone();
+        let err = j.load_config(r#"{"model_type": "llama", "hidden_size": 512}"#);
+        assert!(err
+            .unwrap_err()
+            .to_string()
+            .contains("is missing the field"));
+        assert_eq!(j, before, "a bad config leaves the model as it was");
+        j.apply("layers", "8").unwrap().unwrap();
+        assert!(j.config_in_force().is_none());
+        j.apply("model", "gpt2").unwrap().unwrap();
+        assert_eq!(j.to_setup().arch().unwrap().layers, 12);
     }
 
     #[test]
