@@ -4,6 +4,7 @@ pub mod bit_row;
 pub mod breakdown_legend;
 pub mod canvas_chart;
 pub mod chart_numbers;
+pub mod config_drop;
 pub mod conventions_table;
 pub mod downloads;
 pub mod embed_button;
