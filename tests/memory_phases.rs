@@ -92,3 +92,43 @@ async fn serving_shows_one_phase_and_no_phase_table() {
     assert!(text(&root, "peak-phase").starts_with("The peak is in the forward pass"));
     assert!(!present(&root, "phases"));
 }
+
+#[wasm_bindgen_test]
+async fn the_page_says_how_close_it_has_been_to_pytorch_for_the_nearest_setup() {
+    use bitbudget_math::memory::validation::committed;
+    let (root, _app) = mount(PURE_BF16);
+    settle().await;
+    let v = committed().as_ref().unwrap();
+    let summary = text(&root, "validation-summary");
+    assert!(
+        summary.starts_with("Checked against PyTorch 2.")
+            && summary.contains(&format!("of {} setups", v.rows.len())),
+        "{summary}"
+    );
+    let nearest = v
+        .rows
+        .iter()
+        .find(|r| r.name == "llama-3-8b-bf16-fused-sdpa")
+        .unwrap();
+    let expected = format!("{:+.1}%", nearest.error("total").unwrap() * 100.0);
+    assert!(
+        summary.contains(&format!(
+            "nearest measured setup (llama-3-8b-bf16-fused-sdpa): {expected}"
+        )),
+        "{summary}"
+    );
+    assert_eq!(
+        root.query_selector_all("[data-testid=validation-row]")
+            .unwrap()
+            .length() as usize,
+        v.rows.len()
+    );
+    // Serving moves the nearest setup to a measured inference run.
+    choose(&root, "input-mode", "inference");
+    settle().await;
+    assert!(
+        text(&root, "validation-summary").contains("-infer-"),
+        "{}",
+        text(&root, "validation-summary")
+    );
+}

@@ -25,5 +25,6 @@ pub mod quant_details;
 pub mod quant_table;
 pub mod term;
 pub mod theme_toggle;
+pub mod validation_panel;
 pub mod value_input;
 pub mod verdict;

@@ -27,6 +27,7 @@ pub mod plan;
 pub mod report;
 pub mod setup;
 pub mod step;
+pub mod validation;
 pub mod verdict;
 
 pub use arch::{Mla, Mlp, ModelArch, Norm};
