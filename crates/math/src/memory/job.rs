@@ -120,18 +120,7 @@ pub struct LoadedConfig {
     pub arch: ModelArch,
 }
 
-impl std::ops::Deref for Job {
-    type Target = RunOptions;
-    fn deref(&self) -> &RunOptions {
-        &self.run
-    }
-}
-
-impl std::ops::DerefMut for Job {
-    fn deref_mut(&mut self) -> &mut RunOptions {
-        &mut self.run
-    }
-}
+super::setup::deref_to_run_options!(Job);
 
 /// The model of [`Job::default`].
 pub const DEFAULT_MODEL: &str = "llama-3-8b";

@@ -24,6 +24,15 @@ pub fn model_states(
     notes: &mut Vec<String>,
 ) -> Result<StateLines, MemoryError> {
     let trains_fully = setup.mode == Mode::Train;
+    if trains_fully
+        && setup.convention != Convention::Bitbudget
+        && setup.precision != Precision::Mixed
+    {
+        notes.push(format!(
+            "the {} convention fixes the bytes per parameter of mixed precision; the {} recipe applies to bitbudget's",
+            setup.convention, setup.precision
+        ));
+    }
     match setup.convention {
         Convention::Zero | Convention::HfMegatron | Convention::Deepspeed if !trains_fully => {
             notes.push(format!(

@@ -178,18 +178,27 @@ pub struct Setup {
     pub run: RunOptions,
 }
 
-impl std::ops::Deref for Setup {
-    type Target = RunOptions;
-    fn deref(&self) -> &RunOptions {
-        &self.run
-    }
-}
+/// `Deref`/`DerefMut` to the `run: RunOptions` field, so `x.dp` reads and writes the shared
+/// options of a [`Setup`] or a `Job`.
+macro_rules! deref_to_run_options {
+    ($t:ty) => {
+        impl std::ops::Deref for $t {
+            type Target = $crate::memory::setup::RunOptions;
+            fn deref(&self) -> &Self::Target {
+                &self.run
+            }
+        }
 
-impl std::ops::DerefMut for Setup {
-    fn deref_mut(&mut self) -> &mut RunOptions {
-        &mut self.run
-    }
+        impl std::ops::DerefMut for $t {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.run
+            }
+        }
+    };
 }
+pub(crate) use deref_to_run_options;
+
+deref_to_run_options!(Setup);
 
 /// Default overhead: 1 GiB for the CUDA context (about 0.5 GiB with PyTorch on an H100) plus the
 /// caching allocator's fragmentation. Editable.
