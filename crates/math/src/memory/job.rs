@@ -19,7 +19,6 @@ use super::setup::{
     LoraTargets, ModelSpec, RunOptions, Setup, MAX_BATCH, MAX_DEGREE, MAX_FFN, MAX_HEADS,
     MAX_HIDDEN, MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
 };
-use crate::numbers::Units;
 
 /// A custom architecture's numbers (used when the model is `custom`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,6 +120,12 @@ pub struct LoadedConfig {
 }
 
 super::setup::deref_to_run_options!(Job);
+
+mod parse;
+use parse::{
+    auto_count, auto_text, count, flag, known_id, named, parse_lora_targets, parse_mlp, UNITS,
+};
+pub use parse::{closest, lora_targets_text, mlp_name, parse_count};
 
 /// The model of [`Job::default`].
 pub const DEFAULT_MODEL: &str = "llama-3-8b";
@@ -256,159 +261,6 @@ fn is_degree(o: OptionKey) -> bool {
     [keys::DP, keys::TP, keys::PP, keys::GPUS_PER_NODE].contains(&o)
 }
 
-fn flag(text: &str) -> Result<bool, String> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "" => Ok(true),
-        "0" | "false" | "no" => Ok(false),
-        _ => Err("is not 1 or 0".into()),
-    }
-}
-
-/// Parses a whole count ≥ 0, accepting scientific notation (`7.5e9`, `4096`); the error says why
-/// in words that follow the text ("is not a number").
-fn count(text: &str) -> Result<u64, &'static str> {
-    let t = text.trim();
-    if let Ok(n) = t.parse::<u64>() {
-        return Ok(n);
-    }
-    let v: f64 = t.parse().map_err(|_| "is not a number")?;
-    if !v.is_finite() || v < 0.0 {
-        return Err("must be a finite number ≥ 0");
-    }
-    if v.fract() != 0.0 || v >= 1.8e19 {
-        return Err("must be a whole number below 1.8e19");
-    }
-    Ok(v as u64)
-}
-
-/// Parses a non-negative whole count, accepting scientific notation (`7.5e9`, `4096`). Errors
-/// quote the text: `'-5' must be a finite number ≥ 0`, `'1.5' must be a whole number below 1.8e19`.
-pub fn parse_count(text: &str) -> Result<u64, String> {
-    count(text).map_err(|reason| format!("'{text}' {reason}"))
-}
-
-/// Up to three ids closest to `wanted`: ids containing it first, then by edit distance.
-pub fn closest(wanted: &str, ids: &[&str]) -> Vec<String> {
-    let w = wanted.to_ascii_lowercase();
-    let mut scored: Vec<(bool, usize, &str)> = ids
-        .iter()
-        .map(|id| (!id.contains(&w), edit_distance(&w, id), *id))
-        .collect();
-    scored.sort();
-    scored
-        .into_iter()
-        .take(3)
-        .map(|(_, _, id)| id.to_string())
-        .collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-/// Parses one of `all` by its name, or says which names exist.
-fn named<T: Copy + std::fmt::Display>(text: &str, all: &[T]) -> Result<T, String> {
-    let wanted = text.trim().to_ascii_lowercase();
-    all.iter()
-        .copied()
-        .find(|v| v.to_string() == wanted)
-        .ok_or_else(|| {
-            let names: Vec<String> = all.iter().map(T::to_string).collect();
-            format!("is not one of {}", names.join(", "))
-        })
-}
-
-const MLPS: [Mlp; 2] = [Mlp::Gelu, Mlp::Swiglu];
-
-/// The name of an MLP shape in options: `gelu` or `swiglu`.
-pub const fn mlp_name(m: Mlp) -> &'static str {
-    match m {
-        Mlp::Gelu => "gelu",
-        Mlp::Swiglu => "swiglu",
-    }
-}
-
-fn parse_mlp(text: &str) -> Result<Mlp, String> {
-    let wanted = text.trim().to_ascii_lowercase();
-    MLPS.iter()
-        .copied()
-        .find(|m| mlp_name(*m) == wanted)
-        .ok_or_else(|| "is not one of gelu, swiglu".into())
-}
-
-const UNITS: [Units; 2] = [Units::Gb, Units::Gib];
-
-/// LoRA targets as `q,v` (in the order q, k, v, o, mlp), or `none`.
-pub fn lora_targets_text(t: LoraTargets) -> String {
-    let names: Vec<&str> = [
-        (t.q, "q"),
-        (t.k, "k"),
-        (t.v, "v"),
-        (t.o, "o"),
-        (t.mlp, "mlp"),
-    ]
-    .into_iter()
-    .filter_map(|(on, n)| on.then_some(n))
-    .collect();
-    if names.is_empty() {
-        "none".into()
-    } else {
-        names.join(",")
-    }
-}
-
-fn parse_lora_targets(text: &str) -> Result<LoraTargets, String> {
-    let mut t = LoraTargets {
-        q: false,
-        k: false,
-        v: false,
-        o: false,
-        mlp: false,
-    };
-    match text.trim() {
-        "none" => return Ok(t),
-        "all" => return Ok(LoraTargets::ALL_LINEAR),
-        _ => {}
-    }
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match part {
-            "q" => t.q = true,
-            "k" => t.k = true,
-            "v" => t.v = true,
-            "o" => t.o = true,
-            "mlp" => t.mlp = true,
-            other => {
-                return Err(format!(
-                    "names '{other}': targets are q, k, v, o and mlp (or all, none, auto)"
-                ))
-            }
-        }
-    }
-    Ok(t)
-}
-
-/// `wanted` when it is one of `ids`, or an error naming what it is not and the closest ids.
-fn known_id(wanted: &str, ids: &[&str], what: &str) -> Result<String, String> {
-    if ids.contains(&wanted) {
-        return Ok(wanted.into());
-    }
-    Err(format!(
-        "is not {what}; closest: {}",
-        closest(wanted, ids).join(", ")
-    ))
-}
-
 fn set_model(j: &mut Job, text: &str) -> Result<(), String> {
     let t = text.trim();
     if t == "custom" {
@@ -443,10 +295,6 @@ fn set_gpu(j: &mut Job, text: &str) -> Result<(), String> {
     let ids: Vec<&str> = gpu_presets().iter().map(|g| g.id).collect();
     j.gpu = Some(known_id(t, &ids, "a GPU preset")?);
     Ok(())
-}
-
-fn auto_text(v: Option<u64>) -> String {
-    v.map_or_else(|| "auto".into(), |n| n.to_string())
 }
 
 /// A count option with `min..=max` on the field `$f`.
@@ -644,17 +492,6 @@ pub fn dtype_refused(mode: Mode, dtype: Dtype) -> Option<&'static str> {
         }
         _ => None,
     }
-}
-
-fn auto_count(text: &str, max: u64) -> Result<Option<u64>, String> {
-    if text.trim() == "auto" {
-        return Ok(None);
-    }
-    let n = count(text)?;
-    if n == 0 || n > max {
-        return Err(format!("is outside 1..={max} (or auto)"));
-    }
-    Ok(Some(n))
 }
 
 /// The option with `key`, if there is one.
@@ -868,238 +705,4 @@ impl Job {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A value other than the default for every option, as the CLI would be given it.
-    const NON_DEFAULT: &[(&str, &str)] = &[
-        ("layers", "4"),
-        ("hidden", "256"),
-        ("heads", "8"),
-        ("kv-heads", "2"),
-        ("ffn", "700"),
-        ("vocab", "1000"),
-        ("mlp", "swiglu"),
-        ("mode", "lora"),
-        ("dtype", "fp16"),
-        ("optimizer", "adamw-8bit"),
-        ("precision", "autocast"),
-        ("optimizer-step", "foreach"),
-        ("zero", "2"),
-        ("dp", "4"),
-        ("tp", "2"),
-        ("pp", "2"),
-        ("sequence-parallel", ""),
-        ("batch", "3"),
-        ("seq", "1024"),
-        ("recompute", "layer"),
-        ("flash-attention", "1"),
-        ("offload", "optimizer"),
-        ("kv-dtype", "fp8"),
-        ("lora-rank", "8"),
-        ("lora-dropout", "1"),
-        ("adapter-dtype", "fp32"),
-        ("lora-targets", "q,k,o,mlp"),
-        ("fp32-grad-accum", "yes"),
-        ("overhead", "5e8"),
-        ("gpu", "a100-80gb"),
-        ("convention", "deepspeed"),
-        ("gpus-per-node", "4"),
-        ("units", "gib"),
-    ];
-
-    fn url(job: &Job) -> String {
-        job.to_pairs(true)
-            .into_iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join("&")
-    }
-
-    fn from_url(text: &str) -> Job {
-        Job::from_pairs(text.split('&').map(|p| p.split_once('=').unwrap())).unwrap()
-    }
-
-    #[test]
-    fn every_option_goes_from_cli_args_through_the_url_to_the_same_setup_and_back() {
-        let covered: Vec<&str> = NON_DEFAULT.iter().map(|(k, _)| *k).collect();
-        for o in OPTIONS {
-            let k = o.name.key;
-            assert!(
-                covered.contains(&k) || o.group == Group::Model,
-                "{k} is not exercised"
-            );
-        }
-        let cli = Job::from_pairs(NON_DEFAULT.iter().copied()).unwrap();
-        for (k, v) in NON_DEFAULT {
-            let o = find_option(k).unwrap();
-            assert_ne!(o.get(&cli), o.default_text(), "{k}={v} is the default");
-        }
-        let setup = cli.to_setup();
-        let through_url = from_url(&url(&cli));
-        assert_eq!(through_url.to_setup(), setup);
-        let back = Job::from_setup(&through_url.to_setup());
-        assert_eq!(back.to_setup(), setup);
-        assert_eq!(from_url(&url(&back)).to_setup(), setup);
-        // With a preset and with a parameter count.
-        for pairs in [
-            vec![("model", "gpt2"), ("dp", "8")],
-            vec![("params", "7.5e9"), ("zero", "3")],
-        ] {
-            let job = Job::from_pairs(pairs).unwrap();
-            let again = from_url(&url(&Job::from_setup(&job.to_setup())));
-            assert_eq!(again.to_setup(), job.to_setup());
-        }
-    }
-
-    #[test]
-    fn bad_values_name_the_option_and_leave_the_job_unchanged() {
-        let mut j = Job::default();
-        let msg = |r: Option<Result<(), MemoryError>>| r.unwrap().unwrap_err().to_string();
-        assert_eq!(
-            msg(j.apply("dp", "0")),
-            "data-parallel degree is 0: at least one GPU is needed"
-        );
-        assert_eq!(
-            msg(j.apply("seq", "NaN")),
-            "sequence length: 'NaN' must be a finite number ≥ 0"
-        );
-        assert_eq!(
-            msg(j.apply("seq", "1e400")),
-            "sequence length: '1e400' must be a finite number ≥ 0"
-        );
-        assert!(msg(j.apply("model", "lama-3-8b")).contains("closest: llama-3-8b"));
-        assert!(msg(j.apply("gpu", "h100")).contains("closest: h100-80gb"));
-        assert!(msg(j.apply("mlp", "relu")).contains("gelu, swiglu"));
-        assert!(msg(j.apply("zero", "7")).contains("not a ZeRO stage"));
-        assert!(msg(j.apply("lora-targets", "q,x")).contains("'x'"));
-        assert_eq!(j.apply("nonsense", "1"), None);
-        assert_eq!(j, Job::default());
-    }
-
-    #[test]
-    fn custom_numbers_without_a_model_select_the_custom_model() {
-        let j = Job::from_pairs([("layers", "2"), ("hidden", "64"), ("heads", "4")]).unwrap();
-        assert_eq!(j.model, None);
-        let a = j.to_setup().arch().cloned().unwrap();
-        assert_eq!((a.ffn, a.kv_heads, a.vocab), (256, 4, 50304));
-    }
-
-    #[test]
-    fn a_model_and_a_parameter_count_together_or_neither_are_refused() {
-        assert_eq!(
-            Job::from_pairs([("model", "gpt2"), ("params", "1e9")]),
-            Err(MemoryError::ModelAndParams)
-        );
-        assert_eq!(Job::from_pairs([("dp", "2")]), Err(MemoryError::NoModel));
-    }
-
-    #[test]
-    fn counts_accept_scientific_and_reject_nonsense() {
-        assert_eq!(parse_count("7.5e9"), Ok(7_500_000_000));
-        assert_eq!(parse_count("4096"), Ok(4096));
-        assert_eq!(
-            parse_count("-1"),
-            Err("'-1' must be a finite number ≥ 0".into())
-        );
-        assert!(parse_count("NaN").is_err());
-        assert!(parse_count("1.5").is_err());
-        assert!(parse_count("1e300").is_err());
-        assert!(parse_count("seven").unwrap_err().contains("not a number"));
-    }
-
-    #[test]
-    fn closest_ids_suggest_the_typo() {
-        assert_eq!(
-            closest("lama-3-8b", &["gpt2", "llama-3-8b", "llama-2-7b"])[0],
-            "llama-3-8b"
-        );
-    }
-
-    /// QLoRA adapts every linear layer by default, as its paper does (Dettmers et al. 2023); LoRA
-    /// q and v (Hu et al. 2021). The CLI and the URL read the same default from the table.
-    #[test]
-    fn qlora_defaults_to_all_linear_layers_and_lora_to_q_and_v() {
-        let qlora = Job::from_pairs([("model", "llama-3-70b"), ("mode", "qlora")]).unwrap();
-        assert_eq!(qlora.to_setup().lora_targets, LoraTargets::ALL_LINEAR);
-        let lora = Job::from_pairs([("model", "llama-3-70b"), ("mode", "lora")]).unwrap();
-        assert_eq!(lora.to_setup().lora_targets, LoraTargets::default());
-        assert_eq!(find_option("lora-targets").unwrap().default_text(), "auto");
-        let chosen = Job::from_pairs([
-            ("model", "gpt2"),
-            ("mode", "qlora"),
-            ("lora-targets", "q,v"),
-        ])
-        .unwrap();
-        assert_eq!(chosen.to_setup().lora_targets, LoraTargets::default());
-        assert_eq!(
-            Job::from_setup(&chosen.to_setup()).to_pairs(true)[2],
-            ("lora-targets", "q,v".into())
-        );
-    }
-
-    #[test]
-    fn options_that_do_not_apply_say_why() {
-        let serve = Job::from_pairs([("model", "gpt2"), ("mode", "inference")]).unwrap();
-        assert!(serve.not_applicable(keys::OPTIMIZER).is_some());
-        assert!(serve.not_applicable(keys::ZERO).is_some());
-        assert!(serve.not_applicable(keys::KV_DTYPE).is_none());
-        assert!(serve.not_applicable(keys::LORA_TARGETS).is_some());
-        let train = Job::default();
-        assert!(train.not_applicable(keys::KV_DTYPE).is_some());
-        assert!(train.not_applicable(keys::DTYPE).is_none());
-        let qlora = Job::from_pairs([("model", "gpt2"), ("mode", "qlora")]).unwrap();
-        assert!(qlora.not_applicable(keys::DTYPE).unwrap().contains("NF4"));
-        assert!(qlora.not_applicable(keys::LORA_RANK).is_none());
-    }
-
-    /// From a link, full training with int4 weights used to stay invalid (and the page showed
-    /// 0 GB); settling puts back BF16 with a note.
-    #[test]
-    fn training_with_integer_weights_settles_on_the_default_with_a_note() {
-        let mut j = Job::from_pairs([("model", "gpt2"), ("dtype", "int4")]).unwrap();
-        assert!(j.to_setup().validate().is_err());
-        let note = j.settle().expect("a note");
-        assert!(note.contains("int4") && note.contains("bf16"), "{note}");
-        assert!(j.to_setup().validate().is_ok());
-        assert_eq!(j.settle(), None);
-        let mut serve =
-            Job::from_pairs([("model", "gpt2"), ("mode", "inference"), ("dtype", "int4")]).unwrap();
-        assert_eq!(serve.settle(), None);
-        assert_eq!(dtype_refused(Mode::Inference, Dtype::Int4), None);
-    }
-
-    #[test]
-    fn a_loaded_config_is_the_model_until_a_custom_number_or_a_preset_replaces_it() {
-        let config = r#"{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1376,
-            "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 2,
-            "vocab_size": 32000, "max_position_embeddings": 2048, "tie_word_embeddings": false}"#;
-        let mut j = Job::default();
-        j.load_config(config).unwrap();
-        let s = j.to_setup();
-        assert_eq!(
-            s.model,
-            ModelSpec::Arch {
-                name: "config.json (llama)".into(),
-                arch: Box::new(parse_config(config).unwrap().arch)
-            }
-        );
-        assert_eq!(Job::from_setup(&s).to_setup(), s);
-        let before = j.clone();
-        let err = j.load_config(r#"{"model_type": "llama", "hidden_size": 512}"#);
-        assert!(err
-            .unwrap_err()
-            .to_string()
-            .contains("is missing the field"));
-        assert_eq!(j, before, "a bad config leaves the model as it was");
-        j.apply("layers", "8").unwrap().unwrap();
-        assert!(j.config_in_force().is_none());
-        j.apply("model", "gpt2").unwrap().unwrap();
-        assert_eq!(j.to_setup().arch().unwrap().layers, 12);
-    }
-
-    #[test]
-    fn the_default_job_is_valid() {
-        assert!(super::super::estimate(&Job::default().to_setup()).is_ok());
-    }
-}
+mod tests;
