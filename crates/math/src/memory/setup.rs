@@ -257,11 +257,12 @@ impl Setup {
         if self.mode == Mode::Train && matches!(self.dtype, Dtype::Int8 | Dtype::Int4) {
             return Err(E::IntegerTraining { dtype: self.dtype });
         }
-        if !matches!(self.adapter_dtype, Dtype::Fp32 | Dtype::Bf16 | Dtype::Fp16) {
+        let adapters = matches!(self.mode, Mode::Lora | Mode::Qlora);
+        if adapters && !matches!(self.adapter_dtype, Dtype::Fp32 | Dtype::Bf16 | Dtype::Fp16) {
             return Err(E::BadValue {
                 option: ADAPTER_DTYPE,
                 value: self.adapter_dtype.to_string(),
-                reason: "adapters are trained, so they need fp32, bf16 or fp16".into(),
+                reason: "is not a dtype adapters can be trained in: fp32, bf16 or fp16".into(),
             });
         }
         if matches!(self.mode, Mode::Lora | Mode::Qlora) && self.lora_rank == 0 {

@@ -231,6 +231,22 @@ fn a_loaded_config_is_the_model_until_a_custom_number_or_a_preset_replaces_it() 
 }
 
 #[test]
+fn integer_adapters_are_refused_by_name_only_where_adapters_exist() {
+    let lora = Job::from_pairs([
+        ("model", "gpt2"),
+        ("mode", "lora"),
+        ("adapter-dtype", "int4"),
+    ])
+    .unwrap();
+    assert_eq!(
+        lora.to_setup().validate().unwrap_err().to_string(),
+        "adapter dtype: 'int4' is not a dtype adapters can be trained in: fp32, bf16 or fp16"
+    );
+    let train = Job::from_pairs([("model", "gpt2"), ("adapter-dtype", "int4")]).unwrap();
+    assert!(train.to_setup().validate().is_ok());
+}
+
+#[test]
 fn the_default_job_is_valid() {
     assert!(super::super::estimate(&Job::default().to_setup()).is_ok());
 }
