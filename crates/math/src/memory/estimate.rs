@@ -11,7 +11,7 @@ use super::model_states::model_states;
 use super::options::{Dtype, Mode, Precision, Recompute};
 use super::phases::{peak, phases, Phase, PhaseInputs, PhaseParts};
 use super::setup::{MemoryError, ModelSpec, Setup};
-use crate::numbers::format_bytes;
+use crate::numbers::{format_bytes, Units};
 use serde::Serialize;
 
 /// The estimate for one setup.
@@ -55,6 +55,47 @@ impl Breakdown {
     /// The parts alive at the peak (the phase named by `peak_phase`).
     pub fn peak_parts(&self) -> Option<&PhaseParts> {
         self.phases.iter().find(|p| p.phase == self.peak_phase)
+    }
+
+    /// The breakdown at its peak moment: each line holds what is alive when the peak phase peaks
+    /// (gradients that `zero_grad(set_to_none=True)` freed count 0 before the backward pass
+    /// makes them; activations are gone at the optimizer step; the step's temporaries join the
+    /// optimizer line), so the lines add up to `total`. A changed line's formula says so, with
+    /// the part's largest size after it (bytes in `units`).
+    pub fn at_peak(&self, units: Units) -> Breakdown {
+        let mut b = self.clone();
+        let Some(p) = self.peak_parts().cloned() else {
+            return b;
+        };
+        let phase = p.phase.label();
+        let set = |line: &mut Line, bytes: u64, what: &str| {
+            if line.bytes != bytes {
+                line.formula = format!(
+                    "{} at the {phase}'s peak ({what}); its largest: {}",
+                    format_bytes(bytes, units),
+                    line.formula
+                );
+                line.bytes = bytes;
+            }
+        };
+        set(&mut b.weights, p.weights, "weights");
+        set(
+            &mut b.gradients,
+            p.gradients,
+            "gradients are freed between steps until the backward pass makes them",
+        );
+        set(
+            &mut b.optimizer,
+            p.optimizer.saturating_add(p.step_temporaries),
+            "with the optimizer step's temporaries",
+        );
+        set(
+            &mut b.activations,
+            p.activations,
+            "what is still saved or working at that moment",
+        );
+        set(&mut b.kv_cache, p.kv_cache, "KV cache");
+        b
     }
 }
 
@@ -353,4 +394,60 @@ fn kv_line(setup: &Setup, arch: &ModelArch) -> Result<Line, MemoryError> {
         ),
         why: "Each generated token attends to the keys and values of every earlier token, so they are cached instead of recomputed.".into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::find_model;
+    use crate::memory::options::OptimizerStep;
+
+    /// Pure BF16 with for-each AdamW: the peak is the optimizer step, where the activations are
+    /// gone and the step's temporaries join the optimizer line; the lines then add up to the total.
+    #[test]
+    fn at_the_peak_the_lines_add_up_to_the_total() {
+        let m = find_model("llama-3-8b").unwrap();
+        let mut s = Setup::new(ModelSpec::Arch {
+            name: m.id.into(),
+            arch: Box::new(m.arch),
+        });
+        s.precision = Precision::Pure;
+        s.optimizer_step = OptimizerStep::Foreach;
+        s.flash_attention = true;
+        let b = estimate(&s).unwrap();
+        let lines = [
+            &b.weights,
+            &b.gradients,
+            &b.optimizer,
+            &b.activations,
+            &b.kv_cache,
+            &b.overhead,
+        ];
+        assert_ne!(lines.iter().map(|l| l.bytes).sum::<u64>(), b.total);
+        let p = b.at_peak(Units::Gb);
+        assert_eq!(p.peak_phase, Phase::OptimizerStep);
+        assert_eq!(p.activations.bytes, 0);
+        assert_eq!(
+            p.optimizer.bytes,
+            b.optimizer.bytes + b.weights.bytes,
+            "the moments plus a temporary the size of the 16-bit parameters"
+        );
+        let sum: u64 = [
+            &p.weights,
+            &p.gradients,
+            &p.optimizer,
+            &p.activations,
+            &p.kv_cache,
+            &p.overhead,
+        ]
+        .iter()
+        .map(|l| l.bytes)
+        .sum();
+        assert_eq!(sum, b.total);
+        assert!(
+            p.optimizer.formula.contains("optimizer step's peak"),
+            "{}",
+            p.optimizer.formula
+        );
+    }
 }
