@@ -47,7 +47,9 @@ pub fn MemoryPage(
                 <div class="results" data-testid="memory-results">
                     <Verdict />
                     <PeakPhase />
-                    <ValidationPanel />
+                    <Show when=move || !embed>
+                        <ValidationPanel />
+                    </Show>
                     <div class="bar-and-legend">
                         <MemoryBarChart />
                         <div><BreakdownLegend /></div>
