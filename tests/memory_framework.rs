@@ -125,11 +125,8 @@ async fn the_page_says_how_close_it_has_been_to_pytorch_for_the_nearest_setup() 
     // Serving moves the nearest setup to a measured inference run.
     choose(&root, "input-mode", "inference");
     settle().await;
-    assert!(
-        text(&root, "validation-summary").contains("-infer-"),
-        "{}",
-        text(&root, "validation-summary")
-    );
+    let serving = text(&root, "validation-summary");
+    assert!(serving.contains("-infer-"), "{serving}");
 }
 
 /// Llama 3.2 1B's published config.json: 1,235,814,400 parameters.
