@@ -161,3 +161,12 @@ pub fn choose(root: &HtmlElement, id: &str, value: &str) {
         .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
         .unwrap();
 }
+
+/// The bytes a breakdown part shows (`data-bytes` of `bytes-{part}`).
+pub fn part_bytes(root: &HtmlElement, part: &str) -> u64 {
+    by_testid(root, &format!("bytes-{part}"))
+        .get_attribute("data-bytes")
+        .unwrap()
+        .parse()
+        .unwrap()
+}

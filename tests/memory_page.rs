@@ -18,11 +18,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 const EXAMPLE: &str = "?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb";
 
 fn bytes(root: &web_sys::HtmlElement, part: &str) -> u64 {
-    by_testid(root, &format!("bytes-{part}"))
-        .get_attribute("data-bytes")
-        .unwrap()
-        .parse()
-        .unwrap()
+    part_bytes(root, part)
 }
 
 fn mount(query: MemoryQuery, sync_url: bool) -> (web_sys::HtmlElement, impl Sized) {

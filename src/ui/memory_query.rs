@@ -146,14 +146,15 @@ mod tests {
 
     #[test]
     fn every_field_round_trips_through_the_url() {
-        let mut q = MemoryQuery(Job {
-            model: None,
-            dp: 8,
-            zero: ZeroStage(3),
-            flash_attention: false,
-            sequence_parallel: true,
-            units: Units::Gib,
-            ..MemoryQuery::default().0
+        let mut q = MemoryQuery({
+            let mut changed = MemoryQuery::default().0;
+            changed.model = None;
+            changed.dp = 8;
+            changed.zero = ZeroStage(3);
+            changed.flash_attention = false;
+            changed.sequence_parallel = true;
+            changed.units = Units::Gib;
+            changed
         });
         q.custom.mlp = Mlp::Swiglu;
         q.custom.layers = 7;

@@ -443,7 +443,10 @@ mod tests {
             "gpu" => "a100-80gb",
             "convention" => "hf-megatron",
             "units" => "gib",
-            "sequence-parallel" | "flash-attention" | "fp32-grad-accum" => "1",
+            "precision" => "autocast",
+            "optimizer-step" => "foreach",
+            "adapter-dtype" => "fp32",
+            "sequence-parallel" | "flash-attention" | "fp32-grad-accum" | "lora-dropout" => "1",
             _ => "4",
         };
         let pairs: Vec<(&str, &str)> = OPTIONS

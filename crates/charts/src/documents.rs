@@ -287,9 +287,11 @@ impl<'a> MemoryChartData<'a> {
     /// themselves and never fail here.
     pub fn new(setup: &'a Setup, chart: MemoryChart) -> Result<Self, ChartError> {
         let plotted = match chart {
-            MemoryChart::Bar => Plotted::Bar(Box::new(
-                estimate(setup).map_err(|e| ChartError::Input(e.to_string()))?,
-            )),
+            MemoryChart::Bar => {
+                // The parts alive at the peak, as the page's bar draws them.
+                let b = estimate(setup).map_err(|e| ChartError::Input(e.to_string()))?;
+                Plotted::Bar(Box::new(b.at_peak(setup.units)))
+            }
             MemoryChart::Strategies => Plotted::Strategies(by_strategy(setup)),
             MemoryChart::Scaling => Plotted::Scaling(sweep(setup)),
         };
@@ -483,9 +485,10 @@ mod tests {
 
     #[test]
     fn an_invalid_memory_setup_is_an_input_error_with_the_estimators_message() {
-        let setup = Setup {
-            dp: 0,
-            ..Setup::new(ModelSpec::Params(8_000_000_000))
+        let setup = {
+            let mut changed = Setup::new(ModelSpec::Params(8_000_000_000));
+            changed.dp = 0;
+            changed
         };
         match memory(&setup, MemoryChart::Bar) {
             Err(ChartError::Input(m)) => assert!(!m.is_empty()),

@@ -226,14 +226,15 @@ fn assert_legible(all: Vec<String>) {
 
 fn llama(id: &str, dp: u64, gpu: &str) -> Setup {
     let preset = bitbudget_math::memory::find_model(id).expect("a preset");
-    Setup {
-        dp,
-        zero: ZeroStage(3),
-        gpu: find_gpu(gpu),
-        ..Setup::new(ModelSpec::Arch {
+    {
+        let mut changed = Setup::new(ModelSpec::Arch {
             name: preset.id.into(),
             arch: Box::new(preset.arch),
-        })
+        });
+        changed.dp = dp;
+        changed.zero = ZeroStage(3);
+        changed.gpu = find_gpu(gpu);
+        changed
     }
 }
 

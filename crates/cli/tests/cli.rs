@@ -840,3 +840,45 @@ fn memory_advice_tries_recomputation_and_tensor_parallel_and_never_what_is_on() 
     assert_eq!(v["advice"]["fewest_gpus"]["changes"][0]["option"], "tp");
     assert_eq!(v["advice"]["fewest_gpus"]["gpus"], 2);
 }
+
+/// `--config` sizes the model a Hugging Face config.json describes: Llama 3 8B's published
+/// config gives its 8,030,261,248 parameters (the sum of the safetensors tensor sizes), from a
+/// file and from stdin alike, and the other options still apply.
+#[test]
+fn memory_reads_a_hugging_face_config_from_a_file_or_stdin() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../validation/configs/llama-3-8b.json"
+    );
+    let from_file = json(&["memory", "--config", path, "--mode", "inference", "--json"]);
+    assert_eq!(from_file["params"], 8_030_261_248u64);
+    assert_eq!(from_file["model"], "config.json (llama)");
+    assert_eq!(from_file["peak_phase"], "forward");
+    let text = std::fs::read(path).unwrap();
+    let out = bitbudget(
+        &["memory", "--config", "-", "--mode", "inference", "--json"],
+        &text,
+    );
+    assert!(out.status.success());
+    let from_stdin: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(from_stdin, from_file);
+}
+
+#[test]
+fn a_bad_config_exits_2_naming_the_missing_field() {
+    fails_with(
+        &["memory", "--config", "-"],
+        br#"{"model_type": "llama", "hidden_size": 4096}"#,
+        "is missing the field \"num_hidden_layers\"",
+    );
+    fails_with(
+        &["memory", "--config", "-"],
+        b"{not json",
+        "config.json is not valid JSON",
+    );
+    fails_with(
+        &["memory", "--config", "-"],
+        br#"{"model_type": "bert"}"#,
+        "unknown model_type \"bert\"",
+    );
+}

@@ -11,6 +11,7 @@ pub mod gguf_fit;
 pub mod gguf_mix;
 pub mod gguf_tensors;
 pub mod gpus;
+pub mod hf_activations;
 // Reads the sources from disk, so native only.
 pub mod hf_config;
 #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -24,19 +25,23 @@ pub mod model_states;
 pub mod models;
 pub mod options;
 pub mod part;
+pub mod phases;
 pub mod plan;
 pub mod report;
 pub mod setup;
 pub mod step;
+pub mod validation;
 pub mod verdict;
 
 pub use arch::{Mla, Mlp, ModelArch, Norm};
 pub use error::MemoryError;
 pub use estimate::{estimate, Breakdown, Line};
 pub use gpus::{find_gpu, gpu_presets, GpuPreset};
-pub use job::{CustomArch, Job};
+pub use job::{CustomArch, Job, LoadedConfig};
 pub use models::{find_model, model_presets, ModelPreset};
-pub use options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
+pub use options::{
+    Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute, ZeroStage,
+};
 pub use part::Part;
-pub use setup::{LoraTargets, ModelSpec, Setup};
+pub use setup::{LoraTargets, ModelSpec, RunOptions, Setup};
 pub use verdict::verdict;

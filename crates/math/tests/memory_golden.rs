@@ -61,11 +61,12 @@ fn zero_paper_figure_1() {
     let published = [120.0, 31.4, 16.6, 1.9];
     for convention in [Convention::Zero, Convention::Bitbudget] {
         for (stage, gb) in published.iter().enumerate() {
-            let setup = Setup {
-                dp: 64,
-                zero: ZeroStage(stage as u8),
-                convention,
-                ..Setup::new(ModelSpec::Params(7_500_000_000))
+            let setup = {
+                let mut changed = Setup::new(ModelSpec::Params(7_500_000_000));
+                changed.dp = 64;
+                changed.zero = ZeroStage(stage as u8);
+                changed.convention = convention;
+                changed
             };
             let b = estimate(&setup).unwrap();
             let got = (b.model_states as f64 / 1e9 * 10.0).round() / 10.0;
@@ -81,15 +82,17 @@ fn zero_paper_figure_1() {
 /// 6 + 12/d.
 #[test]
 fn megatron_counts_18_bytes_per_parameter() {
-    let base = Setup {
-        convention: Convention::HfMegatron,
-        ..Setup::new(ModelSpec::Params(1_000_000_000))
+    let base = {
+        let mut changed = Setup::new(ModelSpec::Params(1_000_000_000));
+        changed.convention = Convention::HfMegatron;
+        changed
     };
     assert_eq!(estimate(&base).unwrap().model_states, 18_000_000_000);
-    let sharded = Setup {
-        dp: 8,
-        zero: ZeroStage(1),
-        ..base
+    let sharded = {
+        let mut changed = base;
+        changed.dp = 8;
+        changed.zero = ZeroStage(1);
+        changed
     };
     assert_eq!(
         estimate(&sharded).unwrap().model_states,
@@ -102,24 +105,27 @@ fn megatron_counts_18_bytes_per_parameter() {
 #[test]
 fn deepspeed_zero2_formula_through_estimate() {
     let p = 3_000_000_000u64;
-    let setup = Setup {
-        convention: Convention::Deepspeed,
-        zero: ZeroStage(2),
-        dp: 8,
-        ..Setup::new(ModelSpec::Params(p))
+    let setup = {
+        let mut changed = Setup::new(ModelSpec::Params(p));
+        changed.convention = Convention::Deepspeed;
+        changed.zero = ZeroStage(2);
+        changed.dp = 8;
+        changed
     };
     let b = estimate(&setup).unwrap();
     assert_eq!(b.model_states, 4 * p + 16 * p / 8);
     assert_eq!(b.cpu_offload, (p * 4 * 8) as f64 as u64 * 3 / 2);
-    let offloaded = estimate(&Setup {
-        offload: Offload::Optimizer,
-        ..setup.clone()
+    let offloaded = estimate(&{
+        let mut changed = setup.clone();
+        changed.offload = Offload::Optimizer;
+        changed
     })
     .unwrap();
     assert_eq!(offloaded.model_states, 2 * p);
-    assert!(estimate(&Setup {
-        zero: ZeroStage(1),
-        ..setup
+    assert!(estimate(&{
+        let mut changed = setup;
+        changed.zero = ZeroStage(1);
+        changed
     })
     .unwrap_err()
     .to_string()
@@ -149,11 +155,12 @@ fn sharding_never_costs_memory() {
             for dp in [1u64, 2, 3, 8, 64, 1000, 1024] {
                 let mut previous_stage = u64::MAX;
                 for stage in 0..4u8 {
-                    let s = Setup {
-                        dp,
-                        zero: ZeroStage(stage),
-                        convention,
-                        ..Setup::new(preset(id))
+                    let s = {
+                        let mut changed = Setup::new(preset(id));
+                        changed.dp = dp;
+                        changed.zero = ZeroStage(stage);
+                        changed.convention = convention;
+                        changed
                     };
                     let states = estimate(&s).unwrap().model_states;
                     assert!(
@@ -175,16 +182,18 @@ fn sharding_never_costs_memory() {
 
 #[test]
 fn ten_trillion_parameters_do_not_overflow() {
-    let s = Setup {
-        dp: 1,
-        ..Setup::new(ModelSpec::Params(10_000_000_000_000))
+    let s = {
+        let mut changed = Setup::new(ModelSpec::Params(10_000_000_000_000));
+        changed.dp = 1;
+        changed
     };
     let b = estimate(&s).unwrap();
     assert_eq!(b.model_states, 160_000_000_000_000);
-    let big = Setup {
-        batch: 1 << 20,
-        seq: 1 << 30,
-        ..Setup::new(preset("llama-3.1-405b"))
+    let big = {
+        let mut changed = Setup::new(preset("llama-3.1-405b"));
+        changed.batch = 1 << 20;
+        changed.seq = 1 << 30;
+        changed
     };
     assert!(estimate(&big).unwrap_err().to_string().contains("exceeds"));
 }
@@ -192,19 +201,22 @@ fn ten_trillion_parameters_do_not_overflow() {
 #[test]
 fn invalid_setups_name_the_problem() {
     let err = |s: Setup| estimate(&s).unwrap_err().to_string();
-    assert!(err(Setup {
-        dp: 0,
-        ..Setup::new(preset("gpt2"))
+    assert!(err({
+        let mut changed = Setup::new(preset("gpt2"));
+        changed.dp = 0;
+        changed
     })
     .contains("data-parallel degree is 0: at least one GPU is needed"));
-    assert!(err(Setup {
-        tp: 5,
-        ..Setup::new(preset("gpt2"))
+    assert!(err({
+        let mut changed = Setup::new(preset("gpt2"));
+        changed.tp = 5;
+        changed
     })
     .contains("does not divide"));
-    assert!(err(Setup {
-        pp: 13,
-        ..Setup::new(preset("gpt2"))
+    assert!(err({
+        let mut changed = Setup::new(preset("gpt2"));
+        changed.pp = 13;
+        changed
     })
     .contains("pipeline"));
     assert_eq!(
@@ -212,9 +224,10 @@ fn invalid_setups_name_the_problem() {
         "parameter count must be at least 1"
     );
     assert_eq!(
-        err(Setup {
-            dtype: Dtype::Int4,
-            ..Setup::new(preset("gpt2"))
+        err({
+            let mut changed = Setup::new(preset("gpt2"));
+            changed.dtype = Dtype::Int4;
+            changed
         }),
         "full training in int4 is not possible: choose QLoRA or inference"
     );
@@ -231,13 +244,14 @@ fn invalid_setups_name_the_problem() {
 #[test]
 fn zero3_with_everything_offloaded_keeps_one_layer_of_gradients_as_zero_offload_does() {
     let m = find_model("llama-3-8b").unwrap();
-    let s = Setup {
-        zero: ZeroStage(3),
-        offload: Offload::All,
-        ..Setup::new(ModelSpec::Arch {
+    let s = {
+        let mut changed = Setup::new(ModelSpec::Arch {
             name: m.id.into(),
             arch: Box::new(m.arch.clone()),
-        })
+        });
+        changed.zero = ZeroStage(3);
+        changed.offload = Offload::All;
+        changed
     };
     let b = estimate(&s).unwrap();
     assert_eq!(m.arch.largest_layer_params(), 128_256 * 4096);
@@ -256,9 +270,10 @@ fn zero3_with_everything_offloaded_keeps_one_layer_of_gradients_as_zero_offload_
         b.cpu_offload,
         14 * p
     );
-    let optimizer_only = estimate(&Setup {
-        offload: Offload::Optimizer,
-        ..s.clone()
+    let optimizer_only = estimate(&{
+        let mut changed = s.clone();
+        changed.offload = Offload::Optimizer;
+        changed
     })
     .unwrap();
     assert_eq!(optimizer_only.gradients.bytes, 2 * 128_256 * 4096);
@@ -269,12 +284,13 @@ fn zero3_with_everything_offloaded_keeps_one_layer_of_gradients_as_zero_offload_
 #[test]
 fn pipeline_activations_explain_the_in_flight_micro_batches() {
     let m = find_model("llama-3-70b").unwrap();
-    let s = Setup {
-        pp: 2,
-        ..Setup::new(ModelSpec::Arch {
+    let s = {
+        let mut changed = Setup::new(ModelSpec::Arch {
             name: m.id.into(),
             arch: Box::new(m.arch),
-        })
+        });
+        changed.pp = 2;
+        changed
     };
     let a = estimate(&s).unwrap().activations;
     assert!(
@@ -285,7 +301,7 @@ fn pipeline_activations_explain_the_in_flight_micro_batches() {
         a.formula
     );
     assert!(a.why.contains("1F1B"), "{}", a.why);
-    let one = estimate(&Setup { pp: 1, ..s }).unwrap().activations;
+    let one = estimate(&s.clone().with(|r| r.pp = 1)).unwrap().activations;
     assert!(one.formula.starts_with("80 layers × "), "{}", one.formula);
 }
 

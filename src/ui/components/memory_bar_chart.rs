@@ -23,6 +23,8 @@ pub fn MemoryBarChart() -> impl IntoView {
         };
         let Some(b) = state.shown.get() else { return };
         let setup = state.setup.get();
+        // The parts alive at the peak, so that the bar adds up to the total.
+        let b = b.at_peak(setup.units);
         dpr.set_value(fit_to_box(&canvas, memory_bar::HEIGHT));
         let input = memory_bar::Input {
             breakdown: &b,

@@ -9,7 +9,8 @@ use crate::ui::memory_query::MemoryQuery;
 use crate::ui::memory_state::MemoryState;
 use bitbudget_math::memory::job::{dtype_refused, find_option};
 use bitbudget_math::memory::{
-    gpu_presets, Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage,
+    gpu_presets, Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute,
+    ZeroStage,
 };
 use bitbudget_math::numbers::Units;
 use leptos::prelude::*;
@@ -97,6 +98,8 @@ pub fn MemoryControls() -> impl IntoView {
                 <Show when=is_lora>
                     <NumberField label="LoRA rank" key="lora-rank" />
                     <LoraTargetsField />
+                    {bound_select("Adapter dtype", "adapter-dtype", names(&[Dtype::Fp32, Dtype::Bf16, Dtype::Fp16]), |q| q.adapter_dtype, |q, v| q.adapter_dtype = v)}
+                    {bound_check("LoRA dropout", "lora-dropout", |q| q.lora_dropout, |q, v| q.lora_dropout = v)}
                 </Show>
             </fieldset>
             <PrecisionControls />
@@ -108,7 +111,7 @@ pub fn MemoryControls() -> impl IntoView {
                     <NumberField label="Sequence" key="seq" />
                 </div>
                 {bound_select("Recompute (gradient checkpointing)", "recompute", names(Recompute::ALL), |q| q.recompute, |q, v| q.recompute = v)}
-                {bound_check("FlashAttention", "flash-attention", |q| q.flash_attention, |q, v| q.flash_attention = v)}
+                {bound_check("SDPA / FlashAttention (off: eager attention)", "flash-attention", |q| q.flash_attention, |q, v| q.flash_attention = v)}
             </fieldset>
             <HardwareControls />
         </form>
@@ -122,7 +125,9 @@ fn PrecisionControls() -> impl IntoView {
         <fieldset>
             <legend>"Precision"</legend>
             {dtype_select()}
+            {bound_select("Precision recipe", "precision", names(Precision::ALL), |q| q.precision, |q, v| q.precision = v)}
             {bound_select("Optimizer", "optimizer", names(Optimizer::ALL), |q| q.optimizer, |q, v| q.optimizer = v)}
+            {bound_select("Optimizer implementation", "optimizer-step", names(OptimizerStep::ALL), |q| q.optimizer_step, |q, v| q.optimizer_step = v)}
             {bound_select("Convention", "convention", names(Convention::ALL), |q| q.convention, |q, v| q.convention = v)}
             {bound_check("FP32 gradient accumulation", "fp32-grad-accum", |q| q.fp32_grad_accum, |q, v| q.fp32_grad_accum = v)}
             {bound_select("KV cache dtype", "kv-dtype", names(Dtype::PLAIN), |q| q.kv_dtype, |q, v| q.kv_dtype = v)}

@@ -1,6 +1,7 @@
 //! Picking a model: a search box filtering a preset list grouped by family (with parameter counts),
 //! or a custom architecture.
 
+use crate::ui::components::config_drop::ConfigDrop;
 use crate::ui::components::fields::{NumberField, SelectField};
 use crate::ui::memory_state::MemoryState;
 use bitbudget_math::memory::job::mlp_name;
@@ -68,6 +69,13 @@ pub fn ModelPicker() -> impl IntoView {
             n => format!("{n} models match: pick one in the list."),
         })
     };
+    // A loaded config.json is a custom architecture the numbers below cannot fully express.
+    let custom_label = move || {
+        state.query.with(|q| {
+            q.config_in_force()
+                .map_or_else(|| "Custom architecture…".to_string(), |c| c.name.clone())
+        })
+    };
     let on_pick = move |ev| {
         let v = event_target_value(&ev);
         state.set(|q| {
@@ -84,8 +92,9 @@ pub fn ModelPicker() -> impl IntoView {
             <select id="field-model" data-testid="input-model" prop:value=selected on:change=on_pick>
                 {params_label}
                 {groups}
-                <option value=CUSTOM selected=move || selected() == CUSTOM>"Custom architecture…"</option>
+                <option value=CUSTOM selected=move || selected() == CUSTOM>{custom_label}</option>
             </select>
+            <ConfigDrop />
         </div>
         <Show when=move || state.query.with(|q| q.model.is_none())>
             <CustomArchFields />

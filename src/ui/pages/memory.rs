@@ -8,6 +8,8 @@ use crate::ui::components::downloads::Downloads;
 use crate::ui::components::gguf_drop::GgufDrop;
 use crate::ui::components::memory_bar_chart::MemoryBarChart;
 use crate::ui::components::memory_controls::MemoryControls;
+use crate::ui::components::peak_phase::PeakPhase;
+use crate::ui::components::validation_panel::ValidationPanel;
 use crate::ui::components::verdict::Verdict;
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::memory_state::MemoryState;
@@ -45,6 +47,10 @@ pub fn MemoryPage(
             <div class="memory-layout">
                 <div class="results" data-testid="memory-results">
                     <Verdict />
+                    <PeakPhase />
+                    <Show when=move || !embed>
+                        <ValidationPanel />
+                    </Show>
                     <div class="bar-and-legend">
                         <MemoryBarChart />
                         <div><BreakdownLegend /></div>

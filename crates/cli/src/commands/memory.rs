@@ -26,6 +26,8 @@ pub struct MemoryArgs {
     chart: MemoryChart,
     /// A GGUF file to size instead of a model preset.
     gguf: Option<String>,
+    /// A Hugging Face `config.json` to size (`-` = stdin), instead of `--model`.
+    config: Option<String>,
 }
 
 /// One clap argument for a job option: `--key VALUE`, or `--key[=1|0]` for flags.
@@ -52,6 +54,15 @@ fn option_arg(o: &'static MemoryOption) -> Arg {
 /// Output-only flags: how the result is printed, not what is sized (not in the URL or the report).
 fn output_args(cmd: Command) -> Command {
     cmd.arg(
+        Arg::new("config")
+            .long("config")
+            .value_name("FILE")
+            .conflicts_with_all(["model", "params"])
+            .help(
+                "A Hugging Face config.json to size instead of --model (- = stdin); read offline",
+            ),
+    )
+    .arg(
         Arg::new("json")
             .long("json")
             .help("Print JSON")
@@ -101,6 +112,7 @@ impl FromArgMatches for MemoryArgs {
             options,
             json: m.get_flag("json"),
             svg: m.get_one::<String>("svg").cloned(),
+            config: m.get_one::<String>("config").cloned(),
             chart: m
                 .get_one::<MemoryChart>("chart")
                 .copied()
@@ -123,10 +135,28 @@ fn with_flag(e: MemoryError) -> String {
     }
 }
 
-/// Builds the setup the arguments describe.
+/// Builds the setup the arguments describe: the options, on a model read from `--config` when
+/// given (its errors name the file and the missing or bad field).
 fn setup(a: &MemoryArgs) -> Result<Setup, String> {
     let pairs = a.options.iter().map(|(k, v)| (*k, v.as_str()));
-    Ok(Job::from_pairs(pairs).map_err(with_flag)?.to_setup())
+    let Some(path) = &a.config else {
+        return Ok(Job::from_pairs(pairs).map_err(with_flag)?.to_setup());
+    };
+    let bytes = crate::io::read_all(path)?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("--config {path}: not UTF-8 text"))?;
+    let mut job = Job::default();
+    job.load_config(&text)
+        .map_err(|e| format!("--config {path}: {e}"))?;
+    for (k, v) in pairs {
+        // Every key comes from the option table, so `apply` finds it.
+        if let Some(r) = job.apply(k, v) {
+            r.map_err(with_flag)?;
+        }
+    }
+    if job.config_in_force().is_none() {
+        return Err("--config: the custom architecture options (--layers, --hidden, ...) replace the config's model; give one or the other".into());
+    }
+    Ok(job.to_setup())
 }
 
 /// The job for `--gguf`: the defaults with the options given, which may not name a model (the
@@ -211,6 +241,9 @@ fn to_text(s: &Setup, b: &Breakdown, advice: Option<&Advice>) -> String {
         "total",
         format_bytes(b.total, u)
     );
+    if let Some(top) = b.peak_parts() {
+        out += &format!("  {}\n", top.sentence(u));
+    }
     if b.cpu_offload > 0 {
         out += &format!(
             "  {:<18}{:>12}   in CPU memory\n",

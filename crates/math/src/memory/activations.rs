@@ -73,7 +73,7 @@ pub fn per_layer_bytes(shape: &ActivationShape) -> (u128, String) {
     let tokens = s * b;
     let scale = shape.elem_bytes as u128;
     let h = shape.arch.hidden as u128;
-    if shape.recompute == Recompute::Full {
+    if matches!(shape.recompute, Recompute::Full | Recompute::Layer) {
         let bytes = tokens * h * scale;
         let (bytes, how) = if shape.sequence_parallel {
             (bytes.div_ceil(t), " ÷ tp (sequence parallel)")
@@ -149,10 +149,15 @@ pub fn inference_bytes(shape: &ActivationShape) -> (u128, String) {
     );
     let residual = 2 * tokens * a.hidden as u128 * e;
     let qkv = tokens * (a.q_width() as u128 + 2 * a.kv_width() as u128) * e;
+    // Eager attention at its peak (Transformers' `eager_attention_forward`), per score: for 16-bit
+    // models the scores, the masked scores, their FP32 softmax (`softmax(..., dtype=float32)`) and
+    // its cast back (3e + 4 bytes); for FP32 models the upcast and the cast are no-ops: the scores
+    // and the softmax (8 bytes). Checked against PyTorch in tests/pytorch_validation.rs.
+    let per_score = if e == 4 { 8 } else { 3 * e + 4 };
     let scores = if shape.flash_attention {
         0
     } else {
-        a.heads as u128 * shape.seq as u128 * tokens * e
+        a.heads as u128 * shape.seq as u128 * tokens * per_score
     };
     let attention = (qkv + scores).div_ceil(t);
     let mlp_tensors = match a.mlp {
@@ -165,7 +170,7 @@ pub fn inference_bytes(shape: &ActivationShape) -> (u128, String) {
     let scores_text = if shape.flash_attention {
         "no s×s scores (FlashAttention)"
     } else {
-        "s×s scores per head"
+        "s×s scores per head, their FP32 softmax and its cast"
     };
     (bytes, format!("residual in/out + max(attention with {scores_text}, MLP) + FP32 logits of the last position"))
 }

@@ -92,6 +92,9 @@ impl std::fmt::Display for Change {
             Change::Recompute(Recompute::Full) => {
                 f.write_str("full recomputation (gradient checkpointing)")
             }
+            Change::Recompute(Recompute::Layer) => {
+                f.write_str("gradient checkpointing per decoder layer (Hugging Face)")
+            }
             Change::Recompute(Recompute::Selective) => f.write_str("selective recomputation"),
             Change::Recompute(Recompute::None) => f.write_str("no recomputation"),
             Change::Offload(Offload::Optimizer) => f.write_str("optimizer offload to the CPU"),
@@ -366,10 +369,11 @@ fn search_gpus(setup: &Setup, levers: &[Change], capacity: u64) -> Option<Sugges
     // Pipeline stages outermost: at equal GPU counts a tensor split (one node, no bubble) wins.
     for pp in PP_DEGREES {
         for tp in TP_DEGREES {
-            let split = Setup {
-                tp,
-                pp,
-                ..all.clone()
+            let split = {
+                let mut changed = all.clone();
+                changed.tp = tp;
+                changed.pp = pp;
+                changed
             };
             let Some(dp) = smallest_dp(&split, capacity) else {
                 continue;
@@ -402,9 +406,10 @@ fn search_gpus(setup: &Setup, levers: &[Change], capacity: u64) -> Option<Sugges
 /// memory never grows with the data-parallel degree, so a binary search finds it).
 fn smallest_dp(setup: &Setup, capacity: u64) -> Option<u64> {
     let fits = |dp: u64| {
-        total_of(&Setup {
-            dp,
-            ..setup.clone()
+        total_of(&{
+            let mut changed = setup.clone();
+            changed.dp = dp;
+            changed
         })
         .is_some_and(|t| t <= capacity)
     };
@@ -430,13 +435,23 @@ mod tests {
 
     fn setup(model: &str, mode: Mode) -> Setup {
         let m = find_model(model).unwrap();
-        Setup {
-            mode,
-            ..Setup::new(ModelSpec::Arch {
+        {
+            let mut changed = Setup::new(ModelSpec::Arch {
                 name: m.id.into(),
                 arch: Box::new(m.arch),
-            })
+            });
+            changed.mode = mode;
+            changed
         }
+    }
+
+    /// Llama 3 70B QLoRA at sequence 4096 with FlashAttention on two data-parallel GPUs.
+    fn qlora_70b_on_two_gpus() -> Setup {
+        setup("llama-3-70b", Mode::Qlora).with(|r| {
+            r.dp = 2;
+            r.flash_attention = true;
+            r.seq = 4096;
+        })
     }
 
     fn capacity(gpu: &str) -> u64 {
@@ -448,12 +463,7 @@ mod tests {
     /// on, are never suggested.
     #[test]
     fn qlora_70b_fits_with_recomputation_not_with_what_is_already_on() {
-        let s = Setup {
-            dp: 2,
-            flash_attention: true,
-            seq: 4096,
-            ..setup("llama-3-70b", Mode::Qlora)
-        };
+        let s = qlora_70b_on_two_gpus();
         let cap = capacity("a100-80gb");
         assert!(estimate(&s).unwrap().total > cap);
         let a = advise(&s, cap);
@@ -472,9 +482,10 @@ mod tests {
     /// 70B inference in BF16 (141 GB of weights) cannot fit one 80 GB GPU, but tensor parallel 2 does.
     #[test]
     fn inference_70b_suggests_tensor_parallel() {
-        let s = Setup {
-            flash_attention: true,
-            ..setup("llama-3-70b", Mode::Inference)
+        let s = {
+            let mut changed = setup("llama-3-70b", Mode::Inference);
+            changed.flash_attention = true;
+            changed
         };
         let a = advise(&s, capacity("a100-80gb"));
         let fewest = a.fewest_gpus.expect("tp fits");
@@ -498,10 +509,11 @@ mod tests {
             ("llama-3-70b", Mode::Lora),
             ("mixtral-8x7b", Mode::Train),
         ] {
-            let s = Setup {
-                seq: 4096,
-                dp: 4,
-                ..setup(model, mode)
+            let s = {
+                let mut changed = setup(model, mode);
+                changed.seq = 4096;
+                changed.dp = 4;
+                changed
             };
             let a = advise(&s, cap);
             for sug in [a.same_gpus, a.fewest_gpus, a.fewest_gpus_with_offload]
@@ -535,12 +547,7 @@ mod tests {
     /// never FlashAttention or QLoRA, which are already on.
     #[test]
     fn advice_sentences_name_the_levers_and_never_what_is_on() {
-        let s = Setup {
-            dp: 2,
-            flash_attention: true,
-            seq: 4096,
-            ..setup("llama-3-70b", Mode::Qlora)
-        };
+        let s = qlora_70b_on_two_gpus();
         let cap = capacity("a100-80gb");
         let lines = advise(&s, cap).lines(false, 2, "NVIDIA A100 80GB", Units::Gb);
         assert_eq!(lines[0].kind, AdviceKind::SameGpus);

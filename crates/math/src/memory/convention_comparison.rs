@@ -23,9 +23,10 @@ pub fn compare_conventions(setup: &Setup) -> Vec<ConventionRow> {
     Convention::ALL
         .iter()
         .map(|&c| {
-            let s = Setup {
-                convention: c,
-                ..setup.clone()
+            let s = {
+                let mut changed = setup.clone();
+                changed.convention = c;
+                changed
             };
             let result = estimate(&s)
                 .map(|b| (b.model_states, b.cpu_offload))

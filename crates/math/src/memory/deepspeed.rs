@@ -79,6 +79,7 @@ pub(crate) fn deepspeed_states(
         optimizer: line(o.0, format!("{} ({pt})", o.1), WHY_OPT, setup)?,
         trainable: params,
         cpu: est.cpu,
+        step_temporaries: 0,
     })
 }
 

@@ -3,13 +3,15 @@
 
 use super::activations::{inference_bytes, output_layer_bytes, per_layer_bytes, ActivationShape};
 use super::arch::ModelArch;
+use super::hf_activations::{hf_activations, Adapters, HfShape};
 use super::kv_cache::kv_cache_bytes;
 pub use super::line::Line;
 use super::line::{to_u64, StateLines};
 use super::model_states::model_states;
-use super::options::{Dtype, Mode};
+use super::options::{Dtype, Mode, Precision, Recompute};
+use super::phases::{peak, phases, Phase, PhaseInputs, PhaseParts};
 use super::setup::{MemoryError, ModelSpec, Setup};
-use crate::numbers::format_bytes;
+use crate::numbers::{format_bytes, Units};
 use serde::Serialize;
 
 /// The estimate for one setup.
@@ -33,8 +35,13 @@ pub struct Breakdown {
     pub overhead: Line,
     /// Weights + gradients + optimizer on each GPU.
     pub model_states: u64,
-    /// Everything on each GPU.
+    /// Everything on each GPU at the peak: the largest phase plus the overhead.
     pub total: u64,
+    /// What is alive at each phase's peak (forward, backward, optimizer step; forward alone for
+    /// serving), overhead not included.
+    pub phases: Vec<PhaseParts>,
+    /// The phase that sets the peak.
+    pub peak_phase: Phase,
     /// Bytes held in CPU memory for each GPU by offloading (or, for DeepSpeed's convention, its
     /// CPU estimate per node).
     pub cpu_offload: u64,
@@ -42,6 +49,54 @@ pub struct Breakdown {
     pub gpus: u64,
     /// Remarks: what was assumed or left out.
     pub notes: Vec<String>,
+}
+
+impl Breakdown {
+    /// The parts alive at the peak (the phase named by `peak_phase`).
+    pub fn peak_parts(&self) -> Option<&PhaseParts> {
+        self.phases.iter().find(|p| p.phase == self.peak_phase)
+    }
+
+    /// The breakdown at its peak moment: each line holds what is alive when the peak phase peaks
+    /// (gradients that `zero_grad(set_to_none=True)` freed count 0 before the backward pass
+    /// makes them; activations are gone at the optimizer step; the step's temporaries join the
+    /// optimizer line), so the lines add up to `total`. A changed line's formula says so, with
+    /// the part's largest size after it (bytes in `units`).
+    pub fn at_peak(&self, units: Units) -> Breakdown {
+        let mut b = self.clone();
+        let Some(p) = self.peak_parts().cloned() else {
+            return b;
+        };
+        let phase = p.phase.label();
+        let set = |line: &mut Line, bytes: u64, what: &str| {
+            if line.bytes != bytes {
+                line.formula = format!(
+                    "{} at the {phase}'s peak ({what}); its largest: {}",
+                    format_bytes(bytes, units),
+                    line.formula
+                );
+                line.bytes = bytes;
+            }
+        };
+        set(&mut b.weights, p.weights, "weights");
+        set(
+            &mut b.gradients,
+            p.gradients,
+            "gradients are freed between steps until the backward pass makes them",
+        );
+        set(
+            &mut b.optimizer,
+            p.optimizer.saturating_add(p.step_temporaries),
+            "with the optimizer step's temporaries",
+        );
+        set(
+            &mut b.activations,
+            p.activations,
+            "what is still saved or working at that moment",
+        );
+        set(&mut b.kv_cache, p.kv_cache, "KV cache");
+        b
+    }
 }
 
 /// Computes the per-GPU breakdown of `setup`.
@@ -53,12 +108,12 @@ pub fn estimate(setup: &Setup) -> Result<Breakdown, MemoryError> {
         ModelSpec::Params(n) => (*n, None),
     };
     let states = model_states(setup, params, &mut notes)?;
-    let (activations, kv_cache) = match arch {
+    let ((activations, work), kv_cache) = match arch {
         Some(a) => (activation_line(setup, a, &mut notes)?, kv_line(setup, a)?),
         None => {
             notes.push("only a parameter count was given: activations and KV cache need an architecture and are 0 here".into());
             (
-                zero_line("needs an architecture"),
+                (zero_line("needs an architecture"), Work::default()),
                 zero_line("needs an architecture"),
             )
         }
@@ -82,14 +137,31 @@ pub fn estimate(setup: &Setup) -> Result<Breakdown, MemoryError> {
         optimizer,
         trainable,
         cpu,
+        step_temporaries,
     } = states;
     let model_states = checked_sum(&[weights.bytes, gradients.bytes, optimizer.bytes])?;
-    let total = checked_sum(&[
+    // Checked here so that the phases' saturating sums cannot saturate.
+    checked_sum(&[
         model_states,
         activations.bytes,
         kv_cache.bytes,
         overhead.bytes,
+        step_temporaries,
     ])?;
+    let phases = phases(&PhaseInputs {
+        weights: weights.bytes,
+        gradients: gradients.bytes,
+        optimizer: optimizer.bytes,
+        stored: work.stored,
+        forward_work: work.forward,
+        backward_work: work.backward,
+        step_temporaries,
+        kv_cache: kv_cache.bytes,
+        gradients_persist: gradients_persist(setup),
+        training: setup.mode != Mode::Inference,
+    });
+    let top = peak(&phases).expect("at least the forward phase");
+    let (peak_phase, total) = (top.phase, top.total + overhead.bytes);
     Ok(Breakdown {
         params,
         trainable_params: trainable,
@@ -101,6 +173,8 @@ pub fn estimate(setup: &Setup) -> Result<Breakdown, MemoryError> {
         overhead,
         model_states,
         total,
+        phases,
+        peak_phase,
         cpu_offload: cpu,
         gpus: setup.gpus(),
         notes,
@@ -119,13 +193,67 @@ fn checked_sum(parts: &[u64]) -> Result<u64, MemoryError> {
     to_u64(parts.iter().map(|p| *p as u128).sum())
 }
 
+/// Activation bytes by moment: saved for the backward pass, and the working tensors at the forward
+/// and backward passes' peaks.
+#[derive(Clone, Copy, Debug, Default)]
+struct Work {
+    stored: u64,
+    forward: u64,
+    backward: u64,
+}
+
+/// Whether gradients stay allocated through the forward pass: persistent gradient buffers in the
+/// mixed recipe (Megatron-LM, DeepSpeed), DDP's buckets (`gradient_as_bucket_view`) with data
+/// parallelism, or an accumulation buffer. Plain PyTorch frees them with
+/// `zero_grad(set_to_none=True)`, the default since PyTorch 2.0.
+fn gradients_persist(setup: &Setup) -> bool {
+    setup.precision == Precision::Mixed || setup.fp32_grad_accum || setup.dp > 1
+}
+
 fn activation_line(
     setup: &Setup,
     arch: &ModelArch,
     notes: &mut Vec<String>,
-) -> Result<Line, MemoryError> {
-    let elem_bytes = if setup.dtype == Dtype::Fp32 { 4 } else { 2 };
-    let shape = ActivationShape {
+) -> Result<(Line, Work), MemoryError> {
+    let transformers = setup.mode != Mode::Inference && setup.precision != Precision::Mixed;
+    if transformers {
+        return hf_line(setup, arch);
+    }
+    let line = megatron_line(setup, arch, notes)?;
+    let backward = if setup.recompute == Recompute::Layer && setup.mode != Mode::Inference {
+        // One layer at a time is recomputed with all of its activations.
+        let shape = activation_shape(setup, arch);
+        let all = ActivationShape {
+            recompute: Recompute::None,
+            ..shape
+        };
+        to_u64(per_layer_bytes(&all).0)?
+    } else {
+        0
+    };
+    let work = Work {
+        stored: line.bytes,
+        forward: 0,
+        backward,
+    };
+    let line = if backward > 0 {
+        Line {
+            bytes: line.bytes.saturating_add(backward),
+            formula: format!(
+                "{} + one layer recomputed in the backward pass {}",
+                line.formula,
+                format_bytes(backward, setup.units)
+            ),
+            why: line.why,
+        }
+    } else {
+        line
+    };
+    Ok((line, work))
+}
+
+fn activation_shape<'a>(setup: &Setup, arch: &'a ModelArch) -> ActivationShape<'a> {
+    ActivationShape {
         arch,
         batch: setup.batch,
         seq: setup.seq,
@@ -133,8 +261,59 @@ fn activation_line(
         sequence_parallel: setup.sequence_parallel,
         recompute: setup.recompute,
         flash_attention: setup.flash_attention,
-        elem_bytes,
+        elem_bytes: if setup.dtype == Dtype::Fp32 { 4 } else { 2 },
+    }
+}
+
+/// Transformers' tensors (the autocast and pure recipes), with peft's adapters.
+fn hf_line(setup: &Setup, arch: &ModelArch) -> Result<(Line, Work), MemoryError> {
+    let adapters = matches!(setup.mode, Mode::Lora | Mode::Qlora).then_some(Adapters {
+        targets: setup.lora_targets,
+        elem_bytes: setup.adapter_dtype.bits().div_ceil(8),
+        dropout: setup.lora_dropout,
+    });
+    let w = hf_activations(&HfShape {
+        arch,
+        batch: setup.batch,
+        seq: setup.seq,
+        tp: setup.tp,
+        recompute: setup.recompute,
+        sdpa: setup.flash_attention,
+        autocast: setup.precision == Precision::Autocast,
+        elem_bytes: if setup.dtype == Dtype::Fp32 { 4 } else { 2 },
+        adapters,
+    });
+    let work = Work {
+        stored: to_u64(w.stored)?,
+        forward: to_u64(w.forward)?,
+        backward: to_u64(w.backward)?,
     };
+    let bytes = work.stored.saturating_add(work.forward.max(work.backward));
+    let u = setup.units;
+    Ok((
+        Line {
+            bytes,
+            formula: format!(
+                "{} saved + {} working (largest of forward {} and backward {}) = {}",
+                format_bytes(work.stored, u),
+                format_bytes(work.forward.max(work.backward), u),
+                format_bytes(work.forward, u),
+                format_bytes(work.backward, u),
+                format_bytes(bytes, u)
+            ),
+            why: format!("{}.", w.text),
+        },
+        work,
+    ))
+}
+
+/// Korthikanti et al.'s tensors (the mixed recipe and serving).
+fn megatron_line(
+    setup: &Setup,
+    arch: &ModelArch,
+    notes: &mut Vec<String>,
+) -> Result<Line, MemoryError> {
+    let shape = activation_shape(setup, arch);
     let u = setup.units;
     if setup.mode == Mode::Inference {
         let (bytes, text) = inference_bytes(&shape);
@@ -215,4 +394,60 @@ fn kv_line(setup: &Setup, arch: &ModelArch) -> Result<Line, MemoryError> {
         ),
         why: "Each generated token attends to the keys and values of every earlier token, so they are cached instead of recomputed.".into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::find_model;
+    use crate::memory::options::OptimizerStep;
+
+    /// Pure BF16 with for-each AdamW: the peak is the optimizer step, where the activations are
+    /// gone and the step's temporaries join the optimizer line; the lines then add up to the total.
+    #[test]
+    fn at_the_peak_the_lines_add_up_to_the_total() {
+        let m = find_model("llama-3-8b").unwrap();
+        let mut s = Setup::new(ModelSpec::Arch {
+            name: m.id.into(),
+            arch: Box::new(m.arch),
+        });
+        s.precision = Precision::Pure;
+        s.optimizer_step = OptimizerStep::Foreach;
+        s.flash_attention = true;
+        let b = estimate(&s).unwrap();
+        let lines = [
+            &b.weights,
+            &b.gradients,
+            &b.optimizer,
+            &b.activations,
+            &b.kv_cache,
+            &b.overhead,
+        ];
+        assert_ne!(lines.iter().map(|l| l.bytes).sum::<u64>(), b.total);
+        let p = b.at_peak(Units::Gb);
+        assert_eq!(p.peak_phase, Phase::OptimizerStep);
+        assert_eq!(p.activations.bytes, 0);
+        assert_eq!(
+            p.optimizer.bytes,
+            b.optimizer.bytes + b.weights.bytes,
+            "the moments plus a temporary the size of the 16-bit parameters"
+        );
+        let sum: u64 = [
+            &p.weights,
+            &p.gradients,
+            &p.optimizer,
+            &p.activations,
+            &p.kv_cache,
+            &p.overhead,
+        ]
+        .iter()
+        .map(|l| l.bytes)
+        .sum();
+        assert_eq!(sum, b.total);
+        assert!(
+            p.optimizer.formula.contains("optimizer step's peak"),
+            "{}",
+            p.optimizer.formula
+        );
+    }
 }

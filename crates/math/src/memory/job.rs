@@ -9,14 +9,16 @@
 use super::arch::{Mlp, ModelArch};
 use super::error::MemoryError;
 use super::gpus::{find_gpu, gpu_presets};
+use super::hf_config::{parse_config, ConfigError};
 use super::keys::{self, OptionKey};
 use super::models::{find_model, model_presets};
-use super::options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
-use super::setup::{
-    LoraTargets, ModelSpec, Setup, MAX_BATCH, MAX_DEGREE, MAX_FFN, MAX_HEADS, MAX_HIDDEN,
-    MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
+use super::options::{
+    Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute,
 };
-use crate::numbers::Units;
+use super::setup::{
+    LoraTargets, ModelSpec, RunOptions, Setup, MAX_BATCH, MAX_DEGREE, MAX_FFN, MAX_HEADS,
+    MAX_HIDDEN, MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
+};
 
 /// A custom architecture's numbers (used when the model is `custom`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +57,20 @@ impl Default for CustomArch {
 }
 
 impl CustomArch {
+    /// The custom numbers closest to `arch` (what a link can carry of an architecture that has
+    /// features they cannot express, such as experts or MLA).
+    pub fn of(arch: &ModelArch) -> CustomArch {
+        CustomArch {
+            layers: arch.layers,
+            hidden: arch.hidden,
+            heads: arch.heads,
+            kv_heads: Some(arch.kv_heads),
+            ffn: Some(arch.ffn),
+            vocab: arch.vocab,
+            mlp: arch.mlp,
+        }
+    }
+
     /// The architecture, with `kv_heads` and `ffn` resolved (saturating, so absurd sizes reach
     /// validation instead of overflowing).
     pub fn arch(&self) -> ModelArch {
@@ -70,7 +86,9 @@ impl CustomArch {
     }
 }
 
-/// Everything a memory estimate is asked with: every option of [`OPTIONS`] as a typed field.
+/// Everything a memory estimate is asked with: every option of [`OPTIONS`] as a typed field. The
+/// options it shares with [`Setup`] live once, in [`RunOptions`] (read as `job.dp` through
+/// `Deref`); `Job` adds the unresolved model, GPU and LoRA targets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Job {
     /// A preset id, or `None` for the custom architecture.
@@ -79,52 +97,35 @@ pub struct Job {
     pub params: Option<u64>,
     /// The custom architecture (used when `model` is `None`).
     pub custom: CustomArch,
-    /// Mode.
-    pub mode: Mode,
-    /// Weight dtype.
-    pub dtype: Dtype,
-    /// Optimizer.
-    pub optimizer: Optimizer,
-    /// ZeRO stage.
-    pub zero: ZeroStage,
-    /// Data-parallel degree.
-    pub dp: u64,
-    /// Tensor-parallel degree.
-    pub tp: u64,
-    /// Pipeline-parallel degree.
-    pub pp: u64,
-    /// Sequence parallelism.
-    pub sequence_parallel: bool,
-    /// Micro-batch per GPU.
-    pub batch: u64,
-    /// Sequence length in tokens.
-    pub seq: u64,
-    /// Recomputation.
-    pub recompute: Recompute,
-    /// FlashAttention.
-    pub flash_attention: bool,
-    /// Offload.
-    pub offload: Offload,
-    /// KV-cache dtype.
-    pub kv_dtype: Dtype,
-    /// LoRA rank.
-    pub lora_rank: u64,
     /// LoRA targets; `None` ("auto") means the mode's own ([`LoraTargets::for_mode`]: all linear
     /// layers for QLoRA, q and v for LoRA).
     pub lora_targets: Option<LoraTargets>,
-    /// FP32 gradient-accumulation buffer.
-    pub fp32_grad_accum: bool,
-    /// CUDA context and allocator reserve per GPU, in bytes.
-    pub overhead_bytes: u64,
     /// GPU preset id, if a GPU is compared against.
     pub gpu: Option<String>,
-    /// Bookkeeping convention.
-    pub convention: Convention,
-    /// GPUs per node.
-    pub gpus_per_node: u64,
-    /// GB or GiB.
-    pub units: Units,
+    /// A model read from a Hugging Face `config.json` ([`Job::load_config`]). It is in force while
+    /// the model is custom and the custom numbers are still the ones it was loaded with; a link
+    /// carries only those numbers.
+    pub config: Option<LoadedConfig>,
+    /// Mode, precision, parallelism and the rest, as the estimate reads them.
+    pub run: RunOptions,
 }
+
+/// An architecture read from a Hugging Face `config.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedConfig {
+    /// Its name in reports: `config.json (llama)`.
+    pub name: String,
+    /// The architecture, exactly as the config describes it.
+    pub arch: ModelArch,
+}
+
+super::setup::deref_to_run_options!(Job);
+
+mod parse;
+use parse::{
+    auto_count, auto_text, count, flag, known_id, named, parse_lora_targets, parse_mlp, UNITS,
+};
+pub use parse::{closest, lora_targets_text, mlp_name, parse_count};
 
 /// The model of [`Job::default`].
 pub const DEFAULT_MODEL: &str = "llama-3-8b";
@@ -136,7 +137,11 @@ impl Default for Job {
         Job {
             model: Some(DEFAULT_MODEL.into()),
             params: None,
-            ..Job::from_setup(&Setup::new(ModelSpec::Params(1)))
+            custom: CustomArch::default(),
+            lora_targets: None,
+            gpu: None,
+            config: None,
+            run: RunOptions::default(),
         }
     }
 }
@@ -256,161 +261,13 @@ fn is_degree(o: OptionKey) -> bool {
     [keys::DP, keys::TP, keys::PP, keys::GPUS_PER_NODE].contains(&o)
 }
 
-fn flag(text: &str) -> Result<bool, String> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "" => Ok(true),
-        "0" | "false" | "no" => Ok(false),
-        _ => Err("is not 1 or 0".into()),
-    }
-}
-
-/// Parses a whole count ≥ 0, accepting scientific notation (`7.5e9`, `4096`); the error says why
-/// in words that follow the text ("is not a number").
-fn count(text: &str) -> Result<u64, &'static str> {
-    let t = text.trim();
-    if let Ok(n) = t.parse::<u64>() {
-        return Ok(n);
-    }
-    let v: f64 = t.parse().map_err(|_| "is not a number")?;
-    if !v.is_finite() || v < 0.0 {
-        return Err("must be a finite number ≥ 0");
-    }
-    if v.fract() != 0.0 || v >= 1.8e19 {
-        return Err("must be a whole number below 1.8e19");
-    }
-    Ok(v as u64)
-}
-
-/// Parses a non-negative whole count, accepting scientific notation (`7.5e9`, `4096`). Errors
-/// quote the text: `'-5' must be a finite number ≥ 0`, `'1.5' must be a whole number below 1.8e19`.
-pub fn parse_count(text: &str) -> Result<u64, String> {
-    count(text).map_err(|reason| format!("'{text}' {reason}"))
-}
-
-/// Up to three ids closest to `wanted`: ids containing it first, then by edit distance.
-pub fn closest(wanted: &str, ids: &[&str]) -> Vec<String> {
-    let w = wanted.to_ascii_lowercase();
-    let mut scored: Vec<(bool, usize, &str)> = ids
-        .iter()
-        .map(|id| (!id.contains(&w), edit_distance(&w, id), *id))
-        .collect();
-    scored.sort();
-    scored
-        .into_iter()
-        .take(3)
-        .map(|(_, _, id)| id.to_string())
-        .collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-/// Parses one of `all` by its name, or says which names exist.
-fn named<T: Copy + std::fmt::Display>(text: &str, all: &[T]) -> Result<T, String> {
-    let wanted = text.trim().to_ascii_lowercase();
-    all.iter()
-        .copied()
-        .find(|v| v.to_string() == wanted)
-        .ok_or_else(|| {
-            let names: Vec<String> = all.iter().map(T::to_string).collect();
-            format!("is not one of {}", names.join(", "))
-        })
-}
-
-const MLPS: [Mlp; 2] = [Mlp::Gelu, Mlp::Swiglu];
-
-/// The name of an MLP shape in options: `gelu` or `swiglu`.
-pub const fn mlp_name(m: Mlp) -> &'static str {
-    match m {
-        Mlp::Gelu => "gelu",
-        Mlp::Swiglu => "swiglu",
-    }
-}
-
-fn parse_mlp(text: &str) -> Result<Mlp, String> {
-    let wanted = text.trim().to_ascii_lowercase();
-    MLPS.iter()
-        .copied()
-        .find(|m| mlp_name(*m) == wanted)
-        .ok_or_else(|| "is not one of gelu, swiglu".into())
-}
-
-const UNITS: [Units; 2] = [Units::Gb, Units::Gib];
-
-/// LoRA targets as `q,v` (in the order q, k, v, o, mlp), or `none`.
-pub fn lora_targets_text(t: LoraTargets) -> String {
-    let names: Vec<&str> = [
-        (t.q, "q"),
-        (t.k, "k"),
-        (t.v, "v"),
-        (t.o, "o"),
-        (t.mlp, "mlp"),
-    ]
-    .into_iter()
-    .filter_map(|(on, n)| on.then_some(n))
-    .collect();
-    if names.is_empty() {
-        "none".into()
-    } else {
-        names.join(",")
-    }
-}
-
-fn parse_lora_targets(text: &str) -> Result<LoraTargets, String> {
-    let mut t = LoraTargets {
-        q: false,
-        k: false,
-        v: false,
-        o: false,
-        mlp: false,
-    };
-    match text.trim() {
-        "none" => return Ok(t),
-        "all" => return Ok(LoraTargets::ALL_LINEAR),
-        _ => {}
-    }
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match part {
-            "q" => t.q = true,
-            "k" => t.k = true,
-            "v" => t.v = true,
-            "o" => t.o = true,
-            "mlp" => t.mlp = true,
-            other => {
-                return Err(format!(
-                    "names '{other}': targets are q, k, v, o and mlp (or all, none, auto)"
-                ))
-            }
-        }
-    }
-    Ok(t)
-}
-
 fn set_model(j: &mut Job, text: &str) -> Result<(), String> {
     let t = text.trim();
     if t == "custom" {
         j.model = None;
     } else {
-        let m = find_model(t).ok_or_else(|| {
-            let ids: Vec<&str> = model_presets().iter().map(|m| m.id).collect();
-            format!(
-                "is not a model preset or custom; closest: {}",
-                closest(t, &ids).join(", ")
-            )
-        })?;
-        j.model = Some(m.id.into());
+        let ids: Vec<&str> = model_presets().iter().map(|m| m.id).collect();
+        j.model = Some(known_id(t, &ids, "a model preset or custom")?);
     }
     j.params = None;
     Ok(())
@@ -435,19 +292,9 @@ fn set_gpu(j: &mut Job, text: &str) -> Result<(), String> {
         j.gpu = None;
         return Ok(());
     }
-    let g = find_gpu(t).ok_or_else(|| {
-        let ids: Vec<&str> = gpu_presets().iter().map(|g| g.id).collect();
-        format!(
-            "is not a GPU preset; closest: {}",
-            closest(t, &ids).join(", ")
-        )
-    })?;
-    j.gpu = Some(g.id.into());
+    let ids: Vec<&str> = gpu_presets().iter().map(|g| g.id).collect();
+    j.gpu = Some(known_id(t, &ids, "a GPU preset")?);
     Ok(())
-}
-
-fn auto_text(v: Option<u64>) -> String {
-    v.map_or_else(|| "auto".into(), |n| n.to_string())
 }
 
 /// A count option with `min..=max` on the field `$f`.
@@ -572,6 +419,8 @@ pub const OPTIONS: &[MemoryOption] = &[
     choice_option!(keys::MODE, "train, lora, qlora or inference", Mode::ALL, |j| j.mode),
     choice_option!(keys::DTYPE, "Weight dtype: fp32, fp16, bf16, fp8, int8 or int4, or a llama.cpp file type for serving (q4_k_m, q5_k_m, q6_k, q8_0, q4_0, iq4_nl, ...)", Dtype::ALL, |j| j.dtype),
     choice_option!(keys::OPTIMIZER, "adamw, adamw-8bit, sgd-momentum or sgd", Optimizer::ALL, |j| j.optimizer),
+    choice_option!(keys::PRECISION, "Training precision recipe: mixed (16-bit weights and gradients, FP32 master copy in the optimizer), autocast (FP32 parameters, gradients and moments; torch.autocast runs the matmuls in the weight dtype) or pure (everything in the weight dtype, no master copy). Mixed counts Megatron's fused-kernel activations; autocast and pure count the tensors Transformers (and peft, for LoRA/QLoRA) saves", Precision::ALL, |j| j.precision),
+    choice_option!(keys::OPTIMIZER_STEP, "Optimizer implementation: fused (one kernel, no step temporaries) or foreach (PyTorch's default on CUDA: a temporary the size of the parameters in Adam's step)", OptimizerStep::ALL, |j| j.optimizer_step),
     MemoryOption {
         name: keys::ZERO,
         help: "ZeRO stage 0-3 (0 = DDP), or FSDP no_shard / shard_grad_op / full_shard",
@@ -594,11 +443,13 @@ pub const OPTIONS: &[MemoryOption] = &[
     flag_option!(keys::SEQUENCE_PARALLEL, "Megatron sequence parallelism", |j| j.sequence_parallel),
     count_option!(keys::BATCH, "Micro-batch per GPU (sequences)", 1, MAX_BATCH, Group::Job, |j| j.batch),
     count_option!(keys::SEQ, "Sequence length in tokens", 1, MAX_SEQ, Group::Job, |j| j.seq),
-    choice_option!(keys::RECOMPUTE, "Activation recomputation: none, selective or full", Recompute::ALL, |j| j.recompute),
-    flag_option!(keys::FLASH_ATTENTION, "FlashAttention (no s×s score matrices)", |j| j.flash_attention),
+    choice_option!(keys::RECOMPUTE, "Activation recomputation: none, selective, full, or layer (Hugging Face's gradient checkpointing: one decoder layer at a time)", Recompute::ALL, |j| j.recompute),
+    flag_option!(keys::FLASH_ATTENTION, "Attention kernel: on = SDPA/FlashAttention (no s×s scores stored), off = eager attention (softmax scores stored)", |j| j.flash_attention),
     choice_option!(keys::OFFLOAD, "CPU offload: none, optimizer or all", Offload::ALL, |j| j.offload),
     choice_option!(keys::KV_DTYPE, "KV-cache dtype: fp32, fp16, bf16, fp8, int8 or int4", Dtype::PLAIN, |j| j.kv_dtype),
     count_option!(keys::LORA_RANK, "LoRA rank", 1, MAX_LORA_RANK, Group::Job, |j| j.lora_rank),
+    flag_option!(keys::LORA_DROPOUT, "LoRA dropout > 0 (peft keeps a dropped-out copy of each adapted layer's input)", |j| j.lora_dropout),
+    choice_option!(keys::ADAPTER_DTYPE, "LoRA adapter dtype: fp32 (peft's default), bf16 or fp16", Dtype::ALL, |j| j.adapter_dtype),
     MemoryOption {
         name: keys::LORA_TARGETS,
         help: "LoRA targets, comma separated from q,k,v,o,mlp, or all, none, or auto (all linear layers for qlora as in the QLoRA paper, q,v for lora as in the LoRA paper)",
@@ -642,17 +493,6 @@ pub fn dtype_refused(mode: Mode, dtype: Dtype) -> Option<&'static str> {
         (Mode::Train | Mode::Lora, d) if d.is_gguf() => Some(super::options::GGUF_SERVING_ONLY),
         _ => None,
     }
-}
-
-fn auto_count(text: &str, max: u64) -> Result<Option<u64>, String> {
-    if text.trim() == "auto" {
-        return Ok(None);
-    }
-    let n = count(text)?;
-    if n == 0 || n > max {
-        return Err(format!("is outside 1..={max} (or auto)"));
-    }
-    Ok(Some(n))
 }
 
 /// The option with `key`, if there is one.
@@ -748,12 +588,15 @@ impl Job {
             keys::DTYPE if self.mode == Mode::Qlora => {
                 Some("QLoRA stores the block weights in NF4 and the rest in BF16, whatever is chosen here")
             }
-            keys::OPTIMIZER if serving => Some("Serving updates no weights, so there is no optimizer"),
+            keys::OPTIMIZER | keys::OPTIMIZER_STEP if serving => Some("Serving updates no weights, so there is no optimizer"),
+            keys::PRECISION if serving => Some("Serving keeps no gradients or optimizer states: the weights are in their dtype"),
             keys::FP32_GRAD_ACCUM if serving => Some("Serving computes no gradients"),
             keys::RECOMPUTE if serving => Some("Serving runs no backward pass, so nothing is recomputed"),
             keys::ZERO if serving => Some("ZeRO shards training state; serving replicas each hold the whole model"),
             keys::KV_DTYPE if !serving => Some("Only serving keeps a KV cache"),
-            keys::LORA_RANK | keys::LORA_TARGETS if !adapters => {
+            keys::LORA_RANK | keys::LORA_TARGETS | keys::LORA_DROPOUT | keys::ADAPTER_DTYPE
+                if !adapters =>
+            {
                 Some("Adapters exist only in LoRA and QLoRA")
             }
             _ => None,
@@ -783,8 +626,31 @@ impl Job {
         None
     }
 
+    /// Makes the model the architecture of a Hugging Face `config.json` text
+    /// ([`super::hf_config::parse_config`]); on error the job is unchanged and the error names
+    /// the missing or bad field.
+    pub fn load_config(&mut self, text: &str) -> Result<(), ConfigError> {
+        let m = parse_config(text)?;
+        self.model = None;
+        self.params = None;
+        self.custom = CustomArch::of(&m.arch);
+        self.config = Some(LoadedConfig {
+            name: format!("config.json ({})", m.model_type),
+            arch: m.arch,
+        });
+        Ok(())
+    }
+
+    /// The loaded config, while it is in force (see [`Job::config`]).
+    pub fn config_in_force(&self) -> Option<&LoadedConfig> {
+        self.config.as_ref().filter(|c| {
+            self.model.is_none() && self.params.is_none() && self.custom == CustomArch::of(&c.arch)
+        })
+    }
+
     /// The setup this job describes. `params` wins over `model`; a `model` id that is not a preset
-    /// (possible only when the field is set directly) reads as the custom architecture.
+    /// (possible only when the field is set directly) reads as the custom architecture, or the
+    /// loaded config while it is in force.
     pub fn to_setup(&self) -> Setup {
         let model = match (self.params, self.model.as_deref().and_then(find_model)) {
             (Some(n), _) => ModelSpec::Params(n),
@@ -792,35 +658,22 @@ impl Job {
                 name: m.id.into(),
                 arch: Box::new(m.arch),
             },
-            (None, None) => ModelSpec::Arch {
-                name: "custom".into(),
-                arch: Box::new(self.custom.arch()),
+            (None, None) => match self.config_in_force() {
+                Some(c) => ModelSpec::Arch {
+                    name: c.name.clone(),
+                    arch: Box::new(c.arch.clone()),
+                },
+                None => ModelSpec::Arch {
+                    name: "custom".into(),
+                    arch: Box::new(self.custom.arch()),
+                },
             },
         };
         Setup {
-            mode: self.mode,
-            dtype: self.dtype,
-            optimizer: self.optimizer,
-            zero: self.zero,
-            dp: self.dp,
-            tp: self.tp,
-            pp: self.pp,
-            sequence_parallel: self.sequence_parallel,
-            batch: self.batch,
-            seq: self.seq,
-            recompute: self.recompute,
-            flash_attention: self.flash_attention,
-            offload: self.offload,
-            kv_dtype: self.kv_dtype,
-            lora_rank: self.lora_rank,
+            model,
             lora_targets: self.lora_targets(),
-            fp32_grad_accum: self.fp32_grad_accum,
-            overhead_bytes: self.overhead_bytes,
             gpu: self.gpu.as_deref().and_then(find_gpu),
-            convention: self.convention,
-            gpus_per_node: self.gpus_per_node,
-            units: self.units,
-            ..Setup::new(model)
+            run: self.run.clone(),
         }
     }
 
@@ -829,32 +682,14 @@ impl Job {
     /// experts, loses them).
     pub fn from_setup(s: &Setup) -> Job {
         let mut j = Job {
-            mode: s.mode,
-            dtype: s.dtype,
-            optimizer: s.optimizer,
-            zero: s.zero,
-            dp: s.dp,
-            tp: s.tp,
-            pp: s.pp,
-            sequence_parallel: s.sequence_parallel,
-            batch: s.batch,
-            seq: s.seq,
-            recompute: s.recompute,
-            flash_attention: s.flash_attention,
-            offload: s.offload,
-            kv_dtype: s.kv_dtype,
-            lora_rank: s.lora_rank,
             lora_targets: (s.lora_targets != LoraTargets::for_mode(s.mode))
                 .then_some(s.lora_targets),
-            fp32_grad_accum: s.fp32_grad_accum,
-            overhead_bytes: s.overhead_bytes,
             gpu: s.gpu.as_ref().map(|g| g.id.into()),
-            convention: s.convention,
-            gpus_per_node: s.gpus_per_node,
-            units: s.units,
+            run: s.run.clone(),
             model: None,
             params: None,
             custom: CustomArch::default(),
+            config: None,
         };
         match &s.model {
             ModelSpec::Params(n) => j.params = Some(*n),
@@ -862,15 +697,15 @@ impl Job {
                 Some(m) if m.arch == **arch => j.model = Some(m.id.into()),
                 _ => {
                     j.model = None;
-                    j.custom = CustomArch {
-                        layers: arch.layers,
-                        hidden: arch.hidden,
-                        heads: arch.heads,
-                        kv_heads: Some(arch.kv_heads),
-                        ffn: Some(arch.ffn),
-                        vocab: arch.vocab,
-                        mlp: arch.mlp,
-                    };
+                    j.custom = CustomArch::of(arch);
+                    // Keep what the custom numbers cannot express (a loaded config's experts,
+                    // norms, biases...).
+                    if j.custom.arch() != **arch {
+                        j.config = Some(LoadedConfig {
+                            name: name.clone(),
+                            arch: (**arch).clone(),
+                        });
+                    }
                 }
             },
         }
@@ -879,205 +714,4 @@ impl Job {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A value other than the default for every option, as the CLI would be given it.
-    const NON_DEFAULT: &[(&str, &str)] = &[
-        ("layers", "4"),
-        ("hidden", "256"),
-        ("heads", "8"),
-        ("kv-heads", "2"),
-        ("ffn", "700"),
-        ("vocab", "1000"),
-        ("mlp", "swiglu"),
-        ("mode", "lora"),
-        ("dtype", "fp16"),
-        ("optimizer", "adamw-8bit"),
-        ("zero", "2"),
-        ("dp", "4"),
-        ("tp", "2"),
-        ("pp", "2"),
-        ("sequence-parallel", ""),
-        ("batch", "3"),
-        ("seq", "1024"),
-        ("recompute", "selective"),
-        ("flash-attention", "1"),
-        ("offload", "optimizer"),
-        ("kv-dtype", "fp8"),
-        ("lora-rank", "8"),
-        ("lora-targets", "q,k,o,mlp"),
-        ("fp32-grad-accum", "yes"),
-        ("overhead", "5e8"),
-        ("gpu", "a100-80gb"),
-        ("convention", "deepspeed"),
-        ("gpus-per-node", "4"),
-        ("units", "gib"),
-    ];
-
-    fn url(job: &Job) -> String {
-        job.to_pairs(true)
-            .into_iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join("&")
-    }
-
-    fn from_url(text: &str) -> Job {
-        Job::from_pairs(text.split('&').map(|p| p.split_once('=').unwrap())).unwrap()
-    }
-
-    #[test]
-    fn every_option_goes_from_cli_args_through_the_url_to_the_same_setup_and_back() {
-        let covered: Vec<&str> = NON_DEFAULT.iter().map(|(k, _)| *k).collect();
-        for o in OPTIONS {
-            let k = o.name.key;
-            assert!(
-                covered.contains(&k) || o.group == Group::Model,
-                "{k} is not exercised"
-            );
-        }
-        let cli = Job::from_pairs(NON_DEFAULT.iter().copied()).unwrap();
-        for (k, v) in NON_DEFAULT {
-            let o = find_option(k).unwrap();
-            assert_ne!(o.get(&cli), o.default_text(), "{k}={v} is the default");
-        }
-        let setup = cli.to_setup();
-        let through_url = from_url(&url(&cli));
-        assert_eq!(through_url.to_setup(), setup);
-        let back = Job::from_setup(&through_url.to_setup());
-        assert_eq!(back.to_setup(), setup);
-        assert_eq!(from_url(&url(&back)).to_setup(), setup);
-        // With a preset and with a parameter count.
-        for pairs in [
-            vec![("model", "gpt2"), ("dp", "8")],
-            vec![("params", "7.5e9"), ("zero", "3")],
-        ] {
-            let job = Job::from_pairs(pairs).unwrap();
-            let again = from_url(&url(&Job::from_setup(&job.to_setup())));
-            assert_eq!(again.to_setup(), job.to_setup());
-        }
-    }
-
-    #[test]
-    fn bad_values_name_the_option_and_leave_the_job_unchanged() {
-        let mut j = Job::default();
-        let msg = |r: Option<Result<(), MemoryError>>| r.unwrap().unwrap_err().to_string();
-        assert_eq!(
-            msg(j.apply("dp", "0")),
-            "data-parallel degree is 0: at least one GPU is needed"
-        );
-        assert_eq!(
-            msg(j.apply("seq", "NaN")),
-            "sequence length: 'NaN' must be a finite number ≥ 0"
-        );
-        assert_eq!(
-            msg(j.apply("seq", "1e400")),
-            "sequence length: '1e400' must be a finite number ≥ 0"
-        );
-        assert!(msg(j.apply("model", "lama-3-8b")).contains("closest: llama-3-8b"));
-        assert!(msg(j.apply("gpu", "h100")).contains("closest: h100-80gb"));
-        assert!(msg(j.apply("mlp", "relu")).contains("gelu, swiglu"));
-        assert!(msg(j.apply("zero", "7")).contains("not a ZeRO stage"));
-        assert!(msg(j.apply("lora-targets", "q,x")).contains("'x'"));
-        assert_eq!(j.apply("nonsense", "1"), None);
-        assert_eq!(j, Job::default());
-    }
-
-    #[test]
-    fn custom_numbers_without_a_model_select_the_custom_model() {
-        let j = Job::from_pairs([("layers", "2"), ("hidden", "64"), ("heads", "4")]).unwrap();
-        assert_eq!(j.model, None);
-        let a = j.to_setup().arch().cloned().unwrap();
-        assert_eq!((a.ffn, a.kv_heads, a.vocab), (256, 4, 50304));
-    }
-
-    #[test]
-    fn a_model_and_a_parameter_count_together_or_neither_are_refused() {
-        assert_eq!(
-            Job::from_pairs([("model", "gpt2"), ("params", "1e9")]),
-            Err(MemoryError::ModelAndParams)
-        );
-        assert_eq!(Job::from_pairs([("dp", "2")]), Err(MemoryError::NoModel));
-    }
-
-    #[test]
-    fn counts_accept_scientific_and_reject_nonsense() {
-        assert_eq!(parse_count("7.5e9"), Ok(7_500_000_000));
-        assert_eq!(parse_count("4096"), Ok(4096));
-        assert_eq!(
-            parse_count("-1"),
-            Err("'-1' must be a finite number ≥ 0".into())
-        );
-        assert!(parse_count("NaN").is_err());
-        assert!(parse_count("1.5").is_err());
-        assert!(parse_count("1e300").is_err());
-        assert!(parse_count("seven").unwrap_err().contains("not a number"));
-    }
-
-    #[test]
-    fn closest_ids_suggest_the_typo() {
-        assert_eq!(
-            closest("lama-3-8b", &["gpt2", "llama-3-8b", "llama-2-7b"])[0],
-            "llama-3-8b"
-        );
-    }
-
-    /// QLoRA adapts every linear layer by default, as its paper does (Dettmers et al. 2023); LoRA
-    /// q and v (Hu et al. 2021). The CLI and the URL read the same default from the table.
-    #[test]
-    fn qlora_defaults_to_all_linear_layers_and_lora_to_q_and_v() {
-        let qlora = Job::from_pairs([("model", "llama-3-70b"), ("mode", "qlora")]).unwrap();
-        assert_eq!(qlora.to_setup().lora_targets, LoraTargets::ALL_LINEAR);
-        let lora = Job::from_pairs([("model", "llama-3-70b"), ("mode", "lora")]).unwrap();
-        assert_eq!(lora.to_setup().lora_targets, LoraTargets::default());
-        assert_eq!(find_option("lora-targets").unwrap().default_text(), "auto");
-        let chosen = Job::from_pairs([
-            ("model", "gpt2"),
-            ("mode", "qlora"),
-            ("lora-targets", "q,v"),
-        ])
-        .unwrap();
-        assert_eq!(chosen.to_setup().lora_targets, LoraTargets::default());
-        assert_eq!(
-            Job::from_setup(&chosen.to_setup()).to_pairs(true)[2],
-            ("lora-targets", "q,v".into())
-        );
-    }
-
-    #[test]
-    fn options_that_do_not_apply_say_why() {
-        let serve = Job::from_pairs([("model", "gpt2"), ("mode", "inference")]).unwrap();
-        assert!(serve.not_applicable(keys::OPTIMIZER).is_some());
-        assert!(serve.not_applicable(keys::ZERO).is_some());
-        assert!(serve.not_applicable(keys::KV_DTYPE).is_none());
-        assert!(serve.not_applicable(keys::LORA_TARGETS).is_some());
-        let train = Job::default();
-        assert!(train.not_applicable(keys::KV_DTYPE).is_some());
-        assert!(train.not_applicable(keys::DTYPE).is_none());
-        let qlora = Job::from_pairs([("model", "gpt2"), ("mode", "qlora")]).unwrap();
-        assert!(qlora.not_applicable(keys::DTYPE).unwrap().contains("NF4"));
-        assert!(qlora.not_applicable(keys::LORA_RANK).is_none());
-    }
-
-    /// From a link, full training with int4 weights used to stay invalid (and the page showed
-    /// 0 GB); settling puts back BF16 with a note.
-    #[test]
-    fn training_with_integer_weights_settles_on_the_default_with_a_note() {
-        let mut j = Job::from_pairs([("model", "gpt2"), ("dtype", "int4")]).unwrap();
-        assert!(j.to_setup().validate().is_err());
-        let note = j.settle().expect("a note");
-        assert!(note.contains("int4") && note.contains("bf16"), "{note}");
-        assert!(j.to_setup().validate().is_ok());
-        assert_eq!(j.settle(), None);
-        let mut serve =
-            Job::from_pairs([("model", "gpt2"), ("mode", "inference"), ("dtype", "int4")]).unwrap();
-        assert_eq!(serve.settle(), None);
-        assert_eq!(dtype_refused(Mode::Inference, Dtype::Int4), None);
-    }
-
-    #[test]
-    fn the_default_job_is_valid() {
-        assert!(super::super::estimate(&Job::default().to_setup()).is_ok());
-    }
-}
+mod tests;

@@ -68,6 +68,14 @@ keys! {
     LORA_RANK = "lora-rank", "LoRA rank";
     /// LoRA targets.
     LORA_TARGETS = "lora-targets", "LoRA targets";
+    /// Precision recipe (where the FP32 copies live).
+    PRECISION = "precision", "precision recipe";
+    /// How the optimizer step is implemented (its transient memory).
+    OPTIMIZER_STEP = "optimizer-step", "optimizer implementation";
+    /// LoRA dropout on the adapters' input.
+    LORA_DROPOUT = "lora-dropout", "LoRA dropout";
+    /// Adapter weight dtype.
+    ADAPTER_DTYPE = "adapter-dtype", "adapter dtype";
     /// FP32 gradient accumulation buffer.
     FP32_GRAD_ACCUM = "fp32-grad-accum", "FP32 gradient accumulation";
     /// Overhead in bytes.

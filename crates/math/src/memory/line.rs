@@ -29,6 +29,8 @@ pub struct StateLines {
     pub trainable: u64,
     /// Bytes in CPU memory per GPU.
     pub cpu: u64,
+    /// Temporaries the optimizer step allocates on each GPU (for-each Adam's square-root buffer).
+    pub step_temporaries: u64,
 }
 
 /// Converts to `u64`, or says the result is too large to be meaningful ([`MemoryError::Overflow`]).

@@ -13,7 +13,7 @@ use super::line::{
     params_text, state_line as line, to_u64, Line, StateLines, WHY_GRADS, WHY_OPT, WHY_WEIGHTS,
 };
 use super::lora::lora_params;
-use super::options::{Convention, Dtype, Mode, Offload, Optimizer};
+use super::options::{Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision};
 use super::setup::{MemoryError, ModelSpec, Setup};
 use crate::numbers::{format_bytes, format_count};
 
@@ -24,6 +24,15 @@ pub fn model_states(
     notes: &mut Vec<String>,
 ) -> Result<StateLines, MemoryError> {
     let trains_fully = setup.mode == Mode::Train;
+    if trains_fully
+        && setup.convention != Convention::Bitbudget
+        && setup.precision != Precision::Mixed
+    {
+        notes.push(format!(
+            "the {} convention fixes the bytes per parameter of mixed precision; the {} recipe applies to bitbudget's",
+            setup.convention, setup.precision
+        ));
+    }
     match setup.convention {
         Convention::Zero | Convention::HfMegatron | Convention::Deepspeed if !trains_fully => {
             notes.push(format!(
@@ -53,6 +62,8 @@ struct PerParam {
     grad_bytes: u64,
     optimizer: Box<dyn Fn(u64) -> u128>,
     optimizer_text: String,
+    /// Bytes per element of the tensors the optimizer steps (the master copy, or the parameters).
+    stepped_bytes: u64,
 }
 
 impl PerParam {
@@ -62,34 +73,73 @@ impl PerParam {
             grad_bytes: g,
             optimizer: Box::new(move |n| n as u128 * o as u128),
             optimizer_text: text.into(),
+            stepped_bytes: 4,
+        }
+    }
+
+    /// No master copy: weights of `weight_bits`, gradients of `grad_bytes`, moments of
+    /// `moment_bytes` (the parameters' dtype, as `torch.optim` keeps them).
+    fn fixed_moments(weight_bits: u64, grad_bytes: u64, opt: Optimizer, moment_bytes: u64) -> Self {
+        PerParam {
+            weight_bits,
+            grad_bytes,
+            optimizer: Box::new(move |n| moments_bytes(opt, n, moment_bytes)),
+            optimizer_text: moments_text(opt, moment_bytes),
+            stepped_bytes: weight_bits.div_ceil(8),
         }
     }
 }
 
 /// Optimizer state bytes for `n` parameters; `master` adds an FP32 master copy (mixed precision).
+/// The moments are FP32 (`torch.optim` keeps them in the parameters' dtype, so FP32 wherever the
+/// parameters or the master copy are).
 fn optimizer_bytes(opt: Optimizer, n: u64, master: bool) -> u128 {
-    let n128 = n as u128;
-    let states = match opt {
-        Optimizer::Adamw => 8 * n128,
-        // bitsandbytes: two 8-bit states plus one FP32 absmax per 256-element block per state.
-        Optimizer::Adamw8bit => 2 * n128 + 2 * 4 * n128.div_ceil(256),
-        Optimizer::SgdMomentum => 4 * n128,
+    moments_bytes(opt, n, 4) + if master { 4 * n as u128 } else { 0 }
+}
+
+/// Adam's or SGD's moments for `n` parameters of `elem` bytes (`torch.zeros_like(p)` in
+/// `torch.optim`), or bitsandbytes' 8-bit states plus an FP32 absmax per 256-element block.
+fn moments_bytes(opt: Optimizer, n: u64, elem: u64) -> u128 {
+    let (n, e) = (n as u128, elem as u128);
+    match opt {
+        Optimizer::Adamw => 2 * e * n,
+        Optimizer::Adamw8bit => 2 * n + 2 * 4 * n.div_ceil(256),
+        Optimizer::SgdMomentum => e * n,
         Optimizer::Sgd => 0,
-    };
-    states + if master { 4 * n128 } else { 0 }
+    }
 }
 
 fn optimizer_text(opt: Optimizer, master: bool) -> String {
-    let states = match opt {
-        Optimizer::Adamw => "8 B (FP32 m + v)",
-        Optimizer::Adamw8bit => "2 B (8-bit m + v) + FP32 absmax per 256",
-        Optimizer::SgdMomentum => "4 B (FP32 momentum)",
-        Optimizer::Sgd => "0 B",
-    };
+    let states = moments_text(opt, 4);
     if master {
         format!("4 B FP32 master + {states}")
     } else {
-        states.to_string()
+        states
+    }
+}
+
+fn moments_text(opt: Optimizer, elem: u64) -> String {
+    let kind = if elem == 4 { "FP32" } else { "16-bit" };
+    match opt {
+        Optimizer::Adamw => format!("{} B ({kind} m + v)", 2 * elem),
+        Optimizer::Adamw8bit => "2 B (8-bit m + v) + FP32 absmax per 256".into(),
+        Optimizer::SgdMomentum => format!("{elem} B ({kind} momentum)"),
+        Optimizer::Sgd => "0 B".into(),
+    }
+}
+
+/// What for-each Adam allocates in its step (`torch/optim/adam.py`, `_multi_tensor_adam`:
+/// `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`): one temporary per stepped
+/// tensor, `n` elements of `elem` bytes. Fused kernels, bitsandbytes' 8-bit Adam and SGD (without
+/// weight decay) allocate none; an offloaded optimizer steps on the CPU.
+fn step_temporaries(setup: &Setup, n: u64, elem: u64, divisor: u64) -> u128 {
+    let foreach_adam = setup.optimizer_step == OptimizerStep::Foreach
+        && setup.optimizer == Optimizer::Adamw
+        && setup.offload == Offload::None;
+    if foreach_adam {
+        (n as u128 * elem as u128).div_ceil(divisor as u128)
+    } else {
+        0
     }
 }
 
@@ -100,21 +150,28 @@ fn bitbudget_states(
 ) -> Result<StateLines, MemoryError> {
     match setup.mode {
         Mode::Train => {
-            let mixed = setup.dtype != Dtype::Fp32;
-            if setup.dtype == Dtype::Fp8 {
-                notes.push("FP8 training: FP8 weight copies for the matmuls, BF16 gradients, FP32 master weights (as Transformer Engine does)".into());
-            }
             let opt = setup.optimizer;
-            train_states(
-                setup,
-                params,
-                PerParam {
-                    weight_bits: setup.dtype.bits(),
-                    grad_bytes: if mixed { 2 } else { 4 },
-                    optimizer: Box::new(move |n| optimizer_bytes(opt, n, mixed)),
-                    optimizer_text: optimizer_text(opt, mixed),
-                },
-            )
+            let per = match setup.precision {
+                _ if setup.dtype == Dtype::Fp32 => PerParam::fixed_moments(32, 4, opt, 4),
+                Precision::Mixed => {
+                    if setup.dtype == Dtype::Fp8 {
+                        notes.push("FP8 training: FP8 weight copies for the matmuls, BF16 gradients, FP32 master weights (as Transformer Engine does)".into());
+                    }
+                    PerParam {
+                        weight_bits: setup.dtype.bits(),
+                        grad_bytes: 2,
+                        optimizer: Box::new(move |n| optimizer_bytes(opt, n, true)),
+                        optimizer_text: optimizer_text(opt, true),
+                        stepped_bytes: 4,
+                    }
+                }
+                Precision::Autocast => PerParam::fixed_moments(32, 4, opt, 4),
+                Precision::Pure => {
+                    let bytes = setup.dtype.bits().div_ceil(8);
+                    PerParam::fixed_moments(setup.dtype.bits(), bytes, opt, bytes)
+                }
+            };
+            train_states(setup, params, per)
         }
         Mode::Lora | Mode::Qlora => adapter_states(setup, params, notes),
         Mode::Inference => inference_states(setup, params, notes),
@@ -189,6 +246,12 @@ fn train_states(setup: &Setup, params: u64, per: PerParam) -> Result<StateLines,
         )?,
         trainable: params,
         cpu: 0,
+        step_temporaries: to_u64(step_temporaries(
+            setup,
+            params,
+            per.stepped_bytes,
+            os.divisor,
+        ))?,
     };
     let grad_bucket = setup.arch().map(|a| {
         a.largest_layer_params().div_ceil(setup.tp) as u128 * (per.grad_bytes + accum) as u128
@@ -317,8 +380,9 @@ fn adapter_states(
             ),
         )
     };
-    let weights = (base + 2 * adapters as u128).div_ceil(ws.divisor as u128);
-    let grads = (2 * adapters as u128).div_ceil(gs.divisor as u128);
+    let ab = setup.adapter_dtype.bits().div_ceil(8);
+    let weights = (base + (ab * adapters) as u128).div_ceil(ws.divisor as u128);
+    let grads = ((ab * adapters) as u128).div_ceil(gs.divisor as u128);
     let optimizer = optimizer_bytes(setup.optimizer, adapters, false).div_ceil(os.divisor as u128);
     let a = format!(
         "{} adapter params (rank {})",
@@ -328,13 +392,13 @@ fn adapter_states(
     let mut lines = StateLines {
         weights: line(
             weights,
-            format!("({base_text} + 2 B × {a}){}", ws.text),
-            "Frozen base weights plus small BF16 adapter matrices.",
+            format!("({base_text} + {ab} B × {a}){}", ws.text),
+            "Frozen base weights plus small adapter matrices (peft keeps them in FP32 by default).",
             setup,
         )?,
         gradients: line(
             grads,
-            format!("2 B × {a}{}", gs.text),
+            format!("{ab} B × {a}{}", gs.text),
             "Only the adapters are trained, so only they get gradients.",
             setup,
         )?,
@@ -350,8 +414,9 @@ fn adapter_states(
         )?,
         trainable: adapters,
         cpu: 0,
+        step_temporaries: to_u64(step_temporaries(setup, adapters, ab, os.divisor))?,
     };
-    let grad_bucket = Some(2 * adapters.div_ceil(arch.layers) as u128);
+    let grad_bucket = Some((ab * adapters.div_ceil(arch.layers)) as u128);
     apply_offload(
         setup,
         &mut lines,
@@ -425,6 +490,7 @@ fn inference_states(
         optimizer: zero("Serving does not update weights: no optimizer."),
         trainable: 0,
         cpu: 0,
+        step_temporaries: 0,
     };
     apply_offload(setup, &mut lines, layer_weight_bytes(setup, bits), None)?;
     Ok(lines)

@@ -179,6 +179,41 @@ named_enum! {
         Selective = "selective",
         /// Keep only each layer's input and recompute the layer in the backward pass.
         Full = "full",
+        /// Hugging Face's `gradient_checkpointing_enable()`: `torch.utils.checkpoint` around each
+        /// decoder layer. Each layer's input stays; in the backward pass one layer at a time is
+        /// recomputed, so one layer's full activations come back; the output layer (logits, loss)
+        /// is not checkpointed.
+        Layer = "layer",
+    }
+}
+
+named_enum! {
+    /// Where the FP32 copies of a training run live (the weight dtype is the compute dtype).
+    Precision {
+        /// Mixed precision with an FP32 master copy (Micikevicius et al. 2018; Megatron-LM,
+        /// DeepSpeed): 16-bit weights and gradients, FP32 master weights and Adam moments in the
+        /// optimizer, persistent gradient buffers, fused kernels (Korthikanti et al.'s activations).
+        Mixed = "mixed",
+        /// PyTorch's `torch.autocast`: FP32 parameters, gradients and Adam moments; the matmuls
+        /// run on 16-bit copies of the weights, which autocast caches through the forward pass
+        /// (Transformers' activation tensors).
+        Autocast = "autocast",
+        /// Parameters, gradients and optimizer states all in the weight dtype, no master copy
+        /// (a model loaded with `torch_dtype=bfloat16` and trained as is; Transformers' tensors).
+        Pure = "pure",
+    }
+}
+
+named_enum! {
+    /// How the optimizer step is implemented, which decides its transient memory.
+    OptimizerStep {
+        /// One fused kernel per parameter group (`torch.optim.AdamW(fused=True)`, apex and
+        /// DeepSpeed FusedAdam): no step temporaries.
+        Fused = "fused",
+        /// `torch._foreach_*` over parameter lists (PyTorch's default on CUDA): Adam's
+        /// `_multi_tensor_adam` allocates `exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sqs)`, one
+        /// temporary the size of the parameters it steps.
+        Foreach = "foreach",
     }
 }
 

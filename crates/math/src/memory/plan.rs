@@ -31,10 +31,11 @@ impl Strategy {
 
     /// `setup` with this strategy applied.
     pub fn apply(&self, setup: &Setup) -> Setup {
-        Setup {
-            zero: self.zero,
-            offload: self.offload,
-            ..setup.clone()
+        {
+            let mut changed = setup.clone();
+            changed.zero = self.zero;
+            changed.offload = self.offload;
+            changed
         }
     }
 }
@@ -102,9 +103,10 @@ pub fn sweep(setup: &Setup) -> Vec<SweepLine> {
             let mut points: Vec<(u64, u64)> = SWEEP_DP
                 .iter()
                 .filter_map(|&dp| {
-                    estimate(&Setup {
-                        dp,
-                        ..s.apply(setup)
+                    estimate(&{
+                        let mut changed = s.apply(setup);
+                        changed.dp = dp;
+                        changed
                     })
                     .ok()
                     .map(|b| (dp * setup.tp * setup.pp, b.total))
@@ -129,10 +131,7 @@ pub fn sweep(setup: &Setup) -> Vec<SweepLine> {
 /// What [`sweep`] reads of `setup`: all of it but the data-parallel degree (set to 1), so that a
 /// memo keyed on it recomputes the sweep only when something the sweep uses changes.
 pub fn sweep_input(setup: &Setup) -> Setup {
-    Setup {
-        dp: 1,
-        ..setup.clone()
-    }
+    setup.clone().with(|r| r.dp = 1)
 }
 
 /// The smallest setup that fits.
@@ -158,9 +157,10 @@ pub fn smallest_fit(
     strategies: &[Strategy],
 ) -> Option<Fit> {
     let fits = |s: &Strategy, dp: u64| {
-        estimate(&Setup {
-            dp,
-            ..s.apply(setup)
+        estimate(&{
+            let mut changed = s.apply(setup);
+            changed.dp = dp;
+            changed
         })
         .ok()
         .filter(|b| b.total <= capacity)
@@ -200,13 +200,14 @@ mod tests {
 
     fn llama8b() -> Setup {
         let m = find_model("llama-3-8b").unwrap();
-        Setup {
-            seq: 4096,
-            flash_attention: true,
-            ..Setup::new(ModelSpec::Arch {
+        {
+            let mut changed = Setup::new(ModelSpec::Arch {
                 name: m.id.into(),
                 arch: Box::new(m.arch),
-            })
+            });
+            changed.seq = 4096;
+            changed.flash_attention = true;
+            changed
         }
     }
 
@@ -218,9 +219,10 @@ mod tests {
         assert!(fit.total <= cap);
         for strategy in STRATEGIES {
             if fit.dp > 1 {
-                let smaller = estimate(&Setup {
-                    dp: fit.dp - 1,
-                    ..strategy.apply(&s)
+                let smaller = estimate(&{
+                    let mut changed = strategy.apply(&s);
+                    changed.dp = fit.dp - 1;
+                    changed
                 })
                 .unwrap();
                 assert!(
@@ -239,7 +241,7 @@ mod tests {
             gpu: crate::memory::find_gpu("a100-80gb"),
             ..llama8b()
         };
-        let at_8 = Setup { dp: 8, ..s.clone() };
+        let at_8 = s.clone().with(|r| r.dp = 8);
         assert_eq!(sweep(&s), sweep(&at_8));
         assert_eq!(sweep_input(&at_8), sweep_input(&s));
     }
@@ -253,11 +255,12 @@ mod tests {
     /// but sampling powers of two said 4. The sweep now holds the exact smallest fit per strategy.
     #[test]
     fn sweep_holds_the_exact_smallest_fit_of_each_strategy() {
-        let s = Setup {
-            gpu: crate::memory::find_gpu("h100-80gb"),
-            seq: 4096,
-            flash_attention: true,
-            ..llama8b()
+        let s = {
+            let mut changed = llama8b();
+            changed.gpu = crate::memory::find_gpu("h100-80gb");
+            changed.seq = 4096;
+            changed.flash_attention = true;
+            changed
         };
         let cap = s.gpu.as_ref().unwrap().capacity_bytes;
         let mut exacts = Vec::new();

@@ -6,6 +6,7 @@ use super::convention_comparison::compare_conventions;
 use super::estimate::{estimate, Breakdown};
 use super::job::Job;
 use super::part::Part;
+use super::phases::{Phase, PhaseParts};
 use super::setup::{MemoryError, ModelSpec, Setup};
 use crate::numbers::format_count;
 use serde::Serialize;
@@ -134,6 +135,11 @@ pub struct Report {
     pub advice: Option<Advice>,
     /// The same setup under each convention.
     pub conventions: Vec<ConventionSummary>,
+    /// The phase that sets the peak (`forward`, `backward` or `optimizer_step`).
+    pub peak_phase: Phase,
+    /// What is alive at the peak of each phase, per GPU, overhead not included; `per_gpu.total`
+    /// is the largest phase's total plus the overhead.
+    pub phases: Vec<PhaseParts>,
     /// Remarks.
     pub notes: Vec<String>,
     /// The full breakdown, for programs that want every field.
@@ -201,6 +207,8 @@ pub fn report(setup: &Setup) -> Result<Report, MemoryError> {
             .map(|g| (g.capacity_bytes as i128 - b.total as i128) as i64),
         advice: s.gpu.as_ref().map(|g| advise(s, g.capacity_bytes)),
         conventions,
+        peak_phase: b.peak_phase,
+        phases: b.phases.clone(),
         notes: b.notes.clone(),
         breakdown: b,
     })

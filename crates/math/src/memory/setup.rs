@@ -4,7 +4,9 @@ use super::arch::ModelArch;
 pub use super::error::MemoryError;
 use super::gpus::GpuPreset;
 use super::keys::*;
-use super::options::{Convention, Dtype, Mode, Offload, Optimizer, Recompute, ZeroStage};
+use super::options::{
+    Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute, ZeroStage,
+};
 use crate::numbers::Units;
 use serde::Serialize;
 
@@ -71,17 +73,23 @@ impl LoraTargets {
     }
 }
 
-/// Everything an estimate depends on.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Setup {
-    /// The model.
-    pub model: ModelSpec,
+/// The options a [`Setup`] and a `Job` (the option table's typed values) share, held once: how
+/// the model is run (mode, precision, parallelism, batch and sequence, recomputation, offload,
+/// adapters' rank, overhead, bookkeeping, units). `Setup` and `Job` add only what they resolve differently (the
+/// model, the GPU, the LoRA targets) and read these fields through `Deref`, so `setup.dp` and
+/// `job.dp` both work.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RunOptions {
     /// Training, fine-tuning or serving.
     pub mode: Mode,
     /// Weight dtype.
     pub dtype: Dtype,
     /// Optimizer (training modes).
     pub optimizer: Optimizer,
+    /// Precision recipe (training modes): where the FP32 copies live.
+    pub precision: Precision,
+    /// Optimizer implementation: its step's transient memory.
+    pub optimizer_step: OptimizerStep,
     /// ZeRO stage over the data-parallel group.
     pub zero: ZeroStage,
     /// Data-parallel degree.
@@ -106,14 +114,14 @@ pub struct Setup {
     pub kv_dtype: Dtype,
     /// LoRA rank.
     pub lora_rank: u64,
-    /// LoRA target projections.
-    pub lora_targets: LoraTargets,
+    /// LoRA dropout > 0 (peft keeps a dropped-out copy of each adapted layer's input and a mask).
+    pub lora_dropout: bool,
+    /// Dtype of the LoRA adapters' weights, gradients and compute (peft's default is FP32).
+    pub adapter_dtype: Dtype,
     /// Keep an FP32 gradient-accumulation buffer (+4 B per trainable parameter).
     pub fp32_grad_accum: bool,
     /// CUDA context and allocator reserve per GPU, in bytes.
     pub overhead_bytes: u64,
-    /// The GPU to compare against, if any.
-    pub gpu: Option<GpuPreset>,
     /// Bookkeeping convention for the model states.
     pub convention: Convention,
     /// GPUs per node (DeepSpeed's estimator counts CPU memory per node).
@@ -122,19 +130,16 @@ pub struct Setup {
     pub units: Units,
 }
 
-/// Default overhead: 1 GiB for the CUDA context (about 0.5 GiB with PyTorch on an H100) plus the
-/// caching allocator's fragmentation. Editable.
-pub const DEFAULT_OVERHEAD_BYTES: u64 = 1 << 30;
-
-impl Setup {
-    /// Defaults for `model`: full BF16 training with AdamW on one GPU, batch 1, sequence 2048,
-    /// no recomputation, no FlashAttention.
-    pub fn new(model: ModelSpec) -> Self {
+impl Default for RunOptions {
+    /// Full BF16 training with AdamW on one GPU, batch 1, sequence 2048, no recomputation, no
+    /// FlashAttention, LoRA rank 16, 1 GiB overhead, 8 GPUs per node, GB.
+    fn default() -> Self {
         Self {
-            model,
             mode: Mode::Train,
             dtype: Dtype::Bf16,
             optimizer: Optimizer::Adamw,
+            precision: Precision::Mixed,
+            optimizer_step: OptimizerStep::Fused,
             zero: ZeroStage(0),
             dp: 1,
             tp: 1,
@@ -147,14 +152,74 @@ impl Setup {
             offload: Offload::None,
             kv_dtype: Dtype::Bf16,
             lora_rank: 16,
-            lora_targets: LoraTargets::default(),
+            lora_dropout: false,
+            adapter_dtype: Dtype::Bf16,
             fp32_grad_accum: false,
             overhead_bytes: DEFAULT_OVERHEAD_BYTES,
-            gpu: None,
             convention: Convention::Bitbudget,
             gpus_per_node: 8,
             units: Units::Gb,
         }
+    }
+}
+
+/// Everything an estimate depends on: the resolved model, GPU and LoRA targets, and the shared
+/// [`RunOptions`] (read as `setup.dp` etc. through `Deref`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Setup {
+    /// The model.
+    pub model: ModelSpec,
+    /// LoRA target projections.
+    pub lora_targets: LoraTargets,
+    /// The GPU to compare against, if any.
+    pub gpu: Option<GpuPreset>,
+    /// How the model is run.
+    #[serde(flatten)]
+    pub run: RunOptions,
+}
+
+/// `Deref`/`DerefMut` to the `run: RunOptions` field, so `x.dp` reads and writes the shared
+/// options of a [`Setup`] or a `Job`.
+macro_rules! deref_to_run_options {
+    ($t:ty) => {
+        impl std::ops::Deref for $t {
+            type Target = $crate::memory::setup::RunOptions;
+            fn deref(&self) -> &Self::Target {
+                &self.run
+            }
+        }
+
+        impl std::ops::DerefMut for $t {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.run
+            }
+        }
+    };
+}
+pub(crate) use deref_to_run_options;
+
+deref_to_run_options!(Setup);
+
+/// Default overhead: 1 GiB for the CUDA context (about 0.5 GiB with PyTorch on an H100) plus the
+/// caching allocator's fragmentation. Editable.
+pub const DEFAULT_OVERHEAD_BYTES: u64 = 1 << 30;
+
+impl Setup {
+    /// Defaults for `model`: [`RunOptions::default`] (full BF16 training with AdamW on one GPU,
+    /// batch 1, sequence 2048, no recomputation, no FlashAttention), LoRA's own targets, no GPU.
+    pub fn new(model: ModelSpec) -> Self {
+        Self {
+            model,
+            lora_targets: LoraTargets::default(),
+            gpu: None,
+            run: RunOptions::default(),
+        }
+    }
+
+    /// `self` with `change` applied to its run options: `setup.with(|r| r.dp = 8)`.
+    pub fn with(mut self, change: impl FnOnce(&mut RunOptions)) -> Self {
+        change(&mut self.run);
+        self
     }
 
     /// GPUs in the job: dp × tp × pp.
@@ -182,26 +247,10 @@ impl Setup {
             if v == 0 {
                 return Err(E::NoGpu { option });
             }
-            if v > MAX_DEGREE {
-                return Err(E::TooLarge {
-                    option,
-                    value: v,
-                    limit: MAX_DEGREE,
-                });
-            }
+            in_range(option, v, MAX_DEGREE)?;
         }
-        for (option, v, limit) in [(BATCH, self.batch, MAX_BATCH), (SEQ, self.seq, MAX_SEQ)] {
-            if v == 0 {
-                return Err(E::Zero { option });
-            }
-            if v > limit {
-                return Err(E::TooLarge {
-                    option,
-                    value: v,
-                    limit,
-                });
-            }
-        }
+        in_range(BATCH, self.batch, MAX_BATCH)?;
+        in_range(SEQ, self.seq, MAX_SEQ)?;
         if self.zero.0 > 3 {
             return Err(E::NoSuchZeroStage { stage: self.zero.0 });
         }
@@ -210,6 +259,14 @@ impl Setup {
         }
         if matches!(self.mode, Mode::Train | Mode::Lora) && self.dtype.is_gguf() {
             return Err(E::GgufTraining { dtype: self.dtype });
+        }
+        let adapters = matches!(self.mode, Mode::Lora | Mode::Qlora);
+        if adapters && !matches!(self.adapter_dtype, Dtype::Fp32 | Dtype::Bf16 | Dtype::Fp16) {
+            return Err(E::BadValue {
+                option: ADAPTER_DTYPE,
+                value: self.adapter_dtype.to_string(),
+                reason: "is not a dtype adapters can be trained in: fp32, bf16 or fp16".into(),
+            });
         }
         if matches!(self.mode, Mode::Lora | Mode::Qlora) && self.lora_rank == 0 {
             return Err(E::Zero { option: LORA_RANK });
@@ -265,6 +322,21 @@ pub const MAX_VOCAB: u64 = 1 << 26;
 /// Largest number of attention heads accepted.
 pub const MAX_HEADS: u64 = 1 << 16;
 
+/// `Zero` when `v` is 0, `TooLarge` past `limit`, otherwise fine.
+fn in_range(option: OptionKey, v: u64, limit: u64) -> Result<(), MemoryError> {
+    if v == 0 {
+        return Err(MemoryError::Zero { option });
+    }
+    if v > limit {
+        return Err(MemoryError::TooLarge {
+            option,
+            value: v,
+            limit,
+        });
+    }
+    Ok(())
+}
+
 fn validate_arch(a: &ModelArch, tp: u64, pp: u64) -> Result<(), MemoryError> {
     use MemoryError as E;
     for (option, v, limit) in [
@@ -275,16 +347,7 @@ fn validate_arch(a: &ModelArch, tp: u64, pp: u64) -> Result<(), MemoryError> {
         (FFN, a.ffn, MAX_FFN),
         (VOCAB, a.vocab, MAX_VOCAB),
     ] {
-        if v == 0 {
-            return Err(E::Zero { option });
-        }
-        if v > limit {
-            return Err(E::TooLarge {
-                option,
-                value: v,
-                limit,
-            });
-        }
+        in_range(option, v, limit)?;
     }
     if a.heads % a.kv_heads != 0 {
         return Err(E::DoesNotDivide {

@@ -354,7 +354,7 @@ fn base_assumptions(setup: &Setup) -> Vec<String> {
     }
     a.push(match (setup.recompute, setup.flash_attention) {
         (Recompute::None, _) => "no recomputation".into(),
-        (Recompute::Full, _) => "full recomputation: each block's forward runs again in the backward pass".into(),
+        (Recompute::Full | Recompute::Layer, _) => "full recomputation: each block's forward runs again in the backward pass".into(),
         (Recompute::Selective, true) => "selective recomputation with FlashAttention: nothing extra is counted (FlashAttention's own recompute is part of its kernel time)".into(),
         (Recompute::Selective, false) => "selective recomputation: the attention core's forward (QKᵀ, AV) runs again".into(),
     });

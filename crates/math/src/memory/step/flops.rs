@@ -131,7 +131,7 @@ pub fn arch_token_flops(
     };
     let recompute = match (mode, recompute) {
         (Mode::Inference, _) | (_, Recompute::None) => 0,
-        (_, Recompute::Full) => forward - 2 * head_matmul_params(a),
+        (_, Recompute::Full | Recompute::Layer) => forward - 2 * head_matmul_params(a),
         (_, Recompute::Selective) if flash_attention => 0,
         (_, Recompute::Selective) => core,
     };
@@ -156,7 +156,7 @@ pub fn params_token_flops(params: u64, mode: Mode, recompute: Recompute) -> Toke
     };
     let recompute = match (mode, recompute) {
         (Mode::Inference, _) | (_, Recompute::None | Recompute::Selective) => 0,
-        (_, Recompute::Full) => forward,
+        (_, Recompute::Full | Recompute::Layer) => forward,
     };
     TokenFlops {
         forward,

@@ -1,0 +1,302 @@
+//! bitbudget against PyTorch: the measurements `validation/harness.py` committed in
+//! `validation/results.json` (real Transformers models under fake tensors, one training step or a
+//! prefill plus decode steps), included at compile time with the configs they were built from, and
+//! bitbudget's estimate of each setup. The one source for the comparison test
+//! (`tests/pytorch_validation.rs`) and the Memory page's "checked against PyTorch" panel.
+//!
+//! What is compared: each part's largest size over the measured phases (activations include the
+//! working tensors of forward/backward or prefill/decode, not the optimizer step's, which count in
+//! the total) against bitbudget's line, and the measured peak against bitbudget's total without
+//! its overhead (fake tensors see no CUDA context, caching allocator or fragmentation).
+
+use super::estimate::{estimate, Breakdown};
+use super::hf_config::parse_config;
+use super::options::{Dtype, Mode, Optimizer, OptimizerStep, Precision, Recompute};
+use super::setup::{LoraTargets, ModelSpec, Setup};
+use serde_json::Value;
+
+/// The committed measurements.
+pub const RESULTS_JSON: &str = include_str!("../../../../validation/results.json");
+
+/// The configs the measured models were built from (`validation/configs/`).
+const CONFIGS: &[(&str, &str)] = &[
+    (
+        "gpt2.json",
+        include_str!("../../../../validation/configs/gpt2.json"),
+    ),
+    (
+        "llama-3-70b.json",
+        include_str!("../../../../validation/configs/llama-3-70b.json"),
+    ),
+    (
+        "llama-3-8b.json",
+        include_str!("../../../../validation/configs/llama-3-8b.json"),
+    ),
+    (
+        "llama-3.2-1b.json",
+        include_str!("../../../../validation/configs/llama-3.2-1b.json"),
+    ),
+    (
+        "mistral-7b.json",
+        include_str!("../../../../validation/configs/mistral-7b.json"),
+    ),
+    (
+        "opt-125m.json",
+        include_str!("../../../../validation/configs/opt-125m.json"),
+    ),
+    (
+        "phi-3-mini-4k.json",
+        include_str!("../../../../validation/configs/phi-3-mini-4k.json"),
+    ),
+    (
+        "pythia-160m.json",
+        include_str!("../../../../validation/configs/pythia-160m.json"),
+    ),
+    (
+        "qwen2.5-0.5b.json",
+        include_str!("../../../../validation/configs/qwen2.5-0.5b.json"),
+    ),
+];
+
+/// The parts compared, in table order (`total` last).
+pub const PARTS: [&str; 6] = [
+    "weights",
+    "gradients",
+    "optimizer",
+    "activations",
+    "kv_cache",
+    "total",
+];
+
+/// One measured setup compared with bitbudget.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The harness's setup name (`llama-3-8b-bf16-fused-sdpa`).
+    pub name: String,
+    /// The setup as bitbudget options.
+    pub setup: Setup,
+    /// Parameters of the model PyTorch built.
+    pub measured_params: u64,
+    /// The phase PyTorch's peak fell in (`forward`, `backward`, `optimizer`, `prefill`).
+    pub measured_peak_phase: String,
+    /// bitbudget's estimate.
+    pub estimate: Breakdown,
+    /// (part, bitbudget bytes, PyTorch bytes) for each part of [`PARTS`].
+    pub parts: Vec<(&'static str, f64, f64)>,
+}
+
+impl Row {
+    /// bitbudget / PyTorch − 1 for `part`, or `None` when the part is absent or PyTorch measured 0.
+    pub fn error(&self, part: &str) -> Option<f64> {
+        let (_, est, got) = self.parts.iter().find(|(p, _, _)| *p == part)?;
+        (*got > 0.0).then(|| est / got - 1.0)
+    }
+}
+
+/// The committed measurements and the versions that made them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Validation {
+    /// PyTorch's version (`2.15.0+cu132`).
+    pub torch: String,
+    /// Transformers' version.
+    pub transformers: String,
+    /// Every measured setup.
+    pub rows: Vec<Row>,
+}
+
+fn text<'a>(s: &'a Value, k: &str) -> Result<&'a str, String> {
+    s[k].as_str()
+        .ok_or_else(|| format!("setup field {k} is missing"))
+}
+
+fn num(s: &Value, k: &str) -> Result<u64, String> {
+    s[k].as_u64()
+        .ok_or_else(|| format!("setup field {k} is missing"))
+}
+
+/// The bitbudget setup of one harness setup (the one place that maps harness names onto options).
+pub fn setup_of(s: &Value) -> Result<Setup, String> {
+    let file = text(s, "config")?;
+    let config = CONFIGS
+        .iter()
+        .find(|(f, _)| *f == file)
+        .ok_or_else(|| format!("no config {file} in validation/configs"))?
+        .1;
+    let model = parse_config(config).map_err(|e| format!("{file}: {e}"))?;
+    let mut setup = Setup::new(ModelSpec::Arch {
+        name: text(s, "name")?.into(),
+        arch: Box::new(model.arch),
+    });
+    setup.mode = text(s, "mode")?.parse::<Mode>()?;
+    (setup.dtype, setup.precision) = match text(s, "precision")? {
+        "fp32" => (Dtype::Fp32, Precision::Pure),
+        "bf16" => (Dtype::Bf16, Precision::Pure),
+        "autocast-bf16" => (Dtype::Bf16, Precision::Autocast),
+        other => return Err(format!("precision {other}")),
+    };
+    setup.kv_dtype = setup.dtype;
+    setup.optimizer = Optimizer::Adamw;
+    setup.optimizer_step = match text(s, "optimizer")? {
+        "adamw-foreach" => OptimizerStep::Foreach,
+        "adamw-fused" | "none" => OptimizerStep::Fused,
+        other => return Err(format!("optimizer {other}")),
+    };
+    setup.flash_attention = text(s, "attention")? == "sdpa";
+    setup.recompute = if s["checkpointing"].as_bool() == Some(true) {
+        Recompute::Layer
+    } else {
+        Recompute::None
+    };
+    setup.adapter_dtype = text(s, "adapter_dtype")?.parse::<Dtype>()?;
+    setup.lora_dropout = s["lora_dropout"].as_f64().unwrap_or(0.0) > 0.0;
+    setup.batch = num(s, "batch")?;
+    setup.seq = num(s, "seq")? + num(s, "decode_steps")?;
+    setup.overhead_bytes = 0;
+    if matches!(setup.mode, Mode::Lora | Mode::Qlora) {
+        setup.lora_rank = num(s, "lora_rank")?;
+        setup.lora_targets = match &s["lora_targets"] {
+            Value::String(all) if all == "all-linear" => LoraTargets::ALL_LINEAR,
+            Value::Array(names) => {
+                let has = |n: &str| names.iter().any(|v| v.as_str() == Some(n));
+                LoraTargets {
+                    q: has("q_proj"),
+                    k: has("k_proj"),
+                    v: has("v_proj"),
+                    o: has("o_proj"),
+                    mlp: has("gate_proj"),
+                }
+            }
+            other => return Err(format!("lora_targets {other}")),
+        };
+    }
+    Ok(setup)
+}
+
+fn estimated(b: &Breakdown, part: &str) -> f64 {
+    (match part {
+        "weights" => b.weights.bytes,
+        "gradients" => b.gradients.bytes,
+        "optimizer" => b.optimizer.bytes,
+        "activations" => b.activations.bytes,
+        "kv_cache" => b.kv_cache.bytes,
+        _ => b.total - b.overhead.bytes,
+    }) as f64
+}
+
+/// Each part's largest size over the measured phases; activations with the working tensors of
+/// the phases that compute (not the optimizer step's); the total is the measured peak.
+fn measured(m: &Value, part: &str) -> Result<f64, String> {
+    if part == "total" {
+        return m["peak"]["total"].as_f64().ok_or("no peak total".into());
+    }
+    let phases = m["phases"].as_object().ok_or("no phases")?;
+    let mut most: f64 = 0.0;
+    for (name, p) in phases.iter().filter(|(_, p)| p.is_object()) {
+        let v = match part {
+            "activations" if name == "optimizer" => 0.0,
+            "activations" => {
+                p["activations"].as_f64().unwrap_or(0.0) + p["temporaries"].as_f64().unwrap_or(0.0)
+            }
+            _ => p[part].as_f64().unwrap_or(0.0),
+        };
+        most = most.max(v);
+    }
+    Ok(most)
+}
+
+/// Reads [`RESULTS_JSON`] and estimates every setup; an error names the setup and the problem.
+pub fn validation() -> Result<Validation, String> {
+    let doc: Value = serde_json::from_str(RESULTS_JSON).map_err(|e| e.to_string())?;
+    let version = |k: &str| doc["versions"][k].as_str().unwrap_or("?").to_string();
+    let mut rows = Vec::new();
+    for row in doc["setups"].as_array().ok_or("no setups")? {
+        let s = &row["setup"];
+        let name = text(s, "name")?.to_string();
+        let m = row.get("measured").ok_or(format!("{name}: not measured"))?;
+        let setup = setup_of(s).map_err(|e| format!("{name}: {e}"))?;
+        let estimate = estimate(&setup).map_err(|e| format!("{name}: {e}"))?;
+        let mut parts = Vec::new();
+        for part in PARTS {
+            parts.push((part, estimated(&estimate, part), measured(m, part)?));
+        }
+        rows.push(Row {
+            measured_params: m["base_params"].as_u64().unwrap_or(0),
+            measured_peak_phase: m["peak_phase"].as_str().unwrap_or("?").into(),
+            name,
+            setup,
+            estimate,
+            parts,
+        });
+    }
+    Ok(Validation {
+        torch: version("torch"),
+        transformers: version("transformers"),
+        rows,
+    })
+}
+
+/// How alike two setups are for accuracy's sake: the same mode first, then precision recipe,
+/// checkpointing, attention kernel and optimizer implementation, then the closest model size.
+fn likeness(a: &Setup, b: &Setup) -> (u32, i64) {
+    let same = |x: bool, w: u32| if x { w } else { 0 };
+    let ckpt = |s: &Setup| s.recompute != Recompute::None;
+    let score = same(a.mode == b.mode, 16)
+        + same(a.precision == b.precision, 8)
+        + same(ckpt(a) == ckpt(b), 4)
+        + same(a.flash_attention == b.flash_attention, 2)
+        + same(a.optimizer_step == b.optimizer_step, 1);
+    let size = |s: &Setup| s.arch().map_or(0.0, |m| (m.params().max(1) as f64).ln());
+    (score, -((size(a) - size(b)).abs() * 1000.0) as i64)
+}
+
+/// [`validation`], computed once (the page asks on every setup change).
+pub fn committed() -> &'static Result<Validation, String> {
+    static ONCE: std::sync::OnceLock<Result<Validation, String>> = std::sync::OnceLock::new();
+    ONCE.get_or_init(validation)
+}
+
+impl Validation {
+    /// The setups whose total is within `bound` (0.10 = 10 %), and the largest |error| among them.
+    pub fn totals_within(&self, bound: f64) -> (usize, f64) {
+        self.rows
+            .iter()
+            .filter_map(|r| r.error("total"))
+            .filter(|e| e.abs() <= bound)
+            .fold((0, 0.0), |(n, most), e| (n + 1, f64::max(most, e.abs())))
+    }
+
+    /// The measured setup most like `setup` (see the ranking in `likeness`).
+    pub fn nearest(&self, setup: &Setup) -> Option<&Row> {
+        self.rows.iter().max_by_key(|r| likeness(&r.setup, setup))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_committed_setup_is_estimated_and_counts_the_same_parameters() {
+        let v = validation().unwrap();
+        assert!(v.rows.len() >= 20, "{} setups", v.rows.len());
+        for r in &v.rows {
+            assert_eq!(r.estimate.params, r.measured_params, "{}", r.name);
+        }
+    }
+
+    #[test]
+    fn totals_within_counts_only_setups_inside_the_bound() {
+        let v = committed().as_ref().unwrap();
+        let (n, most) = v.totals_within(0.10);
+        assert!(n <= v.rows.len() && most <= 0.10);
+        assert_eq!(v.totals_within(f64::INFINITY).0, v.rows.len());
+    }
+
+    #[test]
+    fn the_nearest_setup_shares_the_mode_and_the_recipe() {
+        let v = validation().unwrap();
+        let mut s = v.rows[0].setup.clone();
+        s.mode = Mode::Inference;
+        assert_eq!(v.nearest(&s).unwrap().setup.mode, Mode::Inference);
+    }
+}

@@ -1,0 +1,191 @@
+//! Browser tests of what issue #13 added to the Memory page: the framework-faithful options
+//! (precision recipe, optimizer implementation), the phase that sets the peak with the per-phase
+//! table, the "checked against PyTorch" panel, and any model from a pasted or dropped
+//! config.json (a bad one names the missing field and the model in use stays).
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use bitbudget_app::ui::pages::memory::MemoryPage;
+use bitbudget_app::ui::url_state::parse_query;
+use common::*;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Llama 3 8B trained on one GPU in pure BF16 with SDPA at 4096 tokens, as a link would open it.
+const PURE_BF16: &str =
+    "?tab=memory&model=llama-3-8b&precision=pure&flash-attention=1&seq=4096&gpu=h100-80gb";
+
+fn mount(url: &str) -> (web_sys::HtmlElement, impl Sized) {
+    let q = parse_query(url);
+    assert!(q.notes.is_empty(), "{:?}", q.notes);
+    let root = fresh_root();
+    let memory = q.memory;
+    let handle = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <MemoryPage initial=memory sync_url=false /> },
+    );
+    (root, handle)
+}
+
+fn bytes(root: &web_sys::HtmlElement, part: &str) -> u64 {
+    part_bytes(root, part)
+}
+
+#[wasm_bindgen_test]
+async fn the_peak_phase_is_named_and_foreach_moves_it_to_the_optimizer_step() {
+    let (root, _app) = mount(PURE_BF16);
+    settle().await;
+    // Pure BF16: 2 B weights, 2 B gradients, 4 B of BF16 moments; no master copy.
+    assert_eq!(bytes(&root, "optimizer"), 2 * bytes(&root, "weights"));
+    let peak = text(&root, "peak-phase");
+    assert!(
+        peak.starts_with("The peak is in the backward pass"),
+        "{peak}"
+    );
+    assert_eq!(
+        root.query_selector_all("[data-testid=phase-row]")
+            .unwrap()
+            .length(),
+        3
+    );
+    choose(&root, "input-optimizer-step", "foreach");
+    settle().await;
+    let peak = text(&root, "peak-phase");
+    assert!(
+        peak.starts_with("The peak is in the optimizer step") && peak.contains("step temporaries"),
+        "{peak}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_precision_recipe_moves_bytes_between_the_parts() {
+    let (root, _app) = mount(PURE_BF16);
+    settle().await;
+    let pure_weights = bytes(&root, "weights");
+    choose(&root, "input-precision", "autocast");
+    settle().await;
+    assert_eq!(bytes(&root, "weights"), 2 * pure_weights, "FP32 parameters");
+    assert_eq!(
+        bytes(&root, "gradients"),
+        2 * pure_weights,
+        "FP32 gradients"
+    );
+    choose(&root, "input-precision", "mixed");
+    settle().await;
+    assert_eq!(bytes(&root, "weights"), pure_weights);
+    assert_eq!(
+        bytes(&root, "optimizer"),
+        6 * pure_weights,
+        "FP32 master + m + v"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn serving_shows_one_phase_and_no_phase_table() {
+    let (root, _app) = mount("?tab=memory&model=llama-3-8b&mode=inference");
+    settle().await;
+    assert!(text(&root, "peak-phase").starts_with("The peak is in the forward pass"));
+    assert!(!present(&root, "phases"));
+}
+
+#[wasm_bindgen_test]
+async fn the_page_says_how_close_it_has_been_to_pytorch_for_the_nearest_setup() {
+    use bitbudget_math::memory::validation::committed;
+    let (root, _app) = mount(PURE_BF16);
+    settle().await;
+    let v = committed().as_ref().unwrap();
+    let summary = text(&root, "validation-summary");
+    assert!(
+        summary.starts_with("Checked against PyTorch 2.")
+            && summary.contains(&format!("of {} setups", v.rows.len())),
+        "{summary}"
+    );
+    let nearest = v
+        .rows
+        .iter()
+        .find(|r| r.name == "llama-3-8b-bf16-fused-sdpa")
+        .unwrap();
+    let expected = format!("{:+.1}%", nearest.error("total").unwrap() * 100.0);
+    assert!(
+        summary.contains(&format!(
+            "nearest measured setup (llama-3-8b-bf16-fused-sdpa): {expected}"
+        )),
+        "{summary}"
+    );
+    assert_eq!(
+        root.query_selector_all("[data-testid=validation-row]")
+            .unwrap()
+            .length() as usize,
+        v.rows.len()
+    );
+    // Serving moves the nearest setup to a measured inference run.
+    choose(&root, "input-mode", "inference");
+    settle().await;
+    let serving = text(&root, "validation-summary");
+    assert!(serving.contains("-infer-"), "{serving}");
+}
+
+/// Llama 3.2 1B's published config.json: 1,235,814,400 parameters.
+const LLAMA_1B: &str = include_str!("../validation/configs/llama-3.2-1b.json");
+
+fn weights(root: &web_sys::HtmlElement) -> u64 {
+    part_bytes(root, "weights")
+}
+
+fn paste(root: &web_sys::HtmlElement, text: &str) {
+    let area: web_sys::HtmlTextAreaElement = by_testid(root, "config-text").unchecked_into();
+    area.set_value(text);
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    area.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
+        .unwrap();
+    by_testid(root, "config-load").click();
+}
+
+#[wasm_bindgen_test]
+async fn a_pasted_config_becomes_the_model_and_a_bad_one_names_the_missing_field() {
+    let (root, _app) = mount("?tab=memory&model=gpt2");
+    settle().await;
+    let gpt2 = weights(&root);
+    paste(&root, r#"{"model_type": "llama", "hidden_size": 2048}"#);
+    settle().await;
+    let message = text(&root, "config-message");
+    assert!(
+        message.contains("missing the field \"num_hidden_layers\""),
+        "{message}"
+    );
+    assert_eq!(weights(&root), gpt2, "the previous model stays");
+    paste(&root, LLAMA_1B);
+    settle().await;
+    // Mixed-precision BF16 weights: 2 B × 1,235,814,400.
+    assert_eq!(weights(&root), 2 * 1_235_814_400);
+    assert!(text(&root, "config-message").contains("1.24B parameters"));
+}
+
+#[wasm_bindgen_test]
+async fn a_dropped_config_file_is_read_and_sized() {
+    let (root, _app) = mount("?tab=memory&model=gpt2");
+    settle().await;
+    let area = by_testid(&root, "config-text");
+    let drop = js_sys::Function::new_with_args(
+        "el, text",
+        "const dt = new DataTransfer(); dt.items.add(new File([text], 'config.json', {type: 'application/json'})); el.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));",
+    );
+    drop.call2(
+        &wasm_bindgen::JsValue::NULL,
+        &area,
+        &wasm_bindgen::JsValue::from_str(LLAMA_1B),
+    )
+    .unwrap();
+    for _ in 0..20 {
+        settle().await;
+        if weights(&root) == 2 * 1_235_814_400 {
+            break;
+        }
+    }
+    assert_eq!(weights(&root), 2 * 1_235_814_400);
+}
