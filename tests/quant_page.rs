@@ -7,6 +7,7 @@ mod common;
 
 use bitbudget_app::ui::pages::quant::QuantPage;
 use bitbudget_app::ui::url_state::parse_query;
+use bitbudget_math::quant::scheme::Scheme;
 use common::*;
 use leptos::mount::UnmountHandle;
 use leptos::prelude::*;
@@ -16,6 +17,9 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// Rows of the metrics table: one per scheme of the math crate's list.
+const SCHEMES: u32 = Scheme::ALL.len() as u32;
+
 fn rows(root: &web_sys::HtmlElement) -> u32 {
     root.query_selector_all("[data-testid='quant-table'] tbody tr")
         .unwrap()
@@ -24,7 +28,7 @@ fn rows(root: &web_sys::HtmlElement) -> u32 {
 
 async fn until_computed(root: &web_sys::HtmlElement) {
     for _ in 0..200 {
-        if rows(root) == 14 {
+        if rows(root) == SCHEMES {
             return;
         }
         settle().await;
@@ -93,7 +97,7 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
     choose(&root, "quant-source", "uniform");
     for _ in 0..200 {
         settle().await;
-        if rows(&root) == 14 && text(&root, "sqnr-q8_0") != laplace_q8 {
+        if rows(&root) == SCHEMES && text(&root, "sqnr-q8_0") != laplace_q8 {
             break;
         }
     }
@@ -107,6 +111,40 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
         laplace_q8,
         "the metrics follow the new tensor"
     );
+}
+
+#[wasm_bindgen_test]
+async fn picking_q4_k_shows_its_row_and_llama_cpp_s_codes() {
+    use bitbudget_math::quant::analysis::codes;
+    use bitbudget_math::quant::generate::{generate, Distribution};
+    use bitbudget_math::quant::scheme::quantize;
+    let (root, _app) = mount_computed("?tab=quant&scheme=q8_0&tensor=normal&seed=2").await;
+    choose(&root, "quant-scheme", "q4_k");
+    settle().await;
+    assert!(by_testid(&root, "row-q4_k")
+        .class_list()
+        .contains("selected"));
+    assert_eq!(text(&root, "bits-q4_k"), "4.500");
+    let sqnr = |s: &str| text(&root, &format!("sqnr-{s}")).parse::<f64>().unwrap();
+    assert!(
+        sqnr("q4_0") < sqnr("q4_k") && sqnr("q4_k") < sqnr("q5_k") && sqnr("q2_k") < sqnr("q3_k"),
+        "q2_k {} q3_k {} q4_0 {} q4_k {} q5_k {}",
+        sqnr("q2_k"),
+        sqnr("q3_k"),
+        sqnr("q4_0"),
+        sqnr("q4_k"),
+        sqnr("q5_k")
+    );
+    // The codes grid shows the 4-bit codes that llama.cpp's layout stores for the first values.
+    let x = generate(Distribution::Normal, 256, 512, 0.02, 2);
+    let s: Scheme = "q4_k".parse().unwrap();
+    let bytes = quantize(s, &x[..256], 256).unwrap();
+    for (j, c) in codes(s, &bytes, 256, 4).iter().enumerate() {
+        assert_eq!(text(&root, &format!("code-{j}")), c.to_string(), "code {j}");
+    }
+    for id in ["quant-histogram", "quant-tradeoff"] {
+        assert!(canvas_fingerprint(&root, id).1 >= 3, "{id} is blank");
+    }
 }
 
 /// Drops `bytes` as a file called `name` on the upload input.
@@ -140,7 +178,7 @@ fn two_tensor_safetensors() -> Vec<u8> {
 
 async fn until_status_contains(root: &web_sys::HtmlElement, what: &str) {
     for _ in 0..200 {
-        if text(root, "tensor-status").contains(what) && rows(root) == 14 {
+        if text(root, "tensor-status").contains(what) && rows(root) == SCHEMES {
             return;
         }
         settle().await;
@@ -198,7 +236,7 @@ async fn a_malformed_upload_shows_why_and_keeps_the_tensor() {
         before,
         "the previous tensor stays"
     );
-    assert_eq!(rows(&root), 14);
+    assert_eq!(rows(&root), SCHEMES);
 }
 
 /// A 1-D little-endian f32 `.npy` file of `values`.

@@ -22,6 +22,7 @@ mod shaders;
 mod tables;
 
 pub use context::{Gpu, GpuError};
+pub use layout::has_kernel;
 pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
 
 /// Runs a future to completion on this thread (native only; in the browser, `spawn_local` it).

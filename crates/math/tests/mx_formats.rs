@@ -204,7 +204,7 @@ fn fp6_elements_are_packed_little_endian_four_per_three_bytes() {
 fn wrong_lengths_are_errors_that_name_the_format() {
     let mut out = vec![0u8; 33];
     let err = quantize(MxFormat::Fp8E4M3, &[1.0; 31], &mut out).unwrap_err();
-    assert!(err.to_string().contains("mxfp8_e4m3"), "{err}");
+    assert!(err.to_string().contains("mxfp8-e4m3"), "{err}");
     assert!(err.to_string().contains("31 values"), "{err}");
     let err = quantize(MxFormat::Fp6E2M3, &[1.0; 32], &mut out).unwrap_err();
     assert!(err.to_string().contains("25 bytes"), "{err}");

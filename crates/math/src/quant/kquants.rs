@@ -65,11 +65,14 @@
 //! sign or payload open (WebAssembly does).
 
 pub mod fit;
+mod kind;
 pub mod q2_k;
 pub mod q3_k;
 pub mod q4_k;
 pub mod q5_k;
 pub mod q6_k;
+
+pub use kind::{KType, Rebuild};
 
 use crate::format::half::{f16_bits_to_f32, f32_to_f16_bits};
 use std::fmt;
@@ -83,7 +86,7 @@ pub const QK_K: usize = 256;
 pub enum LengthError {
     /// The number of values is not a whole number of blocks.
     Values {
-        /// Scheme name as llama.cpp spells it (`q4_K`, `iq4_nl`, `mxfp6_e3m2`, …).
+        /// Scheme name as llama.cpp spells it (`q4_K`, `iq4_nl`, `mxfp6-e3m2`, …).
         scheme: &'static str,
         /// Values given.
         values: usize,

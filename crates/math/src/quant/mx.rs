@@ -84,13 +84,13 @@ impl MxFormat {
         }
     }
 
-    /// Lower-case name, e.g. `mxfp8_e4m3`.
+    /// Lower-case name, e.g. `mxfp8-e4m3` (the scheme's name in the CLI, the URL and the lab).
     pub const fn name(self) -> &'static str {
         match self {
-            MxFormat::Fp8E4M3 => "mxfp8_e4m3",
-            MxFormat::Fp8E5M2 => "mxfp8_e5m2",
-            MxFormat::Fp6E3M2 => "mxfp6_e3m2",
-            MxFormat::Fp6E2M3 => "mxfp6_e2m3",
+            MxFormat::Fp8E4M3 => "mxfp8-e4m3",
+            MxFormat::Fp8E5M2 => "mxfp8-e5m2",
+            MxFormat::Fp6E3M2 => "mxfp6-e3m2",
+            MxFormat::Fp6E2M3 => "mxfp6-e2m3",
         }
     }
 

@@ -14,7 +14,8 @@
 //! module [`super`] for rounding and non-finite inputs.
 
 use super::{
-    dequantize_blocks, fit, ggml_f16, ggml_f32, nearest_int, quantize_blocks, LengthError, QK_K,
+    dequantize_blocks, fit, ggml_f16, ggml_f32, nearest_int, quantize_blocks, KType, LengthError,
+    QK_K,
 };
 
 /// Bytes per 256-weight block.
@@ -85,23 +86,10 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
             codes[i] = (nearest_int(x[i] / d).clamp(-4, 3) + 4) as i8;
         }
     }
-    let (hmask, rest) = out.split_at_mut(32);
-    hmask.fill(0);
-    for (i, &c) in codes.iter().enumerate() {
-        if c > 3 {
-            hmask[i % 32] |= 1 << (i / 32);
-        }
-    }
-    for h in 0..2 {
-        for l in 0..32 {
-            let i = 128 * h + l;
-            let low = |i: usize| (codes[i] & 3) as u8;
-            rest[32 * h + l] =
-                low(i) | (low(i + 32) << 2) | (low(i + 64) << 4) | (low(i + 96) << 6);
-        }
-    }
-    rest[64..76].copy_from_slice(&packed);
-    rest[76..78].copy_from_slice(&d);
+    // Every code is 0..=7 here.
+    KType::Q3K.pack_codes(&codes.map(|c| c as u8), &mut out[..96]);
+    out[96..108].copy_from_slice(&packed);
+    out[108..110].copy_from_slice(&d);
 }
 
 /// Dequantizes one super-block, bit for bit as `dequantize_row_q3_K`.

@@ -12,7 +12,7 @@
 //! [`super`] for rounding and non-finite inputs.
 
 use super::{
-    dequantize_blocks, finish_k4_k5, fit_k4_k5, ggml_f32, quantize_blocks, scale_min_k4,
+    dequantize_blocks, finish_k4_k5, fit_k4_k5, ggml_f32, quantize_blocks, scale_min_k4, KType,
     LengthError, QK_K,
 };
 
@@ -39,11 +39,7 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
     let (scales, mins) = fit_k4_k5(x, 15, -1.0, 20, &mut codes);
     let head: &mut [u8; 16] = (&mut out[..16]).try_into().expect("16 bytes");
     finish_k4_k5(x, &scales, &mins, 15, &mut codes, head);
-    for c in 0..4 {
-        for l in 0..32 {
-            out[16 + 32 * c + l] = codes[64 * c + l] | (codes[64 * c + l + 32] << 4);
-        }
-    }
+    KType::Q4K.pack_codes(&codes, &mut out[16..]);
 }
 
 /// Dequantizes one super-block, bit for bit as `dequantize_row_q4_K`.

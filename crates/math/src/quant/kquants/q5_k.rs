@@ -12,7 +12,7 @@
 //! See the module [`super`] for rounding and non-finite inputs.
 
 use super::{
-    dequantize_blocks, finish_k4_k5, fit_k4_k5, ggml_f32, quantize_blocks, scale_min_k4,
+    dequantize_blocks, finish_k4_k5, fit_k4_k5, ggml_f32, quantize_blocks, scale_min_k4, KType,
     LengthError, QK_K,
 };
 
@@ -41,15 +41,7 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
     let (scales, mins) = fit_k4_k5(x, 31, -0.5, 15, &mut codes);
     let head: &mut [u8; 16] = (&mut out[..16]).try_into().expect("16 bytes");
     finish_k4_k5(x, &scales, &mins, 31, &mut codes, head);
-    let (qh, qs) = out[16..].split_at_mut(32);
-    qh.fill(0);
-    for c in 0..4 {
-        for l in 0..32 {
-            let (lo, hi) = (codes[64 * c + l], codes[64 * c + l + 32]);
-            qh[l] |= ((lo >> 4) << (2 * c)) | ((hi >> 4) << (2 * c + 1));
-            qs[32 * c + l] = (lo & 0xF) | ((hi & 0xF) << 4);
-        }
-    }
+    KType::Q5K.pack_codes(&codes, &mut out[16..]);
 }
 
 /// Dequantizes one super-block, bit for bit as `dequantize_row_q5_K`.
