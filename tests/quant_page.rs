@@ -147,6 +147,62 @@ async fn picking_q4_k_shows_its_row_and_llama_cpp_s_codes() {
     }
 }
 
+#[wasm_bindgen_test]
+async fn a_k_quant_super_block_is_taken_apart_with_the_math_crate_s_numbers() {
+    use bitbudget_math::numbers::short;
+    use bitbudget_math::quant::generate::{generate, Distribution};
+    use bitbudget_math::quant::kquants::KType;
+    use bitbudget_math::quant::lab::Overview;
+    let (root, _app) = mount_computed("?tab=quant&scheme=q4_k&tensor=normal&seed=2").await;
+    until_present(&root, "kq-value", 50).await;
+    let x = generate(Distribution::Normal, 256, 512, 0.02, 2);
+    let peak = Overview::new(&x).peak;
+    let bytes = KType::Q4K.super_block(&x, peak / 256).unwrap();
+    let expect = |w: usize| {
+        let r = KType::Q4K.rebuild(&bytes, w).unwrap();
+        assert_eq!(
+            text(&root, "kq-value"),
+            short(r.value as f64, 6),
+            "weight {w}"
+        );
+        assert_eq!(text(&root, "kq-q"), r.q.to_string(), "weight {w}");
+        assert_eq!(text(&root, "kq-sc"), r.sc.to_string(), "weight {w}");
+        let d = format!("0x{:04X}", r.d_bits);
+        assert!(
+            text(&root, "kq-line-0").contains(&d),
+            "{}",
+            text(&root, "kq-line-0")
+        );
+        assert!(text(&root, "kq-line-1").contains(&format!("m = {:06b}₂", r.m)));
+        // The weight is rebuilt exactly as the dequantizer does it.
+        assert_eq!(
+            r.value,
+            r.d * r.sc as f32 * r.q as f32 - r.dmin * r.m as f32
+        );
+    };
+    expect(peak % 256);
+    assert!(
+        canvas_fingerprint(&root, "kquant-diagram").1 >= 3,
+        "the diagram is blank"
+    );
+    type_into(&root, "kq-weight", "3");
+    settle().await;
+    expect(3);
+    type_into(&root, "kq-weight", "300");
+    settle().await;
+    assert_eq!(
+        text(&root, "kq-error"),
+        "'300' is not a weight between 0 and 255"
+    );
+    expect(3);
+    choose(&root, "quant-scheme", "q8_0");
+    settle().await;
+    assert!(
+        !present(&root, "kquant-block"),
+        "only a K-quant has super-blocks"
+    );
+}
+
 /// Drops `bytes` as a file called `name` on the upload input.
 fn upload(root: &web_sys::HtmlElement, name: &str, bytes: &[u8]) {
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));

@@ -12,6 +12,7 @@ pub mod facts_table;
 pub mod fields;
 pub mod format_card;
 pub mod int8_demo;
+pub mod kquant_block;
 pub mod lora_targets;
 pub mod memory_bar_chart;
 pub mod memory_controls;

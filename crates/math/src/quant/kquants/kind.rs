@@ -219,6 +219,16 @@ impl KType {
         }
     }
 
+    /// A stored sub-block scale as the dequantizer uses it: Q3_K's field − 32, Q6_K's byte as a
+    /// signed number, otherwise unchanged.
+    pub const fn scale_used(self, stored: u32) -> i32 {
+        match self {
+            KType::Q3K => stored as i32 - 32,
+            KType::Q6K => stored as u8 as i8 as i32,
+            _ => stored as i32,
+        }
+    }
+
     /// How weight `i` of the super-block `b` is rebuilt, with every number involved. `None`
     /// when `b` is not [`KType::block_bytes`] long or `i` is not below 256.
     pub fn rebuild(self, b: &[u8], i: usize) -> Option<Rebuild> {
@@ -235,11 +245,7 @@ impl KType {
         );
         let sub_block = i / (QK_K / self.sub_blocks());
         let (sc_stored, m) = self.stored_scale(b, sub_block);
-        let sc = match self {
-            KType::Q3K => sc_stored as i32 - 32,
-            KType::Q6K => sc_stored as u8 as i8 as i32,
-            _ => sc_stored as i32,
-        };
+        let sc = self.scale_used(sc_stored);
         let q = self.code(&b[self.code_offset()..], i) as u32;
         let offset = self.code_offset_value();
         let scale = d * sc as f32;
@@ -261,6 +267,18 @@ impl KType {
             min,
             value,
         })
+    }
+
+    /// The bytes of super-block `index` of the tensor `x` (its values `256·index ..`, the last
+    /// super-block zero-padded, as the lab quantizes it). `None` when `x` has no such block.
+    pub fn super_block(self, x: &[f32], index: usize) -> Option<Vec<u8>> {
+        let start = index.checked_mul(QK_K).filter(|s| *s < x.len())?;
+        let mut values = [0f32; QK_K];
+        let end = (start + QK_K).min(x.len());
+        values[..end - start].copy_from_slice(&x[start..end]);
+        let mut out = vec![0u8; self.block_bytes()];
+        self.quantize(&values, &mut out).ok()?;
+        Some(out)
     }
 
     /// Quantizes `x` (a multiple of 256 values) into `out`, as the scheme's module does.
@@ -390,6 +408,22 @@ mod tests {
             }
             assert_eq!(end, t.block_bytes(), "{}", t.name());
         }
+    }
+
+    #[test]
+    fn a_super_block_of_a_tensor_is_its_slice_of_the_whole_tensor_s_bytes() {
+        let x: Vec<f32> = (0..600).map(|i| (i as f32 * 0.3).cos()).collect();
+        let mut padded = x.clone();
+        padded.resize(768, 0.0);
+        let mut whole = vec![0u8; 3 * KType::Q4K.block_bytes()];
+        KType::Q4K.quantize(&padded, &mut whole).unwrap();
+        for k in 0..3 {
+            let b = KType::Q4K.super_block(&x, k).unwrap();
+            assert_eq!(b, whole[k * 144..(k + 1) * 144], "block {k}");
+        }
+        assert_eq!(KType::Q4K.super_block(&x, 3), None);
+        assert_eq!(KType::Q4K.super_block(&x, usize::MAX), None);
+        assert_eq!(KType::Q4K.super_block(&[], 0), None);
     }
 
     #[test]
