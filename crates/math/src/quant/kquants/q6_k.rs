@@ -13,8 +13,8 @@
 //! See the module [`super`] for rounding and non-finite inputs.
 
 use super::{
-    dequantize_blocks, fit, ggml_f16, ggml_f32, nearest_int, quantize_blocks, KType, LengthError,
-    QK_K,
+    dequantize_blocks, fit, fit_signed_sub_blocks, ggml_f16, ggml_f32, nearest_int,
+    quantize_blocks, KType, LengthError, QK_K,
 };
 
 /// Bytes per 256-weight block.
@@ -37,19 +37,8 @@ const _: () = assert!(std::mem::size_of::<BlockQ6K>() == BLOCK_BYTES);
 /// Quantizes one super-block, byte for byte as `quantize_row_q6_K_ref`.
 pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
     let mut codes = [0i8; QK_K];
-    let mut scales = [0f32; 16];
-    let (mut max_scale, mut max_abs_scale) = (0f32, 0f32);
-    for j in 0..16 {
-        let xs: &[f32; 16] = x[16 * j..16 * j + 16].try_into().expect("16 values");
-        let out: &mut [i8; 16] = (&mut codes[16 * j..16 * j + 16])
-            .try_into()
-            .expect("16 codes");
-        scales[j] = fit::symmetric(xs, 32, out);
-        if scales[j].abs() > max_abs_scale {
-            max_abs_scale = scales[j].abs();
-            max_scale = scales[j];
-        }
-    }
+    let (scales, max_scale, max_abs_scale) =
+        fit_signed_sub_blocks(x, &mut codes, |xs, c| fit::symmetric(xs, 32, c));
     if max_abs_scale < fit::GROUP_MAX_EPS {
         out.fill(0);
         return;
