@@ -272,16 +272,8 @@ impl Layout {
                 }
             }
             Packing::BitString => {
-                let bits = self.code_bits as usize;
-                out[..self.code_bytes()].fill(0);
-                for (j, c) in codes.iter().enumerate() {
-                    let word = ((*c as u32) & ((1 << bits) - 1)) << ((j * bits) % 8);
-                    for (k, b) in word.to_le_bytes().iter().enumerate() {
-                        if let Some(o) = out.get_mut(j * bits / 8 + k) {
-                            *o |= b;
-                        }
-                    }
-                }
+                let wide: Vec<u32> = codes.iter().map(|c| *c as u32).collect();
+                pack_bit_string(&wide, self.code_bits, &mut out[..self.code_bytes()]);
             }
             Packing::KQuant(t) => {
                 let mut all = [0u8; QK_K];
@@ -367,15 +359,32 @@ impl Layout {
             Packing::GroupedSplitNibbles(g) => {
                 split_nibble(&region[j / g * g / 2..], j % g, g / 2) as u32
             }
-            Packing::BitString => {
-                let (bits, at) = (self.code_bits as usize, j * self.code_bits as usize);
-                let pair =
-                    region[at / 8] as u32 | (*region.get(at / 8 + 1).unwrap_or(&0) as u32) << 8;
-                (pair >> (at % 8)) & ((1 << bits) - 1)
-            }
+            Packing::BitString => bit_string_code(region, j, self.code_bits),
             Packing::KQuant(t) => t.code(region, j) as u32,
         }
     }
+}
+
+/// Packs codes of `bits` bits (1..=8; higher bits dropped) as a little-endian bit string: code
+/// j in bits `j·bits ..` of `out` (zeroed first; MXFP6: four codes in three bytes).
+pub fn pack_bit_string(codes: &[u32], bits: u32, out: &mut [u8]) {
+    out.fill(0);
+    let bits = bits as usize;
+    for (j, c) in codes.iter().enumerate() {
+        let word = (c & ((1 << bits) - 1)) << ((j * bits) % 8);
+        for (k, b) in word.to_le_bytes().iter().enumerate() {
+            if let Some(o) = out.get_mut(j * bits / 8 + k) {
+                *o |= b;
+            }
+        }
+    }
+}
+
+/// Code `j` of a bit string written by [`pack_bit_string`] with `bits` bits per code.
+pub fn bit_string_code(bytes: &[u8], j: usize, bits: u32) -> u32 {
+    let at = j * bits as usize;
+    let pair = bytes[at / 8] as u32 | (*bytes.get(at / 8 + 1).unwrap_or(&0) as u32) << 8;
+    (pair >> (at % 8)) & ((1 << bits) - 1)
 }
 
 /// Packs 4-bit codes GGML's way: codes j and j + len/2 share byte j (low, high nibble).
