@@ -168,7 +168,9 @@ fn nan_or_infinity_makes_the_scale_nan_and_the_whole_block_nan() {
         for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
             let (bytes, y) = round_trip(format, &block(&[1.0, bad, 2.0]));
             assert_eq!(bytes[0], E8M0_NAN, "{} with {bad}", format.name());
-            assert!(y.iter().all(|v| v.is_nan()));
+            // black_box: LLVM's wasm32 + simd128 backend cannot select a vectorised
+            // `is_nan` over this array at opt-level 3 ("Cannot select: v16i8 = setcc").
+            assert!(y.iter().all(|v| std::hint::black_box(*v).is_nan()));
         }
     }
 }
