@@ -225,7 +225,8 @@ def bench_bitbudget(path):
     for line in out.splitlines():
         m = re.match(r"kquants_(quantize|dequantize)/(\S+)", line)
         if m:
-            current = (m.group(1), m.group(2))
+            # bitbudget names schemes q4_k, mxfp6-e3m2; llama.cpp q4_K, mxfp6_e3m2.
+            current = (m.group(1), m.group(2).lower().replace("-", "_"))
         m = re.search(r"thrpt:\s*\[\S+ \S+ (\S+) (\S+)", line)
         if m and current:
             results[current] = float(m.group(1)) * units[m.group(2)]
@@ -251,7 +252,7 @@ def main():
             print(f"\nsame input ({path.name}), quantize GB/s, one core")
             print(f"{'scheme':8} {'llama.cpp':>10} {'bitbudget':>10}")
             for name, (q, _) in theirs.items():
-                mine = ours.get(("quantize", name))
+                mine = ours.get(("quantize", name.lower()))
                 if mine is not None:
                     print(f"{name:8} {q:10.3f} {mine:10.3f}")
 

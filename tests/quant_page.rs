@@ -7,6 +7,7 @@ mod common;
 
 use bitbudget_app::ui::pages::quant::QuantPage;
 use bitbudget_app::ui::url_state::parse_query;
+use bitbudget_math::quant::scheme::Scheme;
 use common::*;
 use leptos::mount::UnmountHandle;
 use leptos::prelude::*;
@@ -16,6 +17,9 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// Rows of the metrics table: one per scheme of the math crate's list.
+const SCHEMES: u32 = Scheme::ALL.len() as u32;
+
 fn rows(root: &web_sys::HtmlElement) -> u32 {
     root.query_selector_all("[data-testid='quant-table'] tbody tr")
         .unwrap()
@@ -24,7 +28,7 @@ fn rows(root: &web_sys::HtmlElement) -> u32 {
 
 async fn until_computed(root: &web_sys::HtmlElement) {
     for _ in 0..200 {
-        if rows(root) == 14 {
+        if rows(root) == SCHEMES {
             return;
         }
         settle().await;
@@ -87,7 +91,7 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
     choose(&root, "quant-source", "uniform");
     for _ in 0..200 {
         settle().await;
-        if rows(&root) == 14 && text(&root, "sqnr-q8_0") != laplace_q8 {
+        if rows(&root) == SCHEMES && text(&root, "sqnr-q8_0") != laplace_q8 {
             break;
         }
     }
@@ -96,6 +100,96 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
         text(&root, "sqnr-q8_0"),
         laplace_q8,
         "the metrics follow the new tensor"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn picking_q4_k_shows_its_row_and_llama_cpp_s_codes() {
+    use bitbudget_math::quant::analysis::codes;
+    use bitbudget_math::quant::generate::{generate, Distribution};
+    use bitbudget_math::quant::scheme::quantize;
+    let (root, _app) = mount_computed("?tab=quant&scheme=q8_0&tensor=normal&seed=2").await;
+    choose(&root, "quant-scheme", "q4_k");
+    settle().await;
+    assert!(by_testid(&root, "row-q4_k")
+        .class_list()
+        .contains("selected"));
+    assert_eq!(text(&root, "bits-q4_k"), "4.500");
+    let sqnr = |s: &str| text(&root, &format!("sqnr-{s}")).parse::<f64>().unwrap();
+    assert!(
+        sqnr("q4_0") < sqnr("q4_k") && sqnr("q4_k") < sqnr("q5_k") && sqnr("q2_k") < sqnr("q3_k"),
+        "q2_k {} q3_k {} q4_0 {} q4_k {} q5_k {}",
+        sqnr("q2_k"),
+        sqnr("q3_k"),
+        sqnr("q4_0"),
+        sqnr("q4_k"),
+        sqnr("q5_k")
+    );
+    // The codes grid shows the 4-bit codes that llama.cpp's layout stores for the first values.
+    let x = generate(Distribution::Normal, 256, 512, 0.02, 2);
+    let s: Scheme = "q4_k".parse().unwrap();
+    let bytes = quantize(s, &x[..256], 256).unwrap();
+    for (j, c) in codes(s, &bytes, 256, 4).iter().enumerate() {
+        assert_eq!(text(&root, &format!("code-{j}")), c.to_string(), "code {j}");
+    }
+    for id in ["quant-histogram", "quant-tradeoff"] {
+        assert!(canvas_fingerprint(&root, id).1 >= 3, "{id} is blank");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_k_quant_super_block_is_taken_apart_with_the_math_crate_s_numbers() {
+    use bitbudget_math::numbers::short;
+    use bitbudget_math::quant::generate::{generate, Distribution};
+    use bitbudget_math::quant::kquants::KType;
+    use bitbudget_math::quant::lab::Overview;
+    let (root, _app) = mount_computed("?tab=quant&scheme=q4_k&tensor=normal&seed=2").await;
+    until_present(&root, "kq-value", 50).await;
+    let x = generate(Distribution::Normal, 256, 512, 0.02, 2);
+    let peak = Overview::new(&x).peak;
+    let bytes = KType::Q4K.super_block(&x, peak / 256).unwrap();
+    let expect = |w: usize| {
+        let r = KType::Q4K.rebuild(&bytes, w).unwrap();
+        assert_eq!(
+            text(&root, "kq-value"),
+            short(r.value as f64, 6),
+            "weight {w}"
+        );
+        assert_eq!(text(&root, "kq-q"), r.q.to_string(), "weight {w}");
+        assert_eq!(text(&root, "kq-sc"), r.sc.to_string(), "weight {w}");
+        let d = format!("0x{:04X}", r.d_bits);
+        assert!(
+            text(&root, "kq-line-0").contains(&d),
+            "{}",
+            text(&root, "kq-line-0")
+        );
+        assert!(text(&root, "kq-line-1").contains(&format!("m = {:06b}₂", r.m)));
+        // The weight is rebuilt exactly as the dequantizer does it.
+        assert_eq!(
+            r.value,
+            r.d * r.sc as f32 * r.q as f32 - r.dmin * r.m as f32
+        );
+    };
+    expect(peak % 256);
+    assert!(
+        canvas_fingerprint(&root, "kquant-diagram").1 >= 3,
+        "the diagram is blank"
+    );
+    type_into(&root, "kq-weight", "3");
+    settle().await;
+    expect(3);
+    type_into(&root, "kq-weight", "300");
+    settle().await;
+    assert_eq!(
+        text(&root, "kq-error"),
+        "'300' is not a weight between 0 and 255"
+    );
+    expect(3);
+    choose(&root, "quant-scheme", "q8_0");
+    settle().await;
+    assert!(
+        !present(&root, "kquant-block"),
+        "only a K-quant has super-blocks"
     );
 }
 
@@ -130,7 +224,7 @@ fn two_tensor_safetensors() -> Vec<u8> {
 
 async fn until_status_contains(root: &web_sys::HtmlElement, what: &str) {
     for _ in 0..200 {
-        if text(root, "tensor-status").contains(what) && rows(root) == 14 {
+        if text(root, "tensor-status").contains(what) && rows(root) == SCHEMES {
             return;
         }
         settle().await;
@@ -184,7 +278,7 @@ async fn a_malformed_upload_shows_why_and_keeps_the_tensor() {
         before,
         "the previous tensor stays"
     );
-    assert_eq!(rows(&root), 14);
+    assert_eq!(rows(&root), SCHEMES);
 }
 
 /// A 1-D little-endian f32 `.npy` file of `values`.

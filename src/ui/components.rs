@@ -16,6 +16,7 @@ pub mod format_card;
 pub mod gguf_drop;
 pub mod gguf_summary;
 pub mod int8_demo;
+pub mod kquant_block;
 pub mod lora_targets;
 pub mod memory_bar_chart;
 pub mod memory_controls;

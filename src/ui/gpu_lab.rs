@@ -93,6 +93,15 @@ mod web {
         name
     }
 
+    /// What a GPU error means for the lab: this scheme on the CPU, or no more GPU.
+    fn failure(e: GpuError) -> PartFailure {
+        match e {
+            GpuError::NoKernel(_) => PartFailure::Unsupported(e.to_string()),
+            GpuError::Input(m) | GpuError::TooLarge(m) => PartFailure::Unsupported(m),
+            other => PartFailure::Failed(other.to_string()),
+        }
+    }
+
     pub(super) fn look(status: RwSignal<GpuStatus>) {
         let has_webgpu = web_sys::window()
             .map(|w| js_sys::Reflect::has(&w.navigator(), &"gpu".into()).unwrap_or(false))
@@ -124,10 +133,7 @@ mod web {
             .ok_or_else(|| PartFailure::Failed("no GPU".into()))?;
         bitbudget_gpu::produce_part(&gpu, quantizer, padded)
             .await
-            .map_err(|e| match e {
-                GpuError::Input(m) | GpuError::TooLarge(m) => PartFailure::Unsupported(m),
-                other => PartFailure::Failed(other.to_string()),
-            })
+            .map_err(failure)
     }
 
     pub(super) async fn quantize(
@@ -140,10 +146,7 @@ mod web {
             .ok_or_else(|| PartFailure::Failed("no GPU".into()))?;
         bitbudget_gpu::quantize(&gpu, scheme, x, block)
             .await
-            .map_err(|e| match e {
-                GpuError::Input(m) | GpuError::TooLarge(m) => PartFailure::Unsupported(m),
-                other => PartFailure::Failed(other.to_string()),
-            })
+            .map_err(failure)
     }
 
     pub(super) fn forget() {

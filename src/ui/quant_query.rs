@@ -76,7 +76,7 @@ pub struct QuantQuery {
     pub outliers: usize,
     /// Their magnitude (× the other channels).
     pub magnitude: f32,
-    /// Block size of absmax, zero-point and NF4 (GGML formats are fixed at 32).
+    /// Block size of absmax, zero-point and NF4 (the other schemes have a fixed block).
     pub block: usize,
     /// NF4 with QLoRA's double quantization of the block scales.
     pub double_quant: bool,
@@ -217,14 +217,10 @@ impl QuantQuery {
         s
     }
 
-    /// The block size for `scheme` (GGML and FP8 ignore the query's block).
+    /// The block size for `scheme`: its fixed block where it has one (GGML, the K-quants,
+    /// IQ4_NL, NVFP4, MX, FP8 and the casts), else the query's block.
     pub fn block_for(&self, scheme: Scheme) -> usize {
-        match scheme {
-            Scheme::Ggml(_) | Scheme::F8E4M3 | Scheme::F8E5M2 | Scheme::Bf16 | Scheme::F16 => {
-                scheme.default_block()
-            }
-            _ => self.block,
-        }
+        scheme.fixed_block().unwrap_or(self.block)
     }
 }
 
@@ -324,6 +320,32 @@ mod tests {
             assert_eq!(back.apply(k, v), Some(Ok(())), "{k}");
         }
         assert_eq!(back, q);
+    }
+
+    #[test]
+    fn every_scheme_of_the_one_list_round_trips_through_the_url_with_its_fixed_block() {
+        for s in Scheme::ALL {
+            let q = QuantQuery {
+                scheme: s,
+                ..Default::default()
+            };
+            let mut back = QuantQuery::default();
+            let query = q.to_query_string(false);
+            let value = query
+                .split("scheme=")
+                .nth(1)
+                .unwrap()
+                .split('&')
+                .next()
+                .unwrap();
+            assert_eq!(back.apply("scheme", value), Some(Ok(())), "{s}");
+            assert_eq!(back.scheme, s);
+            assert_eq!(back.block_for(s), s.default_block(), "{s}");
+        }
+        let mut q = QuantQuery::default();
+        assert_eq!(q.apply("scheme", "Q4_K"), Some(Ok(())));
+        assert_eq!(q.block_for(q.scheme), 256);
+        assert_eq!(q.block_for("nf4".parse().unwrap()), q.block);
     }
 
     #[test]

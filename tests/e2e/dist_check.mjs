@@ -133,7 +133,8 @@ for (const [name, width] of [['quant-1280', 1280], ['quant-390', 390]]) {
 // Benchmark: quantization throughput in the release wasm (GB/s of f32 input), per scheme.
 await check('quant-bench', 800, '?tab=bits', async (page) => {
   await text(page, 'stored-bf16');
-  const schemes = ['q8_0', 'absmax-int8', 'q4_0', 'q4_1', 'q5_0', 'q5_1', 'mxfp4', 'nf4', 'zeropoint-uint8', 'f8e4m3', 'bf16'];
+  const schemes = ['q8_0', 'absmax-int8', 'q4_0', 'q4_1', 'q5_0', 'q5_1', 'q2_k', 'q3_k', 'q4_k', 'q5_k', 'q6_k', 'iq4_nl', 'mxfp4', 'nvfp4',
+    'mxfp6-e2m3', 'mxfp6-e3m2', 'mxfp8-e4m3', 'mxfp8-e5m2', 'nf4', 'zeropoint-uint8', 'f8e4m3', 'bf16'];
   // Warm up first so Chromium tiers the hot loops up from its baseline compiler (Liftoff) to
   // TurboFan, then measure the best of 10 runs.
   await page.evaluate((list) => list.forEach((s) => window.wasmBindings.bench_quantize(s, 1 << 21, 3)), schemes);

@@ -44,6 +44,7 @@ pub struct PlacedLabel {
 /// further out) that stays inside `area` (the plotting area, so labels keep off the axes) and clear of the labels placed before it and
 /// of every point, with a leader line when it is not next to its point. Text is measured as `char_w` pixels per character and `line_h` high. A label
 /// with no free spot goes where it covers the fewest labels and points, so no point is left unnamed.
+/// A point with an empty name gets no label; labels keep clear of it like of any other point.
 pub fn place_labels(
     points: &[((i32, i32), &str)],
     merge: i32,
@@ -52,7 +53,7 @@ pub fn place_labels(
     area: LabelBox,
 ) -> Vec<PlacedLabel> {
     let mut groups: Vec<((i32, i32), Vec<&str>)> = Vec::new();
-    for &(p, name) in points {
+    for &(p, name) in points.iter().filter(|(_, name)| !name.is_empty()) {
         match groups
             .iter_mut()
             .find(|(a, _)| (a.0 - p.0).abs() <= merge && (a.1 - p.1).abs() <= merge)

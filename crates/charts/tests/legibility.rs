@@ -304,6 +304,40 @@ fn bits_charts_are_legible_for_every_format() {
 }
 
 #[test]
+fn kquant_super_block_diagrams_are_legible() {
+    use bitbudget_charts::kquant_block;
+    use bitbudget_math::quant::kquants::KType;
+    let mut all = Vec::new();
+    let cases: [(&str, Vec<f32>); 3] = [
+        ("normal", generate(Distribution::Normal, 1, 256, 0.02, 3)),
+        ("outliers", generate(Distribution::Laplace, 1, 256, 40.0, 4)),
+        ("zeros", vec![0.0; 256]),
+    ];
+    for kind in KType::ALL {
+        for (name, x) in &cases {
+            let mut bytes = vec![0u8; kind.block_bytes()];
+            kind.quantize(x, &mut bytes).unwrap();
+            for weight in [0, 137, 255] {
+                let input = kquant_block::Input {
+                    kind,
+                    index: 12_345,
+                    bytes: &bytes,
+                    weight,
+                };
+                check(
+                    &format!("super-block {} {name} weight {weight}", kind.name()),
+                    &input,
+                    kquant_block::HEIGHT,
+                    false,
+                    &mut all,
+                );
+            }
+        }
+    }
+    assert_legible(all);
+}
+
+#[test]
 fn quant_charts_are_legible() {
     let mut all = Vec::new();
     let x = generate(Distribution::Normal, 32, 64, 1.0, 7);

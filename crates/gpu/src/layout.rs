@@ -3,6 +3,7 @@
 //! header, how many header and code bytes each block has, and whether a per-tensor scale comes
 //! first. Nothing about the bytes is restated here.
 
+use crate::context::GpuError;
 use crate::shaders::Family;
 use bitbudget_math::quant::ggml::GgmlType;
 use bitbudget_math::quant::layout::{Layout as Bytes, ScaleKind};
@@ -48,9 +49,9 @@ impl Layout {
 }
 
 /// The layout of `scheme` with blocks of `block` weights (GGML and MXFP4 always use 32; FP8 and
-/// the casts ignore it). `block` must be at least 1, and even for the 4-bit schemes (checked by
-/// the caller).
-pub(crate) fn layout(scheme: Scheme, block: usize) -> Layout {
+/// the casts ignore it), or [`GpuError::NoKernel`] for a scheme without WGSL kernels. `block`
+/// must be at least 1, and even for the 4-bit schemes (checked by the caller).
+pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
     use Family::*;
     let (quantize, dequantize, variant, measures) = match scheme {
         Scheme::Ggml(GgmlType::Mxfp4) => (QuantizeMxfp4, DequantizeMxfp4, 0, true),
@@ -72,9 +73,12 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Layout {
         Scheme::F8E4M3 | Scheme::F8E5M2 => (QuantizeFp8, DequantizeFp8, 0, false),
         Scheme::Bf16 => (QuantizeHalf, DequantizeHalf, 0, false),
         Scheme::F16 => (QuantizeHalf, DequantizeHalf, 1, false),
+        Scheme::KQuant(_) | Scheme::Iq4Nl | Scheme::Nvfp4 | Scheme::Mx(_) => {
+            return Err(GpuError::NoKernel(scheme))
+        }
     };
     let bytes = Bytes::of(scheme, block);
-    Layout {
+    Ok(Layout {
         quantize,
         dequantize,
         variant,
@@ -83,7 +87,13 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Layout {
         weights: bytes.values,
         header_bytes: bytes.code_offset,
         code_bytes: bytes.block_bytes - bytes.code_offset,
-    }
+    })
+}
+
+/// Whether `scheme` has WGSL kernels: `Ok`, or [`GpuError::NoKernel`] (checked before a device
+/// is even opened, so the answer does not depend on the machine).
+pub fn has_kernel(scheme: Scheme) -> Result<(), GpuError> {
+    layout(scheme, scheme.default_block()).map(|_| ())
 }
 
 /// Whether the scheme packs two codes per byte (so its block must be even).
@@ -100,20 +110,34 @@ mod tests {
     /// sizes and lengths is what `quantize` writes.
     #[test]
     fn every_layout_predicts_the_cpu_byte_count() {
-        for scheme in Scheme::ALL {
+        for scheme in Scheme::ALL.into_iter().filter(|s| has_kernel(*s).is_ok()) {
             for block in [2usize, 8, 32, 64, 256] {
                 let Ok(block) = scheme.block(Some(block)).or_else(|_| scheme.block(None)) else {
                     continue;
                 };
                 for blocks in [1usize, 3, 7] {
                     let x = vec![0.25f32; blocks * block];
-                    let l = layout(scheme, block);
+                    let l = layout(scheme, block).unwrap();
                     let units = x.len() / l.weights;
                     let predicted = l.prefix_bytes() + units * l.stride();
                     let bytes = quantize(scheme, &x, block).unwrap();
                     assert_eq!(bytes.len(), predicted, "{scheme} block {block} × {blocks}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_scheme_without_a_kernel_is_a_typed_error_that_says_what_to_do() {
+        let q4_k = "q4_k".parse::<Scheme>().unwrap();
+        let e = has_kernel(q4_k).unwrap_err();
+        assert_eq!(e, GpuError::NoKernel(q4_k));
+        assert_eq!(
+            e.to_string(),
+            "q4_k has no GPU kernel yet; use --device cpu"
+        );
+        for s in ["q8_0", "mxfp4", "nf4", "f8e4m3", "bf16"] {
+            assert!(has_kernel(s.parse().unwrap()).is_ok(), "{s}");
         }
     }
 }

@@ -23,7 +23,7 @@ fn check(scheme: Scheme, block: usize, n: usize) -> Result<Layout, GpuError> {
             "{scheme} packs two codes per byte: the block must be even"
         )));
     }
-    let l = layout(scheme, block);
+    let l = layout(scheme, block)?;
     if !n.is_multiple_of(l.weights) {
         return Err(GpuError::Input(format!(
             "{n} weights is not a whole number of {}-weight blocks ({} left over)",
@@ -259,7 +259,7 @@ pub(crate) async fn nf4_double_quant_bytes_with(
     mean: Option<f32>,
 ) -> Result<Vec<u8>, GpuError> {
     let mut bytes = quantize(gpu, Scheme::Nf4, x, block).await?;
-    let stride = layout(Scheme::Nf4, block).stride();
+    let stride = layout(Scheme::Nf4, block)?.stride();
     // The NF4 header is the block's f32 absmax.
     let absmax: Vec<f32> = bytes
         .chunks_exact(stride)

@@ -152,10 +152,35 @@ fn wild_blocks(n: usize, block: usize, seed: u64) -> Vec<f32> {
     x
 }
 
+/// The schemes with WGSL kernels (the others answer [`bitbudget_gpu::GpuError::NoKernel`]).
+fn gpu_schemes() -> impl Iterator<Item = Scheme> {
+    Scheme::ALL
+        .into_iter()
+        .filter(|s| bitbudget_gpu::has_kernel(*s).is_ok())
+}
+
+#[test]
+fn a_scheme_without_a_kernel_is_refused_with_a_typed_error_not_a_panic() {
+    let Some(gpu) = gpu() else { return };
+    for s in Scheme::ALL
+        .into_iter()
+        .filter(|s| bitbudget_gpu::has_kernel(*s).is_err())
+    {
+        let block = s.block(None).unwrap();
+        let x = vec![0.5f32; block * 2];
+        let q = block_on(bitbudget_gpu::quantize(gpu, s, &x, block));
+        assert_eq!(q, Err(bitbudget_gpu::GpuError::NoKernel(s)), "{s}");
+        let bytes = scheme::quantize(s, &x, block).unwrap();
+        let d = block_on(bitbudget_gpu::dequantize(gpu, s, &bytes, block));
+        assert_eq!(d, Err(bitbudget_gpu::GpuError::NoKernel(s)), "{s}");
+    }
+    assert!(gpu_schemes().count() >= 14);
+}
+
 #[test]
 fn every_scheme_matches_the_cpu_on_seeded_tensors_of_several_sizes() {
     let Some(gpu) = gpu() else { return };
-    for s in Scheme::ALL {
+    for s in gpu_schemes() {
         for block in blocks_of(s) {
             // 1 block, 63 and 65 blocks (around one workgroup of code words or blocks), and a
             // size that is not a power of two.
@@ -171,7 +196,7 @@ fn every_scheme_matches_the_cpu_on_seeded_tensors_of_several_sizes() {
 #[test]
 fn every_scheme_matches_the_cpu_on_arbitrary_bit_patterns() {
     let Some(gpu) = gpu() else { return };
-    for s in Scheme::ALL {
+    for s in gpu_schemes() {
         for block in blocks_of(s) {
             let n = block * 96;
             check(gpu, s, &any_bits(n, 5), block, "arbitrary f32 bit patterns");
@@ -189,7 +214,7 @@ fn every_scheme_matches_the_cpu_on_arbitrary_bit_patterns() {
 #[test]
 fn every_scheme_matches_the_cpu_across_chunks() {
     let Some(gpu) = chunked_gpu() else { return };
-    for s in Scheme::ALL {
+    for s in gpu_schemes() {
         let block = s.block(None).unwrap();
         // Several chunks of SMALL_CHUNK weights and a ragged last one.
         let n = (SMALL_CHUNK * 7 / 2).next_multiple_of(block.max(32) * 2) + 2 * block;
@@ -242,7 +267,7 @@ fn special_blocks(len: usize) -> Vec<(&'static str, Vec<f32>)> {
 #[test]
 fn every_scheme_matches_the_cpu_on_ties_zeros_subnormals_nan_and_infinities() {
     let Some(gpu) = gpu() else { return };
-    for s in Scheme::ALL {
+    for s in gpu_schemes() {
         for block in blocks_of(s) {
             let len = 64usize.next_multiple_of(block);
             for (case, x) in special_blocks(len) {
@@ -298,7 +323,7 @@ fn dequantize_matches_the_cpu_on_arbitrary_bytes() {
     let Some(gpu) = gpu() else { return };
     // Random headers include f16 NaN, ±∞ and subnormal scales, and extreme f32 scales.
     let mut rng = SplitMix64(23);
-    for s in Scheme::ALL {
+    for s in gpu_schemes() {
         let block = s.block(None).unwrap();
         let n = block.max(32) * 70;
         let cpu = scheme::quantize(s, &vec![0.0; n], block).unwrap();
@@ -362,7 +387,7 @@ fn bad_input_is_an_error_not_a_panic() {
         .contains("too short"));
     assert!(d(Scheme::Bf16, &[0; 3]).is_err());
     // Empty tensors give what the CPU gives.
-    for s in Scheme::ALL {
+    for s in gpu_schemes() {
         let block = s.block(None).unwrap();
         assert_eq!(
             q(s, &[], block).unwrap(),
@@ -399,7 +424,10 @@ fn the_lab_gives_the_same_results_with_parts_made_on_the_gpu() {
     x[900] = f32::INFINITY;
     x[901] = -3e-41;
     let overview = Overview::new(&x);
-    for s in Scheme::ALL {
+    for s in Scheme::ALL
+        .into_iter()
+        .filter(|s| bitbudget_gpu::has_kernel(*s).is_ok())
+    {
         for double_quant in [false, true] {
             if double_quant && s != Scheme::Nf4 {
                 continue;

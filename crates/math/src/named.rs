@@ -2,8 +2,9 @@
 
 /// Implements `Display` and `FromStr` for an enum `$ty` that has `ALL` (an array or slice of
 /// every value) and `const fn name(self) -> &'static str`: `Display` writes the name; `FromStr`
-/// accepts a name ignoring case and surrounding spaces, and otherwise returns
-/// `Err($refuse(text))` with the text as given, so each type words its own refusal.
+/// accepts a name ignoring case and surrounding spaces and taking `_` and `-` as the same
+/// (`Q4_K`, `mxfp8_e4m3`), and otherwise returns `Err($refuse(text))` with the text as given, so
+/// each type words its own refusal.
 ///
 /// ```
 /// #[derive(Clone, Copy, Debug, PartialEq)]
@@ -16,6 +17,7 @@
 /// }
 /// bitbudget_math::name_text!(Side, String, |s: &str| format!("no side '{s}'"));
 /// assert_eq!(" Right ".parse::<Side>(), Ok(Side::Right));
+/// assert_eq!("RIGHT".parse::<Side>(), Ok(Side::Right));
 /// assert_eq!("up".parse::<Side>(), Err("no side 'up'".to_string()));
 /// assert_eq!(Side::Left.to_string(), "left");
 /// ```
@@ -32,11 +34,12 @@ macro_rules! name_text {
             type Err = $err;
 
             fn from_str(text: &str) -> ::std::result::Result<Self, Self::Err> {
-                let wanted = text.trim().to_ascii_lowercase();
+                let fold = |t: &str| t.trim().to_ascii_lowercase().replace('_', "-");
+                let wanted = fold(text);
                 let all: &[$ty] = &Self::ALL;
                 all.iter()
                     .copied()
-                    .find(|v| v.name() == wanted)
+                    .find(|v| fold(v.name()) == wanted)
                     .ok_or_else(|| ($refuse)(text))
             }
         }

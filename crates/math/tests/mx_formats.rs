@@ -168,7 +168,9 @@ fn nan_or_infinity_makes_the_scale_nan_and_the_whole_block_nan() {
         for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
             let (bytes, y) = round_trip(format, &block(&[1.0, bad, 2.0]));
             assert_eq!(bytes[0], E8M0_NAN, "{} with {bad}", format.name());
-            assert!(y.iter().all(|v| v.is_nan()));
+            // black_box: LLVM's wasm32 + simd128 backend cannot select a vectorised
+            // `is_nan` over this array at opt-level 3 ("Cannot select: v16i8 = setcc").
+            assert!(y.iter().all(|v| std::hint::black_box(*v).is_nan()));
         }
     }
 }
@@ -204,7 +206,7 @@ fn fp6_elements_are_packed_little_endian_four_per_three_bytes() {
 fn wrong_lengths_are_errors_that_name_the_format() {
     let mut out = vec![0u8; 33];
     let err = quantize(MxFormat::Fp8E4M3, &[1.0; 31], &mut out).unwrap_err();
-    assert!(err.to_string().contains("mxfp8_e4m3"), "{err}");
+    assert!(err.to_string().contains("mxfp8-e4m3"), "{err}");
     assert!(err.to_string().contains("31 values"), "{err}");
     let err = quantize(MxFormat::Fp6E2M3, &[1.0; 32], &mut out).unwrap_err();
     assert!(err.to_string().contains("25 bytes"), "{err}");

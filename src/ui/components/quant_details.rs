@@ -1,6 +1,7 @@
 //! The selected scheme in detail: its metrics, charts and a grid of actual values.
 
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
+use crate::ui::components::kquant_block::KQuantBlock;
 use crate::ui::quant_state::{LabResults, QuantState};
 use bitbudget_charts::quant::{self, errors, heatmap, tradeoff, values};
 use bitbudget_charts::{Chart, ChartError};
@@ -62,6 +63,7 @@ pub fn QuantDetails() -> impl IntoView {
             <CanvasChart label=label("Heat map of the error of each block") height=quant::HEIGHT testid="quant-heatmap" draw=heat />
             <CanvasChart label=label("SQNR against bits per weight for every scheme") height=quant::HEIGHT testid="quant-tradeoff" draw=tradeoff />
         </div>
+        <KQuantBlock />
         <ValueGrid />
     }
 }

@@ -39,7 +39,7 @@ pub fn QuantTable() -> impl IntoView {
                     view! {
                         <tr class:selected=s == selected class:lost=lost data-testid=format!("row-{s}")>
                             <th scope="row"><button class="link" on:click=move |_| state.query.update(|q| q.scheme = s)>{s.name()}</button></th>
-                            <td>{format!("{:.3}", row.bits_per_weight)}</td>
+                            <td data-testid=format!("bits-{s}")>{format!("{:.3}", row.bits_per_weight)}</td>
                             <td>{human_bytes(row.bytes as u64)}</td>
                             <td data-testid=format!("model-bytes-{s}")>{format_bytes(model_bytes, Units::Gb)}</td>
                             <td>{metric(m.mse)}</td>

@@ -89,7 +89,7 @@ pub fn QuantPage(
         <section class="page quant" aria-labelledby="quant-title">
             <Show when=move || !embed>
                 <h2 id="quant-title">"Quantize a real tensor"</h2>
-                <p class="lede">"Every scheme below really runs in your browser on the chosen tensor: llama.cpp's GGML blocks (byte for byte), MXFP4, NF4, absmax and zero-point integers, and scaled FP8. Compare the error each leaves against the bits it stores per weight."</p>
+                <p class="lede">"Every scheme below really runs in your browser on the chosen tensor: llama.cpp's GGML blocks, K-quants (Q2_K … Q6_K), IQ4_NL and NVFP4 (byte for byte), MXFP4 and the MX FP6/FP8 formats, NF4, absmax and zero-point integers, and scaled FP8. Compare the error each leaves against the bits it stores per weight."</p>
             </Show>
             <div class="memory-layout">
                 <QuantControls />

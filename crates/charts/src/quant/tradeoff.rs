@@ -18,10 +18,25 @@ pub struct Input<'a> {
     pub selected: Scheme,
 }
 
+/// Left end of the bits-per-weight axis: room for Q2_K's 2.625 bits.
+const X_MIN: f64 = 2.4;
+
 /// How far above the best scheme under 12 bits the trade-off chart's axis goes, in dB.
 const CLIP_DB: f64 = 35.0;
 
-/// SQNR against storage bits per weight for every scheme; the selected one ringed.
+/// Whether no other scheme stores at most as many bits per weight with a higher SQNR (a point
+/// on the trade-off's frontier). Only those and the selected scheme are named: with two dozen
+/// schemes, naming every point would bury the chart in labels (the table names them all).
+fn on_frontier(r: &SchemeResult, all: &[&SchemeResult]) -> bool {
+    !all.iter().any(|o| {
+        o.bits_per_weight <= r.bits_per_weight
+            && o.metrics.sqnr_db > r.metrics.sqnr_db
+            && o.scheme != r.scheme
+    })
+}
+
+/// SQNR against storage bits per weight for every scheme; the selected one ringed, the frontier
+/// and the selected one named.
 pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let (rows, selected) = (input.rows, input.selected);
     root.fill(&color(t.surface))?;
@@ -54,9 +69,9 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
     let caption = "Accuracy vs storage: SQNR (dB, higher is better) vs bits per weight";
     let plot = fitted_title(root, caption, 12.0, t, s)?;
     let mut chart = plot_builder(&plot, s, 10.0, 24.0, 44.0, 44.0).build_cartesian_2d(
-        (3.5f64..18.0)
+        (X_MIN..18.0)
             .log_scale()
-            .with_key_points(vec![4.0, 5.0, 6.0, 8.0, 12.0, 16.0]),
+            .with_key_points(vec![2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 12.0, 16.0]),
         bottom..top,
     )?;
     muted_mesh(&mut chart.configure_mesh(), t, s, 0.2, 12.0)
@@ -70,7 +85,7 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
         let clipped = r.metrics.sqnr_db > top;
         let edge = top - (top - bottom) * 0.03;
         let p = (
-            r.bits_per_weight.clamp(3.6, 17.5),
+            r.bits_per_weight.clamp(X_MIN * 1.02, 17.5),
             if clipped { edge } else { r.metrics.sqnr_db },
         );
         let c = if r.scheme == selected {
@@ -91,7 +106,22 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
         } else {
             r.scheme.name().to_string()
         };
-        named.push((chart.backend_coord(&p), name));
+        let keep = r.scheme == selected || on_frontier(r, &finite);
+        named.push((
+            chart.backend_coord(&p),
+            if keep { name } else { String::new() },
+        ));
+    }
+    // The selected scheme's neighbours within a few pixels go unnamed: its label stands for
+    // that spot, and a merged list of names would not fit a narrow chart.
+    let merge = s.px(5.0);
+    if let Some(at) = finite.iter().position(|r| r.scheme == selected) {
+        let (sx, sy) = named[at].0;
+        for (k, ((x, y), name)) in named.iter_mut().enumerate() {
+            if k != at && (*x - sx).abs() <= 3 * merge && (*y - sy).abs() <= 3 * merge {
+                name.clear();
+            }
+        }
     }
     let named: Vec<((i32, i32), &str)> = named.iter().map(|(p, n)| (*p, n.as_str())).collect();
     let (xs, ys) = chart.plotting_area().get_pixel_range();
@@ -102,7 +132,7 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
         h: ys.end - ys.start,
     };
     let char_w = CHAR_EM * 12.0 * s.px(100.0) as f64 / 100.0;
-    let labels = place_labels(&named, s.px(5.0), char_w, s.px(14.0), area);
+    let labels = place_labels(&named, merge, char_w, s.px(14.0), area);
     // Label boxes are in backend pixels; `root` may be part of a larger backend (a composed SVG).
     let (bx, by) = root.get_base_pixel();
     for label in labels {

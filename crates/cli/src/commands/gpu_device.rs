@@ -16,13 +16,17 @@ pub enum Device {
 }
 
 /// Opens a GPU context for `--device gpu` (None for `--device cpu`); without an adapter the
-/// error names the backends that were tried.
-pub fn open(device: Device) -> Result<Option<Gpu>, String> {
+/// error names the backends that were tried. A scheme without GPU kernels is refused first,
+/// whatever the machine has.
+pub fn open(device: Device, scheme: Scheme) -> Result<Option<Gpu>, String> {
     match device {
         Device::Cpu => Ok(None),
-        Device::Gpu => block_on(Gpu::new())
-            .map(Some)
-            .map_err(|e| format!("--device gpu: {e}")),
+        Device::Gpu => {
+            bitbudget_gpu::has_kernel(scheme).map_err(|e| e.to_string())?;
+            block_on(Gpu::new())
+                .map(Some)
+                .map_err(|e| format!("--device gpu: {e}"))
+        }
     }
 }
 

@@ -10,10 +10,10 @@ use clap::Args;
 /// Arguments of `quantize`.
 #[derive(Args)]
 pub struct QuantizeArgs {
-    /// q8_0 q4_0 q4_1 q5_0 q5_1 mxfp4 nf4 absmax-int8 zeropoint-uint8 f8e4m3 f8e5m2.
-    #[arg(long)]
+    #[arg(long, help = scheme_help())]
     scheme: Scheme,
-    /// Weights per block (GGML and mxfp4: 32 only; default 64 for absmax, zero-point and nf4).
+    /// Weights per block (fixed for the llama.cpp and MX formats: 32, or 256 for the K-quants,
+    /// 64 for nvfp4; default 64 for absmax, zero-point and nf4).
     #[arg(long, allow_hyphen_values = true, value_parser = crate::commands::presets::parse_count)]
     block: Option<u64>,
     /// Print error metrics of a round trip as JSON instead of writing bytes.
@@ -40,7 +40,7 @@ pub struct QuantizeArgs {
 /// Arguments of `dequantize`.
 #[derive(Args)]
 pub struct DequantizeArgs {
-    /// The scheme the input was written with.
+    /// The scheme the input was written with (the names of `quantize --help`).
     #[arg(long)]
     scheme: Scheme,
     /// Weights per block, as used when quantizing.
@@ -53,6 +53,14 @@ pub struct DequantizeArgs {
     input: String,
     /// Raw little-endian f32 output, or - for stdout.
     output: String,
+}
+
+/// `--scheme`'s help: the names of [`Scheme::ALL`], the one list of schemes (parsed by
+/// [`Scheme`]'s `FromStr`, which ignores case and takes `_` and `-` as the same; an unknown name
+/// gets the same list in its error).
+fn scheme_help() -> String {
+    let names: Vec<&str> = Scheme::ALL.iter().map(|s| s.name()).collect();
+    format!("The scheme: {}", names.join(" "))
 }
 
 fn read_f32(path: &str) -> Result<Vec<f32>, String> {
@@ -83,7 +91,7 @@ pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
     if args.double_quant && args.scheme != Scheme::Nf4 {
         return Err("--double-quant applies to --scheme nf4 only".into());
     }
-    let gpu = gpu_device::open(args.device)?;
+    let gpu = gpu_device::open(args.device, args.scheme)?;
     let bytes = if let Some(gpu) = &gpu {
         gpu_device::quantize(gpu, args.scheme, &x, b, args.double_quant)
     } else if args.double_quant {
@@ -147,7 +155,7 @@ fn number(v: f64) -> serde_json::Value {
 pub fn run_dequantize(args: DequantizeArgs) -> Result<(), String> {
     let bytes = read_all(&args.input)?;
     let b = block(args.scheme, args.block)?;
-    let y = match gpu_device::open(args.device)? {
+    let y = match gpu_device::open(args.device, args.scheme)? {
         Some(gpu) => gpu_device::dequantize(&gpu, args.scheme, &bytes, b),
         None => dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string()),
     }

@@ -2,6 +2,7 @@
 //! lengths and tensor files, so that callers can match on the case and every message reads the
 //! same wherever it is shown (CLI, page).
 
+use super::kquants::LengthError;
 use super::scheme::Scheme;
 use std::fmt;
 
@@ -74,6 +75,14 @@ pub enum QuantError {
     NoSuchTensor(String),
     /// A malformed or truncated tensor file, and what is wrong with it.
     BadFile(String),
+    /// Lengths that a block format's module refused (K-quants, IQ4_NL, NVFP4, MX).
+    Length(LengthError),
+}
+
+impl From<LengthError> for QuantError {
+    fn from(e: LengthError) -> Self {
+        QuantError::Length(e)
+    }
 }
 
 /// Largest block size accepted, in values (2^24).
@@ -142,6 +151,7 @@ impl fmt::Display for QuantError {
             }
             QuantError::NoSuchTensor(name) => write!(f, "no tensor named '{name}' in the file"),
             QuantError::BadFile(why) => f.write_str(why),
+            QuantError::Length(e) => write!(f, "{e}"),
         }
     }
 }

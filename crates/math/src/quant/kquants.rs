@@ -65,11 +65,14 @@
 //! sign or payload open (WebAssembly does).
 
 pub mod fit;
+mod kind;
 pub mod q2_k;
 pub mod q3_k;
 pub mod q4_k;
 pub mod q5_k;
 pub mod q6_k;
+
+pub use kind::{KType, Rebuild};
 
 use crate::format::half::{f16_bits_to_f32, f32_to_f16_bits};
 use std::fmt;
@@ -83,7 +86,7 @@ pub const QK_K: usize = 256;
 pub enum LengthError {
     /// The number of values is not a whole number of blocks.
     Values {
-        /// Scheme name as llama.cpp spells it (`q4_K`, `iq4_nl`, `mxfp6_e3m2`, …).
+        /// Scheme name as llama.cpp spells it (`q4_K`, `iq4_nl`, `mxfp6-e3m2`, …).
         scheme: &'static str,
         /// Values given.
         values: usize,
@@ -294,6 +297,71 @@ pub(crate) fn finish_k4_k5(
             codes[i] = nearest_int((x[i] + dm) / d).clamp(0, top) as u8;
         }
     }
+}
+
+/// Quantizes one Q4_K or Q5_K super-block (`kind`) into `out` (its block bytes): the fit of
+/// [`fit_k4_k5`] with `nmax = 2^bits − 1`, `rmin` and `nstep`, the stored scales of
+/// [`finish_k4_k5`] in the first 16 bytes, then the codes in `kind`'s bit positions.
+pub(crate) fn quantize_k4_k5(kind: KType, x: &[f32; QK_K], rmin: f32, nstep: i32, out: &mut [u8]) {
+    let top = (1i32 << kind.code_bits()) - 1;
+    let mut codes = [0u8; QK_K];
+    let (scales, mins) = fit_k4_k5(x, top, rmin, nstep, &mut codes);
+    let head: &mut [u8; 16] = (&mut out[..16]).try_into().expect("16 bytes");
+    finish_k4_k5(x, &scales, &mins, top, &mut codes, head);
+    kind.pack_codes(&codes, &mut out[16..]);
+}
+
+/// Dequantizes one Q4_K or Q5_K super-block `b` (as `dequantize_row_q4_K`/`_q5_K`): the low
+/// nibbles from `qs`, plus `fifth(c, l)` (the values 16 × fifth bit that Q5_K adds to weights
+/// `64·c + l` and `64·c + l + 32`; `(0, 0)` for Q4_K), scaled `(d·sc)·q − dmin·m`.
+pub(crate) fn dequantize_k4_k5(
+    b: &[u8],
+    qs: &[u8],
+    fifth: impl Fn(usize, usize) -> (u8, u8),
+    y: &mut [f32; QK_K],
+) {
+    let d = ggml_f32([b[0], b[1]]);
+    let min = ggml_f32([b[2], b[3]]);
+    let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
+    for c in 0..4 {
+        let (sc1, m1) = scale_min_k4(2 * c, scales);
+        let (sc2, m2) = scale_min_k4(2 * c + 1, scales);
+        let (d1, m1) = (d * sc1 as f32, min * m1 as f32);
+        let (d2, m2) = (d * sc2 as f32, min * m2 as f32);
+        for l in 0..32 {
+            let q = qs[32 * c + l];
+            let (h1, h2) = fifth(c, l);
+            y[64 * c + l] = d1 * ((q & 0xF) + h1) as f32 - m1;
+            y[64 * c + l + 32] = d2 * ((q >> 4) + h2) as f32 - m2;
+        }
+    }
+}
+
+/// The first step of Q3_K and Q6_K: fits each of the sixteen 16-value sub-blocks with `fit`
+/// (writing its codes) and returns the sixteen scales, the one of largest magnitude (the first
+/// on ties; NaN never wins) and that magnitude.
+pub(crate) fn fit_signed_sub_blocks(
+    x: &[f32; QK_K],
+    codes: &mut [i8; QK_K],
+    fit: impl Fn(&[f32; 16], &mut [i8; 16]) -> f32,
+) -> ([f32; 16], f32, f32) {
+    let mut scales = [0f32; 16];
+    let (mut max_scale, mut amax) = (0f32, 0f32);
+    for (j, (xs, cs)) in x
+        .chunks_exact(16)
+        .zip(codes.chunks_exact_mut(16))
+        .enumerate()
+    {
+        scales[j] = fit(
+            xs.try_into().expect("16 values"),
+            cs.try_into().expect("16 codes"),
+        );
+        if scales[j].abs() > amax {
+            amax = scales[j].abs();
+            max_scale = scales[j];
+        }
+    }
+    (scales, max_scale, amax)
 }
 
 /// The first step of Q4_K and Q5_K: fits the eight 32-value sub-blocks (side by side) with

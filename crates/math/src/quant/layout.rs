@@ -5,13 +5,18 @@
 //!
 //! GGML blocks follow llama.cpp's `block_q8_0` … `block_mxfp4` (ggml-common.h): for example
 //! `block_q5_1 { ggml_half d; ggml_half m; uint8_t qh[4]; uint8_t qs[16]; }` is 24 bytes with the
-//! codes (fifth bits first) at byte 4. The other layouts are bitbudget's own, documented in
-//! [`super::scheme`].
+//! codes (fifth bits first) at byte 4. The K-quants' super-blocks (`block_q2_K` … `block_q6_K`),
+//! `block_iq4_nl` and `block_nvfp4` are llama.cpp's too, with the bit positions of each K-quant
+//! in [`KType`]. The MX blocks follow [`super::mx`]; the other layouts are bitbudget's own,
+//! documented in [`super::scheme`].
 
 use super::ggml::{
     BlockMxfp4, BlockQ4_0, BlockQ4_1, BlockQ5_0, BlockQ5_1, BlockQ8_0, GgmlType, QK,
 };
+use super::kquants::{KType, QK_K};
+use super::mx::MX_BLOCK;
 use super::scheme::Scheme;
+use super::{iq4_nl, nvfp4};
 use std::mem::offset_of;
 
 /// How a block's scale is stored (all little-endian).
@@ -21,8 +26,14 @@ pub enum ScaleKind {
     F16,
     /// An IEEE half scale `d` then an IEEE half minimum `m` (Q4_1, Q5_1): 4 bytes.
     F16AndMin,
-    /// An E8M0 exponent (MXFP4): 1 byte.
+    /// An E8M0 exponent (MXFP4 and the MX formats): 1 byte.
     E8M0,
+    /// One UE4M3 scale byte per 16 weights (NVFP4): 4 bytes for a 64-weight block.
+    Ue4m3PerSixteen,
+    /// A K-quant super-block: an FP16 `d` (and `dmin`) at [`Layout::scale_offset`] for the 256
+    /// weights, and small integer scales (and mins) per sub-block packed elsewhere in the block
+    /// ([`KType::scales_at`]).
+    SuperBlock(KType),
     /// An f32 scale or absmax (absmax-int8, nf4): 4 bytes.
     F32,
     /// An f32 scale then a u8 zero point (zero-point schemes): 5 bytes.
@@ -48,6 +59,28 @@ pub enum Packing {
     /// GGML 5-bit: a little-endian u32 whose bit j is the fifth bit of value j, then the low four
     /// bits as [`Packing::SplitNibbles`].
     SplitNibblesHighBits,
+    /// [`Packing::SplitNibbles`] within each group of this many values (NVFP4: 16, so group s
+    /// takes bytes `8s..8s+8`).
+    GroupedSplitNibbles(usize),
+    /// A little-endian bit string: code j in bits `j·code_bits ..` (MXFP6: four codes in three
+    /// bytes).
+    BitString,
+    /// A K-quant's bit planes, as [`KType::pack_codes`] places them.
+    KQuant(KType),
+}
+
+/// Bytes of codes for `values` codes of `bits` bits packed as `packing`.
+const fn packed_bytes(packing: Packing, values: usize, bits: u32) -> usize {
+    match packing {
+        Packing::Byte => values,
+        Packing::U16 => 2 * values,
+        Packing::SplitNibbles | Packing::PairedNibbles | Packing::GroupedSplitNibbles(_) => {
+            values.div_ceil(2)
+        }
+        Packing::SplitNibblesHighBits => 4 + values / 2,
+        Packing::BitString => (values * bits as usize).div_ceil(8),
+        Packing::KQuant(t) => t.code_bytes(),
+    }
 }
 
 /// One scheme's byte layout at one block size.
@@ -118,6 +151,36 @@ impl Layout {
                 };
                 (QK, scale, at, bits, packing)
             }
+            Scheme::KQuant(t) => (
+                QK_K,
+                ScaleKind::SuperBlock(t),
+                t.code_offset(),
+                t.code_bits(),
+                Packing::KQuant(t),
+            ),
+            Scheme::Iq4Nl => (
+                iq4_nl::QK4_NL,
+                ScaleKind::F16,
+                offset_of!(iq4_nl::BlockIq4Nl, qs),
+                4,
+                Packing::SplitNibbles,
+            ),
+            Scheme::Nvfp4 => (
+                nvfp4::QK_NVFP4,
+                ScaleKind::Ue4m3PerSixteen,
+                offset_of!(nvfp4::BlockNvfp4, qs),
+                4,
+                Packing::GroupedSplitNibbles(nvfp4::QK_NVFP4_SUB),
+            ),
+            Scheme::Mx(f) => {
+                let bits = f.element_bits() as u32;
+                let packing = if bits == 8 {
+                    Packing::Byte
+                } else {
+                    Packing::BitString
+                };
+                (MX_BLOCK, ScaleKind::E8M0, 1, bits, packing)
+            }
             Scheme::AbsmaxInt8 => (b, ScaleKind::F32, 4, 8, Packing::Byte),
             Scheme::ZeroPointUint8 => (b, ScaleKind::F32AndZeroPoint, 5, 8, Packing::Byte),
             Scheme::ZeroPointInt4 => (b, ScaleKind::F32AndZeroPoint, 5, 4, Packing::PairedNibbles),
@@ -125,11 +188,13 @@ impl Layout {
             Scheme::F8E4M3 | Scheme::F8E5M2 => (1, ScaleKind::TensorF32, 0, 8, Packing::Byte),
             Scheme::Bf16 | Scheme::F16 => (1, ScaleKind::None, 0, 16, Packing::U16),
         };
-        let code_bytes = match packing {
-            Packing::Byte => values,
-            Packing::U16 => 2 * values,
-            Packing::SplitNibbles | Packing::PairedNibbles => values.div_ceil(2),
-            Packing::SplitNibblesHighBits => 4 + values / 2,
+        let block_bytes = match scheme {
+            Scheme::KQuant(t) => t.block_bytes(),
+            _ => code_offset + packed_bytes(packing, values, code_bits),
+        };
+        let scale_offset = match scheme {
+            Scheme::KQuant(t) => t.d_offset(),
+            _ => 0,
         };
         let header_bytes = if matches!(scale, ScaleKind::TensorF32) {
             4
@@ -138,10 +203,10 @@ impl Layout {
         };
         Layout {
             values,
-            block_bytes: code_offset + code_bytes,
+            block_bytes,
             header_bytes,
             scale,
-            scale_offset: 0,
+            scale_offset,
             code_offset,
             code_bits,
             packing,
@@ -172,13 +237,15 @@ impl Layout {
         self.block_start(i) + self.code_offset
     }
 
-    /// Bytes of codes per block.
+    /// Bytes of codes per block (contiguous from [`Layout::code_offset`]; a K-quant's scales
+    /// may follow them).
     pub const fn code_bytes(&self) -> usize {
-        self.block_bytes - self.code_offset
+        packed_bytes(self.packing, self.values, self.code_bits)
     }
 
     /// Codes per `u32` word when a block's codes are packed little-endian by [`pack_u32`] (a
-    /// 5-bit code counts as its 4-bit nibble; its fifth bits are already a u32).
+    /// 5-bit code counts as its 4-bit nibble; its fifth bits are already a u32; a K-quant or
+    /// MXFP6 code may straddle words, and counts as `32 / code_bits` rounded down).
     pub const fn codes_per_word(&self) -> usize {
         match self.packing {
             Packing::SplitNibblesHighBits => 8,
@@ -199,6 +266,20 @@ impl Layout {
             }
             Packing::SplitNibbles => pack_split_nibbles(codes, out),
             Packing::PairedNibbles => pack_paired_nibbles(codes, out),
+            Packing::GroupedSplitNibbles(g) => {
+                for (c, o) in codes.chunks(g).zip(out.chunks_mut(g / 2)) {
+                    pack_split_nibbles(c, o);
+                }
+            }
+            Packing::BitString => {
+                let wide: Vec<u32> = codes.iter().map(|c| *c as u32).collect();
+                pack_bit_string(&wide, self.code_bits, &mut out[..self.code_bytes()]);
+            }
+            Packing::KQuant(t) => {
+                let mut all = [0u8; QK_K];
+                all.copy_from_slice(codes);
+                t.pack_codes(&all, out);
+            }
             Packing::SplitNibblesHighBits => {
                 let high = codes
                     .iter()
@@ -222,6 +303,11 @@ impl Layout {
             }
             Packing::SplitNibbles => unpack_split_nibbles(code_bytes, out),
             Packing::PairedNibbles => unpack_paired_nibbles(code_bytes, out),
+            Packing::GroupedSplitNibbles(_) | Packing::BitString | Packing::KQuant(_) => {
+                for (j, o) in out.iter_mut().enumerate() {
+                    *o = self.code_in(code_bytes, j) as u8;
+                }
+            }
             Packing::SplitNibblesHighBits => {
                 let high = u32::from_le_bytes([
                     code_bytes[0],
@@ -254,8 +340,14 @@ impl Layout {
         let (block, j) = (i / self.values, i % self.values);
         let at = self.codes_start(block);
         let region = bytes.get(at..at + self.code_bytes())?;
+        Some(self.code_in(region, j))
+    }
+
+    /// The code of value `j` of one block from that block's code bytes `region`
+    /// ([`Layout::code_bytes`] long).
+    fn code_in(&self, region: &[u8], j: usize) -> u32 {
         let half = self.values / 2;
-        Some(match self.packing {
+        match self.packing {
             Packing::Byte => region[j] as u32,
             Packing::U16 => u16::from_le_bytes([region[2 * j], region[2 * j + 1]]) as u32,
             Packing::SplitNibbles => split_nibble(region, j, half) as u32,
@@ -264,8 +356,35 @@ impl Layout {
                 let high = u32::from_le_bytes([region[0], region[1], region[2], region[3]]);
                 split_nibble(&region[4..], j, half) as u32 | (((high >> j) & 1) << 4)
             }
-        })
+            Packing::GroupedSplitNibbles(g) => {
+                split_nibble(&region[j / g * g / 2..], j % g, g / 2) as u32
+            }
+            Packing::BitString => bit_string_code(region, j, self.code_bits),
+            Packing::KQuant(t) => t.code(region, j) as u32,
+        }
     }
+}
+
+/// Packs codes of `bits` bits (1..=8; higher bits dropped) as a little-endian bit string: code
+/// j in bits `j·bits ..` of `out` (zeroed first; MXFP6: four codes in three bytes).
+pub fn pack_bit_string(codes: &[u32], bits: u32, out: &mut [u8]) {
+    out.fill(0);
+    let bits = bits as usize;
+    for (j, c) in codes.iter().enumerate() {
+        let word = (c & ((1 << bits) - 1)) << ((j * bits) % 8);
+        for (k, b) in word.to_le_bytes().iter().enumerate() {
+            if let Some(o) = out.get_mut(j * bits / 8 + k) {
+                *o |= b;
+            }
+        }
+    }
+}
+
+/// Code `j` of a bit string written by [`pack_bit_string`] with `bits` bits per code.
+pub fn bit_string_code(bytes: &[u8], j: usize, bits: u32) -> u32 {
+    let at = j * bits as usize;
+    let pair = bytes[at / 8] as u32 | (*bytes.get(at / 8 + 1).unwrap_or(&0) as u32) << 8;
+    (pair >> (at % 8)) & ((1 << bits) - 1)
 }
 
 /// Packs 4-bit codes GGML's way: codes j and j + len/2 share byte j (low, high nibble).
@@ -367,6 +486,64 @@ mod tests {
         ];
         for (t, size) in sizes {
             assert_eq!(Layout::of(Scheme::Ggml(t), 32).block_bytes, size, "{t:?}");
+        }
+        let llama = [
+            (
+                Scheme::KQuant(KType::Q2K),
+                size_of::<crate::quant::kquants::q2_k::BlockQ2K>(),
+            ),
+            (
+                Scheme::KQuant(KType::Q3K),
+                size_of::<crate::quant::kquants::q3_k::BlockQ3K>(),
+            ),
+            (
+                Scheme::KQuant(KType::Q4K),
+                size_of::<crate::quant::kquants::q4_k::BlockQ4K>(),
+            ),
+            (
+                Scheme::KQuant(KType::Q5K),
+                size_of::<crate::quant::kquants::q5_k::BlockQ5K>(),
+            ),
+            (
+                Scheme::KQuant(KType::Q6K),
+                size_of::<crate::quant::kquants::q6_k::BlockQ6K>(),
+            ),
+            (Scheme::Iq4Nl, size_of::<iq4_nl::BlockIq4Nl>()),
+            (Scheme::Nvfp4, size_of::<nvfp4::BlockNvfp4>()),
+        ];
+        for (s, size) in llama {
+            assert_eq!(Layout::of(s, 0).block_bytes, size, "{s}");
+        }
+        for f in crate::quant::mx::MxFormat::ALL {
+            assert_eq!(
+                Layout::of(Scheme::Mx(f), 0).block_bytes,
+                f.block_bytes(),
+                "{f:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_block_format_s_codes_are_what_its_dequantizer_reads() {
+        // Each code read through the layout, times the block's scale, is the dequantized value
+        // for the table-free formats; here it is enough that re-packing the codes read from
+        // the bytes rebuilds the very code region the quantizer wrote.
+        let x: Vec<f32> = (0..512).map(|i| (i as f32 * 0.77).sin() * 0.3).collect();
+        for s in Scheme::ALL {
+            let l = Layout::of(s, s.default_block());
+            if l.values < 2 {
+                continue;
+            }
+            let bytes = quantize(s, &x, l.values).unwrap();
+            let mut codes = vec![0u8; l.values];
+            let region = &bytes[l.codes_start(0)..l.codes_start(0) + l.code_bytes()];
+            l.unpack_codes(region, &mut codes);
+            for (j, c) in codes.iter().enumerate() {
+                assert_eq!(l.code(&bytes, j), Some(*c as u32), "{s} value {j}");
+            }
+            let mut again = vec![0u8; l.code_bytes()];
+            l.pack_codes(&codes, &mut again);
+            assert_eq!(again, region, "{s}");
         }
     }
 

@@ -39,6 +39,7 @@
 //!   tiny products become f32 subnormals).
 
 use super::kquants::LengthError;
+use super::layout::{bit_string_code, pack_bit_string};
 use crate::format::catalog::{FP6_E2M3, FP6_E3M2, FP8_E4M3, FP8_E5M2};
 use crate::format::minifloat::pow2;
 use crate::format::{Minifloat, Overflow};
@@ -84,13 +85,13 @@ impl MxFormat {
         }
     }
 
-    /// Lower-case name, e.g. `mxfp8_e4m3`.
+    /// Lower-case name, e.g. `mxfp8-e4m3` (the scheme's name in the CLI, the URL and the lab).
     pub const fn name(self) -> &'static str {
         match self {
-            MxFormat::Fp8E4M3 => "mxfp8_e4m3",
-            MxFormat::Fp8E5M2 => "mxfp8_e5m2",
-            MxFormat::Fp6E3M2 => "mxfp6_e3m2",
-            MxFormat::Fp6E2M3 => "mxfp6_e2m3",
+            MxFormat::Fp8E4M3 => "mxfp8-e4m3",
+            MxFormat::Fp8E5M2 => "mxfp8-e5m2",
+            MxFormat::Fp6E3M2 => "mxfp6-e3m2",
+            MxFormat::Fp6E2M3 => "mxfp6-e2m3",
         }
     }
 
@@ -177,32 +178,14 @@ pub fn quantize_block(
     Ok(())
 }
 
+/// Packs the elements little-endian, `element_bits` each (one byte each for MXFP8).
 fn pack(format: MxFormat, codes: &[u32; MX_BLOCK], out: &mut [u8]) {
-    match format.element_bits() {
-        8 => {
-            for (o, &c) in out.iter_mut().zip(codes) {
-                *o = c as u8;
-            }
-        }
-        _ => {
-            for (group, bytes) in codes.chunks_exact(4).zip(out.chunks_exact_mut(3)) {
-                let word = group[0] | (group[1] << 6) | (group[2] << 12) | (group[3] << 18);
-                bytes.copy_from_slice(&word.to_le_bytes()[..3]);
-            }
-        }
-    }
+    pack_bit_string(codes, format.element_bits() as u32, out);
 }
 
 /// Element i's code from a block's element bytes.
 fn code(format: MxFormat, elements: &[u8], i: usize) -> u32 {
-    match format.element_bits() {
-        8 => elements[i] as u32,
-        _ => {
-            let (bit, byte) = (6 * i, 6 * i / 8);
-            let pair = elements[byte] as u32 | (*elements.get(byte + 1).unwrap_or(&0) as u32) << 8;
-            (pair >> (bit % 8)) & 0x3F
-        }
-    }
+    bit_string_code(elements, i, format.element_bits() as u32)
 }
 
 /// Dequantizes one block (`format.block_bytes()` long) into 32 values: `P_i × X` rounded once

@@ -96,7 +96,9 @@ pub fn scale_and_min<const N: usize, const L: usize>(
         }
     }
     if nstep >= 1 {
-        let mut aux = [[0u8; L]; N];
+        // The candidate codes as f32 (each an integer in 0..=nmax, so exact): no narrowing to
+        // bytes and widening back in the hot loops; bytes are written only for a kept candidate.
+        let mut aux = [[0f32; L]; N];
         for is in 0..=nstep {
             let step = rmin + rdelta * is as f32 + nmax as f32;
             for k in 0..L {
@@ -106,8 +108,8 @@ pub fn scale_and_min<const N: usize, const L: usize>(
             for i in 0..N {
                 for k in 0..L {
                     let l = nearest_int(iscale[k] * (x[i][k] - min[k])).clamp(0, nmax);
-                    aux[i][k] = l as u8;
                     let (w, lf) = (weights[i][k], l as f32);
+                    aux[i][k] = lf;
                     sum_l[k] += w * lf;
                     sum_l2[k] += w * lf * lf;
                     sum_xl[k] += w * lf * x[i][k];
@@ -127,14 +129,14 @@ pub fn scale_and_min<const N: usize, const L: usize>(
             let mut cur_error = [0f32; L];
             for i in 0..N {
                 for k in 0..L {
-                    let diff = this_scale[k] * aux[i][k] as f32 + this_min[k] - x[i][k];
+                    let diff = this_scale[k] * aux[i][k] + this_min[k] - x[i][k];
                     cur_error[k] += weights[i][k] * error(diff);
                 }
             }
             for k in 0..L {
                 if usable[k] && cur_error[k] < best_error[k] {
                     for i in 0..N {
-                        codes[i][k] = aux[i][k];
+                        codes[i][k] = aux[i][k] as u8;
                     }
                     best_error[k] = cur_error[k];
                     scale[k] = this_scale[k];
@@ -157,19 +159,19 @@ pub fn scale_and_min<const N: usize, const L: usize>(
     (scale, neg_min)
 }
 
-/// Fits a signed scale to `x` with codes `l` in `-nmax..nmax` under weights `x²` (llama.cpp
-/// `make_qx_quants` with `rmse_type = 1` and no importance): starts from `l = nearest(-nmax/max ·
-/// x)` where `max` is the value of largest magnitude, refits the least-squares scale
-/// `Σw·x·l / Σw·l²`, then tries the 18 scales `-(nmax + 0.1·is)/max` for `is` in ±1..=±9 and keeps
-/// the one with the largest `(Σw·x·l)² / Σw·l²` (evaluated side by side, compared in order).
-/// Writes `l + nmax` (in `0..2·nmax`) and returns
-/// the scale (negative when `max` is positive, since the start divides by `-max`); an all-zero
-/// sub-block gives 0 with codes 0.
-pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -> f32 {
+/// The start shared by [`symmetric`] and its line-by-line reference: codes from the scale
+/// `-nmax / max` (`max` the value of largest magnitude), then the least-squares scale
+/// `Σw·x·l / Σw·l²` under weights `x²`. Returns `(max, scale, scale·Σw·x·l)`, or `None` (codes
+/// all 0) for a sub-block whose largest magnitude is below [`GROUP_MAX_EPS`].
+fn symmetric_start<const N: usize>(
+    x: &[f32; N],
+    nmax: i32,
+    codes: &mut [i8; N],
+) -> Option<(f32, f32, f32)> {
     let (max, amax) = signed_absmax(x);
     if amax < GROUP_MAX_EPS {
         codes.fill(0);
-        return 0.0;
+        return None;
     }
     let iscale = -(nmax as f32) / max;
     let (mut sumlx, mut suml2) = (0f32, 0f32);
@@ -181,8 +183,22 @@ pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -
         sumlx += w * x[i] * lf;
         suml2 += w * lf * lf;
     }
-    let mut scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
-    let mut best = scale * sumlx;
+    let scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
+    Some((max, scale, scale * sumlx))
+}
+
+/// Fits a signed scale to `x` with codes `l` in `-nmax..nmax` under weights `x²` (llama.cpp
+/// `make_qx_quants` with `rmse_type = 1` and no importance): starts from `l = nearest(-nmax/max ·
+/// x)` where `max` is the value of largest magnitude, refits the least-squares scale
+/// `Σw·x·l / Σw·l²`, then tries the 18 scales `-(nmax + 0.1·is)/max` for `is` in ±1..=±9 and keeps
+/// the one with the largest `(Σw·x·l)² / Σw·l²` (evaluated side by side, compared in order).
+/// Writes `l + nmax` (in `0..2·nmax`) and returns
+/// the scale (negative when `max` is positive, since the start divides by `-max`); an all-zero
+/// sub-block gives 0 with codes 0.
+pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -> f32 {
+    let Some((max, mut scale, mut best)) = symmetric_start(x, nmax, codes) else {
+        return 0.0;
+    };
     // The 18 trial scales depend only on `max`, so they are evaluated LANES at a time and then
     // compared in the reference's order (is = −9 … −1, 1 … 9).
     let trials: [i32; 18] = [
@@ -376,28 +392,13 @@ mod tests {
         nmax: i32,
         codes: &mut [i8; N],
     ) -> f32 {
-        let (max, amax) = signed_absmax(x);
-        if amax < GROUP_MAX_EPS {
-            codes.fill(0);
+        let Some((max, mut scale, mut best)) = super::symmetric_start(x, nmax, codes) else {
             return 0.0;
-        }
-        let mut iscale = -(nmax as f32) / max;
-        let (mut sumlx, mut suml2) = (0f32, 0f32);
-        for i in 0..N {
-            let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
-            codes[i] = (l + nmax) as i8;
-            let w = x[i] * x[i];
-            let lf = l as f32;
-            sumlx += w * x[i] * lf;
-            suml2 += w * lf * lf;
-        }
-        let mut scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
-        let mut best = scale * sumlx;
+        };
         let mut trial = [0i8; N];
         for is in (-9..=9).filter(|&is| is != 0) {
-            iscale = -(nmax as f32 + 0.1 * is as f32) / max;
-            sumlx = 0.0;
-            suml2 = 0.0;
+            let iscale = -(nmax as f32 + 0.1 * is as f32) / max;
+            let (mut sumlx, mut suml2) = (0f32, 0f32);
             for i in 0..N {
                 let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
                 trial[i] = (l + nmax) as i8;

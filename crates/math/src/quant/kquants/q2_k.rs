@@ -13,7 +13,8 @@
 //! `dmin = max_min/15`). See the module [`super`] for rounding and non-finite inputs.
 
 use super::{
-    dequantize_blocks, fit, ggml_f16, ggml_f32, nearest_int, quantize_blocks, LengthError, QK_K,
+    dequantize_blocks, fit, ggml_f16, ggml_f32, nearest_int, quantize_blocks, KType, LengthError,
+    QK_K,
 };
 
 /// Bytes per 256-weight block.
@@ -83,13 +84,7 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
         }
     }
     out[..16].copy_from_slice(&packed);
-    for h in 0..2 {
-        for l in 0..32 {
-            let i = 128 * h + l;
-            out[16 + 32 * h + l] =
-                codes[i] | (codes[i + 32] << 2) | (codes[i + 64] << 4) | (codes[i + 96] << 6);
-        }
-    }
+    KType::Q2K.pack_codes(&codes, &mut out[16..80]);
     out[80..82].copy_from_slice(&d);
     out[82..84].copy_from_slice(&dmin);
 }

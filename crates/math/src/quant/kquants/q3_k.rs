@@ -14,7 +14,8 @@
 //! module [`super`] for rounding and non-finite inputs.
 
 use super::{
-    dequantize_blocks, fit, ggml_f16, ggml_f32, nearest_int, quantize_blocks, LengthError, QK_K,
+    dequantize_blocks, fit, fit_signed_sub_blocks, ggml_f16, ggml_f32, nearest_int,
+    quantize_blocks, KType, LengthError, QK_K,
 };
 
 /// Bytes per 256-weight block.
@@ -45,19 +46,7 @@ pub fn scale(s: &[u8], j: usize) -> i32 {
 /// Quantizes one super-block, byte for byte as `quantize_row_q3_K_ref`.
 pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
     let mut codes = [0i8; QK_K];
-    let mut scales = [0f32; 16];
-    let (mut max_scale, mut amax) = (0f32, 0f32);
-    for j in 0..16 {
-        let xs: &[f32; 16] = x[16 * j..16 * j + 16].try_into().expect("16 values");
-        let out: &mut [i8; 16] = (&mut codes[16 * j..16 * j + 16])
-            .try_into()
-            .expect("16 codes");
-        scales[j] = fit::q3(xs, 4, out);
-        if scales[j].abs() > amax {
-            amax = scales[j].abs();
-            max_scale = scales[j];
-        }
-    }
+    let (scales, max_scale, _) = fit_signed_sub_blocks(x, &mut codes, |xs, c| fit::q3(xs, 4, c));
     let mut packed = [0u8; 12];
     let d = if max_scale != 0.0 {
         let iscale = -32.0 / max_scale;
@@ -85,23 +74,10 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
             codes[i] = (nearest_int(x[i] / d).clamp(-4, 3) + 4) as i8;
         }
     }
-    let (hmask, rest) = out.split_at_mut(32);
-    hmask.fill(0);
-    for (i, &c) in codes.iter().enumerate() {
-        if c > 3 {
-            hmask[i % 32] |= 1 << (i / 32);
-        }
-    }
-    for h in 0..2 {
-        for l in 0..32 {
-            let i = 128 * h + l;
-            let low = |i: usize| (codes[i] & 3) as u8;
-            rest[32 * h + l] =
-                low(i) | (low(i + 32) << 2) | (low(i + 64) << 4) | (low(i + 96) << 6);
-        }
-    }
-    rest[64..76].copy_from_slice(&packed);
-    rest[76..78].copy_from_slice(&d);
+    // Every code is 0..=7 here.
+    KType::Q3K.pack_codes(&codes.map(|c| c as u8), &mut out[..96]);
+    out[96..108].copy_from_slice(&packed);
+    out[108..110].copy_from_slice(&d);
 }
 
 /// Dequantizes one super-block, bit for bit as `dequantize_row_q3_K`.

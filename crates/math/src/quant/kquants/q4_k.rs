@@ -12,8 +12,7 @@
 //! [`super`] for rounding and non-finite inputs.
 
 use super::{
-    dequantize_blocks, finish_k4_k5, fit_k4_k5, ggml_f32, quantize_blocks, scale_min_k4,
-    LengthError, QK_K,
+    dequantize_blocks, dequantize_k4_k5, quantize_blocks, quantize_k4_k5, KType, LengthError, QK_K,
 };
 
 /// Bytes per 256-weight block.
@@ -35,33 +34,12 @@ const _: () = assert!(std::mem::size_of::<BlockQ4K>() == BLOCK_BYTES);
 
 /// Quantizes one super-block, byte for byte as `quantize_row_q4_K_ref`.
 pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
-    let mut codes = [0u8; QK_K];
-    let (scales, mins) = fit_k4_k5(x, 15, -1.0, 20, &mut codes);
-    let head: &mut [u8; 16] = (&mut out[..16]).try_into().expect("16 bytes");
-    finish_k4_k5(x, &scales, &mins, 15, &mut codes, head);
-    for c in 0..4 {
-        for l in 0..32 {
-            out[16 + 32 * c + l] = codes[64 * c + l] | (codes[64 * c + l + 32] << 4);
-        }
-    }
+    quantize_k4_k5(KType::Q4K, x, -1.0, 20, out);
 }
 
 /// Dequantizes one super-block, bit for bit as `dequantize_row_q4_K`.
 pub fn dequantize_block(b: &[u8; BLOCK_BYTES], y: &mut [f32; QK_K]) {
-    let d = ggml_f32([b[0], b[1]]);
-    let min = ggml_f32([b[2], b[3]]);
-    let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
-    for c in 0..4 {
-        let (sc1, m1) = scale_min_k4(2 * c, scales);
-        let (sc2, m2) = scale_min_k4(2 * c + 1, scales);
-        let (d1, m1) = (d * sc1 as f32, min * m1 as f32);
-        let (d2, m2) = (d * sc2 as f32, min * m2 as f32);
-        for l in 0..32 {
-            let q = b[16 + 32 * c + l];
-            y[64 * c + l] = d1 * (q & 0xF) as f32 - m1;
-            y[64 * c + l + 32] = d2 * (q >> 4) as f32 - m2;
-        }
-    }
+    dequantize_k4_k5(b, &b[16..], |_, _| (0, 0), y);
 }
 
 /// Quantizes `x` (a multiple of 256 values) into `out` (`x.len() / 256 × 144` bytes), as

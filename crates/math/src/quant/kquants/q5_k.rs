@@ -12,8 +12,7 @@
 //! See the module [`super`] for rounding and non-finite inputs.
 
 use super::{
-    dequantize_blocks, finish_k4_k5, fit_k4_k5, ggml_f32, quantize_blocks, scale_min_k4,
-    LengthError, QK_K,
+    dequantize_blocks, dequantize_k4_k5, quantize_blocks, quantize_k4_k5, KType, LengthError, QK_K,
 };
 
 /// Bytes per 256-weight block.
@@ -37,40 +36,19 @@ const _: () = assert!(std::mem::size_of::<BlockQ5K>() == BLOCK_BYTES);
 
 /// Quantizes one super-block, byte for byte as `quantize_row_q5_K_ref`.
 pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
-    let mut codes = [0u8; QK_K];
-    let (scales, mins) = fit_k4_k5(x, 31, -0.5, 15, &mut codes);
-    let head: &mut [u8; 16] = (&mut out[..16]).try_into().expect("16 bytes");
-    finish_k4_k5(x, &scales, &mins, 31, &mut codes, head);
-    let (qh, qs) = out[16..].split_at_mut(32);
-    qh.fill(0);
-    for c in 0..4 {
-        for l in 0..32 {
-            let (lo, hi) = (codes[64 * c + l], codes[64 * c + l + 32]);
-            qh[l] |= ((lo >> 4) << (2 * c)) | ((hi >> 4) << (2 * c + 1));
-            qs[32 * c + l] = (lo & 0xF) | ((hi & 0xF) << 4);
-        }
-    }
+    quantize_k4_k5(KType::Q5K, x, -0.5, 15, out);
 }
 
 /// Dequantizes one super-block, bit for bit as `dequantize_row_q5_K`.
 pub fn dequantize_block(b: &[u8; BLOCK_BYTES], y: &mut [f32; QK_K]) {
-    let d = ggml_f32([b[0], b[1]]);
-    let min = ggml_f32([b[2], b[3]]);
-    let scales: &[u8; 12] = b[4..16].try_into().expect("12 bytes");
-    let (qh, qs) = b[16..].split_at(32);
-    for c in 0..4 {
-        let (sc1, m1) = scale_min_k4(2 * c, scales);
-        let (sc2, m2) = scale_min_k4(2 * c + 1, scales);
-        let (d1, m1) = (d * sc1 as f32, min * m1 as f32);
-        let (d2, m2) = (d * sc2 as f32, min * m2 as f32);
-        for l in 0..32 {
-            let q = qs[32 * c + l];
-            let lo = (q & 0xF) + ((qh[l] >> (2 * c)) & 1) * 16;
-            let hi = (q >> 4) + ((qh[l] >> (2 * c + 1)) & 1) * 16;
-            y[64 * c + l] = d1 * lo as f32 - m1;
-            y[64 * c + l + 32] = d2 * hi as f32 - m2;
-        }
-    }
+    let qh = &b[16..48];
+    let fifth = |c: usize, l: usize| {
+        (
+            ((qh[l] >> (2 * c)) & 1) * 16,
+            ((qh[l] >> (2 * c + 1)) & 1) * 16,
+        )
+    };
+    dequantize_k4_k5(b, &b[48..], fifth, y);
 }
 
 /// Quantizes `x` (a multiple of 256 values) into `out` (`x.len() / 256 × 176` bytes), as

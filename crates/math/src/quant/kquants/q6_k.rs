@@ -13,7 +13,8 @@
 //! See the module [`super`] for rounding and non-finite inputs.
 
 use super::{
-    dequantize_blocks, fit, ggml_f16, ggml_f32, nearest_int, quantize_blocks, LengthError, QK_K,
+    dequantize_blocks, fit, fit_signed_sub_blocks, ggml_f16, ggml_f32, nearest_int,
+    quantize_blocks, KType, LengthError, QK_K,
 };
 
 /// Bytes per 256-weight block.
@@ -36,19 +37,8 @@ const _: () = assert!(std::mem::size_of::<BlockQ6K>() == BLOCK_BYTES);
 /// Quantizes one super-block, byte for byte as `quantize_row_q6_K_ref`.
 pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
     let mut codes = [0i8; QK_K];
-    let mut scales = [0f32; 16];
-    let (mut max_scale, mut max_abs_scale) = (0f32, 0f32);
-    for j in 0..16 {
-        let xs: &[f32; 16] = x[16 * j..16 * j + 16].try_into().expect("16 values");
-        let out: &mut [i8; 16] = (&mut codes[16 * j..16 * j + 16])
-            .try_into()
-            .expect("16 codes");
-        scales[j] = fit::symmetric(xs, 32, out);
-        if scales[j].abs() > max_abs_scale {
-            max_abs_scale = scales[j].abs();
-            max_scale = scales[j];
-        }
-    }
+    let (scales, max_scale, max_abs_scale) =
+        fit_signed_sub_blocks(x, &mut codes, |xs, c| fit::symmetric(xs, 32, c));
     if max_abs_scale < fit::GROUP_MAX_EPS {
         out.fill(0);
         return;
@@ -69,21 +59,12 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
             codes[i] = (nearest_int(x[i] / d).clamp(-32, 31) + 32) as i8;
         }
     }
-    let (ql, rest) = out.split_at_mut(128);
-    let (qh, tail) = rest.split_at_mut(64);
-    for h in 0..2 {
-        for l in 0..32 {
-            let c = |k: usize| codes[128 * h + 32 * k + l] as u8;
-            ql[64 * h + l] = (c(0) & 0xF) | ((c(2) & 0xF) << 4);
-            ql[64 * h + l + 32] = (c(1) & 0xF) | ((c(3) & 0xF) << 4);
-            qh[32 * h + l] =
-                (c(0) >> 4) | ((c(1) >> 4) << 2) | ((c(2) >> 4) << 4) | ((c(3) >> 4) << 6);
-        }
-    }
-    for (t, p) in tail[..16].iter_mut().zip(packed) {
+    // Every code is 0..=63 here.
+    KType::Q6K.pack_codes(&codes.map(|c| c as u8), &mut out[..192]);
+    for (t, p) in out[192..208].iter_mut().zip(packed) {
         *t = p as u8;
     }
-    tail[16..18].copy_from_slice(&d);
+    out[208..210].copy_from_slice(&d);
 }
 
 /// Dequantizes one super-block, bit for bit as `dequantize_row_q6_K`.
