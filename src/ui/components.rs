@@ -21,6 +21,8 @@ pub mod notes;
 pub mod quant_controls;
 pub mod quant_details;
 pub mod quant_table;
+pub mod step_time;
+pub mod strategy_order;
 pub mod term;
 pub mod theme_toggle;
 pub mod value_input;

@@ -117,10 +117,10 @@ fn with_flag(e: MemoryError) -> String {
     }
 }
 
-/// Builds the setup the arguments describe.
-fn setup(a: &MemoryArgs) -> Result<Setup, String> {
+/// Builds the job the arguments describe.
+fn job(a: &MemoryArgs) -> Result<Job, String> {
     let pairs = a.options.iter().map(|(k, v)| (*k, v.as_str()));
-    Ok(Job::from_pairs(pairs).map_err(with_flag)?.to_setup())
+    Job::from_pairs(pairs).map_err(with_flag)
 }
 
 /// Runs `memory`.
@@ -128,8 +128,9 @@ pub fn run(args: MemoryArgs) -> Result<(), String> {
     if args.json && args.svg.as_deref() == Some("-") {
         return Err("--svg - and --json both write to stdout: give --svg a file".into());
     }
-    let s = setup(&args)?;
-    let r = report(&s).map_err(with_flag)?;
+    let job = job(&args)?;
+    let s = job.to_setup();
+    let r = report(&s, &job.step_params()).map_err(with_flag)?;
     let b = &r.breakdown;
     if let Some(path) = &args.svg {
         let svg = documents::memory(&s, args.chart).map_err(|e| e.to_string())?;
@@ -142,7 +143,8 @@ pub fn run(args: MemoryArgs) -> Result<(), String> {
         let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
         crate::io::emit(&format!("{text}\n"))?;
     } else {
-        crate::io::emit(&to_text(&s, b, r.advice.as_ref()))?;
+        let text = to_text(&s, b, r.advice.as_ref());
+        crate::io::emit(&format!("{text}  step: {}\n", r.step.summary()))?;
     }
     Ok(())
 }

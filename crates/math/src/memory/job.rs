@@ -16,6 +16,7 @@ use super::setup::{
     LoraTargets, ModelSpec, Setup, MAX_BATCH, MAX_DEGREE, MAX_FFN, MAX_HEADS, MAX_HIDDEN,
     MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
 };
+use super::step::{StepParams, DEFAULT_UTILISATION, MAX_GRAD_ACCUM};
 use crate::numbers::Units;
 
 /// A custom architecture's numbers (used when the model is `custom`).
@@ -114,6 +115,10 @@ pub struct Job {
     pub lora_targets: Option<LoraTargets>,
     /// FP32 gradient-accumulation buffer.
     pub fp32_grad_accum: bool,
+    /// Step time: share of the GPU's dense tensor peak sustained, in percent (1..=100).
+    pub utilisation_percent: u64,
+    /// Step time: micro-batches per optimizer step (gradient accumulation).
+    pub grad_accum: u64,
     /// CUDA context and allocator reserve per GPU, in bytes.
     pub overhead_bytes: u64,
     /// GPU preset id, if a GPU is compared against.
@@ -616,6 +621,8 @@ pub const OPTIONS: &[MemoryOption] = &[
         },
     },
     flag_option!(keys::FP32_GRAD_ACCUM, "FP32 gradient-accumulation buffer (+4 B per trainable parameter)", |j| j.fp32_grad_accum),
+    count_option!(keys::UTILISATION, "Step time: percent of the GPU's dense 16-bit tensor peak sustained", 1, 100, Group::Job, |j| j.utilisation_percent),
+    count_option!(keys::GRAD_ACCUM, "Step time: micro-batches per optimizer step (gradient accumulation)", 1, MAX_GRAD_ACCUM, Group::Job, |j| j.grad_accum),
     count_option!(keys::OVERHEAD, "CUDA context and allocator reserve per GPU, in bytes (default 1 GiB)", 0, 1 << 40, Group::Job, |j| j.overhead_bytes),
     MemoryOption {
         name: keys::GPU,
@@ -815,7 +822,28 @@ impl Job {
         }
     }
 
-    /// The job that describes `s`: a preset when the architecture is a preset's, otherwise the
+    /// The step-time knobs of this job: utilisation, micro-batches per step and GPUs per node
+    /// (the network bandwidth keeps [`StepParams::default`]'s).
+    pub fn step_params(&self) -> StepParams {
+        StepParams {
+            utilisation: self.utilisation_percent as f64 / 100.0,
+            grad_accum_steps: self.grad_accum,
+            gpus_per_node: self.gpus_per_node,
+            ..StepParams::default()
+        }
+    }
+
+    /// The job that describes `s` with the step knobs of `p` (utilisation rounded to a whole
+    /// percent; the network bandwidth is not an option and is dropped).
+    pub fn from_setup_and_step(s: &Setup, p: &StepParams) -> Job {
+        Job {
+            utilisation_percent: (p.utilisation * 100.0).round().clamp(1.0, 100.0) as u64,
+            grad_accum: p.grad_accum_steps,
+            ..Job::from_setup(s)
+        }
+    }
+
+    /// The job that describes `s` (step knobs at their defaults): a preset when the architecture is a preset's, otherwise the
     /// custom numbers (an architecture with features custom numbers cannot express, such as
     /// experts, loses them).
     pub fn from_setup(s: &Setup) -> Job {
@@ -838,6 +866,8 @@ impl Job {
             lora_targets: (s.lora_targets != LoraTargets::for_mode(s.mode))
                 .then_some(s.lora_targets),
             fp32_grad_accum: s.fp32_grad_accum,
+            utilisation_percent: (DEFAULT_UTILISATION * 100.0).round() as u64,
+            grad_accum: 1,
             overhead_bytes: s.overhead_bytes,
             gpu: s.gpu.as_ref().map(|g| g.id.into()),
             convention: s.convention,
@@ -899,6 +929,8 @@ mod tests {
         ("lora-rank", "8"),
         ("lora-targets", "q,k,o,mlp"),
         ("fp32-grad-accum", "yes"),
+        ("utilisation", "55"),
+        ("grad-accum", "4"),
         ("overhead", "5e8"),
         ("gpu", "a100-80gb"),
         ("convention", "deepspeed"),
@@ -936,6 +968,11 @@ mod tests {
         let setup = cli.to_setup();
         let through_url = from_url(&url(&cli));
         assert_eq!(through_url.to_setup(), setup);
+        assert_eq!(through_url.step_params(), cli.step_params());
+        assert_eq!(
+            Job::from_setup_and_step(&setup, &cli.step_params()).step_params(),
+            cli.step_params()
+        );
         let back = Job::from_setup(&through_url.to_setup());
         assert_eq!(back.to_setup(), setup);
         assert_eq!(from_url(&url(&back)).to_setup(), setup);
