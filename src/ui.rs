@@ -4,6 +4,7 @@ pub mod app;
 pub mod bits_state;
 pub mod browser;
 pub mod components;
+pub mod learn_query;
 pub mod memory_query;
 pub mod memory_state;
 pub mod pages;
