@@ -134,3 +134,22 @@ pub fn choose(root: &HtmlElement, id: &str, value: &str) {
         .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
         .unwrap();
 }
+
+/// Dispatches a bubbling `keydown` of `key` on the element with `data-testid="id"`.
+pub fn press(root: &HtmlElement, id: &str, key: &str) {
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_bubbles(true);
+    let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    by_testid(root, id).dispatch_event(&ev).unwrap();
+}
+
+/// The element that has the keyboard focus.
+pub fn focused() -> web_sys::Element {
+    web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .active_element()
+        .unwrap()
+}

@@ -8,9 +8,14 @@ use bitbudget_app::ui::learn_query::Chapter;
 use bitbudget_app::ui::pages::learn::chapters::CHAPTERS;
 use bitbudget_app::ui::pages::learn::scenario::rows;
 use bitbudget_app::ui::pages::learn::text::Widget;
-use bitbudget_app::ui::pages::learn::{fp16_window, weight_bytes, worked, LearnPage};
+use bitbudget_app::ui::pages::learn::{
+    dynamic_log, fp16_window, last_gradients, weight_bytes, worked, LearnPage,
+};
 use bitbudget_app::ui::url_state::{parse_query, Tab};
 use bitbudget_math::format::FormatId;
+use bitbudget_math::learn::loss_scale::fp16_fate;
+use bitbudget_math::learn::qat::compare;
+use bitbudget_math::numbers::grouped;
 use bitbudget_math::numbers::{format_bytes, short, Units};
 use common::*;
 use leptos::prelude::*;
@@ -30,14 +35,6 @@ fn mount(chapter: Chapter, embed: bool) -> (web_sys::HtmlElement, impl Sized) {
 
 fn click(root: &web_sys::HtmlElement, id: &str) {
     by_testid(root, id).click();
-}
-
-fn key(root: &web_sys::HtmlElement, target_id: &str, key: &str) {
-    let init = web_sys::KeyboardEventInit::new();
-    init.set_key(key);
-    init.set_bubbles(true);
-    let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
-    by_testid(root, target_id).dispatch_event(&ev).unwrap();
 }
 
 fn heading(root: &web_sys::HtmlElement) -> String {
@@ -70,6 +67,13 @@ fn check_numbers(root: &web_sys::HtmlElement, n: u8) {
         Widget::LossScale => {
             assert_eq!(text(root, "learn-window-low"), short(fp16_window(0).0, 3));
             assert_eq!(text(root, "learn-window-high"), short(fp16_window(0).1, 5));
+            let fate = fp16_fate(&last_gradients(), 1.0);
+            assert!(
+                fate.underflow > 0,
+                "unscaled FP16 loses some of the last step's gradients"
+            );
+            assert_eq!(text(root, "learn-underflow"), grouped(fate.underflow));
+            assert_eq!(text(root, "learn-kept"), grouped(fate.kept));
         }
         Widget::Scenario(s) => {
             let start = s.scale.map(|(_, _, v)| v[0]);
@@ -131,31 +135,25 @@ async fn the_keyboard_alone_goes_from_chapter_1_to_13_and_focuses_each_heading()
     settle().await;
     for n in 2..=Chapter::COUNT {
         let k = if n % 2 == 0 { "ArrowRight" } else { "PageDown" };
-        key(&root, "learn-heading", k);
+        press(&root, "learn-heading", k);
         settle().await;
         assert!(
             heading(&root).starts_with(&format!("{n}. ")),
             "{}",
             heading(&root)
         );
-        let active = web_sys::window()
-            .unwrap()
-            .document()
-            .unwrap()
-            .active_element()
-            .unwrap();
         assert_eq!(
-            active.get_attribute("data-testid").as_deref(),
+            focused().get_attribute("data-testid").as_deref(),
             Some("learn-heading")
         );
     }
-    key(&root, "learn-heading", "ArrowRight");
+    press(&root, "learn-heading", "ArrowRight");
     settle().await;
     assert!(
         heading(&root).starts_with("13. "),
         "stays on the last chapter"
     );
-    key(&root, "learn-heading", "PageUp");
+    press(&root, "learn-heading", "PageUp");
     settle().await;
     assert!(heading(&root).starts_with("12. "));
     // Arrows inside a form field belong to the field.
@@ -165,7 +163,7 @@ async fn the_keyboard_alone_goes_from_chapter_1_to_13_and_focuses_each_heading()
         .unwrap()
         .unchecked_into();
     select.set_attribute("data-testid", "a-select").unwrap();
-    key(&root, "a-select", "ArrowRight");
+    press(&root, "a-select", "ArrowRight");
     settle().await;
     assert!(heading(&root).starts_with("12. "));
 }
@@ -210,4 +208,51 @@ async fn choosing_a_row_or_a_sequence_length_recomputes_the_chapter() {
         bar_before,
         "the bar follows the chosen row"
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_loss_scale_rescues_underflowing_gradients_and_dynamic_scaling_steps_one_at_a_time() {
+    let (root, _app) = mount(Chapter::new(4).unwrap(), false);
+    settle().await;
+    let (bars_before, _) = canvas_fingerprint(&root, "learn-gradients");
+    choose(&root, "learn-loss-scale", "16");
+    settle().await;
+    let fate = fp16_fate(&last_gradients(), 65536.0);
+    assert_eq!(text(&root, "learn-underflow"), grouped(fate.underflow));
+    assert_eq!(text(&root, "learn-overflow"), grouped(fate.overflow));
+    assert!(fate.underflow < fp16_fate(&last_gradients(), 1.0).underflow);
+    assert_ne!(
+        canvas_fingerprint(&root, "learn-gradients").0,
+        bars_before,
+        "the range lines move"
+    );
+    let log = dynamic_log();
+    assert!(log[0].skipped, "2^24 overflows the first step's gradients");
+    for _ in 0..3 {
+        by_testid(&root, "learn-scaler-step").click();
+        settle().await;
+    }
+    for (i, step) in log.iter().take(3).enumerate() {
+        assert_eq!(
+            text(&root, &format!("learn-scale-{i}")),
+            format!("2^{}", step.scale.log2())
+        );
+        let decision = text(&root, &format!("learn-decision-{i}"));
+        assert_eq!(decision.starts_with("overflow"), step.skipped, "{decision}");
+    }
+    assert!(!present(&root, "learn-scale-3"));
+}
+
+#[wasm_bindgen_test]
+async fn the_tiny_model_trains_twice_in_the_browser_and_qat_beats_ptq_at_4_bits() {
+    let (root, _app) = mount(Chapter::new(13).unwrap(), false);
+    settle().await;
+    by_testid(&root, "learn-train").click();
+    settle().await;
+    let c = compare(4, 1);
+    let pct = |a: f32| format!("{:.1}%", a * 100.0);
+    assert_eq!(text(&root, "learn-acc-float"), pct(c.float));
+    assert_eq!(text(&root, "learn-acc-ptq"), pct(c.ptq));
+    assert_eq!(text(&root, "learn-acc-qat"), pct(c.qat));
+    assert!(c.qat > c.ptq);
 }

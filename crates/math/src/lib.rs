@@ -3,10 +3,12 @@
 //! - [`format`]: bit-exact number formats (FP32 … FP4, INT8/INT4) and how values round into them.
 //! - [`memory`]: per-GPU memory of training and serving transformers, in integer bytes.
 //! - [`quant`]: quantization schemes, byte-exact with their reference implementations, and the lab.
+//! - [`learn`]: the Learn page's tiny experiments (PTQ against QAT, gradients under a loss scale).
 //! - [`numbers`]: formatting sizes, counts and decimals for people.
 #![warn(missing_docs)]
 
 pub mod format;
+pub mod learn;
 pub mod memory;
 pub mod numbers;
 pub mod quant;

@@ -12,6 +12,7 @@ mod kernels;
 mod loss_scale;
 mod nav;
 mod parallel;
+mod qat_widget;
 mod quantize_widget;
 pub mod scenario;
 pub mod text;
@@ -25,7 +26,7 @@ use nav::{ChapterNav, PrevNext};
 use wasm_bindgen::JsCast;
 
 pub use bytes_widget::weight_bytes;
-pub use loss_scale::fp16_window;
+pub use loss_scale::{dynamic_log, fp16_window, last_gradients};
 pub use quantize_widget::worked;
 
 /// The chapter a key moves to from `c`, if the key moves at all.

@@ -1,8 +1,8 @@
 //! Chapter 3's widget: one value in FP32, FP16 and BF16, bit by bit, with each format's range and
 //! precision.
 
+use super::text::bits_link;
 use crate::ui::components::bit_row::BitRow;
-use crate::ui::url_state::{bits_query_string, BitsQuery};
 use bitbudget_math::format::{describe, FormatFacts, FormatId, Overflow};
 use bitbudget_math::numbers::short;
 use leptos::prelude::*;
@@ -44,16 +44,7 @@ fn FormatLine(
 #[component]
 pub fn FormatsWidget() -> impl IntoView {
     let x = RwSignal::new(VALUES[0].to_string());
-    let link = move || {
-        bits_query_string(
-            &BitsQuery {
-                x: x.get(),
-                fmt: FormatId::F16,
-                saturate: false,
-            },
-            false,
-        )
-    };
+    let link = move || bits_link(x.get(), FormatId::F16);
     view! {
         <div class="learn-widget" data-testid="learn-widget">
             <label class="learn-knob">"Value "

@@ -1,6 +1,7 @@
 //! Chapter 13's widget: absmax and zero-point INT8 on a small worked example, with and without an
 //! outlier, through the math crate's quantizers.
 
+use super::qat_widget::QatWidget;
 use crate::ui::quant_query::{QuantQuery, TensorSource};
 use bitbudget_math::numbers::short;
 use bitbudget_math::quant::generate::Distribution;
@@ -91,6 +92,7 @@ pub fn QuantizeWidget() -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
+            <QatWidget />
             <p><a href=link data-testid="learn-open-quant">"Open absmax on a whole tensor in the Quantize page"</a></p>
         </div>
     }

@@ -48,3 +48,15 @@ pub fn per_param(bytes: u64, params: u64) -> String {
     }
     format!("{:.1} B", bytes as f64 / params as f64)
 }
+
+/// The Bits page's query (with `?`) showing `x` in `fmt`.
+pub fn bits_link(x: String, fmt: bitbudget_math::format::FormatId) -> String {
+    crate::ui::url_state::bits_query_string(
+        &crate::ui::url_state::BitsQuery {
+            x,
+            fmt,
+            saturate: false,
+        },
+        false,
+    )
+}
