@@ -102,6 +102,7 @@ fn check_numbers(root: &web_sys::HtmlElement, n: u8) {
                 text(root, "learn-absmax-0"),
                 format!("{} → {}", w.absmax_code, short(w.absmax_back as f64, 3))
             );
+            assert_eq!(text(root, "learn-block-0"), short(w.block_back as f64, 3));
         }
     }
     assert!(present(root, "learn-try"));
@@ -247,6 +248,16 @@ async fn a_loss_scale_rescues_underflowing_gradients_and_dynamic_scaling_steps_o
 async fn the_tiny_model_trains_twice_in_the_browser_and_qat_beats_ptq_at_4_bits() {
     let (root, _app) = mount(Chapter::new(13).unwrap(), false);
     settle().await;
+    by_testid(&root, "learn-outlier").click();
+    settle().await;
+    let with_outlier = worked(true);
+    // The outlier's scale crushes the small first weight; blocks of 4 and the FP16 split keep it.
+    assert_eq!(with_outlier[7].x, 6.0);
+    assert_eq!(
+        text(&root, "learn-mixed-0"),
+        short(with_outlier[0].mixed_back as f64, 3)
+    );
+    assert!((with_outlier[0].absmax_back - 0.12).abs() > (with_outlier[0].block_back - 0.12).abs());
     by_testid(&root, "learn-train").click();
     settle().await;
     let c = compare(4, 1);

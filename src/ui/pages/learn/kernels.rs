@@ -96,5 +96,5 @@ pub const QUANTIZE_TEXT: ChapterText = ChapterText {
         "One large value stretches the scale and the small values lose their precision. Block-wise scales limit the damage to one block; LLM.int8() goes further and keeps the few outlier feature dimensions in 16 bits (Dettmers et al. 2022, \"LLM.int8()\"). Quantizing a trained model is post-training quantization (PTQ); quantization-aware training (QAT) simulates the rounding during training so the model learns around it.",
     ],
     widget: Widget::Quantize,
-    try_this: "Add an outlier to the example: absmax's scale jumps and the small values collapse onto a few codes; zero-point does no better on a symmetric outlier.",
+    try_this: "Add the outlier: with one scale for all eight weights the small ones collapse onto a few codes, one scale per block of four confines the damage to the last block, and keeping the outlier in 16 bits saves the rest. Then train both models: at 4 bits PTQ loses accuracy that QAT keeps.",
 };

@@ -3,8 +3,10 @@
 
 use super::qat_widget::QatWidget;
 use crate::ui::quant_query::{QuantQuery, TensorSource};
+use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::numbers::short;
 use bitbudget_math::quant::generate::Distribution;
+use bitbudget_math::quant::llm_int8::OUTLIER_THRESHOLD;
 use bitbudget_math::quant::scheme::Scheme;
 use bitbudget_math::quant::{absmax, zeropoint};
 use leptos::prelude::*;
@@ -27,6 +29,43 @@ pub struct Worked {
     pub zp_code: u8,
     /// What the zero-point code decodes to.
     pub zp_back: f32,
+    /// Absmax INT8 with one scale per block of [`BLOCK`] weights, decoded.
+    pub block_back: f32,
+    /// Weights with |x| ≥ LLM.int8()'s threshold kept in FP16, the rest absmax INT8 over
+    /// themselves, decoded.
+    pub mixed_back: f32,
+}
+
+/// Weights per block in the block-wise column.
+pub const BLOCK: usize = 4;
+
+/// Absmax INT8 of `x` decoded again.
+fn absmax_round_trip(x: &[f32]) -> Vec<f32> {
+    let q = absmax::quantize(x);
+    let mut back = vec![0.0; x.len()];
+    absmax::dequantize_codes(q.scale, q.codes.iter().copied(), &mut back);
+    back
+}
+
+/// LLM.int8()'s split on single weights: |x| ≥ [`OUTLIER_THRESHOLD`] stays in FP16, the others
+/// share one absmax INT8 scale.
+fn mixed_round_trip(x: &[f32]) -> Vec<f32> {
+    let outlier = |v: f32| v.abs() >= OUTLIER_THRESHOLD;
+    let inliers: Vec<f32> = x
+        .iter()
+        .map(|&v| if outlier(v) { 0.0 } else { v })
+        .collect();
+    let back = absmax_round_trip(&inliers);
+    x.iter()
+        .zip(back)
+        .map(|(&v, b)| {
+            if outlier(v) {
+                FormatId::F16.decode(FormatId::F16.encode(v as f64, Overflow::Native)) as f32
+            } else {
+                b
+            }
+        })
+        .collect()
 }
 
 /// The example (with the outlier when `outlier`), quantized both ways as one block.
@@ -41,6 +80,8 @@ pub fn worked(outlier: bool) -> Vec<Worked> {
     absmax::dequantize_codes(a.scale, a.codes.iter().copied(), &mut a_back);
     let mut z_back = vec![0.0; x.len()];
     zeropoint::dequantize_codes(z.scale, z.zero_point, &z.codes, &mut z_back);
+    let block_back: Vec<f32> = x.chunks(BLOCK).flat_map(absmax_round_trip).collect();
+    let mixed_back = mixed_round_trip(&x);
     (0..x.len())
         .map(|i| Worked {
             x: x[i],
@@ -48,6 +89,8 @@ pub fn worked(outlier: bool) -> Vec<Worked> {
             absmax_back: a_back[i],
             zp_code: z.codes[i],
             zp_back: z_back[i],
+            block_back: block_back[i],
+            mixed_back: mixed_back[i],
         })
         .collect()
 }
@@ -66,6 +109,8 @@ pub fn QuantizeWidget() -> impl IntoView {
                         <td class="num">{short(w.x as f64, 3)}</td>
                         <td class="num" data-testid=format!("learn-absmax-{i}")>{format!("{} → {}", w.absmax_code, short(w.absmax_back as f64, 3))}</td>
                         <td class="num" data-testid=format!("learn-zp-{i}")>{format!("{} → {}", w.zp_code, short(w.zp_back as f64, 3))}</td>
+                        <td class="num" data-testid=format!("learn-block-{i}")>{short(w.block_back as f64, 3)}</td>
+                        <td class="num" data-testid=format!("learn-mixed-{i}")>{short(w.mixed_back as f64, 3)}</td>
                     </tr>
                 }
             })
@@ -88,7 +133,7 @@ pub fn QuantizeWidget() -> impl IntoView {
             <label class="learn-knob"><input type="checkbox" data-testid="learn-outlier" on:change=move |ev| outlier.set(event_target_checked(&ev)) />" add an outlier (6.0)"</label>
             <div class="table-scroll">
                 <table class="learn-table">
-                    <thead><tr><th scope="col">"weight"</th><th scope="col">"absmax INT8: code → back"</th><th scope="col">"zero-point UINT8: code → back"</th></tr></thead>
+                    <thead><tr><th scope="col">"weight"</th><th scope="col">"absmax INT8: code → back"</th><th scope="col">"zero-point UINT8: code → back"</th><th scope="col">{format!("absmax per {BLOCK}: back")}</th><th scope="col">"|x| ≥ 6 in FP16: back"</th></tr></thead>
                     <tbody>{rows}</tbody>
                 </table>
             </div>
