@@ -34,15 +34,15 @@ pub static TRAINING: Scenario = Scenario {
             pairs: &[("dtype", "fp32")],
         },
         Choice {
-            label: "mixed precision (ZeRO paper: 16 B)",
+            label: "mixed precision (ZeRO paper)",
             pairs: &[("convention", "zero")],
         },
         Choice {
-            label: "Megatron / HF (18 B)",
+            label: "Megatron-LM / Hugging Face",
             pairs: &[("convention", "hf-megatron")],
         },
         Choice {
-            label: "DeepSpeed estimator (20 B)",
+            label: "DeepSpeed's estimator",
             pairs: &[("convention", "deepspeed"), ("zero", "3")],
         },
     ],
@@ -56,10 +56,10 @@ pub const TRAINING_TEXT: ChapterText = ChapterText {
     title: "Training multiplies it",
     paragraphs: &[
         "Serving needs the weights. Training also needs a gradient for every weight, and Adam keeps two running averages per weight (its first and second moments). With mixed precision the weights and gradients are 16-bit, but an FP32 master copy of the weights is kept for the update: 2 + 2 + 4 + 4 + 4 = 16 bytes per parameter (Rajbhandari et al. 2020, ZeRO, section 3.1).",
-        "Other bookkeepings count differently: Megatron-LM keeps FP32 gradients for accumulation (18 bytes), DeepSpeed's estimator adds buffers (about 20). The rule of thumb \"training takes about 6× the FP32 weights, 24 bytes per parameter\" adds room for activations on top of those 16 to 20 bytes. Activations depend on the batch and the sequence, not only on the parameter count, so a parameter count alone sizes the model states only.",
+        "Other bookkeepings count differently: Megatron-LM keeps FP32 gradients for accumulation (18 bytes), DeepSpeed's estimator counts its own buffers. Training in plain FP32 needs no master copy: 4 + 4 + 8 = 16 bytes too. The rule of thumb \"training takes about 6× the FP32 weights, 24 bytes per parameter\" adds room for activations on top of these 16 to 20 bytes. Activations depend on the batch and the sequence, not only on the parameter count, so a parameter count alone sizes the model states only.",
     ],
     widget: Widget::Scenario(&TRAINING),
-    try_this: "Compare the serving row with the mixed-precision row: 4 bytes per parameter became 16. Then open the DeepSpeed row in the Memory page to see where its extra bytes go.",
+    try_this: "Compare the serving row with the mixed-precision row: 4 bytes per parameter became 16. Then open the Megatron-LM row in the Memory page to see where its two extra bytes go.",
 };
 
 /// Chapter 3.

@@ -85,7 +85,7 @@ pub const ADAPTERS_TEXT: ChapterText = ChapterText {
         "The frozen weights still have to be stored. QLoRA stores them in 4-bit NF4 and trains BF16 adapters on top, which brings a 65B model's fine-tuning onto one 48 GB GPU (Dettmers et al. 2023, \"QLoRA\"). The backward pass still runs through the frozen layers to reach the adapters below them.",
     ],
     widget: Widget::Scenario(&ADAPTERS),
-    try_this: "Choose QLoRA and compare its bar with LoRA's: the weights part shrinks to about a quarter, the trainable count is the same.",
+    try_this: "Choose QLoRA and compare its bar with LoRA's: the weights part shrinks (NF4 blocks, BF16 embeddings) and the setup now fits the 24 GB card, even though QLoRA adapts every linear layer and so trains more parameters than LoRA's q and v.",
 };
 
 /// Chapter 13.

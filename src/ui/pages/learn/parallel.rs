@@ -100,7 +100,7 @@ pub const OFFLOAD_TEXT: ChapterText = ChapterText {
         "ZeRO-Infinity also keeps the weights off the GPU and streams them in for every forward and backward pass. PCIe is much slower than the GPU's own memory, so what crosses it each step decides whether offload costs little or a lot.",
     ],
     widget: Widget::Scenario(&OFFLOAD),
-    try_this: "Offload the weights too: the GPU holds almost nothing, and the time per step shows what streaming every weight over PCIe costs.",
+    try_this: "Offload the optimizer, then the weights too: each time a part of the bar leaves the GPU (the activations stay), the bytes over PCIe grow, and the time per step shows what they cost.",
 };
 
 fn bubble(row: &Row) -> String {
@@ -112,11 +112,10 @@ fn bubble(row: &Row) -> String {
 /// Chapter 10's comparison.
 pub static MODEL_PARALLEL: Scenario = Scenario {
     base: &[
-        ("model", "llama-3-70b"),
+        ("model", "llama-3-8b"),
         ("seq", "4096"),
         ("flash-attention", "1"),
         ("recompute", "selective"),
-        ("zero", "1"),
         ("gpu", "h100-80gb"),
     ],
     choices: &[

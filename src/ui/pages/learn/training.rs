@@ -58,7 +58,7 @@ pub const ACCUMULATION_TEXT: ChapterText = ChapterText {
         "Memory follows the micro-batch alone: the activations of one micro-batch are freed before the next starts. Time follows the total: four micro-batches do four times the work per step. A bigger micro-batch does the same work in one go but keeps more activations.",
     ],
     widget: Widget::Scenario(&ACCUMULATION),
-    try_this: "Compare \"4 micro-batches\" with \"micro-batch 4\": the same global batch and about the same time, but only one of them fits comfortably.",
+    try_this: "Compare \"4 micro-batches\" with \"micro-batch 4\": the same global batch and about the same time, but only one of them fits.",
 };
 
 fn recompute_cost(row: &Row) -> String {
