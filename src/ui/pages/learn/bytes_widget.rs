@@ -72,7 +72,7 @@ pub fn BytesWidget() -> impl IntoView {
                     {COUNTS.iter().map(|n| view! { <option value=n.to_string()>{format_count(*n)}</option> }).collect_view()}
                 </select>
             </label>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways on narrow screens)">
                 <table class="learn-table">
                     <thead><tr><th scope="col">"format"</th><th scope="col">"per parameter"</th><th scope="col">"weights"</th></tr></thead>
                     <tbody>{rows}</tbody>

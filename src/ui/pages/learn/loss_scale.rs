@@ -158,7 +158,7 @@ fn DynamicScaling(
             <button type="button" class="chip" data-testid="learn-scaler-step" disabled=at_end on:click=next>"Next step"</button>
             <button type="button" class="chip" data-testid="learn-scaler-reset" on:click=move |_| shown.set(0)>"Start again"</button>
         </div>
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways on narrow screens)">
             <table class="learn-table">
                 <thead><tr><th scope="col">"step"</th><th scope="col">"scale"</th><th scope="col">"overflowed"</th><th scope="col">"underflowed"</th><th scope="col">"decision"</th></tr></thead>
                 <tbody>{rows}</tbody>

@@ -131,7 +131,7 @@ pub fn QuantizeWidget() -> impl IntoView {
     view! {
         <div class="learn-widget" data-testid="learn-widget">
             <label class="learn-knob"><input type="checkbox" data-testid="learn-outlier" on:change=move |ev| outlier.set(event_target_checked(&ev)) />" add an outlier (6.0)"</label>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways on narrow screens)">
                 <table class="learn-table">
                     <thead><tr><th scope="col">"weight"</th><th scope="col">"absmax INT8: code → back"</th><th scope="col">"zero-point UINT8: code → back"</th><th scope="col">{format!("absmax per {BLOCK}: back")}</th><th scope="col">"|x| ≥ 6 in FP16: back"</th></tr></thead>
                     <tbody>{rows}</tbody>

@@ -190,7 +190,7 @@ fn ScenarioTable(
         })
     };
     view! {
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways on narrow screens)">
             <table class="learn-table">
                 <thead><tr><th scope="col">"setup"</th><th scope="col">"memory per GPU"</th><th scope="col">"time per step"</th><th scope="col">{extra_header}</th></tr></thead>
                 <tbody>{body}</tbody>
