@@ -12,7 +12,10 @@
 //!   of neural networks for efficient integer-arithmetic-only inference").
 //!
 //! Everything is seeded and runs in `f32` without fused operations, so a seed gives the same
-//! model on every platform (up to the last bit of `exp`, which only the loss reads).
+//! model every run on a platform. The logistic function calls `exp`, which comes from the
+//! platform's maths library: native code and WebAssembly can differ in its last bit, and 400
+//! steps of training amplify that (seed 1: 98.0% float accuracy natively, 96.9% in the browser;
+//! QAT beats PTQ by about 15 points on both).
 
 use crate::quant::generate::SplitMix64;
 
