@@ -242,6 +242,36 @@ async fn a_loss_scale_rescues_underflowing_gradients_and_dynamic_scaling_steps_o
         assert_eq!(decision.starts_with("overflow"), step.skipped, "{decision}");
     }
     assert!(!present(&root, "learn-scale-3"));
+    // Playing adds a step every 400 ms until paused.
+    by_testid(&root, "learn-scaler-play").click();
+    settle().await;
+    assert_eq!(text(&root, "learn-scaler-play"), "Pause");
+    wait_ms(1300).await;
+    assert!(present(&root, "learn-scale-4"), "playing added steps");
+    by_testid(&root, "learn-scaler-play").click();
+    settle().await;
+    let rows = root
+        .query_selector_all("[data-testid^='learn-scale-']")
+        .unwrap()
+        .length();
+    wait_ms(600).await;
+    assert_eq!(
+        root.query_selector_all("[data-testid^='learn-scale-']")
+            .unwrap()
+            .length(),
+        rows,
+        "paused"
+    );
+}
+
+async fn wait_ms(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
 }
 
 #[wasm_bindgen_test]

@@ -10,6 +10,7 @@ use bitbudget_math::learn::loss_scale::{
 };
 use bitbudget_math::learn::qat::EPOCHS;
 use bitbudget_math::numbers::{grouped, short};
+use leptos::leptos_dom::helpers::{set_interval_with_handle, IntervalHandle};
 use leptos::prelude::*;
 
 /// Training steps that dynamic loss scaling walks through (the first ones, where gradients are
@@ -29,6 +30,9 @@ const LOG2_RANGE: (i32, i32) = (-44, 4);
 /// (PyTorch's `GradScaler` waits 2000 clean steps; 5 keeps the animation short).
 const DYNAMIC_START: f64 = 16_777_216.0;
 const GROWTH_INTERVAL: u32 = 5;
+
+/// Time between steps when playing.
+const PLAY_STEP: std::time::Duration = std::time::Duration::from_millis(400);
 
 /// The smallest and largest gradient magnitude that FP16 keeps when the loss is multiplied by
 /// 2^`exponent`: FP16's smallest subnormal and largest finite value, divided by the scale.
@@ -150,13 +154,39 @@ fn DynamicScaling(
     };
     let total = log.with_value(Vec::len);
     let at_end = move || shown.get() >= total;
-    let next = move |_| shown.update(|n| *n = (*n + 1).min(total));
+    let timer = StoredValue::new(None::<IntervalHandle>);
+    let playing = RwSignal::new(false);
+    let stop = move || {
+        if let Some(h) = timer.get_value() {
+            h.clear();
+        }
+        timer.set_value(None);
+        playing.set(false);
+    };
+    let advance = move || {
+        shown.update(|n| *n = (*n + 1).min(total));
+        if shown.get_untracked() >= total {
+            stop();
+        }
+    };
+    let play = move |_| {
+        if playing.get_untracked() {
+            return stop();
+        }
+        if shown.get_untracked() >= total {
+            shown.set(0);
+        }
+        timer.set_value(set_interval_with_handle(advance, PLAY_STEP).ok());
+        playing.set(timer.with_value(Option::is_some));
+    };
+    on_cleanup(stop);
     view! {
         <h4>"Dynamic loss scaling"</h4>
         <p>{format!("Over the first {STEPS} training steps, where the gradients are largest: start at 2^24, halve on overflow (and skip the step), double after {GROWTH_INTERVAL} clean steps in a row.")}</p>
         <div class="learn-prev-next">
-            <button type="button" class="chip" data-testid="learn-scaler-step" disabled=at_end on:click=next>"Next step"</button>
-            <button type="button" class="chip" data-testid="learn-scaler-reset" on:click=move |_| shown.set(0)>"Start again"</button>
+            <button type="button" class="chip" data-testid="learn-scaler-play" on:click=play>{move || if playing.get() { "Pause" } else { "Play" }}</button>
+            <button type="button" class="chip" data-testid="learn-scaler-step" disabled=at_end on:click=move |_| { stop(); advance() }>"Next step"</button>
+            <button type="button" class="chip" data-testid="learn-scaler-reset" on:click=move |_| { stop(); shown.set(0) }>"Start again"</button>
         </div>
         <div class="table-scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways on narrow screens)">
             <table class="learn-table">
