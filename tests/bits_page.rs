@@ -52,17 +52,8 @@ async fn arrow_keys_move_between_bits() {
     settle().await;
     let first = by_testid(&root, "bit-f16-0");
     first.focus().unwrap();
-    let init = web_sys::KeyboardEventInit::new();
-    init.set_key("ArrowRight");
-    init.set_bubbles(true);
-    let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
-    first.dispatch_event(&ev).unwrap();
-    let active = web_sys::window()
-        .unwrap()
-        .document()
-        .unwrap()
-        .active_element()
-        .unwrap();
+    press(&root, "bit-f16-0", "ArrowRight");
+    let active = focused();
     assert_eq!(
         active.get_attribute("data-testid").as_deref(),
         Some("bit-f16-1")

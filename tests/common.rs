@@ -170,3 +170,22 @@ pub fn part_bytes(root: &HtmlElement, part: &str) -> u64 {
         .parse()
         .unwrap()
 }
+
+/// Dispatches a bubbling `keydown` of `key` on the element with `data-testid="id"`.
+pub fn press(root: &HtmlElement, id: &str, key: &str) {
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_bubbles(true);
+    let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    by_testid(root, id).dispatch_event(&ev).unwrap();
+}
+
+/// The element that has the keyboard focus.
+pub fn focused() -> web_sys::Element {
+    web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .active_element()
+        .unwrap()
+}

@@ -11,6 +11,7 @@ use crate::ui::components::embed_open_link::EmbedOpenLink;
 use crate::ui::components::notes::Notes;
 use crate::ui::components::theme_toggle::ThemeToggle;
 use crate::ui::pages::bits::BitsPage;
+use crate::ui::pages::learn::LearnPage;
 use crate::ui::pages::memory::MemoryPage;
 use crate::ui::pages::quant::QuantPage;
 use crate::ui::palette::{custom_properties, ThemeState, THEME_STORAGE_KEY};
@@ -38,6 +39,7 @@ pub fn App() -> impl IntoView {
         Tab::Quant => {
             view! { <QuantPage initial=query.quant.clone() embed sync_url=true /> }.into_any()
         }
+        Tab::Learn => view! { <LearnPage initial=query.chapter embed sync_url=true /> }.into_any(),
     };
     let root = NodeRef::<leptos::html::Div>::new();
     if embed {

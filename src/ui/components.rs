@@ -27,6 +27,8 @@ pub mod peak_phase;
 pub mod quant_controls;
 pub mod quant_details;
 pub mod quant_table;
+pub mod step_time;
+pub mod strategy_order;
 pub mod term;
 pub mod theme_toggle;
 pub mod validation_panel;

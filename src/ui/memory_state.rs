@@ -4,6 +4,7 @@
 use crate::ui::memory_query::MemoryQuery;
 use bitbudget_math::memory::advice::{advise, Advice, Suggestion};
 use bitbudget_math::memory::plan::{by_strategy, sweep, sweep_input, Strategy, SweepLine};
+use bitbudget_math::memory::step::{self, order::StrategyOrder, StepTime};
 use bitbudget_math::memory::{estimate, Breakdown, Part, Setup};
 use leptos::prelude::*;
 
@@ -30,6 +31,12 @@ pub struct MemoryState {
     pub settled: RwSignal<Option<String>>,
     /// The part under the pointer or keyboard focus.
     pub hovered: RwSignal<Option<Part>>,
+    /// Time of one step with the query's step knobs, or why the knobs or the setup are invalid.
+    pub step: Memo<Result<StepTime, String>>,
+    /// The step time under every strategy (same order as `strategies`).
+    pub step_strategies: Memo<Vec<(Strategy, Result<StepTime, String>)>>,
+    /// How the strategies chart ranks its bars.
+    pub order: RwSignal<StrategyOrder>,
 }
 
 impl MemoryState {
@@ -54,6 +61,15 @@ impl MemoryState {
                     .map_or_else(Advice::default, |g| advise(s, g.capacity_bytes))
             })
         });
+        let step_params = Memo::new(move |_| query.with(|q| q.step_params()));
+        let step = Memo::new(move |_| {
+            let p = step_params.get();
+            setup.with(|s| step::step_time(s, &p).map_err(|e| e.to_string()))
+        });
+        let step_strategies = Memo::new(move |_| {
+            let p = step_params.get();
+            setup.with(|s| step::by_strategy(s, &p))
+        });
         Self {
             query,
             setup,
@@ -64,6 +80,9 @@ impl MemoryState {
             advice,
             settled,
             hovered: RwSignal::new(None),
+            step,
+            step_strategies,
+            order: RwSignal::new(StrategyOrder::default()),
         }
     }
 

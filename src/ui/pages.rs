@@ -1,5 +1,6 @@
 //! One module per tab.
 
 pub mod bits;
+pub mod learn;
 pub mod memory;
 pub mod quant;

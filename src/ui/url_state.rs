@@ -6,6 +6,7 @@
 //! (the widget's id in the height messages it posts to its host page, 1 to 64 characters from
 //! `A-Z a-z 0-9 - _`).
 
+use crate::ui::learn_query::Chapter;
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::quant_query::QuantQuery;
 use bitbudget_math::format::{parse_value, FormatId};
@@ -21,11 +22,13 @@ pub enum Tab {
     Bits,
     /// The quantization lab.
     Quant,
+    /// The guided explainer, chapter by chapter.
+    Learn,
 }
 
 impl Tab {
     /// Every tab, in navigation order.
-    pub const ALL: [Tab; 3] = [Tab::Memory, Tab::Bits, Tab::Quant];
+    pub const ALL: [Tab; 4] = [Tab::Memory, Tab::Bits, Tab::Quant, Tab::Learn];
 
     /// Name in the URL.
     pub const fn name(self) -> &'static str {
@@ -33,6 +36,7 @@ impl Tab {
             Tab::Memory => "memory",
             Tab::Bits => "bits",
             Tab::Quant => "quant",
+            Tab::Learn => "learn",
         }
     }
 
@@ -42,6 +46,7 @@ impl Tab {
             Tab::Memory => "Memory",
             Tab::Bits => "Bits",
             Tab::Quant => "Quantize",
+            Tab::Learn => "Learn",
         }
     }
 }
@@ -153,6 +158,8 @@ pub struct AppQuery {
     pub memory: MemoryQuery,
     /// Quantize lab state.
     pub quant: QuantQuery,
+    /// The Learn page's chapter (`step=`).
+    pub chapter: Chapter,
     /// One sentence per parameter that was not understood.
     pub notes: Vec<String>,
 }
@@ -189,6 +196,10 @@ pub fn parse_query(search: &str) -> AppQuery {
                 Err(e) => q.notes.push(format!("fmt: {e}; showing {}", q.bits.fmt)),
             },
             "x" => x_text = Some(value),
+            "step" => match value.parse() {
+                Ok(c) => q.chapter = c,
+                Err(e) => q.notes.push(e),
+            },
             _ => match q
                 .memory
                 .apply(&key, &value)
@@ -275,6 +286,7 @@ pub const fn widget_start_height_px(tab: Tab) -> u32 {
         Tab::Memory => 760,
         Tab::Bits => 900,
         Tab::Quant => 1100,
+        Tab::Learn => 900,
     }
 }
 

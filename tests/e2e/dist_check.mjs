@@ -18,6 +18,7 @@ const browser = await chromium.launch(launchOptions());
 const failures = [];
 let passed = 0;
 async function check(name, width, url, assertions, colorScheme = 'light', on = browser) {
+  if (process.env.ONLY && !name.startsWith(process.env.ONLY)) return; // ONLY=learn: one group
   const page = await on.newPage({ viewport: { width, height: 900 }, deviceScaleFactor: 1, colorScheme });
   const errors = [];
   page.on('console', (m) => { if (consoleProblem(m)) errors.push(`${m.type()}: ${m.text()}`); });
@@ -154,6 +155,28 @@ await check('bits-bad-url', 800, '?tab=bits&x=banana&fmt=f99', async (page) => {
   const notes = await text(page, 'url-notes');
   if (!notes.includes('banana') || !notes.includes('f99')) throw new Error(`notes do not name the bad values: ${notes}`);
   expectEq(await text(page, 'stored-bf16'), '0.10009765625', 'default value after a bad URL');
+});
+// Every Learn chapter renders its heading, widget and numbers with no console error at 360 and
+// 1280 px (and in dark mode at 390 px, for the screenshots).
+for (let n = 1; n <= 13; n++) {
+  for (const [width, scheme] of [[360, 'light'], [1280, 'light'], [390, 'dark']]) {
+    await check(`learn-${n}-${width}-${scheme}`, width, `?tab=learn&step=${n}`, async (page) => {
+      const heading = await text(page, 'learn-heading');
+      if (!heading.startsWith(`${n}. `)) throw new Error(`heading: ${heading}`);
+      await text(page, 'learn-widget');
+      await text(page, 'learn-try');
+      if (n === 1) expectEq(await text(page, 'learn-bytes-f32'), '4.00 GB', '1B parameters in FP32');
+      if (await page.locator('[data-testid="learn-bar"]').count()) {
+        const colours = await canvasInk(page, 'learn-bar');
+        if (colours < 4) throw new Error(`the chapter's memory bar looks blank (${colours} colours)`);
+      }
+    }, scheme);
+  }
+}
+await check('learn-bad-step', 800, '?tab=learn&step=99', async (page) => {
+  const notes = await text(page, 'url-notes');
+  if (!notes.includes('showing chapter 1')) throw new Error(`notes: ${notes}`);
+  if (!(await text(page, 'learn-heading')).startsWith('1. ')) throw new Error('a bad step did not open chapter 1');
 });
 
 // The Quantize lab's GPU path in the release build, with Chromium's WebGPU on SwiftShader (a CPU

@@ -120,13 +120,14 @@ await check('oembed-and-host-script-ship', {}, async (page) => {
 });
 
 // ---- Every page and widget at three widths ------------------------------------------------------
-const pages = { memory: '?tab=memory', bits: '?tab=bits', quant: '?tab=quant' };
+const pages = { memory: '?tab=memory', bits: '?tab=bits', quant: '?tab=quant', learn: '?tab=learn&step=4' };
+const ready = { memory: 'verdict', bits: 'value-input', quant: 'quant-table', learn: 'learn-heading' };
 for (const [pageName, url] of Object.entries(pages)) {
   for (const embed of [false, true]) {
     for (const width of [360, 390, 1280]) {
       const name = `${pageName}${embed ? '-embed' : ''}-${width}`;
       await check(name, { width, url: url + (embed ? '&embed=1' : '') }, async (page) => {
-        await byId(page, pageName === 'memory' ? 'verdict' : pageName === 'bits' ? 'value-input' : 'quant-table').waitFor({ timeout: 30000 });
+        await byId(page, ready[pageName]).waitFor({ timeout: 30000 });
         const header = await page.locator('header.top').count();
         expect(embed ? header === 0 : header === 1, embed ? 'the widget shows the site header' : 'the site header is missing');
         if (embed) {
@@ -311,7 +312,7 @@ for (const [pageName, url] of Object.entries(pages)) {
   for (const embed of [false, true]) {
     for (const theme of ['light', 'dark']) {
       await check(`axe-${pageName}${embed ? '-embed' : ''}-${theme}`, { url: `${url}&theme=${theme}${embed ? '&embed=1' : ''}` }, async (page) => {
-        await byId(page, pageName === 'memory' ? 'verdict' : pageName === 'bits' ? 'value-input' : 'quant-table').waitFor({ timeout: 30000 });
+        await byId(page, ready[pageName]).waitFor({ timeout: 30000 });
         await settle(page);
         // Evaluated over the DevTools protocol, which the page's CSP does not govern.
         await page.evaluate(axeSource);

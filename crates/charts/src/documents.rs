@@ -326,6 +326,7 @@ impl Chart for MemoryChartData<'_> {
                     capacity,
                     current,
                     units,
+                    order: &[],
                 };
                 input.draw(area, theme, s)
             }

@@ -28,6 +28,7 @@ pub(crate) use chart_calls_draw;
 pub mod bit_layout;
 pub mod documents;
 pub mod error;
+pub mod gradients;
 pub mod kquant_block;
 pub mod labels;
 pub mod legend;

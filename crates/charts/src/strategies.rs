@@ -33,6 +33,10 @@ pub struct Input<'a> {
     pub current: Strategy,
     /// GB or GiB.
     pub units: Units,
+    /// Indices into `bars`, top to bottom (as from
+    /// `bitbudget_math::memory::step::order::strategy_order`); empty draws `bars` in their order.
+    /// Indices out of range are skipped.
+    pub order: &'a [usize],
 }
 
 /// Width of the SVG document in pixels.
@@ -47,7 +51,17 @@ const TEXT_PX: f64 = 12.0;
 /// would cross it). An invalid strategy is left empty after its name. Horizontal bars keep every
 /// label on its own row at any width.
 pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
-    let (bars, capacity, current, units) = (input.bars, input.capacity, input.current, input.units);
+    let (capacity, current, units) = (input.capacity, input.current, input.units);
+    let ordered: Vec<(Strategy, Result<Breakdown, String>)> = if input.order.is_empty() {
+        input.bars.to_vec()
+    } else {
+        input
+            .order
+            .iter()
+            .filter_map(|&i| input.bars.get(i).cloned())
+            .collect()
+    };
+    let bars = &ordered[..];
     root.fill(&color(t.surface))?;
     let (w, _) = root.dim_in_pixel();
     // Full names on one line ("ZeRO-3 + full offload") when they fit in a third of the width,

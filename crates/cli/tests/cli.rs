@@ -989,3 +989,58 @@ fn a_bad_config_exits_2_naming_the_missing_field() {
         "unknown model_type \"bert\"",
     );
 }
+
+/// `memory --json` carries a `step` section computed by the step model: the FLOPs, the seconds and
+/// tokens per second at the utilisation asked for, the bytes communicated by kind, and the bubble.
+#[test]
+fn memory_json_has_a_step_section_that_follows_the_step_knobs() {
+    let base = [
+        "memory",
+        "--model",
+        "llama-3-8b",
+        "--dp",
+        "8",
+        "--zero",
+        "3",
+        "--gpu",
+        "h100-80gb",
+        "--json",
+    ];
+    let at40 = json(&base);
+    let step = &at40["step"];
+    let tokens = step["tokens_per_step"].as_f64().unwrap();
+    assert_eq!(tokens, 8.0 * 2048.0);
+    let flops = step["model_flops"].as_f64().unwrap();
+    // Per token at least the 6N rule for 8.03B parameters (attention adds a little).
+    assert!(flops / tokens > 6.0 * 8.0e9, "{flops}");
+    let timing = &step["timing"];
+    let dp = &timing["comm"][0];
+    assert_eq!(dp["kind"], "data-parallel");
+    assert!(dp["bytes"].as_f64().unwrap() > 0.0);
+    assert_eq!(step["bubble_fraction"], 0.0);
+    assert_eq!(at40["setup"]["utilisation"], "40");
+    // Twice the utilisation halves the compute; four micro-batches do four times the work.
+    let at80 = json(&[&base[..], &["--utilisation", "80", "--grad-accum", "4"]].concat());
+    let compute = |v: &serde_json::Value| v["step"]["timing"]["compute_s"].as_f64().unwrap();
+    let ratio = compute(&at80) / compute(&at40);
+    assert!((ratio - 2.0).abs() < 1e-9, "{ratio}");
+    assert_eq!(at80["step"]["micro_batches"], 4);
+    assert_eq!(at80["setup"]["grad-accum"], "4");
+    fails_with(
+        &[&base[..], &["--utilisation", "0"]].concat(),
+        b"",
+        "--utilisation",
+    );
+}
+
+#[test]
+fn memory_text_report_has_a_step_line() {
+    let out = bitbudget(&["memory", "--model", "gpt2", "--gpu", "h100-80gb"], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.trim_start().starts_with("step:"));
+    let line = line.unwrap_or_else(|| panic!("no step line in:\n{text}"));
+    assert!(
+        line.contains("per step") && line.contains("tokens/s"),
+        "{line}"
+    );
+}

@@ -4,11 +4,13 @@
 //! - [`gguf`]: llama.cpp's GGUF model files: header, metadata and tensor index, read from a prefix.
 //! - [`memory`]: per-GPU memory of training and serving transformers, in integer bytes.
 //! - [`quant`]: quantization schemes, byte-exact with their reference implementations, and the lab.
+//! - [`learn`]: the Learn page's tiny experiments (PTQ against QAT, gradients under a loss scale).
 //! - [`numbers`]: formatting sizes, counts and decimals for people.
 #![warn(missing_docs)]
 
 pub mod format;
 pub mod gguf;
+pub mod learn;
 pub mod memory;
 pub mod named;
 pub mod numbers;

@@ -73,7 +73,11 @@ pub fn Downloads() -> impl IntoView {
     };
     let csv = move |_| {
         run(Box::new(move || {
-            let r = report(&state.setup.get_untracked()).map_err(|e| e.to_string())?;
+            let r = report(
+                &state.setup.get_untracked(),
+                &state.query.with_untracked(|q| q.step_params()),
+            )
+            .map_err(|e| e.to_string())?;
             download_text(
                 &format!("{}.csv", file_stem(&state)),
                 "text/csv",
@@ -83,7 +87,11 @@ pub fn Downloads() -> impl IntoView {
     };
     let json = move |_| {
         run(Box::new(move || {
-            let r = report(&state.setup.get_untracked()).map_err(|e| e.to_string())?;
+            let r = report(
+                &state.setup.get_untracked(),
+                &state.query.with_untracked(|q| q.step_params()),
+            )
+            .map_err(|e| e.to_string())?;
             let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
             download_text(
                 &format!("{}.json", file_stem(&state)),

@@ -9,12 +9,15 @@ use crate::ui::components::gguf_drop::GgufDrop;
 use crate::ui::components::memory_bar_chart::MemoryBarChart;
 use crate::ui::components::memory_controls::MemoryControls;
 use crate::ui::components::peak_phase::PeakPhase;
+use crate::ui::components::step_time::StepTimePanel;
+use crate::ui::components::strategy_order::StrategyOrderSelect;
 use crate::ui::components::validation_panel::ValidationPanel;
 use crate::ui::components::verdict::Verdict;
 use crate::ui::memory_query::MemoryQuery;
 use crate::ui::memory_state::MemoryState;
 use bitbudget_charts::{scaling, strategies};
 use bitbudget_math::memory::plan::Strategy;
+use bitbudget_math::memory::step::order::strategy_order;
 use leptos::prelude::*;
 
 /// The memory explorer. Writes its state to the URL when `sync_url` is set.
@@ -55,6 +58,7 @@ pub fn MemoryPage(
                         <MemoryBarChart />
                         <div><BreakdownLegend /></div>
                     </div>
+                    <StepTimePanel />
                     <Downloads />
                 </div>
                 <MemoryControls />
@@ -78,7 +82,11 @@ fn Comparisons() -> impl IntoView {
     };
     let draw_strategies = move |canvas: &web_sys::HtmlCanvasElement| {
         let (bars, setup) = (state.strategies.get(), state.setup.get());
+        let order = state
+            .step_strategies
+            .with(|t| strategy_order(&bars, t, state.order.get()));
         let input = strategies::Input {
+            order: &order,
             bars: &bars,
             capacity: setup.gpu.as_ref().map(|g| g.capacity_bytes),
             current: current(),
@@ -101,6 +109,7 @@ fn Comparisons() -> impl IntoView {
     view! {
         <h3>"Every strategy, same setup"</h3>
         <p class="lede">"ZeRO-1 shards the optimizer states across the data-parallel GPUs, ZeRO-2 also the gradients, ZeRO-3 (FSDP FULL_SHARD) also the weights. Offload moves optimizer states (and weights) to CPU memory. Activations are never sharded by ZeRO: only tensor/sequence parallelism and recomputation shrink them."</p>
+        <StrategyOrderSelect />
         <CanvasChart label=Signal::derive(|| "Stacked bars of per-GPU memory for DDP, ZeRO-1, ZeRO-2, ZeRO-3 and offload variants".to_string()) height=strategies::HEIGHT testid="strategies-chart" draw=draw_strategies />
         <StrategyNumbers />
         <p class="chart-key" data-testid="strategies-key">"Bar labels: DDP = every GPU holds everything; Z1, Z2, Z3 = ZeRO stage 1, 2, 3 (optimizer states, + gradients, + weights split across the data-parallel GPUs); +off = optimizer states offloaded to CPU memory; +off all = weights too."</p>

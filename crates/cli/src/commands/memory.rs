@@ -135,12 +135,12 @@ fn with_flag(e: MemoryError) -> String {
     }
 }
 
-/// Builds the setup the arguments describe: the options, on a model read from `--config` when
+/// Builds the job the arguments describe: the options, on a model read from `--config` when
 /// given (its errors name the file and the missing or bad field).
-fn setup(a: &MemoryArgs) -> Result<Setup, String> {
+fn job(a: &MemoryArgs) -> Result<Job, String> {
     let pairs = a.options.iter().map(|(k, v)| (*k, v.as_str()));
     let Some(path) = &a.config else {
-        return Ok(Job::from_pairs(pairs).map_err(with_flag)?.to_setup());
+        return Job::from_pairs(pairs).map_err(with_flag);
     };
     let bytes = crate::io::read_all(path)?;
     let text = String::from_utf8(bytes).map_err(|_| format!("--config {path}: not UTF-8 text"))?;
@@ -156,7 +156,7 @@ fn setup(a: &MemoryArgs) -> Result<Setup, String> {
     if job.config_in_force().is_none() {
         return Err("--config: the custom architecture options (--layers, --hidden, ...) replace the config's model; give one or the other".into());
     }
-    Ok(job.to_setup())
+    Ok(job)
 }
 
 /// The job for `--gguf`: the defaults with the options given, which may not name a model (the
@@ -186,8 +186,9 @@ pub fn run(args: MemoryArgs) -> Result<(), String> {
     if let Some(path) = &args.gguf {
         return crate::commands::gguf::run(path, &gguf_job(&args)?, args.json);
     }
-    let s = setup(&args)?;
-    let r = report(&s).map_err(with_flag)?;
+    let job = job(&args)?;
+    let s = job.to_setup();
+    let r = report(&s, &job.step_params()).map_err(with_flag)?;
     let b = &r.breakdown;
     if let Some(path) = &args.svg {
         let svg = documents::memory(&s, args.chart).map_err(|e| e.to_string())?;
@@ -200,7 +201,8 @@ pub fn run(args: MemoryArgs) -> Result<(), String> {
         let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
         crate::io::emit(&format!("{text}\n"))?;
     } else {
-        crate::io::emit(&to_text(&s, b, r.advice.as_ref()))?;
+        let text = to_text(&s, b, r.advice.as_ref());
+        crate::io::emit(&format!("{text}  step: {}\n", r.step.summary()))?;
     }
     Ok(())
 }

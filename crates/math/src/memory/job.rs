@@ -19,6 +19,7 @@ use super::setup::{
     LoraTargets, ModelSpec, RunOptions, Setup, MAX_BATCH, MAX_DEGREE, MAX_FFN, MAX_HEADS,
     MAX_HIDDEN, MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
 };
+use super::step::{StepParams, DEFAULT_UTILISATION, MAX_GRAD_ACCUM};
 
 /// A custom architecture's numbers (used when the model is `custom`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +101,10 @@ pub struct Job {
     /// LoRA targets; `None` ("auto") means the mode's own ([`LoraTargets::for_mode`]: all linear
     /// layers for QLoRA, q and v for LoRA).
     pub lora_targets: Option<LoraTargets>,
+    /// Step time: share of the GPU's dense tensor peak sustained, in percent (1..=100).
+    pub utilisation_percent: u64,
+    /// Step time: micro-batches per optimizer step (gradient accumulation).
+    pub grad_accum: u64,
     /// GPU preset id, if a GPU is compared against.
     pub gpu: Option<String>,
     /// A model read from a Hugging Face `config.json` ([`Job::load_config`]). It is in force while
@@ -139,6 +144,8 @@ impl Default for Job {
             params: None,
             custom: CustomArch::default(),
             lora_targets: None,
+            utilisation_percent: (DEFAULT_UTILISATION * 100.0).round() as u64,
+            grad_accum: 1,
             gpu: None,
             config: None,
             run: RunOptions::default(),
@@ -467,6 +474,8 @@ pub const OPTIONS: &[MemoryOption] = &[
         },
     },
     flag_option!(keys::FP32_GRAD_ACCUM, "FP32 gradient-accumulation buffer (+4 B per trainable parameter)", |j| j.fp32_grad_accum),
+    count_option!(keys::UTILISATION, "Step time: percent of the GPU's dense 16-bit tensor peak sustained", 1, 100, Group::Job, |j| j.utilisation_percent),
+    count_option!(keys::GRAD_ACCUM, "Step time: micro-batches per optimizer step (gradient accumulation)", 1, MAX_GRAD_ACCUM, Group::Job, |j| j.grad_accum),
     count_option!(keys::OVERHEAD, "CUDA context and allocator reserve per GPU, in bytes (default 1 GiB)", 0, 1 << 40, Group::Job, |j| j.overhead_bytes),
     MemoryOption {
         name: keys::GPU,
@@ -677,13 +686,36 @@ impl Job {
         }
     }
 
-    /// The job that describes `s`: a preset when the architecture is a preset's, otherwise the
+    /// The step-time knobs of this job: utilisation, micro-batches per step and GPUs per node
+    /// (the network bandwidth keeps [`StepParams::default`]'s).
+    pub fn step_params(&self) -> StepParams {
+        StepParams {
+            utilisation: self.utilisation_percent as f64 / 100.0,
+            grad_accum_steps: self.grad_accum,
+            gpus_per_node: self.gpus_per_node,
+            ..StepParams::default()
+        }
+    }
+
+    /// The job that describes `s` with the step knobs of `p` (utilisation rounded to a whole
+    /// percent; the network bandwidth is not an option and is dropped).
+    pub fn from_setup_and_step(s: &Setup, p: &StepParams) -> Job {
+        Job {
+            utilisation_percent: (p.utilisation * 100.0).round().clamp(1.0, 100.0) as u64,
+            grad_accum: p.grad_accum_steps,
+            ..Job::from_setup(s)
+        }
+    }
+
+    /// The job that describes `s` (step knobs at their defaults): a preset when the architecture is a preset's, otherwise the
     /// custom numbers (an architecture with features custom numbers cannot express, such as
     /// experts, loses them).
     pub fn from_setup(s: &Setup) -> Job {
         let mut j = Job {
             lora_targets: (s.lora_targets != LoraTargets::for_mode(s.mode))
                 .then_some(s.lora_targets),
+            utilisation_percent: (DEFAULT_UTILISATION * 100.0).round() as u64,
+            grad_accum: 1,
             gpu: s.gpu.as_ref().map(|g| g.id.into()),
             run: s.run.clone(),
             model: None,

@@ -78,6 +78,10 @@ keys! {
     ADAPTER_DTYPE = "adapter-dtype", "adapter dtype";
     /// FP32 gradient accumulation buffer.
     FP32_GRAD_ACCUM = "fp32-grad-accum", "FP32 gradient accumulation";
+    /// Step time: share of the tensor peak sustained, in percent.
+    UTILISATION = "utilisation", "utilisation";
+    /// Step time: micro-batches per optimizer step.
+    GRAD_ACCUM = "grad-accum", "gradient accumulation steps";
     /// Overhead in bytes.
     OVERHEAD = "overhead", "overhead per GPU in bytes";
     /// GPU preset.

@@ -8,6 +8,7 @@ use super::job::Job;
 use super::part::Part;
 use super::phases::{Phase, PhaseParts};
 use super::setup::{MemoryError, ModelSpec, Setup};
+use super::step::{step_time, StepParams, StepTime};
 use crate::numbers::format_count;
 use serde::Serialize;
 
@@ -142,14 +143,19 @@ pub struct Report {
     pub phases: Vec<PhaseParts>,
     /// Remarks.
     pub notes: Vec<String>,
+    /// Time of one optimizer step ([`step_time`]): FLOPs, seconds, bytes communicated by kind,
+    /// the pipeline bubble and tokens per second (seconds are null without a GPU's tensor peak).
+    pub step: StepTime,
     /// The full breakdown, for programs that want every field.
     #[serde(skip)]
     pub breakdown: Breakdown,
 }
 
-/// Estimates `setup` and packages the result.
-pub fn report(setup: &Setup) -> Result<Report, MemoryError> {
+/// Estimates `setup`, and the time of one step with the knobs `step`, and packages the result.
+/// Errors name the option or knob that is invalid.
+pub fn report(setup: &Setup, step: &StepParams) -> Result<Report, MemoryError> {
     let b = estimate(setup)?;
+    let step_estimate = step_time(setup, step)?;
     let s = setup;
     let f = |l: &super::estimate::Line| Formula {
         formula: l.formula.clone(),
@@ -174,7 +180,7 @@ pub fn report(setup: &Setup) -> Result<Report, MemoryError> {
         params: b.params,
         trainable_params: b.trainable_params,
         gpus: b.gpus,
-        setup: SetupEcho(Job::from_setup(s).to_pairs(false)),
+        setup: SetupEcho(Job::from_setup_and_step(s, step).to_pairs(false)),
         per_gpu: PerGpu {
             weights: b.weights.bytes,
             gradients: b.gradients.bytes,
@@ -210,6 +216,7 @@ pub fn report(setup: &Setup) -> Result<Report, MemoryError> {
         peak_phase: b.peak_phase,
         phases: b.phases.clone(),
         notes: b.notes.clone(),
+        step: step_estimate,
         breakdown: b,
     })
 }
@@ -247,10 +254,13 @@ mod tests {
     #[test]
     fn csv_rows_add_up_and_quote_formulas() {
         let m = find_model("gpt2").unwrap();
-        let r = report(&Setup::new(ModelSpec::Arch {
-            name: "gpt2".into(),
-            arch: Box::new(m.arch),
-        }))
+        let r = report(
+            &Setup::new(ModelSpec::Arch {
+                name: "gpt2".into(),
+                arch: Box::new(m.arch),
+            }),
+            &StepParams::default(),
+        )
         .unwrap();
         let csv = r.to_csv();
         let sum: u64 = csv

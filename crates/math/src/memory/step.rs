@@ -24,6 +24,8 @@
 
 pub mod comm;
 pub mod flops;
+pub mod order;
+pub mod text;
 
 use self::comm::{Link, Shard, INFINIBAND_NDR_BYTES_PER_S};
 use self::flops::{arch_token_flops, params_token_flops, TokenFlops};
@@ -121,6 +123,18 @@ pub enum CommKind {
     Pipeline,
     /// Gradients, weights and updated parameters between GPU and CPU (ZeRO-Offload/Infinity).
     Offload,
+}
+
+impl CommKind {
+    /// Short name for prose: "data-parallel", "tensor-parallel", "pipeline", "offload".
+    pub const fn label(self) -> &'static str {
+        match self {
+            CommKind::DataParallel => "data-parallel",
+            CommKind::TensorParallel => "tensor-parallel",
+            CommKind::Pipeline => "pipeline",
+            CommKind::Offload => "offload",
+        }
+    }
 }
 
 /// One kind of traffic in a step, for one GPU.

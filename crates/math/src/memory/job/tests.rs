@@ -33,6 +33,8 @@ const NON_DEFAULT: &[(&str, &str)] = &[
     ("adapter-dtype", "fp32"),
     ("lora-targets", "q,k,o,mlp"),
     ("fp32-grad-accum", "yes"),
+    ("utilisation", "55"),
+    ("grad-accum", "4"),
     ("overhead", "5e8"),
     ("gpu", "a100-80gb"),
     ("convention", "deepspeed"),
@@ -70,6 +72,11 @@ fn every_option_goes_from_cli_args_through_the_url_to_the_same_setup_and_back() 
     let setup = cli.to_setup();
     let through_url = from_url(&url(&cli));
     assert_eq!(through_url.to_setup(), setup);
+    assert_eq!(through_url.step_params(), cli.step_params());
+    assert_eq!(
+        Job::from_setup_and_step(&setup, &cli.step_params()).step_params(),
+        cli.step_params()
+    );
     let back = Job::from_setup(&through_url.to_setup());
     assert_eq!(back.to_setup(), setup);
     assert_eq!(from_url(&url(&back)).to_setup(), setup);

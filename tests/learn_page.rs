@@ -1,0 +1,299 @@
+//! Browser tests of the Learn page: every chapter's computed numbers, keyboard navigation from
+//! chapter 1 to 13, and a bad `step` in the link.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use bitbudget_app::ui::learn_query::Chapter;
+use bitbudget_app::ui::pages::learn::chapters::CHAPTERS;
+use bitbudget_app::ui::pages::learn::scenario::rows;
+use bitbudget_app::ui::pages::learn::text::Widget;
+use bitbudget_app::ui::pages::learn::{
+    dynamic_log, fp16_window, last_gradients, weight_bytes, worked, LearnPage,
+};
+use bitbudget_app::ui::url_state::{parse_query, Tab};
+use bitbudget_math::format::FormatId;
+use bitbudget_math::learn::loss_scale::fp16_fate;
+use bitbudget_math::learn::qat::compare;
+use bitbudget_math::numbers::grouped;
+use bitbudget_math::numbers::{format_bytes, short, Units};
+use common::*;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn mount(chapter: Chapter, embed: bool) -> (web_sys::HtmlElement, impl Sized) {
+    let root = fresh_root();
+    let handle = leptos::mount::mount_to(
+        root.clone(),
+        move || view! { <LearnPage initial=chapter embed /> },
+    );
+    (root, handle)
+}
+
+fn click(root: &web_sys::HtmlElement, id: &str) {
+    by_testid(root, id).click();
+}
+
+fn heading(root: &web_sys::HtmlElement) -> String {
+    text(root, "learn-heading")
+}
+
+/// Checks the numbers the open chapter `n` shows against the math crate.
+fn check_numbers(root: &web_sys::HtmlElement, n: u8) {
+    match &CHAPTERS[n as usize - 1].widget {
+        Widget::Bytes => {
+            let fp32 = format_bytes(weight_bytes(1_000_000_000, FormatId::F32), Units::Gb);
+            assert_eq!(fp32, "4.00 GB");
+            assert_eq!(
+                text(root, &format!("learn-bytes-{}", FormatId::F32.name())),
+                fp32
+            );
+            let int4 = format_bytes(weight_bytes(1_000_000_000, FormatId::F4E2M1), Units::Gb);
+            assert_eq!(
+                text(root, &format!("learn-bytes-{}", FormatId::F4E2M1.name())),
+                int4
+            );
+        }
+        Widget::Formats => {
+            assert_text_has(
+                root,
+                &format!("learn-stored-{}", FormatId::F32.name()),
+                "0.100000001",
+            );
+        }
+        Widget::LossScale => {
+            assert_eq!(text(root, "learn-window-low"), short(fp16_window(0).0, 3));
+            assert_eq!(text(root, "learn-window-high"), short(fp16_window(0).1, 5));
+            let fate = fp16_fate(&last_gradients(), 1.0);
+            assert!(
+                fate.underflow > 0,
+                "unscaled FP16 loses some of the last step's gradients"
+            );
+            assert_eq!(text(root, "learn-underflow"), grouped(fate.underflow));
+            assert_eq!(text(root, "learn-kept"), grouped(fate.kept));
+        }
+        Widget::Scenario(s) => {
+            let start = s.scale.map(|(_, _, v)| v[0]);
+            for (i, row) in rows(s, start).iter().enumerate() {
+                assert_eq!(
+                    text(root, &format!("learn-row-{i}-memory")),
+                    row.total(),
+                    "chapter {n} row {i}"
+                );
+                assert_eq!(
+                    text(root, &format!("learn-row-{i}-time")),
+                    row.seconds(),
+                    "chapter {n} row {i}"
+                );
+                assert_eq!(
+                    text(root, &format!("learn-row-{i}-extra")),
+                    (s.extra.1)(row),
+                    "chapter {n} row {i}"
+                );
+            }
+            assert!(present(root, "learn-open-memory"));
+        }
+        Widget::Quantize => {
+            let w = &worked(false)[0];
+            assert_eq!(
+                text(root, "learn-absmax-0"),
+                format!("{} → {}", w.absmax_code, short(w.absmax_back as f64, 3))
+            );
+            assert_eq!(text(root, "learn-block-0"), short(w.block_back as f64, 3));
+        }
+    }
+    assert!(present(root, "learn-try"));
+}
+
+#[wasm_bindgen_test]
+async fn next_steps_through_every_chapter_and_each_shows_its_computed_numbers() {
+    let (root, _app) = mount(Chapter::FIRST, false);
+    settle().await;
+    for n in 1..=Chapter::COUNT {
+        assert!(
+            heading(&root).starts_with(&format!("{n}. ")),
+            "{}",
+            heading(&root)
+        );
+        check_numbers(&root, n);
+        if n < Chapter::COUNT {
+            click(&root, "learn-next");
+            settle().await;
+        }
+    }
+    assert!(
+        !present(&root, "learn-next"),
+        "no next after the last chapter"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_keyboard_alone_goes_from_chapter_1_to_13_and_focuses_each_heading() {
+    let (root, _app) = mount(Chapter::FIRST, false);
+    settle().await;
+    for n in 2..=Chapter::COUNT {
+        let k = if n % 2 == 0 { "ArrowRight" } else { "PageDown" };
+        press(&root, "learn-heading", k);
+        settle().await;
+        assert!(
+            heading(&root).starts_with(&format!("{n}. ")),
+            "{}",
+            heading(&root)
+        );
+        assert_eq!(
+            focused().get_attribute("data-testid").as_deref(),
+            Some("learn-heading")
+        );
+    }
+    press(&root, "learn-heading", "ArrowRight");
+    settle().await;
+    assert!(
+        heading(&root).starts_with("13. "),
+        "stays on the last chapter"
+    );
+    press(&root, "learn-heading", "PageUp");
+    settle().await;
+    assert!(heading(&root).starts_with("12. "));
+    // Arrows inside a form field belong to the field.
+    let select: web_sys::HtmlElement = root
+        .query_selector("input, select")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    select.set_attribute("data-testid", "a-select").unwrap();
+    press(&root, "a-select", "ArrowRight");
+    settle().await;
+    assert!(heading(&root).starts_with("12. "));
+}
+
+#[wasm_bindgen_test]
+async fn a_bad_step_opens_chapter_1_with_a_note_and_embeds_show_the_chapter_alone() {
+    let q = parse_query("?tab=learn&step=99");
+    assert_eq!(q.tab, Tab::Learn);
+    assert_eq!(q.chapter, Chapter::FIRST);
+    assert!(
+        q.notes.iter().any(|n| n.contains("showing chapter 1")),
+        "{:?}",
+        q.notes
+    );
+    let q = parse_query("?tab=learn&step=8&embed=1");
+    let (root, _app) = mount(q.chapter, q.embed);
+    settle().await;
+    assert!(heading(&root).starts_with("8. "));
+    assert!(!present(&root, "learn-nav-1"));
+    assert!(!present(&root, "learn-next"));
+    check_numbers(&root, 8);
+}
+
+#[wasm_bindgen_test]
+async fn choosing_a_row_or_a_sequence_length_recomputes_the_chapter() {
+    let (root, _app) = mount(Chapter::new(11).unwrap(), false);
+    settle().await;
+    let before = text(&root, "learn-row-0-extra");
+    choose(&root, "learn-scale-seq", "16384");
+    settle().await;
+    let Widget::Scenario(s) = &CHAPTERS[10].widget else {
+        panic!("chapter 11 compares setups")
+    };
+    let after = rows(s, Some("16384"));
+    assert_eq!(text(&root, "learn-row-0-extra"), (s.extra.1)(&after[0]));
+    assert_ne!(text(&root, "learn-row-0-extra"), before);
+    let (bar_before, _) = canvas_fingerprint(&root, "learn-bar");
+    by_testid(&root, "learn-choose-1").click();
+    settle().await;
+    assert_ne!(
+        canvas_fingerprint(&root, "learn-bar").0,
+        bar_before,
+        "the bar follows the chosen row"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_loss_scale_rescues_underflowing_gradients_and_dynamic_scaling_steps_one_at_a_time() {
+    let (root, _app) = mount(Chapter::new(4).unwrap(), false);
+    settle().await;
+    let (bars_before, _) = canvas_fingerprint(&root, "learn-gradients");
+    choose(&root, "learn-loss-scale", "16");
+    settle().await;
+    let fate = fp16_fate(&last_gradients(), 65536.0);
+    assert_eq!(text(&root, "learn-underflow"), grouped(fate.underflow));
+    assert_eq!(text(&root, "learn-overflow"), grouped(fate.overflow));
+    assert!(fate.underflow < fp16_fate(&last_gradients(), 1.0).underflow);
+    assert_ne!(
+        canvas_fingerprint(&root, "learn-gradients").0,
+        bars_before,
+        "the range lines move"
+    );
+    let log = dynamic_log();
+    assert!(log[0].skipped, "2^24 overflows the first step's gradients");
+    for _ in 0..3 {
+        by_testid(&root, "learn-scaler-step").click();
+        settle().await;
+    }
+    for (i, step) in log.iter().take(3).enumerate() {
+        assert_eq!(
+            text(&root, &format!("learn-scale-{i}")),
+            format!("2^{}", step.scale.log2())
+        );
+        let decision = text(&root, &format!("learn-decision-{i}"));
+        assert_eq!(decision.starts_with("overflow"), step.skipped, "{decision}");
+    }
+    assert!(!present(&root, "learn-scale-3"));
+    // Playing adds a step every 400 ms until paused.
+    by_testid(&root, "learn-scaler-play").click();
+    settle().await;
+    assert_eq!(text(&root, "learn-scaler-play"), "Pause");
+    wait_ms(1300).await;
+    assert!(present(&root, "learn-scale-4"), "playing added steps");
+    by_testid(&root, "learn-scaler-play").click();
+    settle().await;
+    let rows = root
+        .query_selector_all("[data-testid^='learn-scale-']")
+        .unwrap()
+        .length();
+    wait_ms(600).await;
+    assert_eq!(
+        root.query_selector_all("[data-testid^='learn-scale-']")
+            .unwrap()
+            .length(),
+        rows,
+        "paused"
+    );
+}
+
+async fn wait_ms(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn the_tiny_model_trains_twice_in_the_browser_and_qat_beats_ptq_at_4_bits() {
+    let (root, _app) = mount(Chapter::new(13).unwrap(), false);
+    settle().await;
+    by_testid(&root, "learn-outlier").click();
+    settle().await;
+    let with_outlier = worked(true);
+    // The outlier's scale crushes the small first weight; blocks of 4 and the FP16 split keep it.
+    assert_eq!(with_outlier[7].x, 6.0);
+    assert_eq!(
+        text(&root, "learn-mixed-0"),
+        short(with_outlier[0].mixed_back as f64, 3)
+    );
+    assert!((with_outlier[0].absmax_back - 0.12).abs() > (with_outlier[0].block_back - 0.12).abs());
+    by_testid(&root, "learn-train").click();
+    settle().await;
+    let c = compare(4, 1);
+    let pct = |a: f32| format!("{:.1}%", a * 100.0);
+    assert_eq!(text(&root, "learn-acc-float"), pct(c.float));
+    assert_eq!(text(&root, "learn-acc-ptq"), pct(c.ptq));
+    assert_eq!(text(&root, "learn-acc-qat"), pct(c.qat));
+    assert!(c.qat > c.ptq);
+}
