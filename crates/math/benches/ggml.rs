@@ -1,0 +1,107 @@
+//! Throughput of the GGML block quantizers (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, MXFP4) on one core, in
+//! bytes of f32 input per second (criterion), each next to llama.cpp's reference on the same
+//! input in the same run:
+//! - `<scheme>/bitbudget`: `quantize_row` into a buffer allocated once;
+//! - `<scheme>/bitbudget_scalar`: `quantize_row_scalar`, the one-value-at-a-time reference (the
+//!   quantizers before their fast paths);
+//! - `<scheme>/llama.cpp`: `quantize_row_<scheme>_ref` from llama.cpp's ggml-quants.c, loaded
+//!   from `build/llama-reference/libggml-ref.so` when `scripts/build_llama_reference.py` has
+//!   built it (else left out, and said so); its bytes are checked equal to ours first.
+//!
+//! The input is the little-endian f32 file named by `KQUANT_BENCH_INPUT` (a multiple of 32
+//! values), else a generated 4M-value N(0, 1) tensor.
+//! Run: `cargo bench -p bitbudget-math --bench ggml` (or `python3 scripts/bench_ggml_reference.py`,
+//! which builds the library and prints a table). Target: every scheme at least llama.cpp's speed.
+
+use bitbudget_math::quant::generate::{generate, Distribution};
+use bitbudget_math::quant::ggml::scalar::quantize_row_scalar;
+use bitbudget_math::quant::ggml::{quantize_row, GgmlType, QK};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+
+const TYPES: [(&str, GgmlType); 6] = [
+    ("q8_0", GgmlType::Q8_0),
+    ("q4_0", GgmlType::Q4_0),
+    ("q4_1", GgmlType::Q4_1),
+    ("q5_0", GgmlType::Q5_0),
+    ("q5_1", GgmlType::Q5_1),
+    ("mxfp4", GgmlType::Mxfp4),
+];
+
+/// The benchmark input: the file named by `KQUANT_BENCH_INPUT`, else a generated tensor.
+fn input() -> Vec<f32> {
+    match std::env::var_os("KQUANT_BENCH_INPUT") {
+        Some(path) => {
+            let bytes = std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("KQUANT_BENCH_INPUT {}: {e}", path.to_string_lossy()));
+            let x: Vec<f32> = bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            assert!(
+                !x.is_empty() && x.len() % QK == 0,
+                "KQUANT_BENCH_INPUT must hold a multiple of {QK} f32 values, not {}",
+                x.len()
+            );
+            x
+        }
+        None => generate(Distribution::Normal, 4096, 1024, 1.0, 1),
+    }
+}
+
+/// llama.cpp's `quantize_row_<scheme>_ref(const float * x, block * y, int64_t k)`.
+type RowRef = unsafe extern "C" fn(*const f32, *mut u8, i64);
+
+/// The reference library, when built.
+fn reference() -> Option<libloading::Library> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../build/llama-reference/libggml-ref.so"
+    );
+    if !std::path::Path::new(path).exists() {
+        eprintln!("llama.cpp reference not built ({path}): run scripts/build_llama_reference.py");
+        return None;
+    }
+    // SAFETY: the library is ggml built by scripts/build_llama_reference.py; loading it runs no
+    // initialiser beyond the C runtime's.
+    Some(unsafe { libloading::Library::new(path) }.expect("load libggml-ref.so"))
+}
+
+fn bench(c: &mut Criterion) {
+    let x = input();
+    let lib = reference();
+    let mut group = c.benchmark_group("ggml_quantize");
+    group.throughput(Throughput::Bytes((x.len() * 4) as u64));
+    group.sample_size(10);
+    for (name, t) in TYPES {
+        let mut ours = vec![0u8; x.len() / QK * t.block_bytes()];
+        quantize_row(t, &x, &mut ours).expect("whole blocks");
+        if let Some(lib) = &lib {
+            let symbol = format!("quantize_row_{name}_ref");
+            // SAFETY: the symbol has the `RowRef` signature in ggml-quants.h.
+            let row: libloading::Symbol<RowRef> =
+                unsafe { lib.get(symbol.as_bytes()) }.expect("reference symbol");
+            let mut theirs = vec![0u8; ours.len()];
+            // SAFETY: `x` holds `x.len()` floats and `theirs` their blocks' bytes.
+            let run = |out: &mut [u8]| unsafe { row(x.as_ptr(), out.as_mut_ptr(), x.len() as i64) };
+            run(&mut theirs);
+            assert!(
+                ours == theirs,
+                "{name}: bitbudget's bytes differ from llama.cpp's"
+            );
+            group.bench_function(format!("{name}/llama.cpp"), |b| {
+                b.iter(|| run(black_box(&mut theirs)))
+            });
+        }
+        group.bench_function(format!("{name}/bitbudget_scalar"), |b| {
+            b.iter(|| quantize_row_scalar(t, black_box(&x), &mut ours))
+        });
+        group.bench_function(format!("{name}/bitbudget"), |b| {
+            b.iter(|| quantize_row(t, black_box(&x), &mut ours))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
