@@ -2,9 +2,14 @@
 //! (llama.cpp's order, itself checked against llama.cpp in `ggml_reference.rs`), on random blocks
 //! of several scales and on blocks built from the values where rounding and sign decide: ±0,
 //! NaN, ±inf, subnormals, the largest floats, exact code midpoints and ties for the largest |x|.
+//! Natively and in the browser (wasm32 with simd128), where LLVM vectorizes the loops differently.
 
+use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::ggml::scalar::quantize_block_scalar;
 use bitbudget_math::quant::ggml::{quantize_block, GgmlType, QK};
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 const TYPES: [GgmlType; 6] = [
     GgmlType::Q8_0,
@@ -15,22 +20,6 @@ const TYPES: [GgmlType; 6] = [
     GgmlType::Mxfp4,
 ];
 
-/// xorshift64: a fixed seed, the same blocks every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
-        from[(self.next() % from.len() as u64) as usize]
-    }
-}
-
 fn same_bytes(block: &[f32; QK]) {
     for t in TYPES {
         let (mut fast, mut reference) = (vec![0u8; t.block_bytes()], vec![0u8; t.block_bytes()]);
@@ -40,13 +29,14 @@ fn same_bytes(block: &[f32; QK]) {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn random_blocks_of_every_scale_give_the_reference_bytes() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = SplitMix64(0x9E37_79B9_7F4A_7C15);
     for i in 0..20_000 {
-        let scale = f32::from_bits(((rng.next() % 200) as u32 + 20) << 23);
+        let scale = f32::from_bits(((rng.next_u64() % 200) as u32 + 20) << 23);
         let block: [f32; QK] = std::array::from_fn(|_| {
-            let unit = (rng.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
+            let unit = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0;
             unit * scale
         });
         let mut block = block;
@@ -61,7 +51,8 @@ fn random_blocks_of_every_scale_give_the_reference_bytes() {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn blocks_of_special_values_give_the_reference_bytes() {
     let specials = [
         0.0f32,
@@ -89,9 +80,10 @@ fn blocks_of_special_values_give_the_reference_bytes() {
         65504.0,
         -65520.0,
     ];
-    let mut rng = Rng(42);
+    let mut rng = SplitMix64(42);
     for _ in 0..20_000 {
-        let block: [f32; QK] = std::array::from_fn(|_| rng.pick(&specials));
+        let block: [f32; QK] =
+            std::array::from_fn(|_| specials[(rng.next_u64() % specials.len() as u64) as usize]);
         same_bytes(&block);
     }
     // Only zeros of both signs, and zeros beside one value of each sign.
