@@ -16,7 +16,11 @@
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::ggml::scalar::quantize_row_scalar;
 use bitbudget_math::quant::ggml::{quantize_row, GgmlType, QK};
+use cpu_time::ThreadCpuTime;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+#[path = "common/cpu_time.rs"]
+mod cpu_time;
 use std::hint::black_box;
 
 const TYPES: [(&str, GgmlType); 6] = [
@@ -67,7 +71,7 @@ fn reference() -> Option<libloading::Library> {
     Some(unsafe { libloading::Library::new(path) }.expect("load libggml-ref.so"))
 }
 
-fn bench(c: &mut Criterion) {
+fn bench(c: &mut Criterion<ThreadCpuTime>) {
     let x = input();
     let lib = reference();
     let mut group = c.benchmark_group("ggml_quantize");
@@ -103,5 +107,9 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(ThreadCpuTime);
+    targets = bench
+}
 criterion_main!(benches);

@@ -1,0 +1,54 @@
+//! A criterion measurement of the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`)
+//! instead of wall-clock time: on a machine shared with other work, time the thread spends
+//! descheduled is not counted, so per-core throughput stays comparable between runs. Shown as
+//! durations, like criterion's wall time.
+
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use std::time::Duration;
+
+/// The calling thread's CPU time so far.
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for clock_gettime to write.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Thread CPU time as a criterion measurement.
+pub struct ThreadCpuTime;
+
+/// Durations are formatted as criterion formats wall time.
+static WALL: WallTime = WallTime;
+
+impl Measurement for ThreadCpuTime {
+    type Intermediate = Duration;
+    type Value = Duration;
+
+    fn start(&self) -> Duration {
+        thread_cpu_time()
+    }
+
+    fn end(&self, started: Duration) -> Duration {
+        thread_cpu_time().saturating_sub(started)
+    }
+
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    fn to_f64(&self, v: &Duration) -> f64 {
+        v.as_nanos() as f64
+    }
+
+    fn formatter(&self) -> &dyn ValueFormatter {
+        WALL.formatter()
+    }
+}
