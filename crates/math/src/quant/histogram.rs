@@ -16,12 +16,10 @@ pub struct Histogram {
 /// Counts of `values` in `bins` equal bins over [lo, hi] (values outside are clamped into the end
 /// bins; NaN is skipped).
 pub fn histogram(values: &[f32], lo: f32, hi: f32, bins: usize) -> Vec<u32> {
-    let mut h = vec![0u32; bins.max(1)];
-    let place = Bins::new(h.len(), lo, hi);
-    for i in values.iter().filter_map(|v| place.index(*v)) {
-        h[i] += 1;
-    }
-    h
+    let bins = bins.clamp(1, i32::MAX as usize);
+    let mut lanes = vec![[0u32; 4]; bins + 1];
+    Bins::new(bins, lo, hi).count(values, &mut lanes);
+    lanes[..bins].iter().map(|c| c.iter().sum()).collect()
 }
 
 /// Where a value falls among equal bins over [lo, hi]: values outside go to the end bins, NaN to
@@ -34,8 +32,10 @@ pub struct Bins {
 }
 
 impl Bins {
-    /// `count` bins (at least one) over [lo, hi]; an empty range puts everything in the first.
+    /// `count` bins (at least one, at most `i32::MAX`) over [lo, hi]; an empty range puts
+    /// everything in the first.
     pub fn new(count: usize, lo: f32, hi: f32) -> Self {
+        let count = count.clamp(1, i32::MAX as usize);
         let span = hi as f64 - lo as f64;
         Self {
             lo: lo as f64,
@@ -64,10 +64,12 @@ impl Bins {
         // `>` is false for NaN: a NaN position becomes 0 here, and the NaN check picks its bin.
         let p = if p > 0.0 { p } else { 0.0 };
         let p = if p < last { p } else { last };
+        // SAFETY: p is in [0, last] (NaN became 0), and `last` is a bin index, so it fits an i32.
+        let i = unsafe { p.to_int_unchecked::<i32>() } as usize;
         if v.is_nan() {
             self.last as usize + 1
         } else {
-            p as i32 as usize
+            i
         }
     }
 
@@ -161,7 +163,9 @@ impl GrowingHistogram {
                 let last = (FINE - 1) as f64;
                 for (i, v) in at.iter_mut().zip(e.iter()) {
                     let p = (*v as f64 + self.r) * self.scale;
-                    *i = if p < last { p } else { last } as i32 as u32;
+                    let p = if p < last { p } else { last };
+                    // SAFETY: |v| ≤ R makes p finite and in [0, FINE − 1] here.
+                    *i = unsafe { p.to_int_unchecked::<i32>() } as u32;
                 }
                 if self.in_lanes + e.len() as u64 > u32::MAX as u64 {
                     self.settle();
