@@ -13,36 +13,14 @@ Usage:
 Only the Python standard library is needed (and cargo, gcc, pip for the first build).
 """
 import argparse
-import os
 import pathlib
-import re
-import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import build_llama_reference as ref_lib  # noqa: E402
+from criterion_results import bench_gbs  # noqa: E402
 
 GGML = ["q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "mxfp4"]
-UNITS = {"B/s": 1e-9, "KiB/s": 1024 / 1e9, "MiB/s": 1024**2 / 1e9, "GiB/s": 1024**3 / 1e9}
-
-
-def run_bench(path):
-    """Runs benches/ggml.rs on `path`; returns {(scheme, who): GB/s}."""
-    cmd = ["cargo", "bench", "-p", "bitbudget-math", "--bench", "ggml", "--",
-           "--warm-up-time", "1", "--measurement-time", "3"]
-    env = dict(os.environ, KQUANT_BENCH_INPUT=str(path))
-    out = subprocess.run(cmd, cwd=ref_lib.ROOT, env=env, check=True, capture_output=True,
-                         text=True).stdout
-    results, current = {}, None
-    for line in out.splitlines():
-        m = re.match(r"ggml_quantize/(\w+)/(\S+)", line)
-        if m:
-            current = (m.group(1), m.group(2))
-        m = re.search(r"thrpt:\s*\[\S+ \S+ (\S+) (\S+)", line)
-        if m and current:
-            results[current] = float(m.group(1)) * UNITS[m.group(2)]
-            current = None
-    return results
 
 
 def main():
@@ -51,14 +29,16 @@ def main():
     args = parser.parse_args()
     ref_lib.fetch_and_build()
     _, path = ref_lib.bench_input(args.mib)
-    r = run_bench(path)
+    found = bench_gbs(ref_lib.ROOT, "ggml", "ggml_quantize",
+                      env={"KQUANT_BENCH_INPUT": str(path)})
+    r = {name: gbs for (_, name), gbs in found.items()}
     nan = float("nan")
     print(f"{args.mib} MiB of N(0,1) f32 ({path.name}), quantize GB/s, one core, one run")
     print(f"{'scheme':8} {'llama.cpp':>10} {'ours before':>12} {'ours now':>10} {'now/llama':>10}")
     for name in GGML:
-        llama = r.get((name, "llama.cpp"), nan)
-        before = r.get((name, "bitbudget_scalar"), nan)
-        now = r.get((name, "bitbudget"), nan)
+        llama = r.get(f"{name}/llama.cpp", nan)
+        before = r.get(f"{name}/bitbudget_scalar", nan)
+        now = r.get(f"{name}/bitbudget", nan)
         print(f"{name:8} {llama:10.3f} {before:12.3f} {now:10.3f} {now / llama:10.2f}")
 
 

@@ -12,17 +12,18 @@ Usage:
 Needs cargo and git; only the Python standard library.
 """
 import argparse
-import os
 import pathlib
-import re
 import shutil
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from criterion_results import bench_gbs  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BENCH = "crates/math/benches/lab_measure.rs"
 HELPER = "crates/math/benches/common/cpu_time.rs"
-UNITS = {"B/s": 1e-9, "KiB/s": 1024 / 1e9, "MiB/s": 1024**2 / 1e9, "GiB/s": 1024**3 / 1e9}
 
 
 def export(ref, into):
@@ -44,22 +45,7 @@ def export(ref, into):
 
 def run(tree, filt):
     """{(group, scheme): GB/s} of the bench in `tree`."""
-    cmd = ["cargo", "bench", "-p", "bitbudget-math", "--bench", "lab_measure", "--",
-           "--warm-up-time", "1", "--measurement-time", "2"]
-    if filt:
-        cmd.append(filt)
-    out = subprocess.run(cmd, cwd=tree, check=True, capture_output=True, text=True,
-                         env=dict(os.environ)).stdout
-    results, current = {}, None
-    for line in out.splitlines():
-        m = re.match(r"(lab_measure|lab_pipeline)/(\S+)", line)
-        if m:
-            current = (m.group(1), m.group(2))
-        m = re.search(r"thrpt:\s*\[\S+ \S+ (\S+) (\S+)", line)
-        if m and current:
-            results[current] = float(m.group(1)) * UNITS[m.group(2)]
-            current = None
-    return results
+    return bench_gbs(tree, "lab_measure", "lab_measure|lab_pipeline", args=[filt] if filt else [])
 
 
 def main():

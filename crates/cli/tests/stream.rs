@@ -13,13 +13,17 @@ use std::process::{Command, Output, Stdio};
 /// Chunk size for these tests, in bytes: every scheme's chunk is then a few blocks.
 const SMALL_CHUNK: &str = "1000";
 
+/// The binary with `args`, stdin and stdout piped.
+fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_bitbudget"));
+    c.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
+    c
+}
+
 /// Runs the binary with small chunks, `stdin` on its standard input.
 fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bitbudget"))
-        .args(args)
+    let mut child = command(args)
         .env("BITBUDGET_STREAM_CHUNK", SMALL_CHUNK)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("runs");
@@ -201,10 +205,7 @@ fn ragged_input_gives_the_one_shot_message_and_leaves_no_output_file() {
 /// from /proc while it runs, in KiB.
 #[cfg(target_os = "linux")]
 fn peak_rss_kib(mib: usize) -> u64 {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bitbudget"))
-        .args(["quantize", "--scheme", "q8_0", "-", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+    let mut child = command(&["quantize", "--scheme", "q8_0", "-", "-"])
         .stderr(Stdio::null())
         .spawn()
         .expect("runs");

@@ -16,41 +16,21 @@
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::ggml::scalar::quantize_row_scalar;
 use bitbudget_math::quant::ggml::{quantize_row, GgmlType, QK};
+use bitbudget_math::quant::scheme::Scheme;
 use cpu_time::ThreadCpuTime;
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-
-#[path = "common/cpu_time.rs"]
-mod cpu_time;
+use criterion::{Criterion, Throughput};
 use std::hint::black_box;
 
-const TYPES: [(&str, GgmlType); 6] = [
-    ("q8_0", GgmlType::Q8_0),
-    ("q4_0", GgmlType::Q4_0),
-    ("q4_1", GgmlType::Q4_1),
-    ("q5_0", GgmlType::Q5_0),
-    ("q5_1", GgmlType::Q5_1),
-    ("mxfp4", GgmlType::Mxfp4),
-];
+#[macro_use]
+#[path = "common/cpu_time.rs"]
+mod cpu_time;
+#[path = "common/input.rs"]
+mod input;
 
 /// The benchmark input: the file named by `KQUANT_BENCH_INPUT`, else a generated tensor.
 fn input() -> Vec<f32> {
-    match std::env::var_os("KQUANT_BENCH_INPUT") {
-        Some(path) => {
-            let bytes = std::fs::read(&path)
-                .unwrap_or_else(|e| panic!("KQUANT_BENCH_INPUT {}: {e}", path.to_string_lossy()));
-            let x: Vec<f32> = bytes
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            assert!(
-                !x.is_empty() && x.len() % QK == 0,
-                "KQUANT_BENCH_INPUT must hold a multiple of {QK} f32 values, not {}",
-                x.len()
-            );
-            x
-        }
-        None => generate(Distribution::Normal, 4096, 1024, 1.0, 1),
-    }
+    input::from_env("KQUANT_BENCH_INPUT", QK)
+        .unwrap_or_else(|| generate(Distribution::Normal, 4096, 1024, 1.0, 1))
 }
 
 /// llama.cpp's `quantize_row_<scheme>_ref(const float * x, block * y, int64_t k)`.
@@ -77,7 +57,8 @@ fn bench(c: &mut Criterion<ThreadCpuTime>) {
     let mut group = c.benchmark_group("ggml_quantize");
     group.throughput(Throughput::Bytes((x.len() * 4) as u64));
     group.sample_size(10);
-    for (name, t) in TYPES {
+    for t in GgmlType::ALL {
+        let name = Scheme::Ggml(t).name();
         let mut ours = vec![0u8; x.len() / QK * t.block_bytes()];
         quantize_row(t, &x, &mut ours).expect("whole blocks");
         if let Some(lib) = &lib {
@@ -107,9 +88,4 @@ fn bench(c: &mut Criterion<ThreadCpuTime>) {
     group.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default().with_measurement(ThreadCpuTime);
-    targets = bench
-}
-criterion_main!(benches);
+cpu_time_main!(bench);

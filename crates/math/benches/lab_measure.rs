@@ -12,8 +12,9 @@ use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::{analyse, CpuBackend, Overview, PartBackend, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
 use cpu_time::ThreadCpuTime;
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput};
 
+#[macro_use]
 #[path = "common/cpu_time.rs"]
 mod cpu_time;
 
@@ -60,9 +61,4 @@ fn bench(c: &mut Criterion<ThreadCpuTime>) {
     group.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default().with_measurement(ThreadCpuTime);
-    targets = bench
-}
-criterion_main!(benches);
+cpu_time_main!(bench);

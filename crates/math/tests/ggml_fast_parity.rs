@@ -11,17 +11,8 @@ use bitbudget_math::quant::ggml::{quantize_block, GgmlType, QK};
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-const TYPES: [GgmlType; 6] = [
-    GgmlType::Q8_0,
-    GgmlType::Q4_0,
-    GgmlType::Q4_1,
-    GgmlType::Q5_0,
-    GgmlType::Q5_1,
-    GgmlType::Mxfp4,
-];
-
 fn same_bytes(block: &[f32; QK]) {
-    for t in TYPES {
+    for t in GgmlType::ALL {
         let (mut fast, mut reference) = (vec![0u8; t.block_bytes()], vec![0u8; t.block_bytes()]);
         quantize_block(t, block, &mut fast);
         quantize_block_scalar(t, block, &mut reference);

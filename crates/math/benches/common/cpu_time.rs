@@ -52,3 +52,16 @@ impl Measurement for ThreadCpuTime {
         WALL.formatter()
     }
 }
+
+/// `criterion_group!` and `criterion_main!` for the bench function `$target`, measured in the
+/// thread's CPU time.
+macro_rules! cpu_time_main {
+    ($target:path) => {
+        criterion::criterion_group! {
+            name = benches;
+            config = criterion::Criterion::default().with_measurement(cpu_time::ThreadCpuTime);
+            targets = $target
+        }
+        criterion::criterion_main!(benches);
+    };
+}

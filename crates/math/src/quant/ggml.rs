@@ -19,75 +19,47 @@ pub const QK: usize = 32;
 // llama.cpp's `#[repr(C)]` block structs (ggml-common.h): [`Layout::of`] takes each format's code
 // offset from them, and its block sizes are checked against theirs.
 
-/// llama.cpp `block_q8_0 { ggml_half d; int8_t qs[32]; }`.
-#[repr(C)]
-pub struct BlockQ8_0 {
-    /// Scale (IEEE half bits).
-    pub d: u16,
-    /// Codes.
-    pub qs: [i8; QK],
+/// Declares a llama.cpp block struct, `#[repr(C)]` with public fields, and checks its size.
+macro_rules! llama_block {
+    ($(#[$doc:meta])* $name:ident = $bytes:literal { $($field:ident: $ty:ty, $what:literal;)* }) => {
+        $(#[$doc])*
+        #[repr(C)]
+        pub struct $name {
+            $(#[doc = $what] pub $field: $ty,)*
+        }
+        const _: () = assert!(std::mem::size_of::<$name>() == $bytes);
+    };
 }
-const _: () = assert!(std::mem::size_of::<BlockQ8_0>() == 34);
 
-/// llama.cpp `block_q4_0 { ggml_half d; uint8_t qs[16]; }`: low nibbles hold weights 0..16,
-/// high nibbles 16..32.
-#[repr(C)]
-pub struct BlockQ4_0 {
-    /// Scale (IEEE half bits).
-    pub d: u16,
-    /// Packed nibbles.
-    pub qs: [u8; QK / 2],
+llama_block! {
+    /// llama.cpp `block_q8_0 { ggml_half d; int8_t qs[32]; }`.
+    BlockQ8_0 = 34 { d: u16, "Scale (IEEE half bits)."; qs: [i8; QK], "Codes."; }
 }
-const _: () = assert!(std::mem::size_of::<BlockQ4_0>() == 18);
-
-/// llama.cpp `block_q4_1 { ggml_half d; ggml_half m; uint8_t qs[16]; }`.
-#[repr(C)]
-pub struct BlockQ4_1 {
-    /// Scale.
-    pub d: u16,
-    /// Minimum.
-    pub m: u16,
-    /// Packed nibbles.
-    pub qs: [u8; QK / 2],
+llama_block! {
+    /// llama.cpp `block_q4_0 { ggml_half d; uint8_t qs[16]; }`: low nibbles hold weights 0..16,
+    /// high nibbles 16..32.
+    BlockQ4_0 = 18 { d: u16, "Scale (IEEE half bits)."; qs: [u8; QK / 2], "Packed nibbles."; }
 }
-const _: () = assert!(std::mem::size_of::<BlockQ4_1>() == 20);
-
-/// llama.cpp `block_q5_0 { ggml_half d; uint8_t qh[4]; uint8_t qs[16]; }`: bit j of qh is the
-/// fifth bit of weight j.
-#[repr(C)]
-pub struct BlockQ5_0 {
-    /// Scale.
-    pub d: u16,
-    /// Fifth bits.
-    pub qh: [u8; 4],
-    /// Low nibbles.
-    pub qs: [u8; QK / 2],
+llama_block! {
+    /// llama.cpp `block_q4_1 { ggml_half d; ggml_half m; uint8_t qs[16]; }`.
+    BlockQ4_1 = 20 { d: u16, "Scale."; m: u16, "Minimum."; qs: [u8; QK / 2], "Packed nibbles."; }
 }
-const _: () = assert!(std::mem::size_of::<BlockQ5_0>() == 22);
-
-/// llama.cpp `block_q5_1 { ggml_half d; ggml_half m; uint8_t qh[4]; uint8_t qs[16]; }`.
-#[repr(C)]
-pub struct BlockQ5_1 {
-    /// Scale.
-    pub d: u16,
-    /// Minimum.
-    pub m: u16,
-    /// Fifth bits.
-    pub qh: [u8; 4],
-    /// Low nibbles.
-    pub qs: [u8; QK / 2],
+llama_block! {
+    /// llama.cpp `block_q5_0 { ggml_half d; uint8_t qh[4]; uint8_t qs[16]; }`: bit j of qh is
+    /// the fifth bit of weight j.
+    BlockQ5_0 = 22 { d: u16, "Scale."; qh: [u8; 4], "Fifth bits."; qs: [u8; QK / 2], "Low nibbles."; }
 }
-const _: () = assert!(std::mem::size_of::<BlockQ5_1>() == 24);
-
-/// llama.cpp `block_mxfp4 { uint8_t e; uint8_t qs[16]; }`: an E8M0 shared exponent and E2M1 codes.
-#[repr(C)]
-pub struct BlockMxfp4 {
-    /// E8M0 scale exponent.
-    pub e: u8,
-    /// Packed E2M1 codes.
-    pub qs: [u8; QK / 2],
+llama_block! {
+    /// llama.cpp `block_q5_1 { ggml_half d; ggml_half m; uint8_t qh[4]; uint8_t qs[16]; }`.
+    BlockQ5_1 = 24 {
+        d: u16, "Scale."; m: u16, "Minimum."; qh: [u8; 4], "Fifth bits."; qs: [u8; QK / 2], "Low nibbles.";
+    }
 }
-const _: () = assert!(std::mem::size_of::<BlockMxfp4>() == 17);
+llama_block! {
+    /// llama.cpp `block_mxfp4 { uint8_t e; uint8_t qs[16]; }`: an E8M0 shared exponent and E2M1
+    /// codes.
+    BlockMxfp4 = 17 { e: u8, "E8M0 scale exponent."; qs: [u8; QK / 2], "Packed E2M1 codes."; }
+}
 
 /// The GGML block formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,6 +79,16 @@ pub enum GgmlType {
 }
 
 impl GgmlType {
+    /// Every GGML type, in the CLI's order.
+    pub const ALL: [GgmlType; 6] = [
+        GgmlType::Q8_0,
+        GgmlType::Q4_0,
+        GgmlType::Q4_1,
+        GgmlType::Q5_0,
+        GgmlType::Q5_1,
+        GgmlType::Mxfp4,
+    ];
+
     /// Bytes per 32-weight block (from [`Layout`]).
     pub const fn block_bytes(self) -> usize {
         self.layout().block_bytes
@@ -271,14 +253,7 @@ mod tests {
 
     #[test]
     fn zero_block_has_zero_scale_and_zero_codes() {
-        for t in [
-            GgmlType::Q8_0,
-            GgmlType::Q4_0,
-            GgmlType::Q4_1,
-            GgmlType::Q5_0,
-            GgmlType::Q5_1,
-            GgmlType::Mxfp4,
-        ] {
+        for t in GgmlType::ALL {
             let mut b = vec![0u8; t.block_bytes()];
             quantize_block(t, &[0.0; 32], &mut b);
             let mut y = [1f32; 32];

@@ -14,37 +14,25 @@ type Block = [f32; QK];
 /// Q4_0: signed scale d = max / −8, codes trunc(x/d + 8.5) in 0..=15, split nibbles.
 #[inline]
 pub fn q4_0(x: &Block, out: &mut [u8]) {
-    let (d, q) = signed_scale_codes(x, -8.0, 8.5, 15.0);
-    out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
-    pack_nibbles(&q, &mut out[2..18]);
+    signed_scale(x, out, -8.0, 8.5, 15.0);
 }
 
 /// Q5_0: signed scale d = max / −16, codes trunc(x/d + 16.5) in 0..=31; fifth bits, then nibbles.
 #[inline]
 pub fn q5_0(x: &Block, out: &mut [u8]) {
-    let (d, q) = signed_scale_codes(x, -16.0, 16.5, 31.0);
-    out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
-    out[2..6].copy_from_slice(&fifth_bits(&q).to_le_bytes());
-    pack_nibbles(&q, &mut out[6..22]);
+    signed_scale(x, out, -16.0, 16.5, 31.0);
 }
 
 /// Q4_1: d = (max − min) / 15 and min, codes trunc((x − min)/d + 0.5) in 0..=15.
 #[inline]
 pub fn q4_1(x: &Block, out: &mut [u8]) {
-    let (d, min, q) = min_scale_codes(x, 15.0);
-    out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
-    out[2..4].copy_from_slice(&f16_bits(min).to_le_bytes());
-    pack_nibbles(&q, &mut out[4..20]);
+    scale_and_min(x, out, 15.0);
 }
 
 /// Q5_1: d = (max − min) / 31 and min, codes trunc((x − min)/d + 0.5) in 0..=31.
 #[inline]
 pub fn q5_1(x: &Block, out: &mut [u8]) {
-    let (d, min, q) = min_scale_codes(x, 31.0);
-    out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
-    out[2..4].copy_from_slice(&f16_bits(min).to_le_bytes());
-    out[4..8].copy_from_slice(&fifth_bits(&q).to_le_bytes());
-    pack_nibbles(&q, &mut out[8..24]);
+    scale_and_min(x, out, 31.0);
 }
 
 /// MXFP4: the E8M0 exponent of the block's absmax, then for each value the nearest E2M1 code.
@@ -82,21 +70,40 @@ pub fn mxfp4(x: &Block, out: &mut [u8]) {
     pack_nibbles(&q, &mut out[1..17]);
 }
 
-/// Q4_0's and Q5_0's scale (the first largest-magnitude value over `levels`) and codes.
+/// Q4_0's and Q5_0's block: the scale (the first largest-magnitude value over `levels`), then
+/// the codes.
 #[inline(always)]
-fn signed_scale_codes(x: &Block, levels: f32, offset: f32, top: f32) -> (f32, [u8; QK]) {
+fn signed_scale(x: &Block, out: &mut [u8], levels: f32, offset: f32, top: f32) {
     let d = signed_absmax(x) / levels;
     let id = inverse(d);
-    (d, truncated_codes(x, top, |v| v * id + offset))
+    out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
+    store_codes(&truncated_codes(x, top, |v| v * id + offset), &mut out[2..]);
 }
 
-/// Q4_1's and Q5_1's scale, minimum and codes.
+/// Q4_1's and Q5_1's block: the scale and the minimum, then the codes.
 #[inline(always)]
-fn min_scale_codes(x: &Block, top: f32) -> (f32, f32, [u8; QK]) {
+fn scale_and_min(x: &Block, out: &mut [u8], top: f32) {
     let (min, max) = min_max(x);
     let d = (max - min) / top;
     let id = inverse(d);
-    (d, min, truncated_codes(x, top, |v| (v - min) * id + 0.5))
+    out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
+    out[2..4].copy_from_slice(&f16_bits(min).to_le_bytes());
+    store_codes(
+        &truncated_codes(x, top, |v| (v - min) * id + 0.5),
+        &mut out[4..],
+    );
+}
+
+/// The codes after the scales: 16 bytes of nibbles, preceded for 5-bit formats (whose `out` is
+/// 20 bytes long) by the 4 bytes of fifth bits.
+#[inline(always)]
+fn store_codes(q: &[u8; QK], out: &mut [u8]) {
+    if out.len() > QK / 2 {
+        out[..4].copy_from_slice(&fifth_bits(q).to_le_bytes());
+        pack_nibbles(q, &mut out[4..]);
+    } else {
+        pack_nibbles(q, out);
+    }
 }
 
 /// The value with the largest magnitude, the first on ties (0 when every value is 0 or NaN):
