@@ -36,24 +36,63 @@ fn input() -> Vec<f32> {
 /// llama.cpp's `quantize_row_<scheme>_ref(const float * x, block * y, int64_t k)`.
 type RowRef = unsafe extern "C" fn(*const f32, *mut u8, i64);
 
-/// The reference library, when built.
-fn reference() -> Option<libloading::Library> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../build/llama-reference/libggml-ref.so"
-    );
-    if !std::path::Path::new(path).exists() {
-        eprintln!("llama.cpp reference not built ({path}): run scripts/build_llama_reference.py");
-        return None;
+/// The reference library, when built (natively; the bench does not run in wasm).
+#[cfg(not(target_arch = "wasm32"))]
+mod reference {
+    /// The loaded library.
+    pub struct Reference(libloading::Library);
+
+    impl Reference {
+        /// Loads build/llama-reference/libggml-ref.so, or says that it is not built.
+        pub fn load() -> Option<Self> {
+            let path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../build/llama-reference/libggml-ref.so"
+            );
+            if !std::path::Path::new(path).exists() {
+                eprintln!(
+                    "llama.cpp reference not built ({path}): run scripts/build_llama_reference.py"
+                );
+                return None;
+            }
+            // SAFETY: the library is ggml built by scripts/build_llama_reference.py; loading it
+            // runs no initialiser beyond the C runtime's.
+            Some(Self(
+                unsafe { libloading::Library::new(path) }.expect("load libggml-ref.so"),
+            ))
+        }
+
+        /// `quantize_row_<name>_ref`.
+        pub fn row(&self, name: &str) -> super::RowRef {
+            let symbol = format!("quantize_row_{name}_ref");
+            // SAFETY: the symbol has the `RowRef` signature in ggml-quants.h.
+            *unsafe { self.0.get::<super::RowRef>(symbol.as_bytes()) }.expect("reference symbol")
+        }
     }
-    // SAFETY: the library is ggml built by scripts/build_llama_reference.py; loading it runs no
-    // initialiser beyond the C runtime's.
-    Some(unsafe { libloading::Library::new(path) }.expect("load libggml-ref.so"))
+}
+
+/// No reference library in wasm builds (which only type-check the bench).
+#[cfg(target_arch = "wasm32")]
+mod reference {
+    /// Never loaded.
+    pub struct Reference;
+
+    impl Reference {
+        /// `None`: the reference is a native library.
+        pub fn load() -> Option<Self> {
+            None
+        }
+
+        /// Unreachable: nothing is loaded.
+        pub fn row(&self, _name: &str) -> super::RowRef {
+            unreachable!("no reference library in wasm")
+        }
+    }
 }
 
 fn bench(c: &mut Criterion<ThreadCpuTime>) {
     let x = input();
-    let lib = reference();
+    let lib = reference::Reference::load();
     let mut group = c.benchmark_group("ggml_quantize");
     group.throughput(Throughput::Bytes((x.len() * 4) as u64));
     group.sample_size(10);
@@ -62,10 +101,7 @@ fn bench(c: &mut Criterion<ThreadCpuTime>) {
         let mut ours = vec![0u8; x.len() / QK * t.block_bytes()];
         quantize_row(t, &x, &mut ours).expect("whole blocks");
         if let Some(lib) = &lib {
-            let symbol = format!("quantize_row_{name}_ref");
-            // SAFETY: the symbol has the `RowRef` signature in ggml-quants.h.
-            let row: libloading::Symbol<RowRef> =
-                unsafe { lib.get(symbol.as_bytes()) }.expect("reference symbol");
+            let row = lib.row(name);
             let mut theirs = vec![0u8; ours.len()];
             // SAFETY: `x` holds `x.len()` floats and `theirs` their blocks' bytes.
             let run = |out: &mut [u8]| unsafe { row(x.as_ptr(), out.as_mut_ptr(), x.len() as i64) };

@@ -7,6 +7,7 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use std::time::Duration;
 
 /// The calling thread's CPU time so far.
+#[cfg(not(target_arch = "wasm32"))]
 fn thread_cpu_time() -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -16,6 +17,12 @@ fn thread_cpu_time() -> Duration {
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// The benches run natively; wasm builds only type-check them.
+#[cfg(target_arch = "wasm32")]
+fn thread_cpu_time() -> Duration {
+    unreachable!("the benches run natively")
 }
 
 /// Thread CPU time as a criterion measurement.
