@@ -123,19 +123,12 @@ fn signed_absmax(x: &Block) -> f32 {
     }
 }
 
-/// The block's minimum and maximum from eight lanes of compare-and-select (NaN never selected, as
+/// The block's minimum and maximum from lanes of compare-and-select (NaN never selected, as
 /// `f32::min` skips it). Min and max of a set do not depend on the order, except for the sign of
 /// a zero result (−0 and +0 compare equal), so a zero minimum or maximum takes the in-order fold.
 #[inline(always)]
 fn min_max(x: &Block) -> (f32, f32) {
-    let mut lo = [f32::INFINITY; 8];
-    let mut hi = [f32::NEG_INFINITY; 8];
-    for c in x.chunks_exact(8) {
-        for k in 0..8 {
-            lo[k] = if c[k] < lo[k] { c[k] } else { lo[k] };
-            hi[k] = if c[k] > hi[k] { c[k] } else { hi[k] };
-        }
-    }
+    let (lo, hi) = lanes_min_max(x);
     let lo = lo
         .into_iter()
         .fold(f32::INFINITY, |a, b| if b < a { b } else { a });
@@ -144,6 +137,43 @@ fn min_max(x: &Block) -> (f32, f32) {
         .fold(f32::NEG_INFINITY, |a, b| if b > a { b } else { a });
     if lo == 0.0 || hi == 0.0 {
         return min_max_in_order(x);
+    }
+    (lo, hi)
+}
+
+/// Four lanes of minima and maxima with SSE2's `minps`/`maxps`, which return their second
+/// operand (the running lane) when the first is NaN.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn lanes_min_max(x: &Block) -> ([f32; 4], [f32; 4]) {
+    use std::arch::x86_64::{_mm_loadu_ps, _mm_max_ps, _mm_min_ps, _mm_set1_ps, _mm_storeu_ps};
+    let (mut lo, mut hi) = ([0f32; 4], [0f32; 4]);
+    // SAFETY: SSE2 is part of x86-64; each load reads 4 of the block's 32 floats (no alignment
+    // needed), and the stores write 4 floats into 4-float arrays.
+    unsafe {
+        let (mut l, mut h) = (_mm_set1_ps(f32::INFINITY), _mm_set1_ps(f32::NEG_INFINITY));
+        for four in x.chunks_exact(4) {
+            let v = _mm_loadu_ps(four.as_ptr());
+            l = _mm_min_ps(v, l);
+            h = _mm_max_ps(v, h);
+        }
+        _mm_storeu_ps(lo.as_mut_ptr(), l);
+        _mm_storeu_ps(hi.as_mut_ptr(), h);
+    }
+    (lo, hi)
+}
+
+/// Eight lanes of compare-and-select, which LLVM vectorizes where it can (wasm simd128).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn lanes_min_max(x: &Block) -> ([f32; 8], [f32; 8]) {
+    let mut lo = [f32::INFINITY; 8];
+    let mut hi = [f32::NEG_INFINITY; 8];
+    for c in x.chunks_exact(8) {
+        for k in 0..8 {
+            lo[k] = if c[k] < lo[k] { c[k] } else { lo[k] };
+            hi[k] = if c[k] > hi[k] { c[k] } else { hi[k] };
+        }
     }
     (lo, hi)
 }
