@@ -37,7 +37,6 @@ Values are `array.array("f")`; blocks are `bytes`. Only the Python standard libr
 import argparse
 import array
 import ctypes
-import os
 import pathlib
 import random
 import re
@@ -216,22 +215,12 @@ def bench(ref, values, mib, repeats):
 
 def bench_bitbudget(path):
     """Runs crates/math/benches/kquants.rs on the input file; returns {(direction, scheme): GB/s}."""
-    cmd = ["cargo", "bench", "-p", "bitbudget-math", "--bench", "kquants", "--",
-           "--warm-up-time", "1", "--measurement-time", "3"]
-    env = dict(os.environ, KQUANT_BENCH_INPUT=str(path))
-    out = subprocess.run(cmd, cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
-    units = {"B/s": 1e-9, "KiB/s": 1024 / 1e9, "MiB/s": 1024**2 / 1e9, "GiB/s": 1024**3 / 1e9}
-    results, current = {}, None
-    for line in out.splitlines():
-        m = re.match(r"kquants_(quantize|dequantize)/(\S+)", line)
-        if m:
-            # bitbudget names schemes q4_k, mxfp6-e3m2; llama.cpp q4_K, mxfp6_e3m2.
-            current = (m.group(1), m.group(2).lower().replace("-", "_"))
-        m = re.search(r"thrpt:\s*\[\S+ \S+ (\S+) (\S+)", line)
-        if m and current:
-            results[current] = float(m.group(1)) * units[m.group(2)]
-            current = None
-    return results
+    from criterion_results import bench_gbs
+    found = bench_gbs(ROOT, "kquants", "kquants_quantize|kquants_dequantize",
+                      env={"KQUANT_BENCH_INPUT": str(path)})
+    # bitbudget names schemes q4_k, mxfp6-e3m2; llama.cpp q4_K, mxfp6_e3m2.
+    return {(group.removeprefix("kquants_"), name.lower().replace("-", "_")): gbs
+            for (group, name), gbs in found.items()}
 
 
 def main():

@@ -8,3 +8,4 @@ pub mod gpu_device;
 pub mod memory;
 pub mod presets;
 pub mod quantize;
+pub mod quantize_stream;

@@ -3,6 +3,7 @@
 
 mod commands;
 mod io;
+mod stream;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

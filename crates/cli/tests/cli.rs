@@ -1,5 +1,6 @@
 //! End-to-end tests of the `bitbudget` binary: exit codes, messages and JSON contracts.
 
+use bitbudget_math::memory::Part;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -139,15 +140,7 @@ fn memory_json_reproduces_zero_figure_1() {
         let states = v["per_gpu"]["model_states"].as_u64().unwrap();
         assert_eq!((states as f64 / 1e8).round() / 10.0, gb, "ZeRO-{stage}");
         assert_eq!(v["per_gpu"]["activations"], 0);
-        for key in [
-            "weights",
-            "gradients",
-            "optimizer",
-            "activations",
-            "kv_cache",
-            "overhead",
-            "total",
-        ] {
+        for key in Part::ALL.iter().map(|p| p.key()).chain(["total"]) {
             assert!(v["per_gpu"][key].is_u64(), "{key} is an integer");
         }
     }
@@ -675,12 +668,11 @@ fn quantize_report_svg_holds_the_four_lab_charts() {
 
 #[test]
 fn quantize_svg_needs_report_and_values() {
-    let out = bitbudget(
+    fails_with(
         &["quantize", "--scheme", "q8_0", "--svg", "-", "-", "-"],
         b"",
+        "--report",
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--report"));
     fails_with(
         &[
             "quantize", "--scheme", "q8_0", "--report", "--svg", "-", "-",
@@ -709,12 +701,11 @@ fn memory_svg_is_the_pages_download() {
 
 #[test]
 fn memory_svg_names_a_bad_chart_and_refuses_two_stdout_writers() {
-    let out = bitbudget(
+    fails_with(
         &["memory", "--model", "gpt2", "--svg", "-", "--chart", "pie"],
         b"",
+        "bar, strategies, scaling",
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bar, strategies, scaling"));
     let out = bitbudget(&["memory", "--model", "gpt2", "--svg", "-", "--json"], b"");
     assert_eq!(out.status.code(), Some(2));
     for chart in ["strategies", "scaling"] {

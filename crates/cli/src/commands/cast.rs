@@ -1,7 +1,9 @@
-//! `bitbudget cast --from F --to G IN OUT`.
+//! `bitbudget cast --from F --to G IN OUT`, streamed: chunks of whole elements on every core, in
+//! bounded memory.
 
-use crate::io::{read_all, write_all};
-use bitbudget_math::format::cast::cast_bytes;
+use crate::commands::quantize::into_sink;
+use crate::stream::{pipe, Source, Units};
+use bitbudget_math::format::cast::{cast_bytes, elem_bytes, CastError};
 use bitbudget_math::format::{FormatId, Overflow};
 use clap::{Args, ValueEnum};
 
@@ -51,15 +53,39 @@ pub struct CastArgs {
     output: String,
 }
 
-/// Runs `cast`.
+/// Runs `cast`. A ragged regular file is refused before anything is written; a ragged stdin
+/// after its whole elements were written.
 pub fn run(args: CastArgs) -> Result<(), String> {
-    let input = read_all(&args.input)?;
+    let mut src = Source::open(&args.input)?;
+    let (from, to): (FormatId, FormatId) = (args.from.into(), args.to.into());
     let overflow = if args.saturate {
         Overflow::Saturate
     } else {
         Overflow::Native
     };
-    let out = cast_bytes(&input, args.from.into(), args.to.into(), overflow)
-        .map_err(|e| format!("{}: {e}", args.input))?;
-    write_all(&args.output, &out)
+    let named = |e: CastError| format!("{}: {e}", args.input);
+    let units = Units {
+        unit_in: elem_bytes(from).map_err(named)?,
+        unit_out: elem_bytes(to).map_err(named)?,
+        group: 1,
+    };
+    let ragged = |len: u64| CastError::RaggedInput {
+        len: len as usize,
+        elem_bytes: units.unit_in,
+        from,
+    };
+    if let Some(len) = src.len().filter(|len| len % units.unit_in as u64 != 0) {
+        return Err(named(ragged(len)));
+    }
+    into_sink(&args.output, |sink| {
+        let (total, tail) = pipe(&mut src, sink, &units, |input, out| {
+            let bytes = cast_bytes(input, from, to, overflow).map_err(named)?;
+            out.copy_from_slice(&bytes);
+            Ok(())
+        })?;
+        match tail {
+            0 => Ok(()),
+            _ => Err(named(ragged(total))),
+        }
+    })
 }

@@ -1,8 +1,18 @@
 //! `bitbudget quantize` and `bitbudget dequantize`: raw little-endian f32 in, scheme bytes out, and
 //! back; `quantize --report` prints error metrics as JSON.
+//!
+//! On the CPU both stream (see [`super::quantize_stream`]): bounded memory, every core. Three
+//! paths stay one-shot, holding the whole tensor: `--report` (its metrics and charts are of the
+//! whole tensor, and the lab's analysis it draws keeps the input), `--device gpu` (one upload and
+//! one readback), and a per-tensor scheme (FP8, NF4 `--double-quant`) read from stdin, which
+//! cannot be read twice.
 
 use crate::commands::gpu_device::{self, Device};
+use crate::commands::quantize_stream::{
+    check_f32_input, dequantize_streamed, needs_whole_tensor, quantize_streamed,
+};
 use crate::io::{emit, read_all, write_all};
+use crate::stream::{Sink, Source};
 use bitbudget_math::quant::metrics::error_metrics;
 use bitbudget_math::quant::scheme::{dequantize, nf4_double_quant_bytes, quantize, Scheme};
 use clap::Args;
@@ -66,16 +76,26 @@ fn scheme_help() -> String {
 fn read_f32(path: &str) -> Result<Vec<f32>, String> {
     let bytes = read_all(path)?;
     if bytes.len() % 4 != 0 {
-        return Err(format!(
-            "{path}: {} bytes is not a whole number of f32 values ({} left over)",
-            bytes.len(),
-            bytes.len() % 4
-        ));
+        return Err(check_f32_input(path, bytes.len() as u64, 1).unwrap_err());
     }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+    let mut values = Vec::new();
+    crate::stream::f32s_from_le(&bytes, &mut values);
+    Ok(values)
+}
+
+/// Runs `body` on a sink for `path`; on an error, a partly written output file is removed.
+pub fn into_sink(
+    path: &str,
+    body: impl FnOnce(&mut Sink) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut sink = Sink::new(path);
+    match body(&mut sink) {
+        Ok(()) => sink.finish(),
+        Err(e) => {
+            sink.abandon();
+            Err(e)
+        }
+    }
 }
 
 fn block(scheme: Scheme, requested: Option<u64>) -> Result<usize, String> {
@@ -84,8 +104,24 @@ fn block(scheme: Scheme, requested: Option<u64>) -> Result<usize, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Runs `quantize`.
+/// Runs `quantize`: streamed, or one shot (see the module docs).
 pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
+    let whole = needs_whole_tensor(args.scheme, args.double_quant) && args.input == "-";
+    if args.report || args.device == Device::Gpu || whole {
+        return quantize_one_shot(args);
+    }
+    let mut src = Source::open(&args.input)?;
+    let b = block(args.scheme, args.block)?;
+    if args.double_quant && args.scheme != Scheme::Nf4 {
+        return Err("--double-quant applies to --scheme nf4 only".into());
+    }
+    into_sink(args.output.as_deref().unwrap_or("-"), |sink| {
+        quantize_streamed(&mut src, sink, args.scheme, b, args.double_quant)
+    })
+}
+
+/// `quantize` with the whole tensor in memory.
+fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
     let x = read_f32(&args.input)?;
     let b = block(args.scheme, args.block)?;
     if args.double_quant && args.scheme != Scheme::Nf4 {
@@ -151,8 +187,15 @@ fn number(v: f64) -> serde_json::Value {
     }
 }
 
-/// Runs `dequantize`.
+/// Runs `dequantize`: streamed on the CPU, one shot on the GPU.
 pub fn run_dequantize(args: DequantizeArgs) -> Result<(), String> {
+    if args.device == Device::Cpu {
+        let mut src = Source::open(&args.input)?;
+        let b = block(args.scheme, args.block)?;
+        return into_sink(&args.output, |sink| {
+            dequantize_streamed(&mut src, sink, args.scheme, b)
+        });
+    }
     let bytes = read_all(&args.input)?;
     let b = block(args.scheme, args.block)?;
     let y = match gpu_device::open(args.device, args.scheme)? {

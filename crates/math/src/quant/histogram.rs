@@ -16,12 +16,10 @@ pub struct Histogram {
 /// Counts of `values` in `bins` equal bins over [lo, hi] (values outside are clamped into the end
 /// bins; NaN is skipped).
 pub fn histogram(values: &[f32], lo: f32, hi: f32, bins: usize) -> Vec<u32> {
-    let mut h = vec![0u32; bins.max(1)];
-    let place = Bins::new(h.len(), lo, hi);
-    for i in values.iter().filter_map(|v| place.index(*v)) {
-        h[i] += 1;
-    }
-    h
+    let bins = bins.clamp(1, i32::MAX as usize);
+    let mut lanes = vec![[0u32; 4]; bins + 1];
+    Bins::new(bins, lo, hi).count(values, &mut lanes);
+    lanes[..bins].iter().map(|c| c.iter().sum()).collect()
 }
 
 /// Where a value falls among equal bins over [lo, hi]: values outside go to the end bins, NaN to
@@ -34,8 +32,10 @@ pub struct Bins {
 }
 
 impl Bins {
-    /// `count` bins (at least one) over [lo, hi]; an empty range puts everything in the first.
+    /// `count` bins (at least one, at most `i32::MAX`) over [lo, hi]; an empty range puts
+    /// everything in the first.
     pub fn new(count: usize, lo: f32, hi: f32) -> Self {
+        let count = count.clamp(1, i32::MAX as usize);
         let span = hi as f64 - lo as f64;
         Self {
             lo: lo as f64,
@@ -51,9 +51,47 @@ impl Bins {
     /// The bin of `v`, or `None` for NaN.
     #[inline]
     pub fn index(&self, v: f32) -> Option<usize> {
-        // `as` saturates: ±inf land in the end bins.
-        (!v.is_nan())
-            .then(|| (((v as f64 - self.lo) * self.scale) as isize).clamp(0, self.last) as usize)
+        (!v.is_nan()).then(|| self.index_or_past_end(v))
+    }
+
+    /// The bin of `v`, or the bin count (one past the last bin) for NaN: branch-free, so a loop
+    /// of it vectorizes. Clamping the position to [0, last] before truncating gives the same bin
+    /// as truncating and then clamping, since `last` is an integer; ±inf land in the end bins.
+    #[inline(always)]
+    pub fn index_or_past_end(&self, v: f32) -> usize {
+        let p = (v as f64 - self.lo) * self.scale;
+        let last = self.last as f64;
+        // `>` is false for NaN: a NaN position becomes 0 here, and the NaN check picks its bin.
+        let p = if p > 0.0 { p } else { 0.0 };
+        let p = if p < last { p } else { last };
+        // SAFETY: p is in [0, last] (NaN became 0), and `last` is a bin index, so it fits an i32.
+        let i = unsafe { p.to_int_unchecked::<i32>() } as usize;
+        if v.is_nan() {
+            self.last as usize + 1
+        } else {
+            i
+        }
+    }
+
+    /// Adds the bins of `values` to `counts` (at least [`Bins::index_or_past_end`]'s largest
+    /// index + 1 long; NaN lands one past the last bin). Four interleaved sets of counts keep
+    /// consecutive values in the same bin from waiting on each other's increments.
+    pub fn count(&self, values: &[f32], counts: &mut [[u32; 4]]) {
+        let mut at = [0usize; 256];
+        for run in values.chunks(256) {
+            for (i, v) in at.iter_mut().zip(run) {
+                *i = self.index_or_past_end(*v);
+            }
+            let mut lanes = at[..run.len()].chunks_exact(4);
+            for four in &mut lanes {
+                for (lane, i) in four.iter().enumerate() {
+                    counts[*i][lane] += 1;
+                }
+            }
+            for i in lanes.remainder() {
+                counts[*i][0] += 1;
+            }
+        }
     }
 }
 
@@ -73,6 +111,12 @@ pub struct GrowingHistogram {
     /// FINE / 2R. R and this are powers of two, so the bin arithmetic is exact.
     scale: f64,
     counts: Vec<u64>,
+    /// Counts added by [`GrowingHistogram::add_differences`], in four interleaved lanes per fine
+    /// bin so that consecutive values in one bin do not wait on each other's increments; moved
+    /// into `counts` before the range doubles, at the end, and before a lane could overflow.
+    lanes: Vec<[u32; 4]>,
+    /// Values in `lanes`.
+    in_lanes: u64,
     /// Zeros seen before any non-zero value (they belong in the bin just right of 0).
     zeros: u64,
 }
@@ -84,6 +128,8 @@ impl Default for GrowingHistogram {
             r: 0.0,
             scale: 0.0,
             counts: vec![0; FINE],
+            lanes: vec![[0; 4]; FINE],
+            in_lanes: 0,
             zeros: 0,
         }
     }
@@ -94,6 +140,51 @@ impl GrowingHistogram {
     pub fn add(&mut self, values: &[f32]) {
         for &v in values {
             self.push(v);
+        }
+    }
+
+    /// Adds `b[i] − a[i]` for every i (zipped), as [`GrowingHistogram::push`] of each would:
+    /// runs whose differences are all finite and inside the range take a loop without branches.
+    pub fn add_differences(&mut self, a: &[f32], b: &[f32]) {
+        let mut e = [0f32; 256];
+        let mut at = [0u32; 256];
+        for (a, b) in a.chunks(256).zip(b.chunks(256)) {
+            let e = &mut e[..a.len().min(b.len())];
+            // Whether every |e| ≤ R (so none is NaN or infinite): R as an f32, at most the
+            // largest finite f32, so the test stays exact and ±inf never passes it.
+            let r = self.r.min(f32::MAX as f64) as f32;
+            let mut inside = self.r > 0.0;
+            for ((e, a), b) in e.iter_mut().zip(a).zip(b) {
+                *e = b - a;
+                inside &= e.abs() <= r;
+            }
+            if inside {
+                // |v| ≤ R: the position is in [0, FINE], and only FINE itself needs clamping.
+                let last = (FINE - 1) as f64;
+                for (i, v) in at.iter_mut().zip(e.iter()) {
+                    let p = (*v as f64 + self.r) * self.scale;
+                    let p = if p < last { p } else { last };
+                    // SAFETY: |v| ≤ R makes p finite and in [0, FINE − 1] here.
+                    *i = unsafe { p.to_int_unchecked::<i32>() } as u32;
+                }
+                if self.in_lanes + e.len() as u64 > u32::MAX as u64 {
+                    self.settle();
+                }
+                let mut four = at[..e.len()].chunks_exact(4);
+                for f in &mut four {
+                    for (lane, i) in f.iter().enumerate() {
+                        self.lanes[*i as usize][lane] += 1;
+                    }
+                }
+                for i in four.remainder() {
+                    self.counts[*i as usize] += 1;
+                }
+                self.in_lanes += e.len() as u64;
+            } else {
+                for v in e.iter() {
+                    self.push(*v);
+                }
+            }
         }
     }
 
@@ -135,8 +226,20 @@ impl GrowingHistogram {
         self.scale = FINE as f64 / (2.0 * self.r);
     }
 
+    /// Moves the lanes' counts into `counts`.
+    fn settle(&mut self) {
+        if self.in_lanes > 0 {
+            for (c, l) in self.counts.iter_mut().zip(&mut self.lanes) {
+                *c += l.iter().map(|v| *v as u64).sum::<u64>();
+                *l = [0; 4];
+            }
+            self.in_lanes = 0;
+        }
+    }
+
     /// Doubles R: bin pairs merge into the middle half.
     fn double(&mut self) {
+        self.settle();
         let mut merged = vec![0u64; FINE];
         for (j, pair) in self.counts.chunks_exact(2).enumerate() {
             merged[FINE / 4 + j] = pair[0] + pair[1];
@@ -150,6 +253,9 @@ impl GrowingHistogram {
     /// little outside the extreme values). No values, or only zeros: one bin over [−1, 1].
     pub fn finish(&self, bins: usize) -> Histogram {
         let mut counts = self.counts.clone();
+        for (c, l) in counts.iter_mut().zip(&self.lanes) {
+            *c += l.iter().map(|v| *v as u64).sum::<u64>();
+        }
         counts[FINE / 2] += self.zeros;
         let Some(e) = self.exponent else {
             let mut counts = vec![0u32; bins.max(1)];
@@ -224,6 +330,25 @@ mod tests {
             .map(|(a, b)| (*a as i64 - *b as i64).abs())
             .sum();
         assert!(moved <= 4, "only values on a bin edge may differ: {moved}");
+    }
+
+    #[test]
+    fn differences_in_runs_count_exactly_what_pushing_each_counts() {
+        let a: Vec<f32> = (0..5000).map(|i| (i as f32 * 0.37).sin()).collect();
+        let mut b: Vec<f32> = a.iter().map(|v| (v * 64.0).round() / 64.0).collect();
+        // Differences that make the range grow part-way, and ones that are skipped.
+        b[3000] = a[3000] + 0.75;
+        b[4000] = f32::NAN;
+        b[4001] = f32::INFINITY;
+        let (mut runs, mut one_by_one) = (GrowingHistogram::default(), GrowingHistogram::default());
+        for (a, b) in a.chunks(700).zip(b.chunks(700)) {
+            runs.add_differences(a, b);
+        }
+        for (a, b) in a.iter().zip(&b) {
+            one_by_one.push(b - a);
+        }
+        assert_eq!(runs.finish(80), one_by_one.finish(80));
+        assert_eq!(runs.finish(80).counts.iter().sum::<u32>(), 4998);
     }
 
     #[test]

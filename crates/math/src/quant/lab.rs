@@ -11,13 +11,15 @@
 
 use super::analysis::{codes, PartQuantizer, SchemeResult};
 use super::error::QuantError;
-use super::histogram::{histogram, Bins, GrowingHistogram, Histogram};
-use super::metrics::MetricsAccumulator;
+use super::histogram::{histogram, Bins, Histogram};
 use super::nf4;
 use super::scheme::Scheme;
+use measure::PairMeasures;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::Range;
+
+mod measure;
 
 /// Bins of the value and error histograms.
 pub const BINS: usize = 80;
@@ -100,80 +102,6 @@ pub struct SchemeDetail {
     pub levels: Vec<f32>,
 }
 
-/// Per-block RMSE, folded into cells of `per_cell` blocks (each the largest of its blocks).
-struct HeatCells {
-    block: usize,
-    per_cell: usize,
-    cells: Vec<f32>,
-    se: f64,
-    count: usize,
-    lost: bool,
-    in_block: usize,
-    in_cell: usize,
-    cell_max: f32,
-}
-
-impl HeatCells {
-    fn new(n: usize, block: usize) -> Self {
-        let blocks = n.div_ceil(block).max(1);
-        Self {
-            block,
-            per_cell: blocks.div_ceil(MAX_HEAT_CELLS),
-            cells: Vec::with_capacity(blocks.min(MAX_HEAT_CELLS)),
-            se: 0.0,
-            count: 0,
-            lost: false,
-            in_block: 0,
-            in_cell: 0,
-            cell_max: 0.0,
-        }
-    }
-
-    #[inline]
-    fn push(&mut self, a: f32, b: f32) {
-        if a.is_finite() {
-            if b.is_finite() {
-                let e = a as f64 - b as f64;
-                self.se += e * e;
-                self.count += 1;
-            } else {
-                self.lost = true;
-            }
-        }
-        self.in_block += 1;
-        if self.in_block == self.block {
-            self.end_block();
-        }
-    }
-
-    fn end_block(&mut self) {
-        let rmse = if self.lost {
-            f32::INFINITY
-        } else if self.count == 0 {
-            0.0
-        } else {
-            (self.se / self.count as f64).sqrt() as f32
-        };
-        self.cell_max = self.cell_max.max(rmse);
-        (self.se, self.count, self.lost, self.in_block) = (0.0, 0, false, 0);
-        self.in_cell += 1;
-        if self.in_cell == self.per_cell {
-            self.cells.push(self.cell_max);
-            (self.cell_max, self.in_cell) = (0.0, 0);
-        }
-    }
-
-    fn finish(mut self) -> Vec<f32> {
-        if self.in_block > 0 {
-            self.end_block();
-        }
-        if self.in_cell > 0 {
-            self.cells.push(self.cell_max);
-        }
-        self.cells
-    }
-}
-
 /// One part's output from a backend: its quantized bytes (without the per-tensor header) and
 /// the values they dequantize to (one per value of the zero-padded part).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -218,15 +146,11 @@ pub struct SchemeRun<'a> {
     block: usize,
     double_quant: bool,
     x: &'a [f32],
-    overview: &'a Overview,
     quantizer: PartQuantizer,
     part_len: usize,
     pos: usize,
     bytes: usize,
-    metrics: MetricsAccumulator,
-    dequantized: Vec<u32>,
-    errors: GrowingHistogram,
-    heat: HeatCells,
+    pairs: PairMeasures,
     first: Vec<ValueRow>,
     peak_block: std::ops::Range<usize>,
     levels: HashSet<u32>,
@@ -251,15 +175,16 @@ impl<'a> SchemeRun<'a> {
             block,
             double_quant: double_quant && scheme == Scheme::Nf4,
             x,
-            overview,
             part_len: quantizer.part_len(target),
             bytes: quantizer.header().len(),
             quantizer,
             pos: 0,
-            metrics: MetricsAccumulator::default(),
-            dequantized: vec![0; BINS],
-            errors: GrowingHistogram::default(),
-            heat: HeatCells::new(x.len(), block.max(32)),
+            pairs: PairMeasures::new(
+                Bins::new(BINS, overview.lo, overview.hi),
+                BINS,
+                x.len(),
+                block.max(32),
+            ),
             first: Vec::with_capacity(FIRST_VALUES),
             peak_block: start..(start + block).min(x.len()),
             levels: HashSet::new(),
@@ -351,16 +276,7 @@ impl<'a> SchemeRun<'a> {
         let y = &produced.values[..part.len()];
         let bytes = &produced.bytes;
         self.bytes += bytes.len();
-        // One fused pass over the part for every measure.
-        let bins = Bins::new(BINS, self.overview.lo, self.overview.hi);
-        for (a, b) in part.iter().zip(y) {
-            self.metrics.push(*a, *b);
-            if let Some(i) = bins.index(*b) {
-                self.dequantized[i] += 1;
-            }
-            self.errors.push(b - a);
-            self.heat.push(*a, *b);
-        }
+        self.pairs.add(part, y);
         self.collect_first(part, y, bytes);
         let (from, to) = (self.peak_block.start.max(pos), self.peak_block.end.min(end));
         if from < to {
@@ -400,19 +316,20 @@ impl<'a> SchemeRun<'a> {
         };
         let mut levels: Vec<f32> = self.levels.into_iter().map(f32::from_bits).collect();
         levels.sort_by(f32::total_cmp);
+        let pairs = self.pairs;
         let result = SchemeResult {
             scheme: self.scheme,
             block: self.block,
             bits_per_weight,
             bytes,
-            metrics: self.metrics.finish(),
+            metrics: pairs.metrics.finish(),
         };
         let detail = SchemeDetail {
-            dequantized: self.dequantized,
-            errors: self.errors.finish(BINS),
-            heat_block: self.heat.block,
-            blocks_per_cell: self.heat.per_cell,
-            heat: self.heat.finish(),
+            dequantized: pairs.dequantized_counts(),
+            errors: pairs.errors.finish(BINS),
+            heat_block: pairs.heat.block,
+            blocks_per_cell: pairs.heat.per_cell,
+            heat: pairs.heat.finish(),
             first: self.first,
             levels,
         };

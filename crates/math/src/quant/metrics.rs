@@ -48,17 +48,25 @@ impl MetricsAccumulator {
     /// Adds one pair.
     #[inline]
     pub fn push(&mut self, original: f32, approx: f32) {
+        self.push_measured(original, approx);
+    }
+
+    /// Adds one pair and returns its squared error (computed in f64), or `None` when the pair
+    /// was skipped (non-finite original) or lost (non-finite approximation).
+    #[inline(always)]
+    pub fn push_measured(&mut self, original: f32, approx: f32) -> Option<f64> {
         if !original.is_finite() {
             self.skipped += 1;
-            return;
+            return None;
         }
         if !approx.is_finite() {
             self.lost += 1;
-            return;
+            return None;
         }
         let (a, b) = (original as f64, approx as f64);
         let e = a - b;
-        self.se += e * e;
+        let squared = e * e;
+        self.se += squared;
         self.sx += a * a;
         self.sy += b * b;
         self.sxy += a * b;
@@ -67,6 +75,7 @@ impl MetricsAccumulator {
             self.max = e.abs();
         }
         self.n += 1;
+        Some(squared)
     }
 
     /// The metrics of everything added so far (see [`error_metrics`]).

@@ -479,47 +479,38 @@ mod tests {
         assert_eq!(read_safetensors(&file, "b").unwrap().values, vec![3.0]);
     }
 
+    /// Asserts that reading failed with a message containing `why`.
+    fn says(result: Result<Tensor, QuantError>, why: &str) {
+        let message = result.unwrap_err().to_string();
+        assert!(message.contains(why), "expected '{why}' in: {message}");
+    }
+
     #[test]
     fn bad_safetensors_say_why() {
-        assert!(read_safetensors(b"abc", "w")
-            .unwrap_err()
-            .to_string()
-            .contains("shorter"));
-        assert!(read_safetensors(&safetensors("{not json", b""), "w")
-            .unwrap_err()
-            .to_string()
-            .contains("malformed"));
+        says(read_safetensors(b"abc", "w"), "shorter");
+        says(
+            read_safetensors(&safetensors("{not json", b""), "w"),
+            "malformed",
+        );
         let truncated = safetensors(
             r#"{"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}"#,
             &[0; 8],
         );
-        assert!(read_safetensors(&truncated, "w")
-            .unwrap_err()
-            .to_string()
-            .contains("truncated"));
+        says(read_safetensors(&truncated, "w"), "truncated");
         let int = safetensors(
             r#"{"w":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}"#,
             &[0; 8],
         );
-        assert!(read_safetensors(&int, "w")
-            .unwrap_err()
-            .to_string()
-            .contains("not supported"));
+        says(read_safetensors(&int, "w"), "not supported");
         assert!(!safetensors_index(&int).unwrap()[0].supported);
         let mismatch = safetensors(
             r#"{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#,
             &[0; 8],
         );
-        assert!(read_safetensors(&mismatch, "w")
-            .unwrap_err()
-            .to_string()
-            .contains("does not match"));
+        says(read_safetensors(&mismatch, "w"), "does not match");
         let mut huge = 1u64.to_le_bytes().to_vec();
         huge[7] = 0x7f;
-        assert!(read_safetensors(&huge, "w")
-            .unwrap_err()
-            .to_string()
-            .contains("exceeds"));
+        says(read_safetensors(&huge, "w"), "exceeds");
     }
 
     fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
@@ -550,17 +541,8 @@ mod tests {
                 .values,
             vec![1.0]
         );
-        assert!(read_npy(&npy("<i8", "(1,)", &[0; 8]))
-            .unwrap_err()
-            .to_string()
-            .contains("not supported"));
-        assert!(read_npy(&npy("<f4", "(3,)", &[0; 8]))
-            .unwrap_err()
-            .to_string()
-            .contains("truncated"));
-        assert!(read_npy(b"PK\x03\x04 zip")
-            .unwrap_err()
-            .to_string()
-            .contains("magic"));
+        says(read_npy(&npy("<i8", "(1,)", &[0; 8])), "not supported");
+        says(read_npy(&npy("<f4", "(3,)", &[0; 8])), "truncated");
+        says(read_npy(b"PK\x03\x04 zip"), "magic");
     }
 }

@@ -1,0 +1,147 @@
+//! The lab's measuring pass over (original, dequantized) pairs: metrics, the histogram of the
+//! dequantized values, the histogram of the errors and the per-block error map, in one loop.
+//!
+//! Each histogram is a loop of its own over the part; the sums walk the error map's blocks, so
+//! the end of a block is one check per block rather than one per value, and the squared error
+//! the metrics compute is the one the map adds. Every
+//! sum is taken in the same order as one value at a time, so the results are exactly those of
+//! pushing the pairs one by one (`lab`'s tests compare them with `error_metrics` and the
+//! whole-tensor histograms).
+
+use crate::quant::histogram::{Bins, GrowingHistogram};
+use crate::quant::metrics::MetricsAccumulator;
+
+use super::MAX_HEAT_CELLS;
+
+/// Per-block RMSE, folded into cells of `per_cell` blocks (each the largest of its blocks).
+pub(super) struct HeatCells {
+    /// Values per block.
+    pub(super) block: usize,
+    /// Blocks per cell.
+    pub(super) per_cell: usize,
+    cells: Vec<f32>,
+    se: f64,
+    count: usize,
+    lost: bool,
+    in_block: usize,
+    in_cell: usize,
+    cell_max: f32,
+}
+
+impl HeatCells {
+    /// Cells for `n` values in blocks of `block`.
+    pub(super) fn new(n: usize, block: usize) -> Self {
+        let blocks = n.div_ceil(block).max(1);
+        Self {
+            block,
+            per_cell: blocks.div_ceil(MAX_HEAT_CELLS),
+            cells: Vec::with_capacity(blocks.min(MAX_HEAT_CELLS)),
+            se: 0.0,
+            count: 0,
+            lost: false,
+            in_block: 0,
+            in_cell: 0,
+            cell_max: 0.0,
+        }
+    }
+
+    fn end_block(&mut self) {
+        let rmse = if self.lost {
+            f32::INFINITY
+        } else if self.count == 0 {
+            0.0
+        } else {
+            (self.se / self.count as f64).sqrt() as f32
+        };
+        self.cell_max = self.cell_max.max(rmse);
+        (self.se, self.count, self.lost, self.in_block) = (0.0, 0, false, 0);
+        self.in_cell += 1;
+        if self.in_cell == self.per_cell {
+            self.cells.push(self.cell_max);
+            (self.cell_max, self.in_cell) = (0.0, 0);
+        }
+    }
+
+    /// The cells, the last partial block and cell included.
+    pub(super) fn finish(mut self) -> Vec<f32> {
+        if self.in_block > 0 {
+            self.end_block();
+        }
+        if self.in_cell > 0 {
+            self.cells.push(self.cell_max);
+        }
+        self.cells
+    }
+}
+
+/// Everything measured pair by pair.
+pub(super) struct PairMeasures {
+    /// Error metrics.
+    pub(super) metrics: MetricsAccumulator,
+    /// The value histogram's bins.
+    pub(super) bins: Bins,
+    /// Histogram of the dequantized values: four interleaved counts per bin, and a last bin
+    /// for NaN (see [`Bins::count`]).
+    pub(super) dequantized: Vec<[u32; 4]>,
+    /// Histogram of dequantized − original.
+    pub(super) errors: GrowingHistogram,
+    /// The error map.
+    pub(super) heat: HeatCells,
+}
+
+impl PairMeasures {
+    /// Measures the pairs of `original` and `approx` (the same length), continuing where the
+    /// previous call ended.
+    pub(super) fn add(&mut self, original: &[f32], approx: &[f32]) {
+        self.bins.count(approx, &mut self.dequantized);
+        self.errors.add_differences(original, approx);
+        let mut at = 0;
+        while at < original.len() {
+            let take = (self.heat.block - self.heat.in_block).min(original.len() - at);
+            self.add_in_block(&original[at..at + take], &approx[at..at + take]);
+            at += take;
+        }
+    }
+
+    /// Empty measures: `bins` for the value histogram, an error map for `n` values in blocks of
+    /// `block`.
+    pub(super) fn new(bins: Bins, count: usize, n: usize, block: usize) -> Self {
+        Self {
+            metrics: MetricsAccumulator::default(),
+            bins,
+            dequantized: vec![[0; 4]; count + 1],
+            errors: GrowingHistogram::default(),
+            heat: HeatCells::new(n, block),
+        }
+    }
+
+    /// The value histogram's counts (NaN left out).
+    pub(super) fn dequantized_counts(&self) -> Vec<u32> {
+        let bins = self.dequantized.len() - 1;
+        self.dequantized[..bins]
+            .iter()
+            .map(|c| c.iter().sum())
+            .collect()
+    }
+
+    /// The sums of a run that stays within one block of the error map, in order.
+    #[inline]
+    fn add_in_block(&mut self, original: &[f32], approx: &[f32]) {
+        let heat = &mut self.heat;
+        let (mut se, mut count, mut lost) = (heat.se, heat.count, heat.lost);
+        for (a, b) in original.iter().zip(approx) {
+            match self.metrics.push_measured(*a, *b) {
+                Some(squared) => {
+                    se += squared;
+                    count += 1;
+                }
+                None => lost |= a.is_finite(),
+            }
+        }
+        (heat.se, heat.count, heat.lost) = (se, count, lost);
+        heat.in_block += original.len();
+        if heat.in_block == heat.block {
+            heat.end_block();
+        }
+    }
+}

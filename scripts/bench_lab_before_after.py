@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""The Quantize lab's measuring pass and whole pipeline, before (a git ref, main by default) and
+after (this tree), in one run (issue #16).
+
+Exports the ref's tree with `git archive` into a temporary directory, adds this tree's
+crates/math/benches/lab_measure.rs (and benches/common/cpu_time.rs) to it, runs that criterion
+bench there and here (one core, thread CPU time, the same generated input), and prints GB/s
+(10^9 bytes of f32 input per CPU second) side by side with the ratio after / before.
+
+Usage:
+    python3 scripts/bench_lab_before_after.py [--before main] [--filter q8_0]
+Needs cargo and git; only the Python standard library.
+"""
+import argparse
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from criterion_results import bench_gbs  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BENCH = "crates/math/benches/lab_measure.rs"
+HELPER = "crates/math/benches/common/cpu_time.rs"
+
+
+def export(ref, into):
+    """The tree of `ref`, with this tree's bench added."""
+    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    for rel in (BENCH, HELPER):
+        (into / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / rel, into / rel)
+    toml = into / "crates/math/Cargo.toml"
+    text = toml.read_text()
+    if 'name = "lab_measure"' not in text:
+        text += '\n[[bench]]\nname = "lab_measure"\nharness = false\n'
+    if "\nlibc" not in text:
+        text += "\n[target.'cfg(not(target_arch = \"wasm32\"))'.dev-dependencies]\nlibc = \"0.2\"\n"
+    toml.write_text(text)
+
+
+def run(tree, filt):
+    """{(group, scheme): GB/s} of the bench in `tree`."""
+    return bench_gbs(tree, "lab_measure", "lab_measure|lab_pipeline", args=[filt] if filt else [])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--before", default="main", help="git ref of the 'before' tree")
+    parser.add_argument("--filter", default="", help="criterion filter (a scheme name)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bitbudget-before-") as tmp:
+        before_tree = pathlib.Path(tmp)
+        export(args.before, before_tree)
+        before = run(before_tree, args.filter)
+    after = run(ROOT, args.filter)
+    print(f"GB/s of f32 input per CPU second, one core; before = {args.before}, after = this tree")
+    print(f"{'group':13} {'scheme':16} {'before':>8} {'after':>8} {'after/before':>13}")
+    for key in sorted(after, key=lambda k: (k[0], list(after).index(k))):
+        b, a = before.get(key, float("nan")), after[key]
+        print(f"{key[0]:13} {key[1]:16} {b:8.3f} {a:8.3f} {a / b:13.2f}")
+
+
+if __name__ == "__main__":
+    main()
