@@ -75,10 +75,10 @@ fn le(x: &[f32]) -> Vec<u8> {
     x.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
-/// 64 × 79 values: whole blocks of 8, 32 and 64, but not a whole number of any chunk, with an
-/// outlier and a zero block.
+/// 64 × 80 values: whole blocks of 8, 32, 64 and the K-quants' 256, but not a whole number of
+/// any chunk, with an outlier and a zero block.
 fn values() -> Vec<f32> {
-    let mut x = generate(Distribution::Laplace, 79, 64, 0.05, 16);
+    let mut x = generate(Distribution::Laplace, 80, 64, 0.05, 16);
     x[1000] = 9.5;
     x[64..128].fill(0.0);
     x
