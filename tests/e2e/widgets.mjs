@@ -244,11 +244,13 @@ for (const host of ['host-script', 'host-datawrapper']) {
     const before = await fits('a');
     // The README's picture of two widgets in a plain host page.
     if (shotsDir && host === 'host-script') await page.screenshot({ path: join(shotsDir, 'embed-host.png'), fullPage: true, clip: { x: 0, y: 0, width: 700, height: 1500 } });
-    // A custom model adds its architecture fields to the controls.
+    // A custom model adds its architecture fields to the controls, and training adds gradients,
+    // optimizer states and the step time: the widget's height changes and the host follows it.
     await page.frameLocator('#a').locator('[data-testid="input-model"]').selectOption('custom');
+    await page.frameLocator('#a').locator('[data-testid="input-mode"]').selectOption('train');
     await page.waitForTimeout(300);
     const after = await fits('a');
-    expect(after > before, `choosing a custom model did not grow the widget (${before}px → ${after}px)`);
+    expect(after !== before, `a custom model in training did not change the widget's height (${before}px → ${after}px)`);
   });
 }
 
