@@ -4,19 +4,16 @@
 //! Keyboard: links and buttons in reading order; ←/→ or PageUp/PageDown move between chapters
 //! (outside form fields), and the focus goes to the new chapter's heading.
 
-mod basics;
 mod bytes_widget;
+mod chapter_texts;
 pub mod chapters;
 mod formats_widget;
-mod kernels;
 mod loss_scale;
 mod nav;
-mod parallel;
 mod qat_widget;
 mod quantize_widget;
 pub mod scenario;
 pub mod text;
-mod training;
 
 use crate::ui::learn_query::{learn_query_string, Chapter};
 use chapters::ChapterView;

@@ -55,25 +55,12 @@ fn gpt(
     }
 }
 
-fn llama(
-    layers: u64,
-    hidden: u64,
-    heads: u64,
-    kv_heads: u64,
-    ffn: u64,
-    vocab: u64,
-    ctx: u64,
-) -> ModelArch {
+/// A Llama-style architecture (SwiGLU, RMSNorm, untied head) from its config numbers: `l`
+/// layers, hidden size `h`, `heads`, KV heads `kv`, `ffn`, `vocab` and context length `ctx`.
+fn llama(l: u64, h: u64, heads: u64, kv: u64, ffn: u64, vocab: u64, ctx: u64) -> ModelArch {
     ModelArch {
-        layers,
-        hidden,
-        heads,
-        kv_heads,
-        head_dim: hidden / heads,
-        ffn,
-        vocab,
         max_seq: ctx,
-        ..ModelArch::DENSE_EXTRAS
+        ..ModelArch::custom(l, h, heads, kv, ffn, vocab, Mlp::Swiglu)
     }
 }
 

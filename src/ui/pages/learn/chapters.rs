@@ -1,15 +1,15 @@
 //! The chapters in order, and the component that shows one.
 
-use super::basics::{BYTES, FORMATS, LOSS_SCALING, TRAINING_TEXT};
 use super::bytes_widget::BytesWidget;
+use super::chapter_texts::{ACCUMULATION_TEXT, CHECKPOINTING_TEXT, OPTIMIZERS_TEXT};
+use super::chapter_texts::{ADAPTERS_TEXT, FLASH_TEXT, QUANTIZE_TEXT};
+use super::chapter_texts::{BYTES, FORMATS, LOSS_SCALING, TRAINING_TEXT};
+use super::chapter_texts::{MODEL_PARALLEL_TEXT, OFFLOAD_TEXT, SHARDING_TEXT};
 use super::formats_widget::FormatsWidget;
-use super::kernels::{ADAPTERS_TEXT, FLASH_TEXT, QUANTIZE_TEXT};
 use super::loss_scale::LossScaleWidget;
-use super::parallel::{MODEL_PARALLEL_TEXT, OFFLOAD_TEXT, SHARDING_TEXT};
 use super::quantize_widget::QuantizeWidget;
 use super::scenario::ScenarioWidget;
 use super::text::{ChapterText, Widget};
-use super::training::{ACCUMULATION_TEXT, CHECKPOINTING_TEXT, OPTIMIZERS_TEXT};
 use crate::ui::learn_query::Chapter;
 use leptos::html::H3;
 use leptos::prelude::*;

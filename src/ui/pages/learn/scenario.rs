@@ -19,6 +19,13 @@ pub struct Choice {
     pub pairs: &'static [(&'static str, &'static str)],
 }
 
+impl Choice {
+    /// A row called `label`, with its `(key, value)` options.
+    pub const fn new(label: &'static str, pairs: &'static [(&'static str, &'static str)]) -> Self {
+        Choice { label, pairs }
+    }
+}
+
 /// A chapter's comparison.
 pub struct Scenario {
     /// Options every row shares.
