@@ -26,6 +26,17 @@ pub fn fresh_root() -> HtmlElement {
     root
 }
 
+/// Mounts `view` into a fresh element ([`fresh_root`]); the handle keeps it mounted.
+pub fn mount_fresh<F, N>(view: F) -> (HtmlElement, impl Sized)
+where
+    F: FnOnce() -> N + 'static,
+    N: leptos::prelude::IntoView,
+{
+    let root = fresh_root();
+    let handle = leptos::mount::mount_to(root.clone(), view);
+    (root, handle)
+}
+
 /// The element with `data-testid="id"` under `root`; panics with the id when missing.
 pub fn by_testid(root: &HtmlElement, id: &str) -> HtmlElement {
     root.query_selector(&format!("[data-testid='{id}']"))
@@ -59,14 +70,12 @@ pub fn assert_text_is(root: &HtmlElement, id: &str, expected: &str) {
 pub fn mount_bits(x: &str, fmt: bitbudget_math::format::FormatId) -> (HtmlElement, impl Sized) {
     use bitbudget_app::ui::pages::bits::BitsPage;
     use leptos::prelude::*;
-    let root = fresh_root();
     let initial = bitbudget_app::ui::url_state::BitsQuery {
         x: x.into(),
         fmt,
         saturate: false,
     };
-    let app = leptos::mount::mount_to(root.clone(), move || view! { <BitsPage initial /> });
-    (root, app)
+    mount_fresh(move || view! { <BitsPage initial /> })
 }
 
 /// Asserts that the text of the element with `data-testid="id"` starts with `prefix`.

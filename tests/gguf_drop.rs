@@ -98,11 +98,7 @@ async fn until_text(root: &web_sys::HtmlElement, id: &str, wanted: &str) -> Stri
 #[wasm_bindgen_test]
 async fn a_dropped_gguf_shows_its_model_and_fit_and_a_bad_one_keeps_the_page() {
     let q = parse_query("?tab=memory&model=llama-3-8b&mode=inference&seq=4096&gpu=rtx-4090");
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <MemoryPage initial=q.memory /> },
-    );
+    let (root, _app) = mount_fresh(move || view! { <MemoryPage initial=q.memory /> });
     settle().await;
     let bytes = small_model();
     pick(&root, &file(&bytes, "tiny.gguf"));
@@ -172,11 +168,7 @@ async fn a_llama_cpp_file_type_from_the_url_sizes_the_weights_tensor_by_tensor()
     use bitbudget_math::memory::{find_model, Dtype};
     let q = parse_query("?tab=memory&model=llama-3-8b&mode=inference&dtype=q4_k_m");
     assert!(q.notes.is_empty(), "{:?}", q.notes);
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <MemoryPage initial=q.memory /> },
-    );
+    let (root, _app) = mount_fresh(move || view! { <MemoryPage initial=q.memory /> });
     settle().await;
     let m = find_model("llama-3-8b").unwrap();
     let exact = weight_bytes(&m.arch, GgufArch::Llama, Dtype::Q4KM).unwrap();
@@ -188,11 +180,7 @@ async fn a_llama_cpp_file_type_from_the_url_sizes_the_weights_tensor_by_tensor()
     assert_eq!(shown, exact);
     // A link that trains a llama.cpp file type falls back to BF16 and says why.
     let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=q6_k");
-    let root = fresh_root();
-    let _app2 = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <MemoryPage initial=q.memory /> },
-    );
+    let (root, _app2) = mount_fresh(move || view! { <MemoryPage initial=q.memory /> });
     settle().await;
     let note = text(&root, "settled-note");
     assert!(

@@ -25,12 +25,7 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn mount(chapter: Chapter, embed: bool) -> (web_sys::HtmlElement, impl Sized) {
-    let root = fresh_root();
-    let handle = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <LearnPage initial=chapter embed /> },
-    );
-    (root, handle)
+    mount_fresh(move || view! { <LearnPage initial=chapter embed /> })
 }
 
 fn click(root: &web_sys::HtmlElement, id: &str) {

@@ -22,13 +22,8 @@ const PURE_BF16: &str =
 fn mount(url: &str) -> (web_sys::HtmlElement, impl Sized) {
     let q = parse_query(url);
     assert!(q.notes.is_empty(), "{:?}", q.notes);
-    let root = fresh_root();
     let memory = q.memory;
-    let handle = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <MemoryPage initial=memory sync_url=false /> },
-    );
-    (root, handle)
+    mount_fresh(move || view! { <MemoryPage initial=memory sync_url=false /> })
 }
 
 fn bytes(root: &web_sys::HtmlElement, part: &str) -> u64 {

@@ -22,12 +22,7 @@ fn bytes(root: &web_sys::HtmlElement, part: &str) -> u64 {
 }
 
 fn mount(query: MemoryQuery, sync_url: bool) -> (web_sys::HtmlElement, impl Sized) {
-    let root = fresh_root();
-    let handle = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <MemoryPage initial=query sync_url /> },
-    );
-    (root, handle)
+    mount_fresh(move || view! { <MemoryPage initial=query sync_url /> })
 }
 
 #[wasm_bindgen_test]

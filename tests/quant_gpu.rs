@@ -99,8 +99,7 @@ async fn until_text_starts(root: &web_sys::HtmlElement, id: &str, prefix: &str) 
 /// The lab for `url`'s query in a fresh element, once the page has found its GPU.
 async fn mount_with_gpu(url: &str) -> (web_sys::HtmlElement, impl Sized) {
     let q = parse_query(url).quant;
-    let root = fresh_root();
-    let app = leptos::mount::mount_to(root.clone(), move || view! { <QuantPage initial=q /> });
+    let (root, app) = mount_fresh(move || view! { <QuantPage initial=q /> });
     until_text_starts(&root, "gpu-status", "GPU: ").await;
     (root, app)
 }

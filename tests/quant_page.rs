@@ -9,9 +9,7 @@ use bitbudget_app::ui::pages::quant::QuantPage;
 use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::quant::scheme::Scheme;
 use common::*;
-use leptos::mount::UnmountHandle;
 use leptos::prelude::*;
-use leptos::tachys::view::Mountable;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -38,13 +36,9 @@ async fn until_computed(root: &web_sys::HtmlElement) {
 
 /// Mounts the Quantize lab for `url`'s query into a fresh element and waits until every scheme
 /// is computed; the handle keeps the page mounted.
-async fn mount_computed(url: &str) -> (web_sys::HtmlElement, UnmountHandle<impl Mountable>) {
+async fn mount_computed(url: &str) -> (web_sys::HtmlElement, impl Sized) {
     let q = parse_query(url);
-    let root = fresh_root();
-    let app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <QuantPage initial=q.quant /> },
-    );
+    let (root, app) = mount_fresh(move || view! { <QuantPage initial=q.quant /> });
     until_computed(&root).await;
     (root, app)
 }
@@ -53,11 +47,7 @@ async fn mount_computed(url: &str) -> (web_sys::HtmlElement, UnmountHandle<impl 
 async fn every_scheme_runs_and_the_detail_follows_the_selection() {
     let q = parse_query("?tab=quant&scheme=q8_0&tensor=laplace&seed=3");
     assert!(q.notes.is_empty(), "{:?}", q.notes);
-    let root = fresh_root();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <QuantPage initial=q.quant /> },
-    );
+    let (root, _app) = mount_fresh(move || view! { <QuantPage initial=q.quant /> });
     until_computed(&root).await;
     let sqnr = |s: &str| text(&root, &format!("sqnr-{s}")).parse::<f64>().unwrap();
     assert!(
@@ -389,12 +379,8 @@ async fn the_outlier_tensor_is_described_in_plain_words() {
 async fn the_metrics_table_keeps_its_first_column_in_view_and_clips_no_number() {
     load_css();
     let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal");
-    let root = fresh_root();
+    let (root, _app) = mount_fresh(move || view! { <QuantPage initial=q.quant /> });
     root.style().set_property("width", "1280px").unwrap();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <QuantPage initial=q.quant /> },
-    );
     until_computed(&root).await;
     let table = by_testid(&root, "quant-table");
     let scroller = table.parent_element().unwrap();

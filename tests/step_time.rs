@@ -18,10 +18,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 const SETUP: &str = "?tab=memory&model=llama-3-8b&zero=3&dp=8&seq=4096&gpu=h100-80gb";
 
 fn mount(query: MemoryQuery) -> (web_sys::HtmlElement, impl Sized) {
-    let root = fresh_root();
-    let handle =
-        leptos::mount::mount_to(root.clone(), move || view! { <MemoryPage initial=query /> });
-    (root, handle)
+    mount_fresh(move || view! { <MemoryPage initial=query /> })
 }
 
 #[wasm_bindgen_test]

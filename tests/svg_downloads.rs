@@ -9,9 +9,7 @@ use bitbudget_app::ui::pages::memory::MemoryPage;
 use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::format::FormatId;
 use common::*;
-use leptos::mount::UnmountHandle;
 use leptos::prelude::*;
-use leptos::tachys::view::Mountable;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
@@ -64,14 +62,10 @@ async fn bits_download_is_the_cli_svg() {
 /// Mounts the Memory page in the state behind `fixtures/memory_llama3_8b_zero3_bar.svg` (the
 /// CLI's `LLAMA3_8B_ZERO3` command line) into a fresh element and lets it render; the handle keeps
 /// the page mounted.
-async fn mount_fixture_memory_page() -> (web_sys::HtmlElement, UnmountHandle<impl Mountable>) {
-    let root = fresh_root();
+async fn mount_fixture_memory_page() -> (web_sys::HtmlElement, impl Sized) {
     let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb");
     let memory = q.memory;
-    let app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <MemoryPage initial=memory /> },
-    );
+    let (root, app) = mount_fresh(move || view! { <MemoryPage initial=memory /> });
     settle().await;
     (root, app)
 }

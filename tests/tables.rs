@@ -46,14 +46,10 @@ fn computed(el: &web_sys::Element, property: &str) -> String {
 #[wasm_bindgen_test]
 async fn the_conventions_table_scrolls_on_a_phone_with_its_first_column_fixed() {
     load_stylesheet();
-    let root = fresh_root();
-    root.style().set_property("width", "360px").unwrap();
     let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&zero=3&dp=8&gpu=h100-80gb");
     let memory = q.memory;
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <MemoryPage initial=memory /> },
-    );
+    let (root, _app) = mount_fresh(move || view! { <MemoryPage initial=memory /> });
+    root.style().set_property("width", "360px").unwrap();
     settle().await;
     let table = by_testid(&root, "conventions");
     let scroller: web_sys::HtmlElement = table.parent_element().unwrap().unchecked_into();
