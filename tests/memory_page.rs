@@ -33,15 +33,8 @@ async fn numbers_match_the_cli_json() {
     settle().await;
     let cli: serde_json::Value =
         serde_json::from_str(include_str!("fixtures/memory_llama3_8b_zero3.json")).unwrap();
-    for part in [
-        "weights",
-        "gradients",
-        "optimizer",
-        "activations",
-        "kv_cache",
-        "overhead",
-        "total",
-    ] {
+    let parts = bitbudget_math::memory::Part::ALL.map(|p| p.key());
+    for part in parts.into_iter().chain(["total"]) {
         assert_eq!(
             bytes(&root, part),
             cli["per_gpu"][part].as_u64().unwrap(),

@@ -36,15 +36,7 @@ const LLAMA3_8B_ZERO3: &[&str] = &[
 ];
 
 fn bitbudget(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bitbudget"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    bitbudget_env(args, stdin, &[])
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
@@ -166,17 +158,10 @@ fn memory_json_for_a_preset_adds_up_and_judges_the_gpu() {
     ]);
     assert_eq!(v["params"], 8_030_261_248u64);
     let g = &v["per_gpu"];
-    let sum: u64 = [
-        "weights",
-        "gradients",
-        "optimizer",
-        "activations",
-        "kv_cache",
-        "overhead",
-    ]
-    .iter()
-    .map(|k| g[k].as_u64().unwrap())
-    .sum();
+    let sum: u64 = bitbudget_math::memory::Part::ALL
+        .iter()
+        .map(|p| g[p.key()].as_u64().unwrap())
+        .sum();
     assert_eq!(g["total"].as_u64().unwrap(), sum);
     assert_eq!(v["gpu"]["capacity_bytes"], 81559u64 << 20);
     assert_eq!(
