@@ -102,6 +102,19 @@ mod web {
         }
     }
 
+    /// Why the browser gave no GPU, in words for the page (wgpu's own message names native
+    /// backends and drivers, which mean nothing in a browser).
+    fn why_none(e: &GpuError) -> String {
+        match e {
+            GpuError::NoAdapter(_) => {
+                "the browser offers WebGPU but no adapter (no usable GPU, or WebGPU is turned off)"
+                    .into()
+            }
+            GpuError::NoDevice(_) => "the GPU adapter refused to open a device".into(),
+            other => other.to_string(),
+        }
+    }
+
     pub(super) fn look(status: RwSignal<GpuStatus>) {
         let has_webgpu = web_sys::window()
             .map(|w| js_sys::Reflect::has(&w.navigator(), &"gpu".into()).unwrap_or(false))
@@ -119,7 +132,7 @@ mod web {
                     GPU.with(|g| *g.borrow_mut() = Some(Rc::new(gpu)));
                     status.set(GpuStatus::Ready(name));
                 }
-                Err(e) => status.set(GpuStatus::Missing(e.to_string())),
+                Err(e) => status.set(GpuStatus::Missing(why_none(&e))),
             }
         });
     }

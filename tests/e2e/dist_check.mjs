@@ -125,6 +125,11 @@ for (const [name, width] of [['quant-1280', 1280], ['quant-390', 390]]) {
     const schemes = await page.locator('[data-testid="quant-scheme"] option').count();
     if (schemes < 25) throw new Error(`the picker offers ${schemes} schemes`);
     expectEq(rows, schemes, 'one row per scheme');
+    // This browser has no WebGPU adapter: the page says so in one short sentence and runs on the CPU.
+    await page.waitForFunction(() => !document.querySelector('[data-testid="gpu-status"]').textContent.startsWith('Looking'), null, { timeout: 20000 });
+    const gpu = await text(page, 'gpu-status');
+    if (!gpu.startsWith('No GPU here') || gpu.length > 200) throw new Error(`GPU status: ${gpu}`);
+    expectEq(await text(page, 'ran-on'), 'Computed on the CPU (WebAssembly).', 'where the lab ran');
     const q8 = Number(await text(page, 'sqnr-q8_0'));
     const q4 = Number(await text(page, 'sqnr-q4_0'));
     if (!(q8 > q4 && q4 > 10)) throw new Error(`SQNR q8_0 ${q8}, q4_0 ${q4}`);
