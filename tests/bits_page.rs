@@ -207,12 +207,7 @@ async fn bit_field_labels_are_never_cut_on_a_phone() {
             let label: web_sys::HtmlElement =
                 wasm_bindgen::JsCast::unchecked_into(labels.item(i).unwrap());
             let text = label.text_content().unwrap_or_default();
-            assert!(
-                label.scroll_width() <= label.client_width() + 1,
-                "at {width} '{text}' is cut or spills over: {} > {}",
-                label.scroll_width(),
-                label.client_width()
-            );
+            assert_not_cut(&label, &format!("at {width} '{text}'"));
         }
         root.remove();
     }

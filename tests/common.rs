@@ -88,6 +88,18 @@ pub fn assert_text_starts(root: &HtmlElement, id: &str, prefix: &str) {
     );
 }
 
+/// Asserts that `el` shows all of its content across (its scroll width is at most its box's,
+/// give or take a pixel of rounding), naming `what` and both widths when not.
+#[track_caller]
+pub fn assert_not_cut(el: &web_sys::Element, what: &str) {
+    assert!(
+        el.scroll_width() <= el.client_width() + 1,
+        "{what} is cut or spills over: {} px of content in {} px",
+        el.scroll_width(),
+        el.client_width()
+    );
+}
+
 /// Trimmed text content of the element with `data-testid="id"`.
 pub fn text(root: &HtmlElement, id: &str) -> String {
     by_testid(root, id)

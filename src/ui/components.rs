@@ -23,6 +23,7 @@ pub mod memory_controls;
 pub mod model_picker;
 pub mod non_finite_note;
 pub mod notes;
+pub mod page_intro;
 pub mod peak_phase;
 pub mod quant_controls;
 pub mod quant_details;

@@ -174,19 +174,17 @@ mod tests {
     #[test]
     fn bad_values_keep_defaults_and_say_so() {
         let mut q = MemoryQuery::default();
-        assert!(q
-            .apply("dp", "0")
-            .unwrap()
-            .unwrap_err()
-            .contains("at least one GPU"));
-        assert!(q.apply("seq", "1e400").unwrap().is_err());
-        assert!(q.apply("seq", "NaN").unwrap().is_err());
-        assert!(q
-            .apply("model", "llama-9")
-            .unwrap()
-            .unwrap_err()
-            .contains("not a model preset"));
-        assert!(q.apply("zero", "7").unwrap().is_err());
+        let refused = [
+            ("dp", "0", "at least one GPU"),
+            ("seq", "1e400", ""),
+            ("seq", "NaN", ""),
+            ("model", "llama-9", "not a model preset"),
+            ("zero", "7", ""),
+        ];
+        for (key, value, says) in refused {
+            let e = q.apply(key, value).unwrap().unwrap_err();
+            assert!(e.contains(says), "{key}={value}: {e}");
+        }
         assert_eq!(q.apply("nonsense", "1"), None);
         assert_eq!(q, MemoryQuery::default());
     }

@@ -227,10 +227,7 @@ fn assert_legible(all: Vec<String>) {
 fn llama(id: &str, dp: u64, gpu: &str) -> Setup {
     let preset = bitbudget_math::memory::find_model(id).expect("a preset");
     {
-        let mut changed = Setup::new(ModelSpec::Arch {
-            name: preset.id.into(),
-            arch: Box::new(preset.arch),
-        });
+        let mut changed = Setup::new(ModelSpec::preset(preset.id).unwrap());
         changed.dp = dp;
         changed.zero = ZeroStage(3);
         changed.gpu = find_gpu(gpu);

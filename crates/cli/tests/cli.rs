@@ -140,22 +140,7 @@ fn memory_json_reproduces_zero_figure_1() {
 
 #[test]
 fn memory_json_for_a_preset_adds_up_and_judges_the_gpu() {
-    let v = json(&[
-        "memory",
-        "--model",
-        "llama-3-8b",
-        "--zero",
-        "3",
-        "--dp",
-        "8",
-        "--seq",
-        "4096",
-        "--recompute",
-        "selective",
-        "--gpu",
-        "h100-80gb",
-        "--json",
-    ]);
+    let v = json(&[LLAMA3_8B_ZERO3, &["--json"]].concat());
     assert_eq!(v["params"], 8_030_261_248u64);
     let g = &v["per_gpu"];
     let sum: u64 = bitbudget_math::memory::Part::ALL

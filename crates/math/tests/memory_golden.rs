@@ -245,10 +245,7 @@ fn invalid_setups_name_the_problem() {
 fn zero3_with_everything_offloaded_keeps_one_layer_of_gradients_as_zero_offload_does() {
     let m = find_model("llama-3-8b").unwrap();
     let s = {
-        let mut changed = Setup::new(ModelSpec::Arch {
-            name: m.id.into(),
-            arch: Box::new(m.arch.clone()),
-        });
+        let mut changed = Setup::new(ModelSpec::preset(m.id).unwrap());
         changed.zero = ZeroStage(3);
         changed.offload = Offload::All;
         changed
@@ -285,10 +282,7 @@ fn zero3_with_everything_offloaded_keeps_one_layer_of_gradients_as_zero_offload_
 fn pipeline_activations_explain_the_in_flight_micro_batches() {
     let m = find_model("llama-3-70b").unwrap();
     let s = {
-        let mut changed = Setup::new(ModelSpec::Arch {
-            name: m.id.into(),
-            arch: Box::new(m.arch),
-        });
+        let mut changed = Setup::new(ModelSpec::preset(m.id).unwrap());
         changed.pp = 2;
         changed
     };

@@ -5,7 +5,7 @@ use crate::ui::browser::{download_text, download_url};
 use crate::ui::memory_state::MemoryState;
 use bitbudget_charts::documents::{self, MemoryChart};
 use bitbudget_charts::{Scale, LIGHT};
-use bitbudget_math::memory::report::report;
+use bitbudget_math::memory::report::{report, Report};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -24,6 +24,15 @@ fn file_stem(state: &MemoryState) -> String {
 /// The bar chart as the CLI's `memory ... --svg FILE --chart bar` writes it (fixed size, light
 /// theme, titled, the setup in a caption line), so the download and the CLI give the same
 /// document for the same setup.
+/// The report of the page's setup and step knobs (what the CSV and JSON downloads hold).
+fn current_report(state: &MemoryState) -> Result<Report, String> {
+    report(
+        &state.setup.get_untracked(),
+        &state.query.with_untracked(|q| q.step_params()),
+    )
+    .map_err(|e| e.to_string())
+}
+
 fn bar_svg(state: &MemoryState) -> Result<String, String> {
     documents::memory(&state.setup.get_untracked(), MemoryChart::Bar).map_err(|e| e.to_string())
 }
@@ -73,11 +82,7 @@ pub fn Downloads() -> impl IntoView {
     };
     let csv = move |_| {
         run(Box::new(move || {
-            let r = report(
-                &state.setup.get_untracked(),
-                &state.query.with_untracked(|q| q.step_params()),
-            )
-            .map_err(|e| e.to_string())?;
+            let r = current_report(&state)?;
             download_text(
                 &format!("{}.csv", file_stem(&state)),
                 "text/csv",
@@ -87,11 +92,7 @@ pub fn Downloads() -> impl IntoView {
     };
     let json = move |_| {
         run(Box::new(move || {
-            let r = report(
-                &state.setup.get_untracked(),
-                &state.query.with_untracked(|q| q.step_params()),
-            )
-            .map_err(|e| e.to_string())?;
+            let r = current_report(&state)?;
             let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
             download_text(
                 &format!("{}.json", file_stem(&state)),

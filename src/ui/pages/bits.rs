@@ -5,6 +5,7 @@ use crate::ui::browser::download_text;
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use crate::ui::components::facts_table::FactsTable;
 use crate::ui::components::format_card::FormatCard;
+use crate::ui::components::page_intro::PageIntro;
 use crate::ui::components::value_input::ValueInput;
 use crate::ui::url_state::{bits_query_string, BitsQuery};
 use bitbudget_charts::{documents, number_line};
@@ -34,10 +35,7 @@ pub fn BitsPage(
     }
     view! {
         <section class="page bits" aria-labelledby="bits-title">
-            <Show when=move || !embed>
-                <h2 id="bits-title" data-testid="bits-title">{move || format!("What does a number look like in {}?", state.fmt.get().label())}</h2>
-                <p class="lede">"Type a value and see how each format stores it: which bits are set, the value actually stored, and how far it is from what you typed. Click any bit to flip it. Notice how BF16 keeps FP32's range but only about 2–3 decimal digits, while FP16 has more digits and overflows past 65504."</p>
-            </Show>
+            <PageIntro id="bits-title" title=Signal::derive(move || format!("What does a number look like in {}?", state.fmt.get().label())) lede="Type a value and see how each format stores it: which bits are set, the value actually stored, and how far it is from what you typed. Click any bit to flip it. Notice how BF16 keeps FP32's range but only about 2–3 decimal digits, while FP16 has more digits and overflows past 65504." embed />
             <ValueInput />
             <NumberLine />
             <div class="cards">

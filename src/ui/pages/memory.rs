@@ -8,6 +8,7 @@ use crate::ui::components::downloads::Downloads;
 use crate::ui::components::gguf_drop::GgufDrop;
 use crate::ui::components::memory_bar_chart::MemoryBarChart;
 use crate::ui::components::memory_controls::MemoryControls;
+use crate::ui::components::page_intro::PageIntro;
 use crate::ui::components::peak_phase::PeakPhase;
 use crate::ui::components::step_time::StepTimePanel;
 use crate::ui::components::strategy_order::StrategyOrderSelect;
@@ -41,10 +42,7 @@ pub fn MemoryPage(
     }
     view! {
         <section class="page memory" aria-labelledby="memory-title">
-            <Show when=move || !embed>
-                <h2 id="memory-title">"Will it fit? Where GPU memory goes"</h2>
-                <p class="lede">"Pick a model and a way to run it. Each GPU holds the weights, their gradients, the optimizer's states, the activations saved for the backward pass (or a KV cache when serving), and some overhead. Point at a part of the bar to see how it is computed."</p>
-            </Show>
+            <PageIntro id="memory-title" title=Signal::derive(|| "Will it fit? Where GPU memory goes".to_string()) lede="Pick a model and a way to run it. Each GPU holds the weights, their gradients, the optimizer's states, the activations saved for the backward pass (or a KV cache when serving), and some overhead. Point at a part of the bar to see how it is computed." embed />
             // Three areas: on a wide screen the controls sit left of both; on a phone the verdict and
             // the bar come first, then the controls, then the comparisons (assets/style.css).
             <div class="memory-layout">

@@ -3,6 +3,7 @@
 use crate::ui::components::device_bench::DeviceBench;
 use crate::ui::components::int8_demo::Int8Demo;
 use crate::ui::components::non_finite_note::NonFiniteNote;
+use crate::ui::components::page_intro::PageIntro;
 use crate::ui::components::quant_controls::QuantControls;
 use crate::ui::components::quant_details::QuantDetails;
 use crate::ui::components::quant_table::QuantTable;
@@ -87,10 +88,7 @@ pub fn QuantPage(
     };
     view! {
         <section class="page quant" aria-labelledby="quant-title">
-            <Show when=move || !embed>
-                <h2 id="quant-title">"Quantize a real tensor"</h2>
-                <p class="lede">"Every scheme below really runs in your browser on the chosen tensor: llama.cpp's GGML blocks, K-quants (Q2_K … Q6_K), IQ4_NL and NVFP4 (byte for byte), MXFP4 and the MX FP6/FP8 formats, NF4, absmax and zero-point integers, and scaled FP8. Compare the error each leaves against the bits it stores per weight."</p>
-            </Show>
+            <PageIntro id="quant-title" title=Signal::derive(|| "Quantize a real tensor".to_string()) lede="Every scheme below really runs in your browser on the chosen tensor: llama.cpp's GGML blocks, K-quants (Q2_K … Q6_K), IQ4_NL and NVFP4 (byte for byte), MXFP4 and the MX FP6/FP8 formats, NF4, absmax and zero-point integers, and scaled FP8. Compare the error each leaves against the bits it stores per weight." embed />
             <div class="memory-layout">
                 <QuantControls />
                 <div class="results">

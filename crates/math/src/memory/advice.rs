@@ -436,10 +436,7 @@ mod tests {
     fn setup(model: &str, mode: Mode) -> Setup {
         let m = find_model(model).unwrap();
         {
-            let mut changed = Setup::new(ModelSpec::Arch {
-                name: m.id.into(),
-                arch: Box::new(m.arch),
-            });
+            let mut changed = Setup::new(ModelSpec::preset(m.id).unwrap());
             changed.mode = mode;
             changed
         }

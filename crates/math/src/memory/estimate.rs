@@ -407,10 +407,7 @@ mod tests {
     #[test]
     fn at_the_peak_the_lines_add_up_to_the_total() {
         let m = find_model("llama-3-8b").unwrap();
-        let mut s = Setup::new(ModelSpec::Arch {
-            name: m.id.into(),
-            arch: Box::new(m.arch),
-        });
+        let mut s = Setup::new(ModelSpec::preset(m.id).unwrap());
         s.precision = Precision::Pure;
         s.optimizer_step = OptimizerStep::Foreach;
         s.flash_attention = true;

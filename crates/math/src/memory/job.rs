@@ -322,6 +322,26 @@ macro_rules! count_option {
     };
 }
 
+/// A custom-architecture count that may be `auto` (`None`) on the `Option<u64>` field `$f`,
+/// at most `$max`.
+macro_rules! auto_count_option {
+    ($name:expr, $help:literal, $max:expr, |$j:ident| $f:expr) => {
+        MemoryOption {
+            name: $name,
+            help: $help,
+            value_name: "N",
+            group: Group::Custom,
+            kind: Kind::Text {
+                get: |$j| auto_text($f),
+                set: |$j, t| {
+                    $f = auto_count(t, $max)?;
+                    Ok(())
+                },
+            },
+        }
+    };
+}
+
 /// A named-choice option (a `named_enum!` type) on the field `$f`.
 macro_rules! choice_option {
     ($name:expr, $help:literal, $all:expr, |$j:ident| $f:expr) => {
@@ -383,32 +403,8 @@ pub const OPTIONS: &[MemoryOption] = &[
     count_option!(keys::LAYERS, "Custom architecture: transformer blocks", 1, MAX_LAYERS, Group::Custom, |j| j.custom.layers),
     count_option!(keys::HIDDEN, "Custom architecture: hidden size", 1, MAX_HIDDEN, Group::Custom, |j| j.custom.hidden),
     count_option!(keys::HEADS, "Custom architecture: attention heads", 1, MAX_HEADS, Group::Custom, |j| j.custom.heads),
-    MemoryOption {
-        name: keys::KV_HEADS,
-        help: "Custom architecture: KV heads (auto = as many as attention heads)",
-        value_name: "N",
-        group: Group::Custom,
-        kind: Kind::Text {
-            get: |j| auto_text(j.custom.kv_heads),
-            set: |j, t| {
-                j.custom.kv_heads = auto_count(t, MAX_HEADS)?;
-                Ok(())
-            },
-        },
-    },
-    MemoryOption {
-        name: keys::FFN,
-        help: "Custom architecture: feed-forward size (auto = 4 × hidden)",
-        value_name: "N",
-        group: Group::Custom,
-        kind: Kind::Text {
-            get: |j| auto_text(j.custom.ffn),
-            set: |j, t| {
-                j.custom.ffn = auto_count(t, MAX_FFN)?;
-                Ok(())
-            },
-        },
-    },
+    auto_count_option!(keys::KV_HEADS, "Custom architecture: KV heads (auto = as many as attention heads)", MAX_HEADS, |j| j.custom.kv_heads),
+    auto_count_option!(keys::FFN, "Custom architecture: feed-forward size (auto = 4 × hidden)", MAX_FFN, |j| j.custom.ffn),
     count_option!(keys::VOCAB, "Custom architecture: vocabulary size", 1, MAX_VOCAB, Group::Custom, |j| j.custom.vocab),
     MemoryOption {
         name: keys::MLP,
@@ -661,12 +657,12 @@ impl Job {
     /// (possible only when the field is set directly) reads as the custom architecture, or the
     /// loaded config while it is in force.
     pub fn to_setup(&self) -> Setup {
-        let model = match (self.params, self.model.as_deref().and_then(find_model)) {
+        let model = match (
+            self.params,
+            self.model.as_deref().and_then(ModelSpec::preset),
+        ) {
             (Some(n), _) => ModelSpec::Params(n),
-            (None, Some(m)) => ModelSpec::Arch {
-                name: m.id.into(),
-                arch: Box::new(m.arch),
-            },
+            (None, Some(preset)) => preset,
             (None, None) => match self.config_in_force() {
                 Some(c) => ModelSpec::Arch {
                     name: c.name.clone(),

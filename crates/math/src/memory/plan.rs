@@ -201,10 +201,7 @@ mod tests {
     fn llama8b() -> Setup {
         let m = find_model("llama-3-8b").unwrap();
         {
-            let mut changed = Setup::new(ModelSpec::Arch {
-                name: m.id.into(),
-                arch: Box::new(m.arch),
-            });
+            let mut changed = Setup::new(ModelSpec::preset(m.id).unwrap());
             changed.seq = 4096;
             changed.flash_attention = true;
             changed

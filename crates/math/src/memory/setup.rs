@@ -24,6 +24,16 @@ pub enum ModelSpec {
     Params(u64),
 }
 
+impl ModelSpec {
+    /// The preset `id`'s architecture, named after it (`None` for an id that is not a preset).
+    pub fn preset(id: &str) -> Option<ModelSpec> {
+        super::models::find_model(id).map(|m| ModelSpec::Arch {
+            name: m.id.into(),
+            arch: Box::new(m.arch.clone()),
+        })
+    }
+}
+
 /// Which projections LoRA adapts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct LoraTargets {
