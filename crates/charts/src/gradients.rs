@@ -3,7 +3,7 @@
 
 use crate::palette::Theme;
 use crate::quant::{bars, draw_histogram, HistogramAxes};
-use crate::style::{color, Scale};
+use crate::style::{color, vertical_line, Scale};
 use crate::{Area, Drawn};
 use plotters::prelude::*;
 
@@ -43,10 +43,8 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
         ))?;
         for x in [input.keep_from, input.keep_to] {
             if (lo as f64..=hi as f64).contains(&x) {
-                chart.draw_series(std::iter::once(PathElement::new(
-                    vec![(x, 0.0), (x, top)],
-                    color(t.danger).stroke_width(s.stroke(2.0)),
-                )))?;
+                let line = vertical_line(x, (0.0, top), t.danger, 2.0, s);
+                chart.draw_series(std::iter::once(line))?;
             }
         }
         Ok(())

@@ -1,7 +1,7 @@
 //! The same setup under every sharding strategy, side by side, against the GPU's capacity.
 
 use crate::palette::Theme;
-use crate::style::{color, muted_mesh, Scale};
+use crate::style::{color, muted_mesh, vertical_line, Scale};
 use crate::{Area, Drawn};
 use bitbudget_math::memory::plan::Strategy;
 use bitbudget_math::memory::Breakdown;
@@ -173,10 +173,8 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
     }
     if let Some(c) = capacity {
         let x = c as f64 / units.bytes();
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(x, 0.0), (x, n)],
-            color(t.danger).stroke_width(s.stroke(2.0)),
-        )))?;
+        let line = vertical_line(x, (0.0, n), t.danger, 2.0, s);
+        chart.draw_series(std::iter::once(line))?;
     }
     Ok(())
 }

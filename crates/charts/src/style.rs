@@ -294,6 +294,21 @@ pub fn plot_builder<'a, 'b, B: DrawingBackend>(
     builder
 }
 
+/// A vertical line at `x` from `y0` to `y1` (data coordinates), `width` CSS pixels wide in the
+/// colour `c`: capacity lines and thresholds.
+pub fn vertical_line(
+    x: f64,
+    (y0, y1): (f64, f64),
+    c: Rgb,
+    width: f64,
+    s: Scale,
+) -> PathElement<(f64, f64)> {
+    PathElement::new(
+        vec![(x, y0), (x, y1)],
+        color(c).stroke_width(s.stroke(width)),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

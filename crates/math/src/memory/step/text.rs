@@ -74,20 +74,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seconds_pick_a_readable_unit() {
-        assert_eq!(format_seconds(0.000_85), "850 µs");
-        assert_eq!(format_seconds(0.0123), "12.3 ms");
-        assert_eq!(format_seconds(1.234), "1.23 s");
-        assert_eq!(format_seconds(210.0), "3.5 min");
-        assert_eq!(format_seconds(9000.0), "2.5 h");
-        assert_eq!(format_seconds(f64::NAN), "n/a");
-    }
-
-    #[test]
-    fn flops_get_an_si_prefix() {
-        assert_eq!(format_flops(1.234e15), "1.23 PFLOP");
-        assert_eq!(format_flops(4.56e13), "45.60 TFLOP");
-        assert_eq!(format_flops(3.2e22), "3.20e22 FLOP");
-        assert_eq!(format_tokens_per_s(12_345.6), "12.3K tokens/s");
+    fn seconds_flops_and_rates_pick_a_readable_unit() {
+        type Format = fn(f64) -> String;
+        let cases: [(Format, f64, &str); 10] = [
+            (format_seconds, 0.000_85, "850 µs"),
+            (format_seconds, 0.0123, "12.3 ms"),
+            (format_seconds, 1.234, "1.23 s"),
+            (format_seconds, 210.0, "3.5 min"),
+            (format_seconds, 9000.0, "2.5 h"),
+            (format_seconds, f64::NAN, "n/a"),
+            (format_flops, 1.234e15, "1.23 PFLOP"),
+            (format_flops, 4.56e13, "45.60 TFLOP"),
+            (format_flops, 3.2e22, "3.20e22 FLOP"),
+            (format_tokens_per_s, 12_345.6, "12.3K tokens/s"),
+        ];
+        for (format, x, text) in cases {
+            assert_eq!(format(x), text, "{x}");
+        }
     }
 }
