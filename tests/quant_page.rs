@@ -273,21 +273,8 @@ async fn a_malformed_upload_shows_why_and_keeps_the_tensor() {
 
 /// A 1-D little-endian f32 `.npy` file of `values`.
 fn npy(values: &[f32]) -> Vec<u8> {
-    let mut header = format!(
-        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}",
-        values.len()
-    );
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    bytes.extend_from_slice(header.as_bytes());
-    values
-        .iter()
-        .for_each(|v| bytes.extend_from_slice(&v.to_le_bytes()));
-    bytes
+    let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    bitbudget_math::quant::tensor_io::npy_file("<f4", &[values.len()], &data)
 }
 
 #[wasm_bindgen_test]

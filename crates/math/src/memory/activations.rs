@@ -258,11 +258,8 @@ mod tests {
 
     #[test]
     fn shared_experts_add_their_mlp_tensors_like_routed_ones() {
-        let routed = ModelArch {
-            experts: 64,
-            active_experts: 6,
-            ..find_model("llama-3-8b").unwrap().arch
-        };
+        let mut routed = find_model("llama-3-8b").unwrap().arch.clone();
+        (routed.experts, routed.active_experts) = (64, 6);
         let shared = ModelArch {
             shared_experts: 2,
             ..routed.clone()

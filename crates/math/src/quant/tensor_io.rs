@@ -452,6 +452,27 @@ mod json {
     }
 }
 
+/// A version 1.0 `.npy` file of dtype `descr` (e.g. `<f4`) and `shape` (C order): the header
+/// padded to a multiple of 64 bytes as numpy writes it, then `data` as given (not checked against
+/// the shape, so tests can write truncated files too).
+pub fn npy_file(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let shape = match dims.as_slice() {
+        [one] => format!("({one},)"),
+        _ => format!("({})", dims.join(", ")),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -513,36 +534,22 @@ mod tests {
         says(read_safetensors(&huge, "w"), "exceeds");
     }
 
-    fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-        let mut header =
-            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-        while (10 + header.len() + 1) % 64 != 0 {
-            header.push(' ');
-        }
-        header.push('\n');
-        let mut out = b"\x93NUMPY\x01\x00".to_vec();
-        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-        out.extend_from_slice(header.as_bytes());
-        out.extend_from_slice(data);
-        out
-    }
-
     #[test]
     fn reads_npy_and_rejects_bad_ones() {
         let data: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0]
             .iter()
             .flat_map(|v| v.to_le_bytes())
             .collect();
-        let t = read_npy(&npy("<f4", "(2, 2)", &data)).unwrap();
+        let t = read_npy(&npy_file("<f4", &[2, 2], &data)).unwrap();
         assert_eq!((t.shape, t.values), (vec![2, 2], vec![1.0, 2.0, 3.0, 4.0]));
         assert_eq!(
-            read_npy(&npy("<f2", "(1,)", &0x3C00u16.to_le_bytes()))
+            read_npy(&npy_file("<f2", &[1], &0x3C00u16.to_le_bytes()))
                 .unwrap()
                 .values,
             vec![1.0]
         );
-        says(read_npy(&npy("<i8", "(1,)", &[0; 8])), "not supported");
-        says(read_npy(&npy("<f4", "(3,)", &[0; 8])), "truncated");
+        says(read_npy(&npy_file("<i8", &[1], &[0; 8])), "not supported");
+        says(read_npy(&npy_file("<f4", &[3], &[0; 8])), "truncated");
         says(read_npy(b"PK\x03\x04 zip"), "magic");
     }
 }
