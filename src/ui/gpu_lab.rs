@@ -45,6 +45,15 @@ pub enum PartFailure {
     Failed(String),
 }
 
+impl std::fmt::Display for PartFailure {
+    /// The reason alone, as the GPU crate words it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PartFailure::Unsupported(why) | PartFailure::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
 #[cfg(target_arch = "wasm32")]
 mod web {
     use super::*;
@@ -137,13 +146,17 @@ mod web {
         });
     }
 
+    /// The page's GPU, or a failure when there is none (never found, or given up).
+    fn current() -> Result<Rc<Gpu>, PartFailure> {
+        GPU.with(|g| g.borrow().clone())
+            .ok_or_else(|| PartFailure::Failed("no GPU".into()))
+    }
+
     pub(super) async fn produce(
         quantizer: &PartQuantizer,
         padded: &[f32],
     ) -> Result<ProducedPart, PartFailure> {
-        let gpu = GPU
-            .with(|g| g.borrow().clone())
-            .ok_or_else(|| PartFailure::Failed("no GPU".into()))?;
+        let gpu = current()?;
         bitbudget_gpu::produce_part(&gpu, quantizer, padded)
             .await
             .map_err(failure)
@@ -154,9 +167,7 @@ mod web {
         x: &[f32],
         block: usize,
     ) -> Result<Vec<u8>, PartFailure> {
-        let gpu = GPU
-            .with(|g| g.borrow().clone())
-            .ok_or_else(|| PartFailure::Failed("no GPU".into()))?;
+        let gpu = current()?;
         bitbudget_gpu::quantize(&gpu, scheme, x, block)
             .await
             .map_err(failure)

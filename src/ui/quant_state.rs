@@ -244,7 +244,7 @@ fn build_tensor(
 const SLICE_MS: f64 = 32.0;
 
 /// `performance.now()` in milliseconds (0 where there is no window).
-fn now() -> f64 {
+pub fn now() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map_or(0.0, |p| p.now())

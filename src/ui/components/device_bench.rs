@@ -7,7 +7,7 @@
 use crate::ui::browser::copy_text;
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use crate::ui::gpu_lab::{produce_on_gpu, quantize_on_gpu, GpuStatus};
-use crate::ui::quant_state::{yield_now, QuantState, CHUNK_VALUES};
+use crate::ui::quant_state::{now, yield_now, QuantState, CHUNK_VALUES};
 use bitbudget_charts::throughput::{self, Series};
 use bitbudget_math::numbers::grouped;
 use bitbudget_math::quant::generate::{generate, Distribution};
@@ -90,12 +90,6 @@ pub struct Report {
     pub measurements: Vec<Measurement>,
 }
 
-fn now() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
-}
-
 /// Runs `task` once on `x`; `Err` says why it cannot run (no kernel, the GPU failed).
 async fn run_once(
     task: Task,
@@ -111,7 +105,7 @@ async fn run_once(
         Task::GpuQuantize => quantize_on_gpu(scheme, x, block)
             .await
             .map(|_| ())
-            .map_err(|e| format!("{e:?}")),
+            .map_err(|e| e.to_string()),
         Task::CpuLab | Task::GpuLab => {
             let mut run = SchemeRun::new(scheme, x, block, false, overview, CHUNK_VALUES);
             while !run.done() {
@@ -119,7 +113,7 @@ async fn run_once(
                     let quantizer = run.quantizer().clone();
                     let part = produce_on_gpu(&quantizer, &run.padded_part())
                         .await
-                        .map_err(|e| format!("{e:?}"))?;
+                        .map_err(|e| e.to_string())?;
                     run.measure(&part).map_err(|e| e.to_string())?;
                 } else {
                     run.step().map_err(|e| e.to_string())?;
