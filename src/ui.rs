@@ -8,6 +8,7 @@ pub mod gpu_lab;
 pub mod learn_query;
 pub mod memory_query;
 pub mod memory_state;
+pub mod observers;
 pub mod pages;
 pub mod palette;
 pub mod quant_query;

@@ -122,17 +122,37 @@ pub fn type_into(root: &HtmlElement, id: &str, value: &str) {
     input.dispatch_event(&event).unwrap();
 }
 
-/// Lets Leptos flush effects: a reactive tick and then a macrotask.
-pub async fn settle() {
-    leptos::task::tick().await;
+/// Waits `ms` milliseconds (a browser timer).
+pub async fn sleep(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         web_sys::window()
             .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 10)
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
             .unwrap();
     });
     wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+}
+
+/// Lets Leptos flush effects: a reactive tick and then a macrotask.
+pub async fn settle() {
     leptos::task::tick().await;
+    sleep(10).await;
+    leptos::task::tick().await;
+}
+
+/// Scrolls the element with `data-testid=id` into view and waits until the page has noticed
+/// (charts out of view are not drawn until they come near it).
+pub async fn scroll_into_view(root: &HtmlElement, id: &str) {
+    by_testid(root, id).scroll_into_view();
+    sleep(100).await;
+    settle().await;
+}
+
+/// The address bar's query once the page has written its state there (it merges the writes of
+/// [`bitbudget_app::ui::browser::URL_WRITE_DELAY_MS`] into one).
+pub async fn address_bar() -> String {
+    sleep(bitbudget_app::ui::browser::URL_WRITE_DELAY_MS + 50).await;
+    web_sys::window().unwrap().location().search().unwrap()
 }
 
 /// Whether an element with `data-testid=id` is in `root`.

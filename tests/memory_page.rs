@@ -45,12 +45,45 @@ async fn numbers_match_the_cli_json() {
     assert_text_starts(&root, "verdict", "Fits");
 }
 
+/// A chart far below the window is not redrawn on every change, only once it comes near the view.
+#[wasm_bindgen_test]
+async fn a_chart_out_of_view_is_redrawn_when_it_comes_into_view() {
+    let (root, _app) = mount(parse_query(EXAMPLE).memory, false);
+    settle().await;
+    let window = web_sys::window().unwrap();
+    window.scroll_to_with_x_and_y(0.0, 0.0);
+    sleep(100).await;
+    let chart = by_testid(&root, "scaling-chart");
+    let below =
+        chart.get_bounding_client_rect().top() - window.inner_height().unwrap().as_f64().unwrap();
+    assert!(
+        below > 600.0,
+        "the scaling chart should start well below the window ({below} px)"
+    );
+    let before = canvas_fingerprint(&root, "scaling-chart").0;
+    choose(&root, "input-model", "llama-3-70b");
+    settle().await;
+    assert_eq!(
+        canvas_fingerprint(&root, "scaling-chart").0,
+        before,
+        "redrawn out of view"
+    );
+    scroll_into_view(&root, "scaling-chart").await;
+    assert_ne!(
+        canvas_fingerprint(&root, "scaling-chart").0,
+        before,
+        "not redrawn in view"
+    );
+    window.scroll_to_with_x_and_y(0.0, 0.0);
+}
+
 #[wasm_bindgen_test]
 async fn changing_a_control_redraws_and_updates_the_url() {
     let (root, _app) = mount(parse_query(EXAMPLE).memory, true);
     settle().await;
     let (before, colours) = canvas_fingerprint(&root, "memory-bar");
     assert!(colours >= 4, "the bar chart is blank");
+    scroll_into_view(&root, "strategies-chart").await;
     let (strategies_before, _) = canvas_fingerprint(&root, "strategies-chart");
     let weights = bytes(&root, "weights");
     type_into(&root, "input-dp", "16");
@@ -61,16 +94,17 @@ async fn changing_a_control_redraws_and_updates_the_url() {
         "ZeRO-3 over twice the GPUs halves the weights"
     );
     assert_ne!(
-        canvas_fingerprint(&root, "memory-bar").0,
-        before,
-        "the bar did not redraw"
-    );
-    assert_ne!(
         canvas_fingerprint(&root, "strategies-chart").0,
         strategies_before,
         "the strategies chart did not redraw"
     );
-    let search = web_sys::window().unwrap().location().search().unwrap();
+    scroll_into_view(&root, "memory-bar").await;
+    assert_ne!(
+        canvas_fingerprint(&root, "memory-bar").0,
+        before,
+        "the bar did not redraw"
+    );
+    let search = address_bar().await;
     assert!(
         search.contains("dp=16") && search.contains("zero=3"),
         "{search}"
@@ -319,7 +353,7 @@ async fn lora_targets_are_shown_chosen_and_counted() {
     mlp.click();
     settle().await;
     assert!(!text(&root, "adapter-count").starts_with("207.1M"));
-    let search = web_sys::window().unwrap().location().search().unwrap();
+    let search = address_bar().await;
     assert_has(&search, "lora-targets=q,k,v,o");
 }
 

@@ -64,7 +64,7 @@ async fn the_url_theme_and_then_the_menu_choice_set_the_colours() {
         .unwrap();
     assert_eq!(stored.as_deref(), Some("light"));
     // The page rewrote the URL with its own state; the shell kept the theme (now light) and id.
-    let search = web_sys::window().unwrap().location().search().unwrap();
+    let search = address_bar().await;
     assert!(
         search.contains("tab=bits")
             && search.contains("theme=light")

@@ -63,6 +63,7 @@ async fn without_a_gpu_speed_the_page_says_why_there_is_no_time() {
 async fn the_strategies_chart_reorders_by_step_time() {
     let (root, _app) = mount(parse_query(SETUP).memory);
     settle().await;
+    scroll_into_view(&root, "strategies-chart").await;
     let by_table = canvas_fingerprint(&root, "strategies-chart");
     choose(&root, "input-strategy-order", "memory");
     settle().await;

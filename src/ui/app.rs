@@ -3,13 +3,14 @@
 //! host page.
 
 use crate::ui::browser::{
-    current_query_untracked, location_search, observe_height, post_height, replace_query,
-    set_root_style, set_shell_suffix, stored, system_dark, window_width,
+    current_query_untracked, location_search, post_height, replace_query, set_root_style,
+    set_shell_suffix, stored, system_dark,
 };
 use crate::ui::components::embed_button::EmbedButton;
 use crate::ui::components::embed_open_link::EmbedOpenLink;
 use crate::ui::components::notes::Notes;
 use crate::ui::components::theme_toggle::ThemeToggle;
+use crate::ui::observers::watch_size;
 use crate::ui::pages::bits::BitsPage;
 use crate::ui::pages::learn::LearnPage;
 use crate::ui::pages::memory::MemoryPage;
@@ -24,7 +25,6 @@ use leptos::prelude::*;
 #[component]
 pub fn App() -> impl IntoView {
     let query = parse_query(&location_search());
-    provide_context(window_width());
     let theme = provide_theme(&query);
     set_shell_suffix(shell_suffix(query.theme, query.widget_id.as_deref()));
     let embed = query.embed;
@@ -47,7 +47,13 @@ pub fn App() -> impl IntoView {
             .widget_id
             .clone()
             .unwrap_or_else(|| "bitbudget".into());
-        root.on_load(move |el| observe_height(&el, move |h| post_height(&id, h)));
+        root.on_load(move |el| {
+            if let Some(w) = watch_size(&el, move |entry| {
+                post_height(&id, entry.target().get_bounding_client_rect().height())
+            }) {
+                w.forever();
+            }
+        });
     }
     // Keep an explicit theme choice in the URL (for embeds) when the URL named one.
     let url_theme = query.theme.is_some();

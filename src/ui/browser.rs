@@ -36,8 +36,19 @@ pub fn current_query_untracked() -> String {
     QUERY.with(|q| q.get_untracked())
 }
 
+/// How long (ms) the address bar may lag the page: the URL writes of a burst of changes (typing,
+/// dragging) become one. `history.replaceState` costs Chromium about 1.4 ms a call, more than a
+/// third of a whole Memory page redraw, so it is kept off the change itself.
+pub const URL_WRITE_DELAY_MS: i32 = 150;
+
+thread_local! {
+    /// The query (shell parameters included) waiting to be written to the address bar.
+    static PENDING_URL: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
 /// Replaces the URL's query without adding a history entry or reloading; the shell parameters
-/// (see [`set_shell_suffix`]) are appended.
+/// (see [`set_shell_suffix`]) are appended. [`current_query`] changes at once; the address bar
+/// within [`URL_WRITE_DELAY_MS`] (or when the page is hidden, whichever comes first).
 pub fn replace_query(query: &str) {
     let suffix = SHELL_SUFFIX.with(|s| s.borrow().clone());
     let query = if query.is_empty() || query == "?" {
@@ -50,6 +61,17 @@ pub fn replace_query(query: &str) {
             q.set(query.clone())
         }
     });
+    let already_scheduled = PENDING_URL.with(|p| p.borrow_mut().replace(query).is_some());
+    if !already_scheduled {
+        schedule_url_write();
+    }
+}
+
+/// Writes the pending query (if any) to the address bar now.
+pub fn flush_url() {
+    let Some(query) = PENDING_URL.with(|p| p.borrow_mut().take()) else {
+        return;
+    };
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -60,6 +82,35 @@ pub fn replace_query(query: &str) {
             "",
             Some(&format!("{path}{query}")),
         );
+    }
+}
+
+/// Runs [`flush_url`] after [`URL_WRITE_DELAY_MS`], and when the page is hidden (leaving it, or
+/// switching tabs) so that history keeps the last state.
+fn schedule_url_write() {
+    thread_local! {
+        static ON_HIDE: () = {
+            let flush = wasm_bindgen::closure::Closure::<dyn Fn()>::new(flush_url);
+            if let Some(w) = web_sys::window() {
+                let _ = w.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
+                let _ = w.add_event_listener_with_callback("visibilitychange", flush.as_ref().unchecked_ref());
+            }
+            flush.forget();
+        };
+    }
+    ON_HIDE.with(|_| ());
+    let Some(window) = web_sys::window() else {
+        return flush_url();
+    };
+    let later = wasm_bindgen::closure::Closure::once_into_js(flush_url);
+    if window
+        .set_timeout_with_callback_and_timeout_and_arguments_0(
+            later.unchecked_ref(),
+            URL_WRITE_DELAY_MS,
+        )
+        .is_err()
+    {
+        flush_url();
     }
 }
 
@@ -190,43 +241,12 @@ pub fn post_height(id: &str, height_px: f64) {
     let _ = parent.post_message(&datawrapper, "*");
 }
 
-/// Calls `on_height` with `element`'s height in CSS pixels now and whenever it changes (a
-/// `ResizeObserver`); the observer lives as long as the page.
-pub fn observe_height(element: &web_sys::Element, on_height: impl Fn(f64) + 'static) {
-    let callback = wasm_bindgen::closure::Closure::<dyn Fn(js_sys::Array)>::new(
-        move |entries: js_sys::Array| {
-            if let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>() {
-                on_height(entry.target().get_bounding_client_rect().height());
-            }
-        },
-    );
-    if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
-        observer.observe(element);
-    }
-    callback.forget();
-}
-
 /// Device pixels per CSS pixel (1.0 when unknown), for crisp canvases.
 pub fn device_pixel_ratio() -> f64 {
     web_sys::window()
         .map(|w| w.device_pixel_ratio())
         .filter(|r| r.is_finite() && *r > 0.0)
         .unwrap_or(1.0)
-}
-
-/// A signal with the window's inner width in CSS pixels, updated on resize. Call once per app and
-/// share it through context.
-pub fn window_width() -> ReadSignal<f64> {
-    let width = || {
-        web_sys::window()
-            .and_then(|w| w.inner_width().ok())
-            .and_then(|v| v.as_f64())
-            .unwrap_or(1024.0)
-    };
-    let (read, write) = signal(width());
-    let handle = window_event_listener(leptos::ev::resize, move |_| write.set(width()));
-    on_cleanup(move || handle.remove());
-    read
 }
 
 /// Offers `content` as a file download named `filename` with MIME type `mime`.

@@ -79,6 +79,8 @@ async function text(page, id) {
   return (await byId(page, id).textContent()).trim();
 }
 const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50))));
+// The page writes its state to the address bar within 150 ms of a change (browser::URL_WRITE_DELAY_MS).
+const urlOnceWritten = async (page) => { await page.waitForTimeout(250); return page.url(); };
 
 // ---- Budgets -------------------------------------------------------------------------------------
 const files = await readdir(dist);
@@ -148,7 +150,7 @@ await check('share-memory', { url: '?tab=memory&model=llama-3-8b&zero=3&dp=8&gpu
   await input.fill('16');
   await settle(page);
   const total = await byId(page, 'bytes-total').getAttribute('data-bytes');
-  const shared = page.url();
+  const shared = await urlOnceWritten(page);
   expect(shared.includes('dp=16'), `the URL does not carry the change: ${shared}`);
   const again = await context.newPage();
   await again.goto(shared);
@@ -161,7 +163,7 @@ await check('share-bits', { url: '?tab=bits' }, async (page, context) => {
   await settle(page);
   const stored = await text(page, 'stored-bf16');
   const again = await context.newPage();
-  await again.goto(page.url());
+  await again.goto(await urlOnceWritten(page));
   expect(await text(again, 'stored-bf16') === stored, `the shared link shows ${await text(again, 'stored-bf16')}, not ${stored}`);
 });
 
@@ -204,7 +206,8 @@ await check('theme-url-beats-system', { url: '?tab=memory&theme=dark', colorSche
   await settle(page);
   expect(await bg(page) !== DARK_BG, 'choosing Light keeps the dark background');
   expect(await pixel() !== dark, `the chart was not redrawn in the light theme (corner ${dark})`);
-  expect(page.url().includes('theme=light'), `the URL keeps the old theme: ${page.url()}`);
+  const url = await urlOnceWritten(page);
+  expect(url.includes('theme=light'), `the URL keeps the old theme: ${url}`);
 });
 await check('theme-light-on-dark-system', { url: '?tab=bits&theme=light&embed=1', colorScheme: 'dark' }, async (page) => {
   await byId(page, 'value-input').waitFor();

@@ -1,6 +1,6 @@
 //! The stacked bar of one GPU on a canvas; pointing at a segment selects that part.
 
-use crate::ui::components::canvas_chart::{draw_chart, fit_to_box};
+use crate::ui::components::canvas_chart::{draw_chart, fit_to_box, Placement};
 use crate::ui::memory_state::MemoryState;
 use bitbudget_charts::memory_bar::{self, Hit};
 use leptos::html::Canvas;
@@ -13,19 +13,19 @@ pub fn MemoryBarChart() -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
     let hits = StoredValue::new(Vec::<Hit>::new());
     let dpr = StoredValue::new(1.0f64);
-    let width = use_context::<ReadSignal<f64>>();
+    let placement = Placement::watch(canvas_ref);
     Effect::new(move |_| {
-        if let Some(w) = width {
-            w.track();
-        }
         let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        let Some(css_width) = placement.drawable_width(&canvas) else {
             return;
         };
         let Some(b) = state.shown.get() else { return };
         let setup = state.setup.get();
         // The parts alive at the peak, so that the bar adds up to the total.
         let b = b.at_peak(setup.units);
-        dpr.set_value(fit_to_box(&canvas, memory_bar::HEIGHT));
+        dpr.set_value(fit_to_box(&canvas, css_width, memory_bar::HEIGHT));
         let input = memory_bar::Input {
             breakdown: &b,
             capacity: setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name)),

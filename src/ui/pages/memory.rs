@@ -95,12 +95,19 @@ fn Comparisons() -> impl IntoView {
             draw_chart(canvas, strategies::HEIGHT, &input),
         );
     };
+    // What the scaling chart shows besides its lines: changing dp alone redraws nothing there.
+    let scaling_frame = Memo::new(move |_| {
+        state.setup.with(|s| {
+            let capacity = s.gpu.as_ref().map(|g| (g.capacity_bytes, g.name));
+            (capacity, s.units)
+        })
+    });
     let draw_scaling = move |canvas: &web_sys::HtmlCanvasElement| {
-        let (lines, setup) = (state.sweep.get(), state.setup.get());
+        let ((capacity, units), lines) = (scaling_frame.get(), state.sweep.get());
         let input = scaling::Input {
             lines: &lines,
-            capacity: setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name)),
-            units: setup.units,
+            capacity,
+            units,
         };
         warn_on_error("scaling chart", draw_chart(canvas, scaling::HEIGHT, &input));
     };
