@@ -51,8 +51,13 @@ function expectEq(actual, expected, what) {
   if (actual !== expected) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
 }
 
+// Charts out of view wait to be drawn until they come near it, so look at each as a reader would:
+// scrolled to, then a few frames later.
 async function canvasInk(page, testid) {
-  return page.locator(`[data-testid="${testid}"]`).evaluate((c) => {
+  const canvas = page.locator(`[data-testid="${testid}"]`);
+  await canvas.scrollIntoViewIfNeeded();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 30)))));
+  return canvas.evaluate((c) => {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     const seen = new Set();
     for (let i = 0; i < d.length; i += 64) seen.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
