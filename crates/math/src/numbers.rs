@@ -50,11 +50,12 @@ impl std::fmt::Display for Units {
     }
 }
 
-/// `bytes` in `units` with 3 significant digits at least two decimals below 10 (e.g. `16.06 GB`,
-/// `0.12 GB`, `120 GB`); below 1 MB it switches to MB or KB so small numbers stay readable.
+/// `bytes` in `units` with two decimals below 100 and one above (e.g. `16.06 GB`, `0.12 GB`,
+/// `120.0 GB`); below 10 MB (MiB) it switches to MB or KB (MiB, KiB), so that small numbers keep
+/// two significant digits or more instead of reading `0.00 GB`.
 pub fn format_bytes(bytes: u64, units: Units) -> String {
     let v = bytes as f64 / units.bytes();
-    if v >= 0.001 || bytes == 0 {
+    if v >= 0.01 || bytes == 0 {
         let decimals = if v >= 100.0 { 1 } else { 2 };
         return format!("{v:.decimals$} {}", units.label());
     }
@@ -184,6 +185,10 @@ mod tests {
         assert_eq!(format_bytes(16_060_522_496, Units::Gib), "14.96 GiB");
         assert_eq!(format_bytes(120_000_000_000, Units::Gb), "120.0 GB");
         assert_eq!(format_bytes(819_200, Units::Gb), "819.2 KB");
+        // Between 1 and 10 MB the GB figure would read "0.00 GB".
+        assert_eq!(format_bytes(4_718_592, Units::Gb), "4.72 MB");
+        assert_eq!(format_bytes(4_718_592, Units::Gib), "4.50 MiB");
+        assert_eq!(format_bytes(10_000_000, Units::Gb), "0.01 GB");
         assert_eq!(format_bytes(0, Units::Gib), "0.00 GiB");
     }
 
