@@ -9,7 +9,8 @@ use bitbudget_app::ui::pages::learn::chapters::CHAPTERS;
 use bitbudget_app::ui::pages::learn::scenario::rows;
 use bitbudget_app::ui::pages::learn::text::Widget;
 use bitbudget_app::ui::pages::learn::{
-    dynamic_log, fp16_window, last_gradients, weight_bytes, worked, LearnPage,
+    dynamic_log, fp16_window, gradient_sample, histogram_gradients, provenance, weight_bytes,
+    worked, LearnPage,
 };
 use bitbudget_app::ui::url_state::{parse_query, Tab};
 use bitbudget_math::format::FormatId;
@@ -62,13 +63,17 @@ fn check_numbers(root: &web_sys::HtmlElement, n: u8) {
         Widget::LossScale => {
             assert_eq!(text(root, "learn-window-low"), short(fp16_window(0).0, 3));
             assert_eq!(text(root, "learn-window-high"), short(fp16_window(0).1, 5));
-            let fate = fp16_fate(&last_gradients(), 1.0);
+            let fate = fp16_fate(&histogram_gradients(), 1.0);
             assert!(
                 fate.underflow > 0,
-                "unscaled FP16 loses some of the last step's gradients"
+                "unscaled FP16 loses some of MiniLM's gradients"
             );
             assert_eq!(text(root, "learn-underflow"), grouped(fate.underflow));
             assert_eq!(text(root, "learn-kept"), grouped(fate.kept));
+            assert_eq!(
+                text(root, "learn-gradients-source"),
+                provenance(&gradient_sample().unwrap())
+            );
         }
         Widget::Scenario(s) => {
             let start = s.scale.map(|(_, _, v)| v[0]);
@@ -213,10 +218,10 @@ async fn a_loss_scale_rescues_underflowing_gradients_and_dynamic_scaling_steps_o
     let (bars_before, _) = canvas_fingerprint(&root, "learn-gradients");
     choose(&root, "learn-loss-scale", "16");
     settle().await;
-    let fate = fp16_fate(&last_gradients(), 65536.0);
+    let fate = fp16_fate(&histogram_gradients(), 65536.0);
     assert_eq!(text(&root, "learn-underflow"), grouped(fate.underflow));
     assert_eq!(text(&root, "learn-overflow"), grouped(fate.overflow));
-    assert!(fate.underflow < fp16_fate(&last_gradients(), 1.0).underflow);
+    assert!(fate.underflow < fp16_fate(&histogram_gradients(), 1.0).underflow);
     assert_ne!(
         canvas_fingerprint(&root, "learn-gradients").0,
         bars_before,

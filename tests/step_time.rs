@@ -18,7 +18,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 const SETUP: &str = "?tab=memory&model=llama-3-8b&zero=3&dp=8&seq=4096&gpu=h100-80gb";
 
 fn mount(query: MemoryQuery) -> (web_sys::HtmlElement, impl Sized) {
-    mount_fresh(move || view! { <MemoryPage initial=query /> })
+    mount_fresh(move || view! { <MemoryPage initial=query sync_url=true /> })
 }
 
 #[wasm_bindgen_test]
@@ -73,4 +73,13 @@ async fn the_strategies_chart_reorders_by_step_time() {
     let by_time = canvas_fingerprint(&root, "strategies-chart");
     assert_ne!(by_table.0, by_memory.0, "sorting by memory did not redraw");
     assert_ne!(by_memory.0, by_time.0, "sorting by time did not redraw");
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    assert_has(&search, "order=time");
+    // The link opens the chart in the same order.
+    let (again, _app2) = mount(parse_query(&search).memory);
+    settle().await;
+    assert_eq!(canvas_fingerprint(&again, "strategies-chart").0, by_time.0);
+    let select: web_sys::HtmlSelectElement =
+        wasm_bindgen::JsCast::unchecked_into(by_testid(&again, "input-strategy-order"));
+    assert_eq!(select.value(), "time");
 }

@@ -261,9 +261,13 @@ def measure(setup):
         base_params = getattr(model, "base_params", None) or model.get_base_model().base_params
         n_trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
         param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+        extra = {}
         if setup["mode"] == "inference":
             cache_keys, cache = run_inference(setup, model, log)
-            extra = {}
+            # What the cache holds once the decode steps have run (a sliding-window layer keeps a
+            # view of the whole prompt until its first decode step replaces it with the window).
+            after = keys_of_tensors(log, cache_tensors(cache))
+            extra["kv_cache_after_decode"] = sum(log.info[k]["bytes"] for k in after)
             grads, opt_keys = set(), set()
         else:
             trainable, optimizer = run_training(setup, model, log)
@@ -306,6 +310,7 @@ def measure(setup):
         "peak_phase": peak_phase,
         "peak": report[peak_phase],
         "seconds": round(time.time() - started, 1),
+        **extra,
     }
 
 

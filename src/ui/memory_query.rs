@@ -1,9 +1,11 @@
 //! Typed URL state of the Memory page: the math crate's [`Job`], parsed and printed through the
 //! same option table as the CLI's arguments (`memory::job::OPTIONS`), so a URL key is a CLI long
 //! name with the same values and defaults
-//! (`?tab=memory&model=llama-3-8b&zero=3&dp=8&seq=4096&gpu=h100-80gb`).
+//! (`?tab=memory&model=llama-3-8b&zero=3&dp=8&seq=4096&gpu=h100-80gb`). One view option rides
+//! along that the CLI has no use for: `order=memory|time`, how the strategies chart ranks its bars.
 
 use bitbudget_math::memory::job::{parse_count, Job};
+use bitbudget_math::memory::step::order::StrategyOrder;
 use bitbudget_math::memory::Setup;
 
 /// What the page shows when the URL names no memory option: Llama 3 8B, full BF16 training with
@@ -22,9 +24,25 @@ pub const LANDING: &[(&str, &str)] = &[
 /// Largest overhead the page's MiB field accepts (1 TiB, as the table's `overhead` in bytes).
 const MAX_OVERHEAD_MIB: u64 = 1 << 20;
 
-/// Everything the Memory page's controls hold: a [`Job`] (read its fields through `Deref`).
+/// The URL key of the strategies chart's order (not a CLI option: the CLI prints no chart order).
+pub const ORDER_KEY: &str = "order";
+
+/// Everything the Memory page's controls hold: a [`Job`] (read its fields through `Deref`), and
+/// the order of the strategies chart.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MemoryQuery(pub Job);
+pub struct MemoryQuery(
+    /// The setup, as the CLI's arguments describe it.
+    pub Job,
+    /// How the strategies chart ranks its bars (`order=` in the URL, left out when the default).
+    pub StrategyOrder,
+);
+
+impl From<Job> for MemoryQuery {
+    /// The job, with the strategies in the table's order.
+    fn from(job: Job) -> Self {
+        Self(job, StrategyOrder::default())
+    }
+}
 
 impl std::ops::Deref for MemoryQuery {
     type Target = Job;
@@ -47,19 +65,38 @@ impl Default for MemoryQuery {
             // The landing pairs are checked by `the_landing_example_parses`.
             let _ = job.apply(k, v);
         }
-        Self(job)
+        Self::from(job)
     }
 }
 
 impl MemoryQuery {
     /// The option table's defaults: what a URL means by the options it leaves out.
     pub fn defaults() -> Self {
-        Self(Job::default())
+        Self::from(Job::default())
     }
 
-    /// Applies one URL parameter. `None` for keys that are not memory options; `Some(Err)` with a
-    /// note for a bad value (the field keeps its value, the default when parsing a URL).
+    /// The option table's defaults, keeping this query's chart order: what a URL that names
+    /// memory options means by those it leaves out, whatever came first.
+    pub fn defaults_keeping_view(&self) -> Self {
+        Self(Job::default(), self.1)
+    }
+
+    /// Applies one URL parameter. `None` for keys that are not memory options (nor `order`);
+    /// `Some(Err)` with a note for a bad value (the field keeps its value, the default when
+    /// parsing a URL).
     pub fn apply(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
+        if key == ORDER_KEY {
+            return Some(match value.parse() {
+                Ok(order) => {
+                    self.1 = order;
+                    Ok(())
+                }
+                Err(e) => Err(format!(
+                    "In the link, {e}; keeping the order {}.",
+                    StrategyOrder::default().label()
+                )),
+            });
+        }
         self.0
             .apply(key, value)
             .map(|r| r.map_err(|e| format!("In the link, {e}; keeping the default.")))
@@ -86,11 +123,14 @@ impl MemoryQuery {
     }
 
     /// The query string (with `?`) that reproduces this view: the model, then every option that
-    /// differs from the table's default.
+    /// differs from the table's default, then the chart order unless it is the default.
     pub fn to_query_string(&self, embed: bool) -> String {
         let mut s = String::from("?tab=memory");
         for (k, v) in self.0.to_pairs(true) {
             s += &format!("&{k}={v}");
+        }
+        if self.1 != StrategyOrder::default() {
+            s += &format!("&{ORDER_KEY}={}", self.1);
         }
         if embed {
             s += "&embed=1";
@@ -146,7 +186,7 @@ mod tests {
 
     #[test]
     fn every_field_round_trips_through_the_url() {
-        let mut q = MemoryQuery({
+        let mut q = MemoryQuery::from({
             let mut changed = MemoryQuery::default().0;
             changed.model = None;
             changed.dp = 8;
@@ -161,6 +201,34 @@ mod tests {
         q.set_count("overhead-mib", 512);
         assert_eq!(through_url(&q), q);
         assert_eq!(through_url(&MemoryQuery::default()), MemoryQuery::default());
+    }
+
+    #[test]
+    fn the_strategy_order_round_trips_through_the_url_and_is_left_out_by_default() {
+        for order in StrategyOrder::ALL {
+            let q = MemoryQuery(MemoryQuery::default().0, order);
+            let text = q.to_query_string(false);
+            assert_eq!(
+                text.contains("order="),
+                order != StrategyOrder::default(),
+                "{text}"
+            );
+            assert_eq!(through_url(&q), q);
+        }
+        let by_time = MemoryQuery(Job::default(), StrategyOrder::StepTime);
+        assert!(by_time.to_query_string(false).ends_with("&order=time"));
+    }
+
+    #[test]
+    fn a_bad_strategy_order_keeps_the_default_and_says_so() {
+        let mut q = MemoryQuery::default();
+        for bad in ["speed", "", "TIME%", "1e15"] {
+            let note = q.apply("order", bad).unwrap().unwrap_err();
+            assert!(note.contains("is not table, memory or time"), "{note}");
+        }
+        assert_eq!(q, MemoryQuery::default());
+        assert_eq!(q.apply("order", "Memory"), Some(Ok(())));
+        assert_eq!(q.1, StrategyOrder::Memory);
     }
 
     #[test]

@@ -35,8 +35,9 @@ pub struct MemoryState {
     pub step: Memo<Result<StepTime, String>>,
     /// The step time under every strategy (same order as `strategies`).
     pub step_strategies: Memo<Vec<(Strategy, Result<StepTime, String>)>>,
-    /// How the strategies chart ranks its bars.
-    pub order: RwSignal<StrategyOrder>,
+    /// How the strategies chart ranks its bars (the query's, so the URL carries it; change it
+    /// with [`MemoryState::set`]).
+    pub order: Memo<StrategyOrder>,
 }
 
 impl MemoryState {
@@ -82,7 +83,7 @@ impl MemoryState {
             hovered: RwSignal::new(None),
             step,
             step_strategies,
-            order: RwSignal::new(StrategyOrder::default()),
+            order: Memo::new(move |_| query.with(|q| q.1)),
         }
     }
 

@@ -174,7 +174,7 @@ pub fn parse_query(search: &str) -> AppQuery {
         // does; only a URL that names none opens on the landing example.
         if !memory_named && find_option(&key).is_some() {
             memory_named = true;
-            q.memory = MemoryQuery::defaults();
+            q.memory = q.memory.defaults_keeping_view();
         }
         match key.as_str() {
             "tab" => match value.parse() {
@@ -433,6 +433,24 @@ mod tests {
         let bad = parse_query("tab=memory&dp=zero&gpu=h1000");
         assert_eq!(bad.notes.len(), 2);
         assert_eq!(bad.memory, MemoryQuery::defaults());
+    }
+
+    /// `order` is a view option: before or after the memory options, it survives their reset to
+    /// the table's defaults, and alone it keeps the landing example.
+    #[test]
+    fn the_strategy_order_is_read_wherever_it_stands_in_the_url() {
+        use bitbudget_math::memory::step::order::StrategyOrder;
+        for url in ["?order=time&model=gpt2", "?model=gpt2&order=time"] {
+            let q = parse_query(url);
+            assert!(q.notes.is_empty(), "{:?}", q.notes);
+            assert_eq!(q.memory.1, StrategyOrder::StepTime, "{url}");
+            assert_eq!(q.memory.model.as_deref(), Some("gpt2"));
+        }
+        let alone = parse_query("?tab=memory&order=memory");
+        assert_eq!(alone.memory.0, MemoryQuery::default().0);
+        let bad = parse_query("?tab=memory&order=fastest");
+        assert_eq!(bad.memory, MemoryQuery::default());
+        assert_eq!(bad.notes.len(), 1, "{:?}", bad.notes);
     }
 
     /// The page accepts every option the CLI does: a URL with a non-default value for each option of

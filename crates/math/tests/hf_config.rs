@@ -147,12 +147,31 @@ fn configs_and_presets_agree_on_the_shared_models() {
     ] {
         let p = find_model(preset).unwrap().arch;
         assert_eq!(arch(fixture_name).params(), p.params(), "{fixture_name}");
+        let training_ops = |a: &ModelArch| (a.gelu_ops, a.attention_dropout, a.residual_dropout);
+        assert_eq!(
+            training_ops(&arch(fixture_name)),
+            training_ops(&p),
+            "{fixture_name}"
+        );
         assert_eq!(
             arch(fixture_name).active_params(),
             p.active_params(),
             "{fixture_name}"
         );
     }
+}
+
+/// GPT-2's `gelu_new` and 0.1 dropouts are read from its config; OPT-125m's `dropout` 0.1 applies
+/// to the residual branch and its `attention_dropout` is 0; Llama has neither.
+#[test]
+fn gelu_ops_and_dropouts_are_read_from_the_config() {
+    let flags = |name: &str| {
+        let a = arch(name);
+        (a.gelu_ops, a.attention_dropout, a.residual_dropout)
+    };
+    assert_eq!(flags("gpt2"), (true, true, true));
+    assert_eq!(flags("opt-125m"), (false, false, true));
+    assert_eq!(flags("llama-3-8b"), (false, false, false));
 }
 
 #[test]

@@ -15,8 +15,8 @@ pub fn StrategyOrderSelect() -> impl IntoView {
         .collect();
     let value = Signal::derive(move || state.order.get().name().to_string());
     let on_change = Callback::new(move |v: String| {
-        if let Some(o) = StrategyOrder::from_name(&v) {
-            state.order.set(o);
+        if let Ok(o) = v.parse::<StrategyOrder>() {
+            state.set(|q| q.1 = o);
         }
     });
     view! { <SelectField label="Order by" key="strategy-order" options value on_change /> }

@@ -2,7 +2,6 @@
 //! step (Micikevicius et al. 2018, "Mixed precision training", section 3.2; PyTorch's
 //! `GradScaler` uses the same rule with a growth interval of 2000 steps).
 
-use super::qat::{spirals, train_with, Training};
 use crate::format::{FormatId, Overflow};
 
 /// How a set of gradients fares in FP16 after multiplying by a loss scale.
@@ -14,7 +13,8 @@ pub struct Fp16Fate {
     pub overflow: usize,
     /// Non-zero gradients stored as a non-zero finite FP16 value.
     pub kept: usize,
-    /// Gradients that were exactly zero to begin with (ReLU units that were off).
+    /// Gradients that were exactly zero to begin with (a ReLU unit that was off, an embedding row
+    /// of a token not in the batch).
     pub zero: usize,
 }
 
@@ -97,31 +97,6 @@ pub fn dynamic_scaling(steps: &[Vec<f32>], start: f64, growth_interval: u32) -> 
         .collect()
 }
 
-/// Every gradient of the training steps `steps` (1-based, ascending) of the Learn page's spiral
-/// classifier ([`super::qat`], FP32 training, seed `seed`): for each step, the weight and bias
-/// gradients and the activation gradients of both hidden layers, in that order. Trains up to the
-/// last step asked for; steps past it are left out.
-pub fn training_gradients(steps: &[usize], seed: u64) -> Vec<Vec<f32>> {
-    let data = spirals(seed);
-    let last = steps.iter().copied().max().unwrap_or(0);
-    let mut out = Vec::with_capacity(steps.len());
-    let mut step = 0;
-    train_with(&data, Training::Float, last, seed, |g| {
-        step += 1;
-        if steps.contains(&step) {
-            let mut all: Vec<f32> = g
-                .layers
-                .iter()
-                .flat_map(|l| l.w.iter().chain(&l.b))
-                .copied()
-                .collect();
-            all.extend_from_slice(&g.activations);
-            out.push(all);
-        }
-    });
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,16 +139,5 @@ mod tests {
             vec![131072.0, 65536.0, 32768.0, 32768.0, 65536.0, 32768.0]
         );
         assert!(log[0].skipped && log[1].skipped && !log[2].skipped);
-    }
-
-    #[test]
-    fn the_classifier_has_gradients_fp16_loses_without_scaling() {
-        let steps = training_gradients(&[1, 2, super::super::qat::EPOCHS], 1);
-        assert_eq!(steps.len(), 3);
-        let last = steps.last().unwrap();
-        let unscaled = fp16_fate(last, 1.0);
-        assert!(unscaled.underflow > 0, "{unscaled:?}");
-        let scaled = fp16_fate(last, 65536.0);
-        assert!(scaled.underflow < unscaled.underflow, "{scaled:?}");
     }
 }

@@ -195,9 +195,6 @@ pub struct Gradients {
     pub loss: f32,
     /// ∂loss/∂w and ∂loss/∂b of each layer (same shapes as the model's).
     pub layers: Vec<Layer>,
-    /// ∂loss/∂(hidden activation) for every point and hidden unit of both hidden layers: the
-    /// activation gradients mixed precision keeps in 16 bits.
-    pub activations: Vec<f32>,
 }
 
 /// Forward and backward pass of `model` over all of `data` (mean logistic loss).
@@ -212,7 +209,6 @@ pub fn gradients(model: &Model, data: &Dataset) -> Gradients {
             inputs: l.inputs,
         })
         .collect();
-    let mut activations = Vec::new();
     let mut loss = 0.0;
     for (p, y) in data.points.iter().zip(&data.labels) {
         let (logit, inputs) = model.forward(*p);
@@ -247,14 +243,12 @@ pub fn gradients(model: &Model, data: &Dataset) -> Gradients {
                     }
                 })
                 .collect();
-            activations.extend_from_slice(&back);
             delta = back;
         }
     }
     Gradients {
         loss: loss / n,
         layers: grads,
-        activations,
     }
 }
 
@@ -277,14 +271,8 @@ pub struct Trained {
 }
 
 /// Trains [`Model::new`]`(seed)` on `data` for `epochs` full-batch Adam steps (β = 0.9, 0.999,
-/// ε = 1e-8), calling `each` with every epoch's gradients (the loss-scaling chapter reads them).
-pub fn train_with(
-    data: &Dataset,
-    how: Training,
-    epochs: usize,
-    seed: u64,
-    mut each: impl FnMut(&Gradients),
-) -> Trained {
+/// ε = 1e-8).
+pub fn train(data: &Dataset, how: Training, epochs: usize, seed: u64) -> Trained {
     let mut model = Model::new(seed);
     let mut m: Vec<Vec<f32>> = model
         .layers
@@ -301,7 +289,6 @@ pub fn train_with(
         };
         // Straight-through: the gradient at the quantized weights updates the FP32 weights.
         let g = gradients(&seen, data);
-        each(&g);
         losses.push(g.loss);
         let (c1, c2) = (1.0 - b1.powi(t as i32), 1.0 - b2.powi(t as i32));
         let params = model.layers.iter_mut().flat_map(|l| [&mut l.w, &mut l.b]);
@@ -315,11 +302,6 @@ pub fn train_with(
         }
     }
     Trained { model, losses }
-}
-
-/// [`train_with`] without a callback.
-pub fn train(data: &Dataset, how: Training, epochs: usize, seed: u64) -> Trained {
-    train_with(data, how, epochs, seed, |_| {})
 }
 
 /// The three accuracies on the test set, from 0 to 1.

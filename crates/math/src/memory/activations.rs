@@ -166,13 +166,36 @@ pub fn inference_bytes(shape: &ActivationShape) -> (u128, String) {
     };
     let mlp = (tokens * a.ffn as u128 * mlp_tensors * e).div_ceil(t);
     let logits = shape.batch as u128 * a.vocab as u128 * 4;
-    let bytes = residual + attention.max(mlp) + logits;
+    let mask = window_mask_bytes(shape);
+    let bytes = residual + attention.max(mlp) + logits + mask;
     let scores_text = if shape.flash_attention {
         "no s×s scores (FlashAttention)"
     } else {
         "s×s scores per head, their FP32 softmax and its cast"
     };
-    (bytes, format!("residual in/out + max(attention with {scores_text}, MLP) + FP32 logits of the last position"))
+    let mask_text = if mask > 0 {
+        " + the sliding window's s×s mask (boolean and additive)"
+    } else {
+        ""
+    };
+    (bytes, format!("residual in/out + max(attention with {scores_text}, MLP) + FP32 logits of the last position{mask_text}"))
+}
+
+/// The attention mask a sliding window makes SDPA materialise in a prefill longer than the
+/// window: `is_causal` cannot express a window, so Transformers' `sdpa_mask`
+/// (`masking_utils.py`) builds a boolean batch × 1 × s × s mask, and
+/// `scaled_dot_product_attention` turns it into an additive mask of the compute dtype
+/// (`convert_boolean_attn_mask`): (1 + e) bytes per query-key pair, shared by the heads and
+/// alive through the prefill. 0 for eager attention (whose masked scores are counted with the
+/// scores), without a window, or when the prompt fits in it.
+fn window_mask_bytes(shape: &ActivationShape) -> u128 {
+    let a = shape.arch;
+    let windowed = a.sliding_window > 0 && a.sliding_layers > 0 && shape.seq > a.sliding_window;
+    if !shape.flash_attention || !windowed {
+        return 0;
+    }
+    let pairs = shape.batch as u128 * shape.seq as u128 * shape.seq as u128;
+    pairs * (1 + shape.elem_bytes as u128)
 }
 
 #[cfg(test)]
@@ -195,6 +218,31 @@ mod tests {
             flash_attention: false,
             elem_bytes: 2,
         }
+    }
+
+    /// A Mistral prefill past its 4096-token window with SDPA materialises the b × s × s mask,
+    /// a boolean and its additive 16-bit copy; within the window, or with eager attention, no
+    /// separate mask is counted.
+    #[test]
+    fn a_prompt_past_the_sliding_window_materialises_the_sdpa_mask() {
+        let mut mistral = find_model("mistral-7b").unwrap().arch;
+        (mistral.sliding_window, mistral.sliding_layers) = (4096, 32);
+        let at = |seq: u64, flash: bool| {
+            let mut s = shape(&mistral, 1, false, Recompute::None);
+            (s.seq, s.flash_attention) = (seq, flash);
+            window_mask_bytes(&s)
+        };
+        assert_eq!(at(8192, true), 8192 * 8192 * 3);
+        assert_eq!(at(4096, true), 0);
+        assert_eq!(at(8192, false), 0);
+        let mut plain = shape(&mistral, 1, false, Recompute::None);
+        plain.flash_attention = true;
+        plain.seq = 8192;
+        let with_mask = inference_bytes(&plain).0;
+        mistral.sliding_window = 0;
+        let mut no_window = shape(&mistral, 1, false, Recompute::None);
+        (no_window.seq, no_window.flash_attention) = (8192, true);
+        assert_eq!(with_mask - inference_bytes(&no_window).0, 8192 * 8192 * 3);
     }
 
     /// Korthikanti et al. 2022, eq. 1: sbh(34 + 5as/h) per layer without parallelism.

@@ -81,6 +81,16 @@ pub struct ModelArch {
     pub sliding_window: u64,
     /// Blocks that use the sliding window (the others attend globally; Gemma 2 alternates).
     pub sliding_layers: u64,
+    /// The MLP's GELU is the tanh approximation written as separate PyTorch ops (Transformers'
+    /// `NewGELUActivation`, `activation_function: "gelu_new"`, GPT-2's), not one GELU kernel:
+    /// in eager training three more f-wide tensors are saved for the backward pass.
+    pub gelu_ops: bool,
+    /// Dropout on the attention probabilities in training (GPT-2's `attn_pdrop`, OPT's
+    /// `attention_dropout` above 0).
+    pub attention_dropout: bool,
+    /// Dropout on each sublayer's output before the residual add in training (GPT-2's
+    /// `resid_pdrop`, OPT's `dropout` above 0).
+    pub residual_dropout: bool,
 }
 
 /// Multi-head latent attention's widths (DeepSeek-V2, Liu et al. 2024, section 2.1): queries and
@@ -155,6 +165,9 @@ impl ModelArch {
         mla: None,
         sliding_window: 0,
         sliding_layers: 0,
+        gelu_ops: false,
+        attention_dropout: false,
+        residual_dropout: false,
     };
 
     fn norm_params(&self) -> u64 {

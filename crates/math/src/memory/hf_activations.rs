@@ -12,7 +12,13 @@
 //!   eager attention (`eager_attention_forward`) also saves K and V repeated to every query head,
 //!   the FP32 softmax (`softmax(..., dtype=torch.float32)`, 4·heads·s) and its e-byte cast.
 //! - MLP: SwiGLU saves gate, up, SiLU(gate) and their product (4·e·f); GELU the two e·f tensors
-//!   around the activation; each token passes its active and shared experts.
+//!   around the activation; each token passes its active and shared experts. GPT-2's `gelu_new`
+//!   (`NewGELUActivation.forward`: `0.5 * x * (1 + tanh(√(2/π) · (x + 0.044715 · x³)))` in
+//!   separate ops) also saves the tanh output (by `tanh`), `0.5 · x` and `1 + tanh` (by the last
+//!   multiply): 3·e·f more.
+//! - Dropout in training (`native_dropout` saves a one-byte mask): on the attention probabilities
+//!   with eager attention (heads·s; SDPA's kernels on a GPU regenerate the mask from the RNG
+//!   state instead of storing it), and on the two sublayer outputs before the residual adds (2h).
 //! - peft LoRA (`lora.Linear.forward`): the input is cast to the adapter dtype
 //!   (`_cast_input_dtype`) and, with `lora_dropout > 0`, passed through dropout, whose output (and
 //!   a one-byte mask) `lora_A` saves; with neither, `lora_A` shares the base layer's saved input.
@@ -94,15 +100,20 @@ fn layer_per_token(s: &HfShape) -> u128 {
     if !s.sdpa {
         let scores = a.heads as u128 * s.seq as u128;
         attention += e * 2 * (q - kv.min(q)) + 4 * scores + e * scores;
+        if a.attention_dropout {
+            attention += scores;
+        }
     }
+    let residual_masks = if a.residual_dropout { 2 * h } else { 0 };
     let experts = (a.active_experts.max(1) + a.shared_experts) as u128;
     let mlp = match a.mlp {
         Mlp::Swiglu => 4,
+        Mlp::Gelu if a.gelu_ops => 5,
         Mlp::Gelu => 2,
     } * e
         * a.ffn as u128
         * experts;
-    norm * a.norms_per_layer as u128 + attention + mlp + adapter_per_token(s)
+    norm * a.norms_per_layer as u128 + attention + mlp + residual_masks + adapter_per_token(s)
 }
 
 /// Extra bytes per token and layer that peft's adapters save (input casts and dropout copies).
@@ -226,6 +237,40 @@ mod tests {
         };
         let expected = 2 * (6 * 4096) + 2 * (2 * 4096 + 2 * 1024) + 8 * 14336;
         assert_eq!(layer_per_token(&s), expected);
+    }
+
+    /// GPT-2 (h 768, f 3072, 12 heads, s 1024, BF16): gelu_new's ops save three more f-wide
+    /// tensors, and dropout a one-byte mask on the eager attention probabilities (heads × s) and
+    /// on the two sublayer outputs (2h).
+    #[test]
+    fn gpt2_gelu_ops_and_dropout_masks_add_their_tensors() {
+        let gpt2 = find_model("gpt2").unwrap().arch;
+        let plain = ModelArch {
+            gelu_ops: false,
+            attention_dropout: false,
+            residual_dropout: false,
+            ..gpt2.clone()
+        };
+        let shape = |a| HfShape {
+            arch: a,
+            batch: 1,
+            seq: 1024,
+            tp: 1,
+            recompute: Recompute::None,
+            sdpa: false,
+            autocast: false,
+            elem_bytes: 2,
+            adapters: None,
+        };
+        let extra = layer_per_token(&shape(&gpt2)) - layer_per_token(&shape(&plain));
+        assert_eq!(extra, 3 * 2 * 3072 + 12 * 1024 + 2 * 768);
+        // With SDPA the attention mask is not stored (a GPU kernel regenerates it).
+        let sdpa = |a| HfShape {
+            sdpa: true,
+            ..shape(a)
+        };
+        let extra = layer_per_token(&sdpa(&gpt2)) - layer_per_token(&sdpa(&plain));
+        assert_eq!(extra, 3 * 2 * 3072 + 2 * 768);
     }
 
     #[test]

@@ -209,6 +209,21 @@ impl Fields<'_> {
     fn text(&self, name: &str) -> Option<&str> {
         self.obj.get(name).and_then(Value::as_str)
     }
+
+    /// Whether the dropout probability `name` is above 0 (absent or null: `default`); a value that
+    /// is not a number from 0 to 1 is an error naming the field.
+    fn dropout(&self, name: &str, default: bool) -> Result<bool, ConfigError> {
+        match self.obj.get(name) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => match v.as_f64() {
+                Some(p) if (0.0..=1.0).contains(&p) => Ok(p > 0.0),
+                _ => Err(ConfigError::BadField {
+                    field: name.into(),
+                    why: "must be a probability from 0 to 1".into(),
+                }),
+            },
+        }
+    }
 }
 
 /// A non-negative integer size below [`MAX_FIELD`] (an integral float such as `4096.0` is accepted).
@@ -284,6 +299,10 @@ fn gpt2(f: &Fields) -> Result<ModelArch, ConfigError> {
         out_bias: true,
         mlp_bias: true,
         tied_embeddings: f.flag("tie_word_embeddings", true)?,
+        // Transformers' GPT2Config defaults: gelu_new, every dropout 0.1.
+        gelu_ops: f.text("activation_function").unwrap_or("gelu_new") == "gelu_new",
+        attention_dropout: f.dropout("attn_pdrop", true)?,
+        residual_dropout: f.dropout("resid_pdrop", true)?,
         ..base(&c)
     })
 }
@@ -343,6 +362,9 @@ fn opt(f: &Fields) -> Result<ModelArch, ConfigError> {
         out_bias: bias,
         mlp_bias: bias,
         tied_embeddings: f.flag("tie_word_embeddings", true)?,
+        // Transformers' OPTConfig defaults: dropout 0.1, attention_dropout 0.
+        attention_dropout: f.dropout("attention_dropout", false)?,
+        residual_dropout: f.dropout("dropout", true)?,
         ..base(&c)
     })
 }

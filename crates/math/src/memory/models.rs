@@ -73,6 +73,13 @@ pub fn model_presets() -> Vec<ModelPreset> {
         arch,
         source,
     };
+    // GPT-2's config.json: `activation_function: "gelu_new"`, attn_pdrop and resid_pdrop 0.1.
+    let hf_gpt2 = |a: ModelArch| ModelArch {
+        gelu_ops: true,
+        attention_dropout: true,
+        residual_dropout: true,
+        ..a
+    };
     vec![
         // OpenAI GPT-2 config.json (Hugging Face `gpt2`): n_layer 12, n_embd 768, n_head 12,
         // vocab 50257, n_positions 1024; tied head, biases everywhere.
@@ -80,7 +87,7 @@ pub fn model_presets() -> Vec<ModelPreset> {
             "gpt2",
             "GPT-2 (124M)",
             "GPT",
-            gpt(12, 768, 12, 50257, 1024, 1024, Norm::LayerNorm, false),
+            hf_gpt2(gpt(12, 768, 12, 50257, 1024, 1024, Norm::LayerNorm, false)),
             "Hugging Face gpt2 config.json",
         ),
         // Hugging Face `gpt2-xl` config.json: n_layer 48, n_embd 1600, n_head 25.
@@ -88,7 +95,7 @@ pub fn model_presets() -> Vec<ModelPreset> {
             "gpt2-xl",
             "GPT-2 XL (1.5B)",
             "GPT",
-            gpt(48, 1600, 25, 50257, 1024, 1024, Norm::LayerNorm, false),
+            hf_gpt2(gpt(48, 1600, 25, 50257, 1024, 1024, Norm::LayerNorm, false)),
             "Hugging Face gpt2-xl config.json",
         ),
         // Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1: 96 layers,

@@ -85,7 +85,20 @@ pub fn safetensors_index(bytes: &[u8]) -> Result<Vec<TensorInfo>, QuantError> {
 
 type Entries = Vec<(TensorInfo, (usize, usize))>;
 
-fn parse_safetensors_header(bytes: &[u8]) -> Result<(Entries, usize), QuantError> {
+/// The `__metadata__` of a safetensors file: its string entries, in file order (empty when the
+/// header has none; values that are not strings are left out). `\uXXXX` escapes read as `?`.
+pub fn safetensors_metadata(bytes: &[u8]) -> Result<Vec<(String, String)>, QuantError> {
+    let (text, _) = header_text(bytes)?;
+    let entries = json::parse_object(text).map_err(QuantError::BadFile)?;
+    Ok(entries
+        .into_iter()
+        .find(|(name, _)| name == "__metadata__")
+        .map(|(_, fields)| fields.strings())
+        .unwrap_or_default())
+}
+
+/// The header's JSON text and where the data starts, or why the file is not a safetensors file.
+fn header_text(bytes: &[u8]) -> Result<(&str, usize), QuantError> {
     if bytes.len() > MAX_FILE_BYTES {
         return Err(QuantError::FileTooLarge { bytes: bytes.len() });
     }
@@ -102,8 +115,13 @@ fn parse_safetensors_header(bytes: &[u8]) -> Result<(Entries, usize), QuantError
     }
     let text = std::str::from_utf8(&bytes[8..8 + header_len])
         .map_err(|_| bad("the safetensors header is not UTF-8"))?;
+    Ok((text, 8 + header_len))
+}
+
+fn parse_safetensors_header(bytes: &[u8]) -> Result<(Entries, usize), QuantError> {
+    let (text, base) = header_text(bytes)?;
     let entries = json::parse_object(text).map_err(QuantError::BadFile)?;
-    let data_len = bytes.len() - 8 - header_len;
+    let data_len = bytes.len() - base;
     let mut out = Vec::new();
     for (name, fields) in entries {
         if name == "__metadata__" {
@@ -143,7 +161,7 @@ fn parse_safetensors_header(bytes: &[u8]) -> Result<(Entries, usize), QuantError
         ));
     }
     out.sort_by_key(|(_, (start, _))| *start);
-    Ok((out, 8 + header_len))
+    Ok((out, base))
 }
 
 /// Reads tensor `name` from a safetensors file.
@@ -268,6 +286,16 @@ mod json {
                     None
                 }
             })
+        }
+
+        pub fn strings(&self) -> Vec<(String, String)> {
+            self.0
+                .iter()
+                .filter_map(|(k, v)| match v {
+                    Value::Str(s) => Some((k.clone(), s.clone())),
+                    _ => None,
+                })
+                .collect()
         }
 
         pub fn numbers(&self, key: &str) -> Option<Vec<usize>> {

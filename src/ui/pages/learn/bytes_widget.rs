@@ -40,7 +40,7 @@ fn memory_link(params: u64) -> String {
         // Values from this widget's own lists, which the table accepts.
         let _ = job.apply(k, &v);
     }
-    MemoryQuery(job).to_query_string(false)
+    MemoryQuery::from(job).to_query_string(false)
 }
 
 /// A select of parameter counts and each format's bytes for it.

@@ -78,7 +78,7 @@ pub const FORMATS: ChapterText = ChapterText {
 pub const LOSS_SCALING: ChapterText = ChapterText {
     title: "Mixed precision and loss scaling",
     paragraphs: &[
-        "Gradients are often tiny: many sit far below FP16's smallest subnormal (about 6 × 10⁻⁸) and would become zero. Loss scaling multiplies the loss by a factor S before the backward pass, so every gradient is S times larger and lands inside FP16's range; the optimizer divides by S again before the update (Micikevicius et al. 2018).",
+        "Gradients are small: most of the real ones below sit under FP16's smallest normal number (about 6 × 10⁻⁵), where FP16 keeps fewer and fewer digits, and some under its smallest subnormal (about 6 × 10⁻⁸), where they become zero. Loss scaling multiplies the loss by a factor S before the backward pass, so every gradient is S times larger and lands inside FP16's range; the optimizer divides by S again before the update (Micikevicius et al. 2018).",
         "Too large an S pushes the largest gradients past 65504 and they overflow. Dynamic loss scaling starts high, halves S whenever a step overflows (and skips that step), and doubles it after a run of clean steps. The update itself is applied to an FP32 master copy of the weights, because a small update added to a 16-bit weight is often rounded away.",
     ],
     widget: Widget::LossScale,

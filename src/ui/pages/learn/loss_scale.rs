@@ -1,24 +1,21 @@
-//! Chapter 4's widget: the gradients of the spiral classifier (`bitbudget_math::learn`, trained
-//! here) against FP16 under a loss scale, and dynamic loss scaling one step at a time.
+//! Chapter 4's widget: real gradients of all-MiniLM-L6-v2 (extracted under PyTorch by
+//! `scripts/extract_sample_gradient.py`, embedded from `assets/gradients/`) against FP16 under a
+//! loss scale, and dynamic loss scaling over its fine-tuning steps, one step at a time.
 
 use super::text::bits_link;
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use bitbudget_charts::gradients;
 use bitbudget_math::format::{FormatFacts, FormatId};
-use bitbudget_math::learn::loss_scale::{
-    dynamic_scaling, fp16_fate, log2_histogram, training_gradients, ScalerStep,
-};
-use bitbudget_math::learn::qat::EPOCHS;
+use bitbudget_math::learn::gradient_sample::GradientSample;
+use bitbudget_math::learn::loss_scale::{dynamic_scaling, fp16_fate, log2_histogram, ScalerStep};
 use bitbudget_math::numbers::{grouped, short};
 use leptos::leptos_dom::helpers::{set_interval_with_handle, IntervalHandle};
 use leptos::prelude::*;
 
-/// Training steps that dynamic loss scaling walks through (the first ones, where gradients are
-/// largest); the histogram shows the last training step ([`EPOCHS`]), where they are smallest.
-pub const STEPS: usize = 40;
-
-/// Seed of the classifier (the same as chapter 13's).
-const SEED: u64 = 1;
+/// The gradient file (F32 samples and their provenance; see `assets/README.md`). 136 KB, under
+/// the 300 KB at which it would be fetched instead of built into the app.
+const GRADIENT_FILE: &[u8] =
+    include_bytes!("../../../../assets/gradients/minilm-l6-gradients.safetensors");
 
 /// Loss scales offered, as powers of two.
 const EXPONENTS: [i32; 6] = [0, 8, 12, 16, 20, 24];
@@ -43,46 +40,84 @@ pub fn fp16_window(exponent: i32) -> (f64, f64) {
 }
 
 thread_local! {
-    /// The training behind the widget runs once per page load (it takes a moment in a debug
-    /// build), however often the chapter is opened.
-    static GRADIENTS: std::cell::OnceCell<(Vec<Vec<f32>>, Vec<f32>)> = const { std::cell::OnceCell::new() };
+    /// The embedded gradient file, read once per page load.
+    static SAMPLE: std::cell::OnceCell<Result<GradientSample, String>> = const { std::cell::OnceCell::new() };
 }
 
-/// The gradients of the classifier's first [`STEPS`] steps, then those of its last step.
-fn gradient_steps() -> (Vec<Vec<f32>>, Vec<f32>) {
-    GRADIENTS.with(|cell| {
-        cell.get_or_init(|| {
-            let steps: Vec<usize> = (1..=STEPS).chain([EPOCHS]).collect();
-            let mut g = training_gradients(&steps, SEED);
-            let last = g.pop().unwrap_or_default();
-            (g, last)
-        })
-        .clone()
+/// The embedded gradients and their provenance, or why the file could not be read.
+pub fn gradient_sample() -> Result<GradientSample, String> {
+    SAMPLE.with(|cell| {
+        cell.get_or_init(|| GradientSample::read(GRADIENT_FILE).map_err(|e| e.to_string()))
+            .clone()
     })
 }
 
-/// The log of dynamic loss scaling over the classifier's first [`STEPS`] steps.
+/// The log of dynamic loss scaling over the fine-tuning steps (empty if the file is unreadable).
 pub fn dynamic_log() -> Vec<ScalerStep> {
-    dynamic_scaling(&gradient_steps().0, DYNAMIC_START, GROWTH_INTERVAL)
+    gradient_sample().map_or_else(
+        |_| Vec::new(),
+        |g| dynamic_scaling(&g.steps, DYNAMIC_START, GROWTH_INTERVAL),
+    )
 }
 
-/// The gradients of the classifier's last training step.
-pub fn last_gradients() -> Vec<f32> {
-    gradient_steps().1
+/// The gradients the histogram shows: a sample of the first backward pass (empty if the file is
+/// unreadable).
+pub fn histogram_gradients() -> Vec<f32> {
+    gradient_sample().map_or_else(|_| Vec::new(), |g| g.histogram)
+}
+
+/// Where the histogram's gradients come from, in a sentence built from the file's metadata.
+pub fn provenance(g: &GradientSample) -> String {
+    let count = |key: &str| {
+        g.meta_numbers(key)
+            .first()
+            .map_or("?".into(), |n| grouped(*n as usize))
+    };
+    format!(
+        "{} gradients drawn at random from the {} non-zero ones (of {} parameters) after the first backward pass of {} ({}) under {} on sentence pairs, computed in FP32 with PyTorch {} by {}.",
+        grouped(g.histogram.len()),
+        count("nonzero_gradients"),
+        count("parameters"),
+        g.meta("model").unwrap_or("?"),
+        g.meta("architecture").unwrap_or("?"),
+        g.meta("loss").unwrap_or("?"),
+        g.meta("torch").unwrap_or("?"),
+        g.meta("script").unwrap_or("?"),
+    )
 }
 
 /// The gradients FP16 loses or keeps at a chosen loss scale, with their histogram.
 #[component]
 pub fn LossScaleWidget() -> impl IntoView {
-    let (first, last) = gradient_steps();
-    let last = StoredValue::new(last);
-    let log = dynamic_scaling(&first, DYNAMIC_START, GROWTH_INTERVAL);
+    match gradient_sample() {
+        Ok(g) => view! { <LossScaleChart sample=g /> }.into_any(),
+        Err(e) => view! {
+            <p class="error" role="alert" data-testid="learn-gradients-error">{format!("The gradient file could not be read: {e}")}</p>
+        }
+        .into_any(),
+    }
+}
+
+/// The histogram, the loss-scale control and dynamic scaling, over a readable gradient file.
+#[component]
+fn LossScaleChart(
+    /// The gradients and their provenance.
+    sample: GradientSample,
+) -> impl IntoView {
+    let log = dynamic_scaling(&sample.steps, DYNAMIC_START, GROWTH_INTERVAL);
+    let losses = sample.meta_numbers("losses");
+    let top_k = sample
+        .meta_numbers("top_k")
+        .first()
+        .map_or(0, |k| *k as usize);
+    let about = provenance(&sample);
+    let histogram = StoredValue::new(sample.histogram);
     let exponent = RwSignal::new(0);
-    let fate = move || last.with_value(|g| fp16_fate(g, 2f64.powi(exponent.get())));
+    let fate = move || histogram.with_value(|g| fp16_fate(g, 2f64.powi(exponent.get())));
     let window = move || fp16_window(exponent.get());
     let draw = move |canvas: &web_sys::HtmlCanvasElement| {
         let (lo, hi) = window();
-        last.with_value(|g| {
+        histogram.with_value(|g| {
             let counts = log2_histogram(g, LOG2_RANGE.0, LOG2_RANGE.1);
             let input = gradients::Input {
                 counts: &counts,
@@ -106,13 +141,14 @@ pub fn LossScaleWidget() -> impl IntoView {
                 </select>
             </label>
             <CanvasChart label=Signal::derive(|| "Histogram of the gradients' magnitudes on a log scale, with FP16's range under the loss scale".to_string()) height=gradients::HEIGHT testid="learn-gradients" draw />
-            <p>{format!("The gradients of the last of {EPOCHS} training steps of chapter 13's spiral classifier, computed here. FP16 keeps gradients from ")}
+            <p data-testid="learn-gradients-source">{about}</p>
+            <p>"FP16 keeps gradients from "
                 <strong class="num" data-testid="learn-window-low">{move || short(window().0, 3)}</strong>" to "
                 <strong class="num" data-testid="learn-window-high">{move || short(window().1, 5)}</strong>": "
                 <strong class="num" data-testid="learn-underflow">{move || grouped(fate().underflow)}</strong>" underflow to 0, "
                 <strong class="num" data-testid="learn-overflow">{move || grouped(fate().overflow)}</strong>" overflow, "
                 <strong class="num" data-testid="learn-kept">{move || grouped(fate().kept)}</strong>" kept."</p>
-            <DynamicScaling log />
+            <DynamicScaling log losses top_k />
             <p><a href=move || bits_link(short(window().0, 6), FormatId::F16) data-testid="learn-open-bits">"Open the smallest one kept in the Bits page"</a></p>
         </div>
     }
@@ -123,8 +159,17 @@ pub fn LossScaleWidget() -> impl IntoView {
 fn DynamicScaling(
     /// Every step of dynamic loss scaling.
     log: Vec<ScalerStep>,
+    /// Each step's training loss (from the gradient file; may be shorter than `log`).
+    losses: Vec<f64>,
+    /// How many of each step's sampled gradients are its largest ones.
+    top_k: usize,
 ) -> impl IntoView {
+    let steps = log.len();
+    let per_step = log.first().map_or(0, |s| {
+        s.fate.underflow + s.fate.overflow + s.fate.kept + s.fate.zero
+    });
     let log = StoredValue::new(log);
+    let losses = StoredValue::new(losses);
     let shown = RwSignal::new(0usize);
     let rows = move || {
         log.with_value(|log| {
@@ -142,6 +187,7 @@ fn DynamicScaling(
                     view! {
                         <tr>
                             <td class="num">{i + 1}</td>
+                            <td class="num">{losses.with_value(|l| l.get(i).map_or("—".into(), |l| short(*l, 3)))}</td>
                             <td class="num" data-testid=format!("learn-scale-{i}")>{format!("2^{}", s.scale.log2())}</td>
                             <td class="num">{grouped(s.fate.overflow)}</td>
                             <td class="num">{grouped(s.fate.underflow)}</td>
@@ -182,7 +228,7 @@ fn DynamicScaling(
     on_cleanup(stop);
     view! {
         <h4>"Dynamic loss scaling"</h4>
-        <p>{format!("Over the first {STEPS} training steps, where the gradients are largest: start at 2^24, halve on overflow (and skip the step), double after {GROWTH_INTERVAL} clean steps in a row.")}</p>
+        <p>{format!("Over the model's first {steps} fine-tuning steps: start at 2^24, halve on overflow (and skip the step), double after {GROWTH_INTERVAL} clean steps in a row. Each row counts {} gradients of its step: the {top_k} largest of the whole model (so every overflow shows) and {} drawn at random.", grouped(per_step), grouped(per_step.saturating_sub(top_k)))}</p>
         <div class="learn-prev-next">
             <button type="button" class="chip" data-testid="learn-scaler-play" on:click=play>{move || if playing.get() { "Pause" } else { "Play" }}</button>
             <button type="button" class="chip" data-testid="learn-scaler-step" disabled=at_end on:click=move |_| { stop(); advance() }>"Next step"</button>
@@ -190,9 +236,88 @@ fn DynamicScaling(
         </div>
         <div class="table-scroll" tabindex="0" role="region" aria-label="Table (scrolls sideways on narrow screens)">
             <table class="learn-table">
-                <thead><tr><th scope="col">"step"</th><th scope="col">"scale"</th><th scope="col">"overflowed"</th><th scope="col">"underflowed"</th><th scope="col">"decision"</th></tr></thead>
+                <thead><tr><th scope="col">"step"</th><th scope="col">"loss"</th><th scope="col">"scale"</th><th scope="col">"overflowed"</th><th scope="col">"underflowed"</th><th scope="col">"decision"</th></tr></thead>
                 <tbody>{rows}</tbody>
             </table>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitbudget_math::format::Overflow;
+
+    #[test]
+    fn the_embedded_file_holds_minilm_gradients_with_their_provenance() {
+        let g = gradient_sample().unwrap();
+        assert!(g.meta("model").unwrap().contains("all-MiniLM-L6-v2"));
+        assert_eq!(g.steps.len(), g.meta_numbers("losses").len());
+        assert_eq!(g.steps.len(), g.meta_numbers("max_abs_gradient").len());
+        assert!(g.histogram.iter().all(|v| *v != 0.0 && v.is_finite()));
+        let about = provenance(&g);
+        assert!(!about.contains('?'), "{about}");
+        assert!(about.starts_with(&grouped(g.histogram.len())), "{about}");
+    }
+
+    /// Each step's sample starts with the model's largest gradients: its largest value is the
+    /// step's largest |g| the script measured over all parameters.
+    #[test]
+    fn every_step_sample_holds_its_steps_largest_gradient() {
+        let g = gradient_sample().unwrap();
+        let top_k = g.meta_numbers("top_k")[0] as usize;
+        for (i, (step, max)) in g
+            .steps
+            .iter()
+            .zip(g.meta_numbers("max_abs_gradient"))
+            .enumerate()
+        {
+            let largest = step.iter().fold(0f32, |m, v| m.max(v.abs())) as f64;
+            assert!(
+                (largest - max).abs() <= max * 1e-5,
+                "step {i}: {largest} against {max}"
+            );
+            let smallest_top = step[..top_k].iter().fold(f32::MAX, |m, v| m.min(v.abs()));
+            assert!(
+                step[top_k..].iter().all(|v| v.abs() <= smallest_top),
+                "step {i}"
+            );
+        }
+    }
+
+    /// Chapter 4's text says most of these gradients are below FP16's smallest normal number.
+    #[test]
+    fn most_gradients_are_below_fp16s_smallest_normal_number() {
+        let g = histogram_gradients();
+        let min_normal = FormatFacts::of(FormatId::F16).min_normal.unwrap();
+        let below = g.iter().filter(|v| (v.abs() as f64) < min_normal).count();
+        assert!(2 * below > g.len(), "{below} of {}", g.len());
+    }
+
+    #[test]
+    fn a_loss_scale_rescues_gradients_that_unscaled_fp16_flushes_to_zero() {
+        let g = histogram_gradients();
+        let unscaled = fp16_fate(&g, 1.0);
+        assert!(unscaled.underflow > 0, "{unscaled:?}");
+        let scaled = fp16_fate(&g, 65536.0);
+        assert!(scaled.underflow < unscaled.underflow, "{scaled:?}");
+        assert_eq!(scaled.overflow, 0);
+    }
+
+    /// The first step overflows at 2^24 exactly when the whole model's largest gradient does.
+    #[test]
+    fn dynamic_scaling_skips_the_steps_whose_largest_gradient_overflows() {
+        let g = gradient_sample().unwrap();
+        let maxima = g.meta_numbers("max_abs_gradient");
+        for (step, max) in dynamic_log().iter().zip(maxima) {
+            let stored =
+                FormatId::F16.decode(FormatId::F16.encode(max * step.scale, Overflow::Native));
+            assert_eq!(
+                step.skipped,
+                stored.is_infinite(),
+                "{step:?}, max |g| {max}"
+            );
+        }
+        assert!(dynamic_log()[0].skipped);
     }
 }

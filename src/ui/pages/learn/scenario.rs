@@ -131,7 +131,7 @@ pub fn ScenarioWidget(
     let link = move || {
         rows.with(|r| {
             r.get(chosen.get())
-                .map(|row| MemoryQuery(row.job.clone()).to_query_string(false))
+                .map(|row| MemoryQuery::from(row.job.clone()).to_query_string(false))
         })
     };
     view! {

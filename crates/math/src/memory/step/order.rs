@@ -41,12 +41,11 @@ impl StrategyOrder {
             StrategyOrder::StepTime => "time per step",
         }
     }
-
-    /// The order named `name`, if there is one.
-    pub fn from_name(name: &str) -> Option<StrategyOrder> {
-        Self::ALL.into_iter().find(|o| o.name() == name)
-    }
 }
+
+crate::name_text!(StrategyOrder, String, |s: &str| format!(
+    "order '{s}' is not table, memory or time"
+));
 
 /// Indices into `memory` (and `time`, the same strategies in the same order, as from
 /// [`crate::memory::plan::by_strategy`] and [`super::by_strategy`]) ranked by `by`, smallest
@@ -106,10 +105,10 @@ mod tests {
         assert!(secs.windows(2).all(|w| w[0] <= w[1]), "{secs:?}");
         // The two rankings disagree: full offload needs least memory and takes longest.
         assert_ne!(by_memory, by_time);
+        assert_eq!("time".parse(), Ok(StrategyOrder::StepTime));
         assert_eq!(
-            StrategyOrder::from_name("time"),
-            Some(StrategyOrder::StepTime)
+            "speed".parse::<StrategyOrder>(),
+            Err("order 'speed' is not table, memory or time".to_string())
         );
-        assert_eq!(StrategyOrder::from_name("speed"), None);
     }
 }
