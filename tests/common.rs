@@ -140,6 +140,30 @@ pub async fn settle() {
     leptos::task::tick().await;
 }
 
+/// Makes the page's `fetch` answer any URL ending in `name` with `bytes` (HTTP 200), as the
+/// release build's server serves the files index.html copies; `None` stops that (the test server
+/// then answers 404).
+pub fn serve_file(name: &str, bytes: Option<&[u8]>) {
+    let install = js_sys::Function::new_with_args(
+        "name, bytes",
+        "if (!window.__served) {
+           window.__served = {};
+           const real = window.fetch.bind(window);
+           window.fetch = (url, ...rest) => {
+             const hit = Object.keys(window.__served).find((n) => String(url).endsWith(n));
+             return hit ? Promise.resolve(new Response(window.__served[hit])) : real(url, ...rest);
+           };
+         }
+         if (bytes) window.__served[name] = bytes; else delete window.__served[name];",
+    );
+    let body = bytes.map_or(wasm_bindgen::JsValue::UNDEFINED, |b| {
+        js_sys::Uint8Array::from(b).into()
+    });
+    install
+        .call2(&wasm_bindgen::JsValue::NULL, &name.into(), &body)
+        .unwrap();
+}
+
 /// Scrolls the element with `data-testid=id` into view and waits until the page has noticed
 /// (charts out of view are not drawn until they come near it).
 pub async fn scroll_into_view(root: &HtmlElement, id: &str) {

@@ -9,11 +9,11 @@ use bitbudget_app::ui::pages::learn::chapters::CHAPTERS;
 use bitbudget_app::ui::pages::learn::scenario::rows;
 use bitbudget_app::ui::pages::learn::text::Widget;
 use bitbudget_app::ui::pages::learn::{
-    dynamic_log, fp16_window, gradient_sample, histogram_gradients, provenance, weight_bytes,
-    worked, LearnPage,
+    dynamic_log, fp16_window, provenance, weight_bytes, worked, LearnPage, GRADIENT_URL,
 };
 use bitbudget_app::ui::url_state::{parse_query, Tab};
 use bitbudget_math::format::FormatId;
+use bitbudget_math::learn::gradient_sample::GradientSample;
 use bitbudget_math::learn::loss_scale::fp16_fate;
 use bitbudget_math::learn::qat::compare;
 use bitbudget_math::numbers::grouped;
@@ -25,7 +25,20 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// The gradient file chapter 4 fetches, as the release build serves it.
+const GRADIENT_FILE: &[u8] = include_bytes!("../assets/gradients/minilm-l6-gradients.safetensors");
+
+fn gradient_sample() -> GradientSample {
+    GradientSample::read(GRADIENT_FILE).unwrap()
+}
+
+fn histogram_gradients() -> Vec<f32> {
+    gradient_sample().histogram
+}
+
+/// The Learn page at `chapter`, with the gradient file served.
 fn mount(chapter: Chapter, embed: bool) -> (web_sys::HtmlElement, impl Sized) {
+    serve_file(GRADIENT_URL, Some(GRADIENT_FILE));
     mount_fresh(move || view! { <LearnPage initial=chapter embed /> })
 }
 
@@ -72,7 +85,7 @@ fn check_numbers(root: &web_sys::HtmlElement, n: u8) {
             assert_eq!(text(root, "learn-kept"), grouped(fate.kept));
             assert_eq!(
                 text(root, "learn-gradients-source"),
-                provenance(&gradient_sample().unwrap())
+                provenance(&gradient_sample())
             );
         }
         Widget::Scenario(s) => {
@@ -118,6 +131,9 @@ async fn next_steps_through_every_chapter_and_each_shows_its_computed_numbers() 
             "{}",
             heading(&root)
         );
+        if matches!(CHAPTERS[n as usize - 1].widget, Widget::LossScale) {
+            until_present(&root, "learn-underflow", 50).await;
+        }
         check_numbers(&root, n);
         if n < Chapter::COUNT {
             click(&root, "learn-next");
@@ -211,10 +227,22 @@ async fn choosing_a_row_or_a_sequence_length_recomputes_the_chapter() {
     );
 }
 
+/// Without the gradient file (a host that did not copy it) chapter 4 says so and the rest works.
+#[wasm_bindgen_test]
+async fn chapter_4_without_its_gradient_file_says_so_and_keeps_working() {
+    serve_file(GRADIENT_URL, None);
+    let chapter = Chapter::new(4).unwrap();
+    let (root, _app) = mount_fresh(move || view! { <LearnPage initial=chapter embed=false /> });
+    until_present(&root, "learn-gradients-error", 50).await;
+    assert_text_has(&root, "learn-gradients-error", "HTTP 404");
+    assert!(present(&root, "learn-try"));
+    serve_file(GRADIENT_URL, Some(GRADIENT_FILE));
+}
+
 #[wasm_bindgen_test]
 async fn a_loss_scale_rescues_underflowing_gradients_and_dynamic_scaling_steps_one_at_a_time() {
     let (root, _app) = mount(Chapter::new(4).unwrap(), false);
-    settle().await;
+    until_present(&root, "learn-gradients", 50).await;
     let (bars_before, _) = canvas_fingerprint(&root, "learn-gradients");
     choose(&root, "learn-loss-scale", "16");
     settle().await;
@@ -227,7 +255,7 @@ async fn a_loss_scale_rescues_underflowing_gradients_and_dynamic_scaling_steps_o
         bars_before,
         "the range lines move"
     );
-    let log = dynamic_log();
+    let log = dynamic_log(&gradient_sample());
     assert!(log[0].skipped, "2^24 overflows the first step's gradients");
     for _ in 0..3 {
         by_testid(&root, "learn-scaler-step").click();
@@ -246,7 +274,7 @@ async fn a_loss_scale_rescues_underflowing_gradients_and_dynamic_scaling_steps_o
     by_testid(&root, "learn-scaler-play").click();
     settle().await;
     assert_eq!(text(&root, "learn-scaler-play"), "Pause");
-    wait_ms(1300).await;
+    sleep(1300).await;
     assert!(present(&root, "learn-scale-4"), "playing added steps");
     by_testid(&root, "learn-scaler-play").click();
     settle().await;
@@ -254,7 +282,7 @@ async fn a_loss_scale_rescues_underflowing_gradients_and_dynamic_scaling_steps_o
         .query_selector_all("[data-testid^='learn-scale-']")
         .unwrap()
         .length();
-    wait_ms(600).await;
+    sleep(600).await;
     assert_eq!(
         root.query_selector_all("[data-testid^='learn-scale-']")
             .unwrap()
@@ -262,16 +290,6 @@ async fn a_loss_scale_rescues_underflowing_gradients_and_dynamic_scaling_steps_o
         rows,
         "paused"
     );
-}
-
-async fn wait_ms(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window()
-            .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
-            .unwrap();
-    });
-    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
 }
 
 #[wasm_bindgen_test]

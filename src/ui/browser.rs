@@ -114,6 +114,24 @@ fn schedule_url_write() {
     }
 }
 
+/// The body of `url` (relative to the page), or why it could not be had: "could not be fetched"
+/// (offline, blocked), "HTTP 404" and the like, or "the download broke off".
+pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|_| "could not be fetched")?;
+    let response: web_sys::Response = response.dyn_into().map_err(|_| "unexpected fetch result")?;
+    if !response.ok() {
+        return Err(format!("HTTP {}", response.status()));
+    }
+    let body = response.array_buffer().map_err(|_| "no body")?;
+    let buffer = wasm_bindgen_futures::JsFuture::from(body)
+        .await
+        .map_err(|_| "the download broke off")?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
 /// Whether the system asks for a dark colour scheme.
 pub fn prefers_dark() -> bool {
     dark_query().map(|m| m.matches()).unwrap_or(false)

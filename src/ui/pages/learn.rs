@@ -23,7 +23,7 @@ use nav::{ChapterNav, PrevNext};
 use wasm_bindgen::JsCast;
 
 pub use bytes_widget::weight_bytes;
-pub use loss_scale::{dynamic_log, fp16_window, gradient_sample, histogram_gradients, provenance};
+pub use loss_scale::{dynamic_log, fp16_window, load_gradients, provenance, GRADIENT_URL};
 pub use quantize_widget::worked;
 
 /// The chapter a key moves to from `c`, if the key moves at all.

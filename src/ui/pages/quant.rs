@@ -17,23 +17,11 @@ use std::sync::Arc;
 const SAMPLE_URL: &str = "minilm-l6-layer0.safetensors";
 
 async fn fetch_sample() -> Result<Vec<u8>, String> {
-    use wasm_bindgen::JsCast;
-    let window = web_sys::window().ok_or("no window")?;
-    let response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(SAMPLE_URL))
+    crate::ui::browser::fetch_bytes(SAMPLE_URL)
         .await
-        .map_err(|_| "the sample tensor could not be fetched")?;
-    let response: web_sys::Response = response.dyn_into().map_err(|_| "unexpected fetch result")?;
-    if !response.ok() {
-        return Err(format!(
-            "the sample tensor could not be loaded (HTTP {}): pick a synthetic tensor",
-            response.status()
-        ));
-    }
-    let buffer =
-        wasm_bindgen_futures::JsFuture::from(response.array_buffer().map_err(|_| "no body")?)
-            .await
-            .map_err(|_| "the download broke off")?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+        .map_err(|why| {
+            format!("the sample tensor could not be loaded ({why}): pick a synthetic tensor")
+        })
 }
 
 /// The Quantize lab.

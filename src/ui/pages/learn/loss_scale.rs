@@ -1,6 +1,7 @@
 //! Chapter 4's widget: real gradients of all-MiniLM-L6-v2 (extracted under PyTorch by
-//! `scripts/extract_sample_gradient.py`, embedded from `assets/gradients/`) against FP16 under a
-//! loss scale, and dynamic loss scaling over its fine-tuning steps, one step at a time.
+//! `scripts/extract_sample_gradient.py` into `assets/gradients/`, fetched when the chapter opens)
+//! against FP16 under a loss scale, and dynamic loss scaling over its fine-tuning steps, one step
+//! at a time.
 
 use super::text::bits_link;
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
@@ -12,10 +13,10 @@ use bitbudget_math::numbers::{grouped, short};
 use leptos::leptos_dom::helpers::{set_interval_with_handle, IntervalHandle};
 use leptos::prelude::*;
 
-/// The gradient file (F32 samples and their provenance; see `assets/README.md`). 136 KB, under
-/// the 300 KB at which it would be fetched instead of built into the app.
-const GRADIENT_FILE: &[u8] =
-    include_bytes!("../../../../assets/gradients/minilm-l6-gradients.safetensors");
+/// Where Trunk puts the gradient file (F32 samples and their provenance, 136 KB; see
+/// `assets/README.md` and index.html's copy-file link). Fetched by the chapter that shows it, so
+/// that the app itself stays 124 KB (gzip) smaller for everyone else.
+pub const GRADIENT_URL: &str = "minilm-l6-gradients.safetensors";
 
 /// Loss scales offered, as powers of two.
 const EXPONENTS: [i32; 6] = [0, 8, 12, 16, 20, 24];
@@ -39,31 +40,18 @@ pub fn fp16_window(exponent: i32) -> (f64, f64) {
     (f.min_subnormal.unwrap_or(0.0) / scale, f.max / scale)
 }
 
-thread_local! {
-    /// The embedded gradient file, read once per page load.
-    static SAMPLE: std::cell::OnceCell<Result<GradientSample, String>> = const { std::cell::OnceCell::new() };
+/// The gradients and their provenance, fetched from [`GRADIENT_URL`], or why they could not be
+/// had (the browser's cache keeps the file between visits).
+pub async fn load_gradients() -> Result<GradientSample, String> {
+    let bytes = crate::ui::browser::fetch_bytes(GRADIENT_URL)
+        .await
+        .map_err(|why| format!("the gradient file could not be loaded ({why})"))?;
+    GradientSample::read(&bytes).map_err(|e| format!("the gradient file could not be read: {e}"))
 }
 
-/// The embedded gradients and their provenance, or why the file could not be read.
-pub fn gradient_sample() -> Result<GradientSample, String> {
-    SAMPLE.with(|cell| {
-        cell.get_or_init(|| GradientSample::read(GRADIENT_FILE).map_err(|e| e.to_string()))
-            .clone()
-    })
-}
-
-/// The log of dynamic loss scaling over the fine-tuning steps (empty if the file is unreadable).
-pub fn dynamic_log() -> Vec<ScalerStep> {
-    gradient_sample().map_or_else(
-        |_| Vec::new(),
-        |g| dynamic_scaling(&g.steps, DYNAMIC_START, GROWTH_INTERVAL),
-    )
-}
-
-/// The gradients the histogram shows: a sample of the first backward pass (empty if the file is
-/// unreadable).
-pub fn histogram_gradients() -> Vec<f32> {
-    gradient_sample().map_or_else(|_| Vec::new(), |g| g.histogram)
+/// The log of dynamic loss scaling over the fine-tuning steps of `g`.
+pub fn dynamic_log(g: &GradientSample) -> Vec<ScalerStep> {
+    dynamic_scaling(&g.steps, DYNAMIC_START, GROWTH_INTERVAL)
 }
 
 /// Where the histogram's gradients come from, in a sentence built from the file's metadata.
@@ -86,15 +74,25 @@ pub fn provenance(g: &GradientSample) -> String {
     )
 }
 
-/// The gradients FP16 loses or keeps at a chosen loss scale, with their histogram.
+/// The gradients FP16 loses or keeps at a chosen loss scale, with their histogram: a line while
+/// the gradient file loads, a message if it cannot be had.
 #[component]
 pub fn LossScaleWidget() -> impl IntoView {
-    match gradient_sample() {
-        Ok(g) => view! { <LossScaleChart sample=g /> }.into_any(),
-        Err(e) => view! {
-            <p class="error" role="alert" data-testid="learn-gradients-error">{format!("The gradient file could not be read: {e}")}</p>
+    let loaded = RwSignal::new(None::<Result<GradientSample, String>>);
+    leptos::task::spawn_local(async move {
+        let result = load_gradients().await;
+        // The chapter may have closed meanwhile.
+        let _ = loaded.try_set(Some(result));
+    });
+    move || {
+        match loaded.get() {
+        None => view! { <p class="hint" data-testid="learn-gradients-loading">"Loading MiniLM's gradients (136 KB)…"</p> }.into_any(),
+        Some(Ok(g)) => view! { <LossScaleChart sample=g /> }.into_any(),
+        Some(Err(e)) => view! {
+            <p class="setup-error" role="alert" data-testid="learn-gradients-error">{format!("{e}. The rest of the chapter works without it.")}</p>
         }
         .into_any(),
+    }
     }
 }
 
@@ -104,7 +102,7 @@ fn LossScaleChart(
     /// The gradients and their provenance.
     sample: GradientSample,
 ) -> impl IntoView {
-    let log = dynamic_scaling(&sample.steps, DYNAMIC_START, GROWTH_INTERVAL);
+    let log = dynamic_log(&sample);
     let losses = sample.meta_numbers("losses");
     let top_k = sample
         .meta_numbers("top_k")
@@ -248,6 +246,15 @@ mod tests {
     use super::*;
     use bitbudget_math::format::Overflow;
 
+    fn gradient_sample() -> Result<GradientSample, String> {
+        let file = include_bytes!("../../../../assets/gradients/minilm-l6-gradients.safetensors");
+        GradientSample::read(file).map_err(|e| e.to_string())
+    }
+
+    fn histogram_gradients() -> Vec<f32> {
+        gradient_sample().unwrap().histogram
+    }
+
     #[test]
     fn the_embedded_file_holds_minilm_gradients_with_their_provenance() {
         let g = gradient_sample().unwrap();
@@ -309,7 +316,8 @@ mod tests {
     fn dynamic_scaling_skips_the_steps_whose_largest_gradient_overflows() {
         let g = gradient_sample().unwrap();
         let maxima = g.meta_numbers("max_abs_gradient");
-        for (step, max) in dynamic_log().iter().zip(maxima) {
+        let log = dynamic_log(&g);
+        for (step, max) in log.iter().zip(maxima) {
             let stored =
                 FormatId::F16.decode(FormatId::F16.encode(max * step.scale, Overflow::Native));
             assert_eq!(
@@ -318,6 +326,6 @@ mod tests {
                 "{step:?}, max |g| {max}"
             );
         }
-        assert!(dynamic_log()[0].skipped);
+        assert!(log[0].skipped);
     }
 }
