@@ -4,6 +4,7 @@
 //!
 //! None of them allocates: codes go to caller-provided arrays.
 
+use super::f4::F4;
 use super::nearest_int;
 
 /// A sub-block whose largest magnitude is below this is all zero (llama.cpp `GROUP_MAX_EPS`).
@@ -27,6 +28,181 @@ fn signed_absmax(x: &[f32]) -> (f32, f32) {
 /// reference's order, so the results are bit-identical, and the compiler can turn the lanes into
 /// SIMD (SSE natively, simd128 in WebAssembly).
 const LANES: usize = 8;
+
+/// 1.5·2^23: adding it to a value in `[0, 2^22)` and subtracting it again rounds the value to an
+/// integer, ties to even (the float form of [`nearest_int`]).
+const ROUNDER: f32 = 12_582_912.0;
+
+/// The largest magnitude of a scaled value for which clamping to the code range before rounding
+/// with [`ROUNDER`] equals [`nearest_int`] followed by the clamp (below 2^22 the trick is exact).
+const SAFE_REACH: f32 = 4_000_000.0;
+
+/// Where every scaled value is below [`SAFE_REACH`] in magnitude (always, for finite sub-blocks
+/// of sane range): `t` clamped to `0..=top` and rounded to an integer, ties to even, in the
+/// float domain, which equals `nearest_int(t).clamp(0, top)` there and needs no integer lanes.
+#[inline(always)]
+fn clamped_code(t: F4, top: F4) -> F4 {
+    let rounder = F4::splat(ROUNDER);
+    t.pmax(F4::splat(0.0)).pmin(top).add(rounder).sub(rounder)
+}
+
+/// Lanes of sub-blocks, four per [`F4`]; [`scale_and_min`] takes up to 16 sub-blocks.
+const MAX_VECTORS: usize = 4;
+
+/// The candidate scales of [`scale_and_min`] (llama.cpp's `for is in 0..=nstep` loop), four
+/// sub-blocks per vector. Each lane runs the reference's sequential loop on its own sub-block,
+/// with the same f32 operations in the same order. Updates `min`, `scale`, `best_error` and the
+/// codes of every lane where a candidate lowers the error.
+#[allow(clippy::too_many_arguments)]
+fn candidates<const N: usize, const L: usize>(
+    x: &[[f32; L]; N],
+    weights: &[[f32; L]; N],
+    nmax: i32,
+    rmin: f32,
+    rdelta: f32,
+    nstep: i32,
+    use_mad: bool,
+    sum_w: &[f32; L],
+    sum_x: &[f32; L],
+    max: &[f32; L],
+    min: &mut [f32; L],
+    scale: &mut [f32; L],
+    best_error: &mut [f32; L],
+    codes: &mut [[u8; L]; N],
+) {
+    const { assert!(L % 4 == 0 && L / 4 <= MAX_VECTORS) };
+    let nv = L / 4;
+    let load =
+        |a: &[f32; L], v: usize| F4::new([a[4 * v], a[4 * v + 1], a[4 * v + 2], a[4 * v + 3]]);
+    let zero = F4::splat(0.0);
+    let mut xv = [[zero; MAX_VECTORS]; N];
+    let mut wv = [[zero; MAX_VECTORS]; N];
+    let mut best_codes = [[zero; MAX_VECTORS]; N];
+    for i in 0..N {
+        for v in 0..nv {
+            xv[i][v] = load(&x[i], v);
+            wv[i][v] = load(&weights[i], v);
+            let c = &codes[i][4 * v..4 * v + 4];
+            best_codes[i][v] = F4::new([c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32]);
+        }
+    }
+    let (mut minv, mut maxv, mut scalev, mut bestv) = (
+        [zero; MAX_VECTORS],
+        [zero; MAX_VECTORS],
+        [zero; MAX_VECTORS],
+        [zero; MAX_VECTORS],
+    );
+    let (mut sum_wv, mut sum_xv) = ([zero; MAX_VECTORS], [zero; MAX_VECTORS]);
+    for v in 0..nv {
+        minv[v] = load(min, v);
+        maxv[v] = load(max, v);
+        scalev[v] = load(scale, v);
+        bestv[v] = load(best_error, v);
+        sum_wv[v] = load(sum_w, v);
+        sum_xv[v] = load(sum_x, v);
+    }
+    let top = F4::splat(nmax as f32);
+    // `x − min` changes only when a kept candidate moves `min`: computed then, with each lane's
+    // largest |x − min| (infinite where NaN), which bounds every scaled value of later trials.
+    let mut shifted = [[zero; MAX_VECTORS]; N];
+    let mut reach = [zero; MAX_VECTORS];
+    let mut min_changed = true;
+    let mut aux = [[zero; MAX_VECTORS]; N];
+    for is in 0..=nstep {
+        let step = F4::splat(rmin + rdelta * is as f32 + nmax as f32);
+        if min_changed {
+            for v in 0..nv {
+                let (mut r, mut nan) = (zero, zero.is_nan());
+                for i in 0..N {
+                    let d = xv[i][v].sub(minv[v]);
+                    shifted[i][v] = d;
+                    let a = d.abs();
+                    r = F4::select(a.gt(r), a, r);
+                    nan = nan.or(a.is_nan());
+                }
+                reach[v] = F4::select(nan, F4::splat(f32::INFINITY), r);
+            }
+            min_changed = false;
+        }
+        let mut iscale = [zero; MAX_VECTORS];
+        let mut safe = true;
+        for v in 0..nv {
+            iscale[v] = step.div(maxv[v].sub(minv[v]));
+            safe &= iscale[v]
+                .abs()
+                .mul(reach[v])
+                .lt(F4::splat(SAFE_REACH))
+                .all();
+        }
+        let (mut sl, mut sl2, mut sxl) = (
+            [zero; MAX_VECTORS],
+            [zero; MAX_VECTORS],
+            [zero; MAX_VECTORS],
+        );
+        for i in 0..N {
+            for v in 0..nv {
+                let t = iscale[v].mul(shifted[i][v]);
+                let lf = if safe {
+                    clamped_code(t, top)
+                } else {
+                    F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32))
+                };
+                aux[i][v] = lf;
+                let wl = wv[i][v].mul(lf);
+                sl[v] = sl[v].add(wl);
+                sl2[v] = sl2[v].add(wl.mul(lf));
+                sxl[v] = sxl[v].add(wl.mul(xv[i][v]));
+            }
+        }
+        let (mut this_scale, mut this_min, mut usable) = (
+            [zero; MAX_VECTORS],
+            [zero; MAX_VECTORS],
+            [zero.is_nan(); MAX_VECTORS],
+        );
+        for v in 0..nv {
+            let det = sum_wv[v].mul(sl2[v]).sub(sl[v].mul(sl[v]));
+            usable[v] = det.gt(zero);
+            let s = sum_wv[v].mul(sxl[v]).sub(sum_xv[v].mul(sl[v])).div(det);
+            let m = sl2[v].mul(sum_xv[v]).sub(sl[v].mul(sxl[v])).div(det);
+            let positive = m.gt(zero);
+            this_min[v] = F4::select(positive, zero, m);
+            this_scale[v] = F4::select(positive, sxl[v].div(sl2[v]), s);
+        }
+        let mut cur = [zero; MAX_VECTORS];
+        for i in 0..N {
+            for v in 0..nv {
+                let diff = this_scale[v].mul(aux[i][v]).add(this_min[v]).sub(xv[i][v]);
+                let e = if use_mad { diff.abs() } else { diff.mul(diff) };
+                cur[v] = cur[v].add(wv[i][v].mul(e));
+            }
+        }
+        for v in 0..nv {
+            let keep = usable[v].and(cur[v].lt(bestv[v]));
+            if keep.any() {
+                bestv[v] = F4::select(keep, cur[v], bestv[v]);
+                scalev[v] = F4::select(keep, this_scale[v], scalev[v]);
+                min_changed |= keep.and(this_min[v].bits_ne(minv[v])).any();
+                minv[v] = F4::select(keep, this_min[v], minv[v]);
+                for i in 0..N {
+                    best_codes[i][v] = F4::select(keep, aux[i][v], best_codes[i][v]);
+                }
+            }
+        }
+    }
+    for v in 0..nv {
+        min[4 * v..4 * v + 4].copy_from_slice(&minv[v].to_array());
+        scale[4 * v..4 * v + 4].copy_from_slice(&scalev[v].to_array());
+        best_error[4 * v..4 * v + 4].copy_from_slice(&bestv[v].to_array());
+        for i in 0..N {
+            for (c, f) in codes[i][4 * v..4 * v + 4]
+                .iter_mut()
+                .zip(best_codes[i][v].to_array())
+            {
+                *c = f as u8;
+            }
+        }
+    }
+}
 
 /// Fits `L` sub-blocks at once, each as llama.cpp's `make_qkx2_quants` does: `x ≈ scale·q − min`
 /// with codes `q` in `0..=nmax` and `min ≥ 0`, minimising `Σ w·err` where `err` is the squared
@@ -96,54 +272,22 @@ pub fn scale_and_min<const N: usize, const L: usize>(
         }
     }
     if nstep >= 1 {
-        // The candidate codes as f32 (each an integer in 0..=nmax, so exact): no narrowing to
-        // bytes and widening back in the hot loops; bytes are written only for a kept candidate.
-        let mut aux = [[0f32; L]; N];
-        for is in 0..=nstep {
-            let step = rmin + rdelta * is as f32 + nmax as f32;
-            for k in 0..L {
-                iscale[k] = step / (max[k] - min[k]);
-            }
-            let (mut sum_l, mut sum_l2, mut sum_xl) = ([0f32; L], [0f32; L], [0f32; L]);
-            for i in 0..N {
-                for k in 0..L {
-                    let l = nearest_int(iscale[k] * (x[i][k] - min[k])).clamp(0, nmax);
-                    let (w, lf) = (weights[i][k], l as f32);
-                    aux[i][k] = lf;
-                    sum_l[k] += w * lf;
-                    sum_l2[k] += w * lf * lf;
-                    sum_xl[k] += w * lf * x[i][k];
-                }
-            }
-            let (mut this_scale, mut this_min, mut usable) = ([0f32; L], [0f32; L], [false; L]);
-            for k in 0..L {
-                let det = sum_w[k] * sum_l2[k] - sum_l[k] * sum_l[k];
-                usable[k] = det > 0.0;
-                this_scale[k] = (sum_w[k] * sum_xl[k] - sum_x[k] * sum_l[k]) / det;
-                this_min[k] = (sum_l2[k] * sum_x[k] - sum_l[k] * sum_xl[k]) / det;
-                if this_min[k] > 0.0 {
-                    this_min[k] = 0.0;
-                    this_scale[k] = sum_xl[k] / sum_l2[k];
-                }
-            }
-            let mut cur_error = [0f32; L];
-            for i in 0..N {
-                for k in 0..L {
-                    let diff = this_scale[k] * aux[i][k] + this_min[k] - x[i][k];
-                    cur_error[k] += weights[i][k] * error(diff);
-                }
-            }
-            for k in 0..L {
-                if usable[k] && cur_error[k] < best_error[k] {
-                    for i in 0..N {
-                        codes[i][k] = aux[i][k] as u8;
-                    }
-                    best_error[k] = cur_error[k];
-                    scale[k] = this_scale[k];
-                    min[k] = this_min[k];
-                }
-            }
-        }
+        candidates(
+            x,
+            weights,
+            nmax,
+            rmin,
+            rdelta,
+            nstep,
+            use_mad,
+            &sum_w,
+            &sum_x,
+            &max,
+            &mut min,
+            &mut scale,
+            &mut best_error,
+            codes,
+        );
     }
     let mut neg_min = [0f32; L];
     for k in 0..L {
@@ -476,7 +620,7 @@ mod tests {
             let mut b32 = [[0f32; 32]; 8];
             let mut b16 = [[0f32; 16]; 16];
             for (k, block) in b32.iter_mut().enumerate() {
-                let spread = [1e-3f32, 1.0, 30.0, 1e5][(case + k) % 4];
+                let spread = [1e-3f32, 1.0, 30.0, 1e5, 1e-40, 3e37][(case + k) % 6];
                 let offset = if (case + k) % 3 == 0 {
                     0.3 * spread
                 } else {
@@ -491,6 +635,12 @@ mod tests {
                 if (case + k) % 11 == 0 {
                     *block = [0.25; 32]; // constant
                 }
+                if (case + k) % 13 == 0 {
+                    // Non-finite values and a range that overflows.
+                    block[(case + k) % 32] =
+                        [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 3e38][case % 4];
+                    block[(case + 5) % 32] = -3e38;
+                }
                 b16[2 * k].copy_from_slice(&block[..16]);
                 b16[2 * k + 1].copy_from_slice(&block[16..]);
             }
@@ -503,6 +653,29 @@ mod tests {
             compare_lanes(&b32, &w32, 31, -0.5, 15, false);
             // Q2_K: weights |x|, absolute error.
             compare_lanes(&b16, &b16.map(|b| b.map(f32::abs)), 3, -0.5, 15, true);
+        }
+    }
+
+    #[test]
+    fn float_domain_code_rounding_equals_nearest_int_below_the_safe_reach() {
+        let mut next = sequence(0x51_7cc1_b727_220a);
+        let mut probes = vec![0.0f32, -0.0, 0.5, 1.5, 2.5, 14.5, 15.5, 16.0, -0.5, -3.5];
+        probes.extend([SAFE_REACH, -SAFE_REACH, 1e-40, -1e-40].map(|v| v.next_down()));
+        for _ in 0..200_000 {
+            let r = next();
+            probes.push(r * 80.0);
+            probes.push((r * 80.0).round() + 0.5); // a tie
+            probes.push(r * 2.0 * SAFE_REACH);
+        }
+        for top in [3, 15, 31] {
+            for &t in &probes {
+                let expected = nearest_int(t).clamp(0, top) as f32;
+                assert_eq!(
+                    clamped_code(F4::splat(t), F4::splat(top as f32)).to_array()[0].to_bits(),
+                    expected.to_bits(),
+                    "{t} into 0..={top}"
+                );
+            }
         }
     }
 
