@@ -24,11 +24,6 @@ fn signed_absmax(x: &[f32]) -> (f32, f32) {
     (max, amax)
 }
 
-/// Trial scales of [`symmetric`] evaluated side by side: each lane keeps its own sums in the
-/// reference's order, so the results are bit-identical, and the compiler can turn the lanes into
-/// SIMD (SSE natively, simd128 in WebAssembly).
-const LANES: usize = 8;
-
 /// 1.5·2^23: adding it to a value in `[0, 2^22)` and subtracting it again rounds the value to an
 /// integer, ties to even (the float form of [`nearest_int`]).
 const ROUNDER: f32 = 12_582_912.0;
@@ -38,12 +33,12 @@ const ROUNDER: f32 = 12_582_912.0;
 const SAFE_REACH: f32 = 4_000_000.0;
 
 /// Where every scaled value is below [`SAFE_REACH`] in magnitude (always, for finite sub-blocks
-/// of sane range): `t` clamped to `0..=top` and rounded to an integer, ties to even, in the
-/// float domain, which equals `nearest_int(t).clamp(0, top)` there and needs no integer lanes.
+/// of sane range): `t` clamped to `lo..=hi` (integers) and rounded to an integer, ties to even, in the
+/// float domain, which equals `nearest_int(t).clamp(lo, hi)` there and needs no integer lanes.
 #[inline(always)]
-fn clamped_code(t: F4, top: F4) -> F4 {
+fn clamped_code(t: F4, lo: F4, hi: F4) -> F4 {
     let rounder = F4::splat(ROUNDER);
-    t.pmax(F4::splat(0.0)).pmin(top).add(rounder).sub(rounder)
+    t.pmax(lo).pmin(hi).add(rounder).sub(rounder)
 }
 
 /// Lanes of sub-blocks, four per [`F4`]; [`scale_and_min`] takes up to 16 sub-blocks.
@@ -143,7 +138,7 @@ fn candidates<const N: usize, const L: usize>(
             for v in 0..nv {
                 let t = iscale[v].mul(shifted[i][v]);
                 let lf = if safe {
-                    clamped_code(t, top)
+                    clamped_code(t, zero, top)
                 } else {
                     F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32))
                 };
@@ -343,36 +338,52 @@ pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -
     let Some((max, mut scale, mut best)) = symmetric_start(x, nmax, codes) else {
         return 0.0;
     };
-    // The 18 trial scales depend only on `max`, so they are evaluated LANES at a time and then
-    // compared in the reference's order (is = −9 … −1, 1 … 9).
-    let trials: [i32; 18] = [
-        -9, -8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    // The 18 trial scales depend only on `max`, so they are evaluated four at a time (the last
+    // vector repeats is = 9 twice, unused) and then compared in the reference's order
+    // (is = −9 … −1, 1 … 9).
+    const TRIALS: [i32; 20] = [
+        -9, -8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9,
     ];
-    let mut trial = [[0i8; LANES]; N];
-    for batch in trials.chunks(LANES) {
-        let mut iscale = [0f32; LANES];
-        for (s, &is) in iscale.iter_mut().zip(batch) {
-            *s = -(nmax as f32 + 0.1 * is as f32) / max;
+    let mut iscale = [F4::splat(0.0); 5];
+    for (v, s) in iscale.iter_mut().enumerate() {
+        *s = F4::new([0, 1, 2, 3].map(|k| -(nmax as f32 + 0.1 * TRIALS[4 * v + k] as f32) / max));
+    }
+    // For finite x, |iscale·x| ≤ (nmax + 0.9)·|x|/|max| is at most about nmax + 1: the float
+    // rounding of `clamped_code` equals nearest_int there. Infinities and NaN take the
+    // reference's integer trick.
+    let finite = x.iter().all(|v| v.is_finite());
+    let (lo, hi) = (F4::splat(-nmax as f32), F4::splat((nmax - 1) as f32));
+    let zero = F4::splat(0.0);
+    let mut trial = [[zero; 5]; N];
+    let (mut slx, mut sl2) = ([zero; 5], [zero; 5]);
+    for i in 0..N {
+        let xi = F4::splat(x[i]);
+        let w = xi.mul(xi);
+        let wx = w.mul(xi);
+        for v in 0..5 {
+            let t = iscale[v].mul(xi);
+            let lf = if finite {
+                clamped_code(t, lo, hi)
+            } else {
+                F4::new(
+                    t.to_array()
+                        .map(|t| nearest_int(t).clamp(-nmax, nmax - 1) as f32),
+                )
+            };
+            trial[i][v] = lf;
+            slx[v] = slx[v].add(wx.mul(lf));
+            sl2[v] = sl2[v].add(w.mul(lf).mul(lf));
         }
-        let (mut slx, mut sl2) = ([0f32; LANES], [0f32; LANES]);
-        for i in 0..N {
-            let (xi, w) = (x[i], x[i] * x[i]);
-            for k in 0..LANES {
-                let l = nearest_int(iscale[k] * xi).clamp(-nmax, nmax - 1);
-                trial[i][k] = (l + nmax) as i8;
-                let lf = l as f32;
-                slx[k] += w * xi * lf;
-                sl2[k] += w * lf * lf;
+    }
+    let (slx, sl2) = (slx.map(F4::to_array), sl2.map(F4::to_array));
+    for t in 0..18 {
+        let (v, k) = (t / 4, t % 4);
+        if sl2[v][k] > 0.0 && slx[v][k] * slx[v][k] > best * sl2[v][k] {
+            for i in 0..N {
+                codes[i] = (trial[i][v].to_array()[k] as i32 + nmax) as i8;
             }
-        }
-        for k in 0..batch.len() {
-            if sl2[k] > 0.0 && slx[k] * slx[k] > best * sl2[k] {
-                for i in 0..N {
-                    codes[i] = trial[i][k];
-                }
-                scale = slx[k] / sl2[k];
-                best = scale * slx[k];
-            }
+            scale = slx[v][k] / sl2[v][k];
+            best = scale * slx[v][k];
         }
     }
     scale
@@ -667,13 +678,15 @@ mod tests {
             probes.push((r * 80.0).round() + 0.5); // a tie
             probes.push(r * 2.0 * SAFE_REACH);
         }
-        for top in [3, 15, 31] {
+        for (lo, top) in [(0, 3), (0, 15), (0, 31), (-32, 31), (-4, 3)] {
             for &t in &probes {
-                let expected = nearest_int(t).clamp(0, top) as f32;
+                let expected = nearest_int(t).clamp(lo, top) as f32;
                 assert_eq!(
-                    clamped_code(F4::splat(t), F4::splat(top as f32)).to_array()[0].to_bits(),
+                    clamped_code(F4::splat(t), F4::splat(lo as f32), F4::splat(top as f32))
+                        .to_array()[0]
+                        .to_bits(),
                     expected.to_bits(),
-                    "{t} into 0..={top}"
+                    "{t} into {lo}..={top}"
                 );
             }
         }
@@ -690,6 +703,9 @@ mod tests {
             }
             if case % 5 == 0 {
                 x[case % 16] *= -25.0;
+            }
+            if case % 9 == 0 {
+                x[(case / 9) % 16] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][case % 3];
             }
             let (mut a, mut b) = ([0i8; 16], [0i8; 16]);
             let fast = symmetric(&x, 32, &mut a);
