@@ -25,7 +25,7 @@ mod shaders;
 mod tables;
 
 pub use context::{Gpu, GpuError};
-pub use layout::has_kernel;
+pub use layout::{has_dequantize_kernel, has_kernel};
 pub use part::produce_part;
 pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
 /// The adapter kinds of [`Gpu::info`] (e.g. `Cpu` for a software or fallback adapter).

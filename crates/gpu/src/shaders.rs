@@ -55,6 +55,14 @@ pub(crate) enum Family {
     DequantizeFp8,
     /// bf16 and f16 (`dequantize`).
     DequantizeHalf,
+    /// Q2_K … Q6_K (`dequantize`).
+    DequantizeKQuant,
+    /// IQ4_NL (`dequantize`).
+    DequantizeIq4Nl,
+    /// NVFP4 (`dequantize`).
+    DequantizeNvfp4,
+    /// MXFP8 and MXFP6 (`dequantize`).
+    DequantizeMx,
 }
 
 impl Family {
@@ -105,6 +113,19 @@ impl Family {
                 "dequantize_half",
                 include_str!("shaders/dequantize_half.wgsl"),
             ),
+            Family::DequantizeKQuant => (
+                "dequantize_kquant",
+                include_str!("shaders/dequantize_kquant.wgsl"),
+            ),
+            Family::DequantizeIq4Nl => (
+                "dequantize_iq4_nl",
+                include_str!("shaders/dequantize_iq4_nl.wgsl"),
+            ),
+            Family::DequantizeNvfp4 => (
+                "dequantize_nvfp4",
+                include_str!("shaders/dequantize_nvfp4.wgsl"),
+            ),
+            Family::DequantizeMx => ("dequantize_mx", include_str!("shaders/dequantize_mx.wgsl")),
         }
     }
 
@@ -153,12 +174,16 @@ impl Family {
                 | Family::DequantizeZeroPoint
                 | Family::DequantizeFp8
                 | Family::DequantizeHalf
+                | Family::DequantizeKQuant
+                | Family::DequantizeIq4Nl
+                | Family::DequantizeNvfp4
+                | Family::DequantizeMx
         )
     }
 
     /// Every family (the shader validation test compiles them all).
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) const ALL: [Family; 14] = [
+    pub(crate) const ALL: [Family; 18] = [
         Family::QuantizeGgml,
         Family::QuantizeMxfp4,
         Family::QuantizeNf4,
@@ -173,6 +198,10 @@ impl Family {
         Family::DequantizeZeroPoint,
         Family::DequantizeFp8,
         Family::DequantizeHalf,
+        Family::DequantizeKQuant,
+        Family::DequantizeIq4Nl,
+        Family::DequantizeNvfp4,
+        Family::DequantizeMx,
     ];
 }
 
