@@ -41,6 +41,8 @@ pub(crate) enum Family {
     QuantizeFp8,
     /// bf16 and f16 casts (`quantize`).
     QuantizeHalf,
+    /// MXFP8 and MXFP6 (`measure`, `quantize`).
+    QuantizeMx,
     /// GGML dequantizers (`dequantize`).
     DequantizeGgml,
     /// MXFP4 (`dequantize`).
@@ -85,6 +87,7 @@ impl Family {
             ),
             Family::QuantizeFp8 => ("quantize_fp8", include_str!("shaders/quantize_fp8.wgsl")),
             Family::QuantizeHalf => ("quantize_half", include_str!("shaders/quantize_half.wgsl")),
+            Family::QuantizeMx => ("quantize_mx", include_str!("shaders/quantize_mx.wgsl")),
             Family::DequantizeGgml => (
                 "dequantize_ggml",
                 include_str!("shaders/dequantize_ggml.wgsl"),
@@ -183,7 +186,7 @@ impl Family {
 
     /// Every family (the shader validation test compiles them all).
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) const ALL: [Family; 18] = [
+    pub(crate) const ALL: [Family; 19] = [
         Family::QuantizeGgml,
         Family::QuantizeMxfp4,
         Family::QuantizeNf4,
@@ -191,6 +194,7 @@ impl Family {
         Family::QuantizeZeroPoint,
         Family::QuantizeFp8,
         Family::QuantizeHalf,
+        Family::QuantizeMx,
         Family::DequantizeGgml,
         Family::DequantizeMxfp4,
         Family::DequantizeNf4,

@@ -96,13 +96,24 @@ pub(crate) fn table_of(scheme: Scheme) -> Table {
     }
 }
 
-/// FP8 facts for `params.consts` of the FP8 kernels: (stored mantissa bits, f32 exponent field
-/// of the smallest normal value, largest finite pattern, NaN pattern), read from the math
-/// crate's format description and codec. Zeros for other schemes.
+/// Minifloat facts for `params.consts` of the FP8 and MX quantize kernels: (stored mantissa
+/// bits, f32 exponent field of the smallest normal value, largest finite pattern, NaN pattern;
+/// for MX `emax_elem` instead of the NaN pattern), read from the math crate's format
+/// description and codec. Zeros for other schemes.
 pub(crate) fn fp8_consts(scheme: Scheme) -> [u32; 4] {
     let (id, codec) = match scheme {
         Scheme::F8E4M3 => (FormatId::F8E4M3, fp8::e4m3()),
         Scheme::F8E5M2 => (FormatId::F8E5M2, fp8::e5m2()),
+        Scheme::Mx(format) => {
+            // quantize_mx.wgsl: the NaN pattern's place holds emax_elem (no NaN is encoded).
+            let e = format.element();
+            return [
+                e.man_bits,
+                (127 + e.emin()) as u32,
+                e.max_bits(),
+                e.emax() as u32,
+            ];
+        }
         _ => return [0; 4],
     };
     let Spec::Float(f) = id.spec() else {

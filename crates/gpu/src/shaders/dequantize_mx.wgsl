@@ -5,24 +5,25 @@
 
 // Bindings (dequantize_bindings.wgsl), for this kernel:
 // params: dispatch sizes and the element width.
-// headers: unused (one word per block pair).
-// codes: the stored blocks back to back (scale byte @0, then the elements: one byte each for
-//   MXFP8, a little-endian 6-bit string for MXFP6), 33 or 25 bytes each, four to a word.
+// headers: per block the E8M0 scale byte in the low byte, [n / 32][2].
+// codes: the elements (one byte each for MXFP8, a little-endian 6-bit string for MXFP6), 32 or
+//   24 bytes per block back to back, four to a word.
 // table: the value of every element pattern as f32 bits, from the CPU codec, [2^bits].
 // y: the weights as f32 bits, [n].
 
 /// Weight i's f32 bits (called by the shared `dequantize` entry point, entry_dequantize.wgsl).
 fn weight(i: u32) -> u32 {
     let bits = params.variant;
-    let base = (i / 32u) * (1u + 4u * bits);
+    let b = i / 32u;
     let j = i % 32u;
-    let x = code_byte(base);
+    let x = headers[2u * b] & 0xffu;
     if (x == 0xffu) {
         return QNAN;
     }
-    var code = code_byte(base + 1u + j);
+    let base = b * 4u * bits;
+    var code = code_byte(base + j);
     if (bits == 6u) {
-        let at = base + 1u + (6u * j) / 8u;
+        let at = base + (6u * j) / 8u;
         let shift = (6u * j) % 8u;
         // Bits from the next byte only when the element straddles two bytes.
         let pair = code_byte(at) | select(0u, code_byte(at + 1u) << 8u, shift > 2u);
