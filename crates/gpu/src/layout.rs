@@ -14,8 +14,8 @@ use bitbudget_math::quant::scheme::Scheme;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
     /// Kernels that quantize (entry points `measure`, when `measures`, then `quantize`), or
-    /// `None` where only dequantizing runs on the GPU (the K-quants, IQ4_NL and NVFP4: see the
-    /// crate docs).
+    /// `None` where only dequantizing runs on the GPU (the K-quants and IQ4_NL: see the crate
+    /// docs).
     pub quantize: Option<Family>,
     /// Kernels that dequantize (entry point `dequantize`).
     pub dequantize: Family,
@@ -56,7 +56,7 @@ impl Layout {
 /// must be at least 1, and even for the 4-bit schemes (checked by the caller).
 pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
     use Family::*;
-    // The K-quants, IQ4_NL and NVFP4 have dequantize kernels only; their stored blocks travel whole in
+    // The K-quants and IQ4_NL have dequantize kernels only; their stored blocks travel whole in
     // `codes` (no header split) and the kernel reads every field from the block's bytes.
     let dequantize_only = |family, variant| {
         let bytes = Bytes::of(scheme, block);
@@ -80,7 +80,7 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
             return dequantize_only(DequantizeKQuant, variant as u32);
         }
         Scheme::Iq4Nl => return dequantize_only(DequantizeIq4Nl, 0),
-        Scheme::Nvfp4 => return dequantize_only(DequantizeNvfp4, 0),
+        Scheme::Nvfp4 => (QuantizeNvfp4, DequantizeNvfp4, 0, true),
         // The variant is the element width in bits.
         Scheme::Mx(format) => (QuantizeMx, DequantizeMx, format.element_bits() as u32, true),
         Scheme::Ggml(GgmlType::Mxfp4) => (QuantizeMxfp4, DequantizeMxfp4, 0, true),
@@ -184,11 +184,12 @@ mod tests {
             "bf16",
             "mxfp6-e2m3",
             "mxfp8-e5m2",
+            "nvfp4",
         ] {
             assert!(has_kernel(s.parse().unwrap()).is_ok(), "{s}");
         }
-        // The K-quants, IQ4_NL and NVFP4 dequantize on the GPU but quantize on the CPU.
-        for s in ["q2_k", "q6_k", "iq4_nl", "nvfp4"] {
+        // The K-quants and IQ4_NL dequantize on the GPU but quantize on the CPU.
+        for s in ["q2_k", "q6_k", "iq4_nl"] {
             let s: Scheme = s.parse().unwrap();
             assert_eq!(has_kernel(s), Err(GpuError::NoKernel(s)), "{s}");
             assert!(has_dequantize_kernel(s).is_ok(), "{s}");

@@ -43,6 +43,8 @@ pub(crate) enum Family {
     QuantizeHalf,
     /// MXFP8 and MXFP6 (`measure`, `quantize`).
     QuantizeMx,
+    /// NVFP4 (`measure`, `quantize`).
+    QuantizeNvfp4,
     /// GGML dequantizers (`dequantize`).
     DequantizeGgml,
     /// MXFP4 (`dequantize`).
@@ -88,6 +90,10 @@ impl Family {
             Family::QuantizeFp8 => ("quantize_fp8", include_str!("shaders/quantize_fp8.wgsl")),
             Family::QuantizeHalf => ("quantize_half", include_str!("shaders/quantize_half.wgsl")),
             Family::QuantizeMx => ("quantize_mx", include_str!("shaders/quantize_mx.wgsl")),
+            Family::QuantizeNvfp4 => (
+                "quantize_nvfp4",
+                include_str!("shaders/quantize_nvfp4.wgsl"),
+            ),
             Family::DequantizeGgml => (
                 "dequantize_ggml",
                 include_str!("shaders/dequantize_ggml.wgsl"),
@@ -186,7 +192,7 @@ impl Family {
 
     /// Every family (the shader validation test compiles them all).
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) const ALL: [Family; 19] = [
+    pub(crate) const ALL: [Family; 20] = [
         Family::QuantizeGgml,
         Family::QuantizeMxfp4,
         Family::QuantizeNf4,
@@ -195,6 +201,7 @@ impl Family {
         Family::QuantizeFp8,
         Family::QuantizeHalf,
         Family::QuantizeMx,
+        Family::QuantizeNvfp4,
         Family::DequantizeGgml,
         Family::DequantizeMxfp4,
         Family::DequantizeNf4,
