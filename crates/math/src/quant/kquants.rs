@@ -294,9 +294,9 @@ pub(crate) fn finish_k4_k5(
             continue;
         }
         let dm = dmin_all * m as f32;
-        for i in 32 * j..32 * j + 32 {
-            codes[i] = nearest_int((x[i] + dm) / d).clamp(0, top) as u8;
-        }
+        fit::divided_codes(&x[32 * j..32 * j + 32], Some(dm), d, 0, top, |i, c| {
+            codes[32 * j + i] = c;
+        });
     }
 }
 

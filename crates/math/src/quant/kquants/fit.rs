@@ -41,6 +41,38 @@ fn clamped_code(t: F4, lo: F4, hi: F4) -> F4 {
     t.pmax(lo).pmin(hi).add(rounder).sub(rounder)
 }
 
+/// The codes re-derived from a sub-block's stored scale, four at a time: for each `x`,
+/// `nearest_int(t).clamp(lo, hi) − lo` with `t = (x + offset) / d` (or `x / d` without an
+/// offset), the same f32 operations as the reference's loop. Lanes whose `t` is at least
+/// [`SAFE_REACH`] in magnitude or NaN take `nearest_int` itself. `xs` is a multiple of 4 long;
+/// `put(i, code)` receives each code.
+pub(crate) fn divided_codes(
+    xs: &[f32],
+    offset: Option<f32>,
+    d: f32,
+    lo: i32,
+    hi: i32,
+    mut put: impl FnMut(usize, u8),
+) {
+    let (dv, lov, hiv) = (F4::splat(d), F4::splat(lo as f32), F4::splat(hi as f32));
+    let reach = F4::splat(SAFE_REACH);
+    for (c, x4) in xs.chunks_exact(4).enumerate() {
+        let x = F4::new([x4[0], x4[1], x4[2], x4[3]]);
+        let t = match offset {
+            Some(m) => x.add(F4::splat(m)).div(dv),
+            None => x.div(dv),
+        };
+        let codes = if t.abs().lt(reach).all() {
+            clamped_code(t, lov, hiv).to_array().map(|f| f as i32)
+        } else {
+            t.to_array().map(|t| nearest_int(t).clamp(lo, hi))
+        };
+        for (k, code) in codes.into_iter().enumerate() {
+            put(4 * c + k, (code - lo) as u8);
+        }
+    }
+}
+
 /// Lanes of sub-blocks, four per [`F4`]; [`scale_and_min`] takes up to 16 sub-blocks.
 const MAX_VECTORS: usize = 4;
 
@@ -689,6 +721,33 @@ mod tests {
                     "{t} into {lo}..={top}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn vector_code_rederivation_equals_the_reference_loop() {
+        let mut next = sequence(0x1234_5678_9abc_def1);
+        for case in 0..20_000 {
+            let mut x = [0f32; 16];
+            for v in &mut x {
+                *v = next() * [1.0f32, 1e6, 1e-30, 3e38][case % 4];
+            }
+            if case % 7 == 0 {
+                x[case % 16] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0][case % 4];
+            }
+            let d = [0.01f32, 1e-38, 1e-7, -0.3, 5e30][case % 5];
+            let offset = [None, Some(0.25f32), Some(1e7)][case % 3];
+            let (lo, hi) = [(0, 3), (-4, 3), (0, 15), (-32, 31)][case % 4];
+            let mut got = [0u8; 16];
+            divided_codes(&x, offset, d, lo, hi, |i, c| got[i] = c);
+            let want = x.map(|v| {
+                let t = match offset {
+                    Some(m) => (v + m) / d,
+                    None => v / d,
+                };
+                (nearest_int(t).clamp(lo, hi) - lo) as u8
+            });
+            assert_eq!(got, want, "{x:?} {offset:?} / {d} into {lo}..={hi}");
         }
     }
 
