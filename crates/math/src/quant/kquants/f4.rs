@@ -94,6 +94,16 @@ impl F4 {
     pub fn is_nan(self) -> M4 {
         M4(unsafe { _mm_cmpunord_ps(self.0, self.0) })
     }
+    /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
+    #[inline(always)]
+    pub fn eq(self, o: F4) -> M4 {
+        M4(unsafe { _mm_cmpeq_ps(self.0, o.0) })
+    }
+    /// The sign flipped.
+    #[inline(always)]
+    pub fn neg(self) -> F4 {
+        F4(unsafe { _mm_xor_ps(self.0, _mm_set1_ps(-0.0)) })
+    }
     /// `if m { a } else { b }` per lane.
     #[inline(always)]
     pub fn select(m: M4, a: F4, b: F4) -> F4 {
@@ -208,6 +218,16 @@ impl F4 {
     pub fn is_nan(self) -> M4 {
         M4(f32x4_ne(self.0, self.0))
     }
+    /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
+    #[inline(always)]
+    pub fn eq(self, o: F4) -> M4 {
+        M4(f32x4_eq(self.0, o.0))
+    }
+    /// The sign flipped.
+    #[inline(always)]
+    pub fn neg(self) -> F4 {
+        F4(f32x4_neg(self.0))
+    }
     /// `if m { a } else { b }` per lane.
     #[inline(always)]
     pub fn select(m: M4, a: F4, b: F4) -> F4 {
@@ -316,6 +336,16 @@ impl F4 {
     #[inline(always)]
     pub fn is_nan(self) -> M4 {
         self.cmp(self, |a, _| a.is_nan())
+    }
+    /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
+    #[inline(always)]
+    pub fn eq(self, o: F4) -> M4 {
+        self.cmp(o, |a, b| a == b)
+    }
+    /// The sign flipped.
+    #[inline(always)]
+    pub fn neg(self) -> F4 {
+        self.map2(self, |a, _| -a)
     }
     /// `if m { a } else { b }` per lane.
     #[inline(always)]

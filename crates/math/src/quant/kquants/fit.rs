@@ -76,12 +76,21 @@ pub(crate) fn divided_codes(
 /// Lanes of sub-blocks, four per [`F4`]; [`scale_and_min`] takes up to 16 sub-blocks.
 const MAX_VECTORS: usize = 4;
 
-/// The candidate scales of [`scale_and_min`] (llama.cpp's `for is in 0..=nstep` loop), four
-/// sub-blocks per vector. Each lane runs the reference's sequential loop on its own sub-block,
-/// with the same f32 operations in the same order. Updates `min`, `scale`, `best_error` and the
-/// codes of every lane where a candidate lowers the error.
+/// Fits `L` sub-blocks at once, each as llama.cpp's `make_qkx2_quants` does: `x ≈ scale·q − min`
+/// with codes `q` in `0..=nmax` and `min ≥ 0`, minimising `Σ w·err` where `err` is the squared
+/// error, or the absolute error when `use_mad`. Starting from the range `[min(x, 0), max(x)]`, it
+/// tries `nstep + 1` candidate scales `(rmin + rdelta·is + nmax) / range` in order, solves the
+/// weighted least-squares scale and offset for each candidate's codes, and keeps a candidate when
+/// it lowers the error; a kept candidate's offset is the `min` that later candidates start from.
+/// Returns per sub-block `(scale, min)` (the offset is subtracted on dequantizing) and writes the
+/// codes; a constant sub-block gives scale 0 with codes 0.
+///
+/// The data are transposed: `x[i][k]` is value i of sub-block k (likewise `weights` and `codes`).
+/// Every lane runs the reference's sequential loop on its own sub-block, with the same f32
+/// operations in the same order, so the results are bit-identical with it, and the lanes become
+/// SIMD (SSE natively, simd128 in WebAssembly).
 #[allow(clippy::too_many_arguments)]
-fn candidates<const N: usize, const L: usize>(
+pub fn scale_and_min<const N: usize, const L: usize>(
     x: &[[f32; L]; N],
     weights: &[[f32; L]; N],
     nmax: i32,
@@ -89,59 +98,82 @@ fn candidates<const N: usize, const L: usize>(
     rdelta: f32,
     nstep: i32,
     use_mad: bool,
-    sum_w: &[f32; L],
-    sum_x: &[f32; L],
-    max: &[f32; L],
-    min: &mut [f32; L],
-    scale: &mut [f32; L],
-    best_error: &mut [f32; L],
     codes: &mut [[u8; L]; N],
-) {
+) -> ([f32; L], [f32; L]) {
     const { assert!(L % 4 == 0 && L / 4 <= MAX_VECTORS) };
     let nv = L / 4;
-    let load =
-        |a: &[f32; L], v: usize| F4::new([a[4 * v], a[4 * v + 1], a[4 * v + 2], a[4 * v + 3]]);
     let zero = F4::splat(0.0);
-    let mut xv = [[zero; MAX_VECTORS]; N];
-    let mut wv = [[zero; MAX_VECTORS]; N];
+    let vectors = |a: &[f32; L]| {
+        let mut v = [zero; MAX_VECTORS];
+        for (k, vk) in v.iter_mut().enumerate().take(nv) {
+            *vk = F4::new([a[4 * k], a[4 * k + 1], a[4 * k + 2], a[4 * k + 3]]);
+        }
+        v
+    };
+    let xv: [[F4; MAX_VECTORS]; N] = std::array::from_fn(|i| vectors(&x[i]));
+    let wv: [[F4; MAX_VECTORS]; N] = std::array::from_fn(|i| vectors(&weights[i]));
+    let error = |d: F4| if use_mad { d.abs() } else { d.mul(d) };
+    let top = F4::splat(nmax as f32);
+    // Codes of `t`: the float-domain rounding where every lane is below SAFE_REACH (NaN is not),
+    // else the reference's integer trick lane by lane.
+    let code_of = |t: F4| {
+        if t.abs().lt(F4::splat(SAFE_REACH)).all() {
+            clamped_code(t, zero, top)
+        } else {
+            F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32))
+        }
+    };
+    let (mut min, mut max) = (xv[0], xv[0]);
+    let mut sum_w = wv[0];
+    let mut sum_x = [zero; MAX_VECTORS];
+    for v in 0..nv {
+        sum_x[v] = sum_w[v].mul(xv[0][v]);
+    }
+    for i in 1..N {
+        for v in 0..nv {
+            let xi = xv[i][v];
+            min[v] = F4::select(xi.lt(min[v]), xi, min[v]);
+            max[v] = F4::select(xi.gt(max[v]), xi, max[v]);
+            sum_w[v] = sum_w[v].add(wv[i][v]);
+            sum_x[v] = sum_x[v].add(wv[i][v].mul(xi));
+        }
+    }
+    let mut constant = [zero.is_nan(); MAX_VECTORS];
+    let mut iscale = [zero; MAX_VECTORS];
+    let mut scale = [zero; MAX_VECTORS];
+    for v in 0..nv {
+        min[v] = F4::select(min[v].gt(zero), zero, min[v]);
+        constant[v] = max[v].eq(min[v]);
+        iscale[v] = top.div(max[v].sub(min[v]));
+        scale[v] = F4::splat(1.0).div(iscale[v]);
+    }
+    let start_min = min;
+    let mut best_error = [zero; MAX_VECTORS];
     let mut best_codes = [[zero; MAX_VECTORS]; N];
     for i in 0..N {
         for v in 0..nv {
-            xv[i][v] = load(&x[i], v);
-            wv[i][v] = load(&weights[i], v);
-            let c = &codes[i][4 * v..4 * v + 4];
-            best_codes[i][v] = F4::new([c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32]);
+            let lf = code_of(iscale[v].mul(xv[i][v].sub(min[v])));
+            best_codes[i][v] = lf;
+            let diff = scale[v].mul(lf).add(min[v]).sub(xv[i][v]);
+            best_error[v] = best_error[v].add(wv[i][v].mul(error(diff)));
         }
     }
-    let (mut minv, mut maxv, mut scalev, mut bestv) = (
-        [zero; MAX_VECTORS],
-        [zero; MAX_VECTORS],
-        [zero; MAX_VECTORS],
-        [zero; MAX_VECTORS],
-    );
-    let (mut sum_wv, mut sum_xv) = ([zero; MAX_VECTORS], [zero; MAX_VECTORS]);
-    for v in 0..nv {
-        minv[v] = load(min, v);
-        maxv[v] = load(max, v);
-        scalev[v] = load(scale, v);
-        bestv[v] = load(best_error, v);
-        sum_wv[v] = load(sum_w, v);
-        sum_xv[v] = load(sum_x, v);
-    }
-    let top = F4::splat(nmax as f32);
-    // `x − min` changes only when a kept candidate moves `min`: computed then, with each lane's
-    // largest |x − min| (infinite where NaN), which bounds every scaled value of later trials.
+    // The candidate scales (llama.cpp's `for is in 0..=nstep` loop). `x − min` changes only when
+    // a kept candidate moves `min`: computed then, with each lane's largest |x − min| (infinite
+    // where NaN), which bounds every scaled value of later trials.
     let mut shifted = [[zero; MAX_VECTORS]; N];
     let mut reach = [zero; MAX_VECTORS];
     let mut min_changed = true;
     let mut aux = [[zero; MAX_VECTORS]; N];
-    for is in 0..=nstep {
+    // llama.cpp skips the search when nstep < 1.
+    let trials = if nstep >= 1 { 0..=nstep } else { 1..=0 };
+    for is in trials {
         let step = F4::splat(rmin + rdelta * is as f32 + nmax as f32);
         if min_changed {
             for v in 0..nv {
                 let (mut r, mut nan) = (zero, zero.is_nan());
                 for i in 0..N {
-                    let d = xv[i][v].sub(minv[v]);
+                    let d = xv[i][v].sub(min[v]);
                     shifted[i][v] = d;
                     let a = d.abs();
                     r = F4::select(a.gt(r), a, r);
@@ -151,10 +183,9 @@ fn candidates<const N: usize, const L: usize>(
             }
             min_changed = false;
         }
-        let mut iscale = [zero; MAX_VECTORS];
         let mut safe = true;
         for v in 0..nv {
-            iscale[v] = step.div(maxv[v].sub(minv[v]));
+            iscale[v] = step.div(max[v].sub(min[v]));
             safe &= iscale[v]
                 .abs()
                 .mul(reach[v])
@@ -187,10 +218,10 @@ fn candidates<const N: usize, const L: usize>(
             [zero.is_nan(); MAX_VECTORS],
         );
         for v in 0..nv {
-            let det = sum_wv[v].mul(sl2[v]).sub(sl[v].mul(sl[v]));
+            let det = sum_w[v].mul(sl2[v]).sub(sl[v].mul(sl[v]));
             usable[v] = det.gt(zero);
-            let s = sum_wv[v].mul(sxl[v]).sub(sum_xv[v].mul(sl[v])).div(det);
-            let m = sl2[v].mul(sum_xv[v]).sub(sl[v].mul(sxl[v])).div(det);
+            let s = sum_w[v].mul(sxl[v]).sub(sum_x[v].mul(sl[v])).div(det);
+            let m = sl2[v].mul(sum_x[v]).sub(sl[v].mul(sxl[v])).div(det);
             let positive = m.gt(zero);
             this_min[v] = F4::select(positive, zero, m);
             this_scale[v] = F4::select(positive, sxl[v].div(sl2[v]), s);
@@ -199,135 +230,37 @@ fn candidates<const N: usize, const L: usize>(
         for i in 0..N {
             for v in 0..nv {
                 let diff = this_scale[v].mul(aux[i][v]).add(this_min[v]).sub(xv[i][v]);
-                let e = if use_mad { diff.abs() } else { diff.mul(diff) };
-                cur[v] = cur[v].add(wv[i][v].mul(e));
+                cur[v] = cur[v].add(wv[i][v].mul(error(diff)));
             }
         }
         for v in 0..nv {
-            let keep = usable[v].and(cur[v].lt(bestv[v]));
+            let keep = usable[v].and(cur[v].lt(best_error[v]));
             if keep.any() {
-                bestv[v] = F4::select(keep, cur[v], bestv[v]);
-                scalev[v] = F4::select(keep, this_scale[v], scalev[v]);
-                min_changed |= keep.and(this_min[v].bits_ne(minv[v])).any();
-                minv[v] = F4::select(keep, this_min[v], minv[v]);
+                best_error[v] = F4::select(keep, cur[v], best_error[v]);
+                scale[v] = F4::select(keep, this_scale[v], scale[v]);
+                min_changed |= keep.and(this_min[v].bits_ne(min[v])).any();
+                min[v] = F4::select(keep, this_min[v], min[v]);
                 for i in 0..N {
                     best_codes[i][v] = F4::select(keep, aux[i][v], best_codes[i][v]);
                 }
             }
         }
     }
+    // A constant sub-block: scale 0, codes 0 and its starting min.
+    let (mut scales, mut neg_mins) = ([0f32; L], [0f32; L]);
     for v in 0..nv {
-        min[4 * v..4 * v + 4].copy_from_slice(&minv[v].to_array());
-        scale[4 * v..4 * v + 4].copy_from_slice(&scalev[v].to_array());
-        best_error[4 * v..4 * v + 4].copy_from_slice(&bestv[v].to_array());
+        let sc = F4::select(constant[v], zero, scale[v]);
+        let m = F4::select(constant[v], start_min[v], min[v]);
+        scales[4 * v..4 * v + 4].copy_from_slice(&sc.to_array());
+        neg_mins[4 * v..4 * v + 4].copy_from_slice(&m.neg().to_array());
         for i in 0..N {
-            for (c, f) in codes[i][4 * v..4 * v + 4]
-                .iter_mut()
-                .zip(best_codes[i][v].to_array())
-            {
-                *c = f as u8;
+            let c = F4::select(constant[v], zero, best_codes[i][v]).to_array();
+            for (out, f) in codes[i][4 * v..4 * v + 4].iter_mut().zip(c) {
+                *out = f as u8;
             }
         }
     }
-}
-
-/// Fits `L` sub-blocks at once, each as llama.cpp's `make_qkx2_quants` does: `x ≈ scale·q − min`
-/// with codes `q` in `0..=nmax` and `min ≥ 0`, minimising `Σ w·err` where `err` is the squared
-/// error, or the absolute error when `use_mad`. Starting from the range `[min(x, 0), max(x)]`, it
-/// tries `nstep + 1` candidate scales `(rmin + rdelta·is + nmax) / range` in order, solves the
-/// weighted least-squares scale and offset for each candidate's codes, and keeps a candidate when
-/// it lowers the error; a kept candidate's offset is the `min` that later candidates start from.
-/// Returns per sub-block `(scale, min)` (the offset is subtracted on dequantizing) and writes the
-/// codes; a constant sub-block gives scale 0 with codes 0.
-///
-/// The data are transposed: `x[i][k]` is value i of sub-block k (likewise `weights` and `codes`).
-/// Every lane runs the reference's sequential loop on its own sub-block, with the same f32
-/// operations in the same order, so the results are bit-identical with it, and the lanes become
-/// SIMD (SSE natively, simd128 in WebAssembly).
-#[allow(clippy::too_many_arguments)]
-pub fn scale_and_min<const N: usize, const L: usize>(
-    x: &[[f32; L]; N],
-    weights: &[[f32; L]; N],
-    nmax: i32,
-    rmin: f32,
-    rdelta: f32,
-    nstep: i32,
-    use_mad: bool,
-    codes: &mut [[u8; L]; N],
-) -> ([f32; L], [f32; L]) {
-    let error = |d: f32| if use_mad { d.abs() } else { d * d };
-    let mut min = x[0];
-    let mut max = x[0];
-    let mut sum_w = weights[0];
-    let mut sum_x = [0f32; L];
-    for k in 0..L {
-        sum_x[k] = sum_w[k] * x[0][k];
-    }
-    for i in 1..N {
-        for k in 0..L {
-            let v = x[i][k];
-            if v < min[k] {
-                min[k] = v;
-            }
-            if v > max[k] {
-                max[k] = v;
-            }
-            let w = weights[i][k];
-            sum_w[k] += w;
-            sum_x[k] += w * v;
-        }
-    }
-    let mut constant = [false; L];
-    let mut iscale = [0f32; L];
-    let mut scale = [0f32; L];
-    for k in 0..L {
-        if min[k] > 0.0 {
-            min[k] = 0.0;
-        }
-        constant[k] = max[k] == min[k];
-        iscale[k] = nmax as f32 / (max[k] - min[k]);
-        scale[k] = 1.0 / iscale[k];
-    }
-    let start_min = min;
-    let mut best_error = [0f32; L];
-    for i in 0..N {
-        for k in 0..L {
-            let l = nearest_int(iscale[k] * (x[i][k] - min[k])).clamp(0, nmax);
-            codes[i][k] = l as u8;
-            let diff = scale[k] * l as f32 + min[k] - x[i][k];
-            best_error[k] += weights[i][k] * error(diff);
-        }
-    }
-    if nstep >= 1 {
-        candidates(
-            x,
-            weights,
-            nmax,
-            rmin,
-            rdelta,
-            nstep,
-            use_mad,
-            &sum_w,
-            &sum_x,
-            &max,
-            &mut min,
-            &mut scale,
-            &mut best_error,
-            codes,
-        );
-    }
-    let mut neg_min = [0f32; L];
-    for k in 0..L {
-        if constant[k] {
-            for row in codes.iter_mut() {
-                row[k] = 0;
-            }
-            scale[k] = 0.0;
-            min[k] = start_min[k];
-        }
-        neg_min[k] = -min[k];
-    }
-    (scale, neg_min)
+    (scales, neg_mins)
 }
 
 /// The start shared by [`symmetric`] and its line-by-line reference: codes from the scale
