@@ -166,7 +166,7 @@ pub fn scale_and_min<const N: usize, const L: usize>(
     let mut min_changed = true;
     let mut aux = [[zero; MAX_VECTORS]; N];
     // llama.cpp skips the search when nstep < 1.
-    let trials = if nstep >= 1 { 0..=nstep } else { 1..=0 };
+    let trials = 0..=if nstep >= 1 { nstep } else { -1 };
     for is in trials {
         let step = F4::splat(rmin + rdelta * is as f32 + nmax as f32);
         if min_changed {
