@@ -411,6 +411,7 @@ pub fn q3<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -> f32 {
     }
 }
 
+// The parity tests run natively (SSE2 vectors) and in WebAssembly (simd128 vectors).
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -589,7 +590,8 @@ mod tests {
         }
     }
 
-    #[test]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn lane_parallel_fit_equals_the_line_by_line_port() {
         let mut next = sequence(0x9e37_79b9_7f4a_7c15);
         for case in 0..1500 {
@@ -632,7 +634,8 @@ mod tests {
         }
     }
 
-    #[test]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn float_domain_code_rounding_equals_nearest_int_below_the_safe_reach() {
         let mut next = sequence(0x51_7cc1_b727_220a);
         let mut probes = vec![0.0f32, -0.0, 0.5, 1.5, 2.5, 14.5, 15.5, 16.0, -0.5, -3.5];
@@ -657,7 +660,8 @@ mod tests {
         }
     }
 
-    #[test]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn vector_code_rederivation_equals_the_reference_loop() {
         let mut next = sequence(0x1234_5678_9abc_def1);
         for case in 0..20_000 {
@@ -684,7 +688,8 @@ mod tests {
         }
     }
 
-    #[test]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn lane_parallel_symmetric_fit_equals_the_line_by_line_port() {
         let mut next = sequence(0x2545_f491_4f6c_dd1d);
         for case in 0..6000 {
