@@ -1,7 +1,8 @@
 //! The Quantize lab on the GPU in headless Chromium, through the browser's WebGPU (SwiftShader
 //! here: a CPU emulation, so these check correctness, not speed). Every kernel gives the CPU's
-//! bytes and weights, and the page's CPU/GPU switch gives the same table (schemes without a GPU
-//! kernel, the K-quants and the newest formats, run on the CPU there). Chromium runs with
+//! bytes and weights (the K-quants and the newest formats dequantize on the GPU but quantize on
+//! the CPU), and the page's CPU/GPU switch gives the same table (schemes without a quantize
+//! kernel run on the CPU there). Chromium runs with
 //! `--enable-unsafe-webgpu` (webdriver.json): without an adapter these tests fail, never skip.
 #![cfg(target_arch = "wasm32")]
 
@@ -40,23 +41,29 @@ fn weights() -> Vec<f32> {
 async fn every_kernel_gives_the_cpu_bytes_through_the_browser_webgpu() {
     let gpu = open_gpu().await;
     let x = weights();
+    let mut dequantized = 0;
     for s in Scheme::ALL {
         let block = s.default_block();
+        let cpu = scheme::quantize(s, &x, block).unwrap();
         if let Err(e) = bitbudget_gpu::has_kernel(s) {
-            // A scheme without kernels says so, and the lab makes its parts on the CPU.
+            // A scheme without a quantize kernel says so, and the lab makes its parts on the CPU.
             let refused = bitbudget_gpu::quantize(&gpu, s, &x, block)
                 .await
                 .unwrap_err();
             assert_eq!(refused, e, "{s}");
+        } else {
+            let on_gpu = bitbudget_gpu::quantize(&gpu, s, &x, block)
+                .await
+                .unwrap_or_else(|e| panic!("{s}: {e}"));
+            let first = on_gpu.iter().zip(&cpu).position(|(a, b)| a != b);
+            assert_eq!(on_gpu.len(), cpu.len(), "{s}: byte count");
+            assert_eq!(first, None, "{s}: first differing byte");
+        }
+        // The K-quants, IQ4_NL, NVFP4 and MX formats dequantize on the GPU too.
+        if bitbudget_gpu::has_dequantize_kernel(s).is_err() {
             continue;
         }
-        let cpu = scheme::quantize(s, &x, block).unwrap();
-        let on_gpu = bitbudget_gpu::quantize(&gpu, s, &x, block)
-            .await
-            .unwrap_or_else(|e| panic!("{s}: {e}"));
-        let first = on_gpu.iter().zip(&cpu).position(|(a, b)| a != b);
-        assert_eq!(on_gpu.len(), cpu.len(), "{s}: byte count");
-        assert_eq!(first, None, "{s}: first differing byte");
+        dequantized += 1;
         let back_cpu = scheme::dequantize(s, &cpu, block).unwrap();
         let back_gpu = bitbudget_gpu::dequantize(&gpu, s, &cpu, block)
             .await
@@ -69,6 +76,11 @@ async fn every_kernel_gives_the_cpu_bytes_through_the_browser_webgpu() {
             );
         }
     }
+    assert_eq!(
+        dequantized,
+        Scheme::ALL.len(),
+        "every scheme dequantizes on the GPU"
+    );
 }
 
 /// The tbody of the metrics table as text: every scheme's numbers.

@@ -6,14 +6,17 @@
 use crate::context::GpuError;
 use crate::shaders::Family;
 use bitbudget_math::quant::ggml::GgmlType;
+use bitbudget_math::quant::kquants::KType;
 use bitbudget_math::quant::layout::{Layout as Bytes, ScaleKind};
 use bitbudget_math::quant::scheme::Scheme;
 
 /// How one scheme's bytes are laid out, and which kernels produce and read them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
-    /// Kernels that quantize (entry points `measure`, when `measures`, then `quantize`).
-    pub quantize: Family,
+    /// Kernels that quantize (entry points `measure`, when `measures`, then `quantize`), or
+    /// `None` where only dequantizing runs on the GPU (the K-quants and IQ4_NL: see the crate
+    /// docs).
+    pub quantize: Option<Family>,
     /// Kernels that dequantize (entry point `dequantize`).
     pub dequantize: Family,
     /// `params.variant` of both families.
@@ -53,7 +56,33 @@ impl Layout {
 /// must be at least 1, and even for the 4-bit schemes (checked by the caller).
 pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
     use Family::*;
+    // The K-quants and IQ4_NL have dequantize kernels only; their stored blocks travel whole in
+    // `codes` (no header split) and the kernel reads every field from the block's bytes.
+    let dequantize_only = |family, variant| {
+        let bytes = Bytes::of(scheme, block);
+        Ok(Layout {
+            quantize: None,
+            dequantize: family,
+            variant,
+            measures: false,
+            per_tensor_scale: false,
+            weights: bytes.values,
+            header_bytes: 0,
+            code_bytes: bytes.block_bytes,
+        })
+    };
     let (quantize, dequantize, variant, measures) = match scheme {
+        Scheme::KQuant(kind) => {
+            let variant = KType::ALL
+                .iter()
+                .position(|k| *k == kind)
+                .expect("every K-quant is in KType::ALL");
+            return dequantize_only(DequantizeKQuant, variant as u32);
+        }
+        Scheme::Iq4Nl => return dequantize_only(DequantizeIq4Nl, 0),
+        Scheme::Nvfp4 => (QuantizeNvfp4, DequantizeNvfp4, 0, true),
+        // The variant is the element width in bits.
+        Scheme::Mx(format) => (QuantizeMx, DequantizeMx, format.element_bits() as u32, true),
         Scheme::Ggml(GgmlType::Mxfp4) => (QuantizeMxfp4, DequantizeMxfp4, 0, true),
         Scheme::Ggml(t) => {
             let variant = match t {
@@ -73,13 +102,10 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
         Scheme::F8E4M3 | Scheme::F8E5M2 => (QuantizeFp8, DequantizeFp8, 0, false),
         Scheme::Bf16 => (QuantizeHalf, DequantizeHalf, 0, false),
         Scheme::F16 => (QuantizeHalf, DequantizeHalf, 1, false),
-        Scheme::KQuant(_) | Scheme::Iq4Nl | Scheme::Nvfp4 | Scheme::Mx(_) => {
-            return Err(GpuError::NoKernel(scheme))
-        }
     };
     let bytes = Bytes::of(scheme, block);
     Ok(Layout {
-        quantize,
+        quantize: Some(quantize),
         dequantize,
         variant,
         measures,
@@ -90,9 +116,20 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
     })
 }
 
-/// Whether `scheme` has WGSL kernels: `Ok`, or [`GpuError::NoKernel`] (checked before a device
-/// is even opened, so the answer does not depend on the machine).
+/// Whether `scheme` has WGSL kernels both ways (quantize and dequantize): `Ok`, or
+/// [`GpuError::NoKernel`] (checked before a device is even opened, so the answer does not depend
+/// on the machine).
 pub fn has_kernel(scheme: Scheme) -> Result<(), GpuError> {
+    match layout(scheme, scheme.default_block())?.quantize {
+        Some(_) => Ok(()),
+        None => Err(GpuError::NoKernel(scheme)),
+    }
+}
+
+/// Whether `scheme` has a WGSL dequantize kernel (every scheme with [`has_kernel`], and the
+/// K-quants, IQ4_NL, NVFP4 and MX formats, which quantize on the CPU): `Ok`, or
+/// [`GpuError::NoKernel`].
+pub fn has_dequantize_kernel(scheme: Scheme) -> Result<(), GpuError> {
     layout(scheme, scheme.default_block()).map(|_| ())
 }
 
@@ -110,7 +147,10 @@ mod tests {
     /// sizes and lengths is what `quantize` writes.
     #[test]
     fn every_layout_predicts_the_cpu_byte_count() {
-        for scheme in Scheme::ALL.into_iter().filter(|s| has_kernel(*s).is_ok()) {
+        for scheme in Scheme::ALL
+            .into_iter()
+            .filter(|s| has_dequantize_kernel(*s).is_ok())
+        {
             for block in [2usize, 8, 32, 64, 256] {
                 let Ok(block) = scheme.block(Some(block)).or_else(|_| scheme.block(None)) else {
                     continue;
@@ -136,8 +176,23 @@ mod tests {
             e.to_string(),
             "q4_k has no GPU kernel yet; use --device cpu"
         );
-        for s in ["q8_0", "mxfp4", "nf4", "f8e4m3", "bf16"] {
+        for s in [
+            "q8_0",
+            "mxfp4",
+            "nf4",
+            "f8e4m3",
+            "bf16",
+            "mxfp6-e2m3",
+            "mxfp8-e5m2",
+            "nvfp4",
+        ] {
             assert!(has_kernel(s.parse().unwrap()).is_ok(), "{s}");
+        }
+        // The K-quants and IQ4_NL dequantize on the GPU but quantize on the CPU.
+        for s in ["q2_k", "q6_k", "iq4_nl"] {
+            let s: Scheme = s.parse().unwrap();
+            assert_eq!(has_kernel(s), Err(GpuError::NoKernel(s)), "{s}");
+            assert!(has_dequantize_kernel(s).is_ok(), "{s}");
         }
     }
 }

@@ -1,4 +1,4 @@
-//! bitbudget's WebGPU compute path: every quantization scheme of `bitbudget-math` as WGSL
+//! bitbudget's WebGPU compute path: the quantization schemes of `bitbudget-math` as WGSL
 //! kernels, giving byte for byte what the CPU reference gives.
 //!
 //! - [`Gpu`]: an adapter, its device and queue, and the pipelines, tables and buffers built once
@@ -10,6 +10,20 @@
 //! - Exactness: the kernels never use the GPU's float unit on a value that reaches the output;
 //!   they compute on f32 bit patterns with correctly rounded integer arithmetic
 //!   (`src/shaders/common.wgsl`), because WGSL allows inexact division and flushing subnormals.
+//!
+//! - Coverage: every scheme of the lab has a dequantize kernel ([`has_dequantize_kernel`]);
+//!   every scheme but the K-quants (q2_k … q6_k) and IQ4_NL also has a quantize kernel
+//!   ([`has_kernel`]; the others answer [`GpuError::NoKernel`] and quantize on the CPU).
+//!   Why those stay on the CPU: their reference quantizers choose each sub-block's scale by
+//!   iterative searches (llama.cpp's `make_qkx2_quants` with 16–21 candidate scales, each a
+//!   weighted least-squares solve; `make_qx_quants`' 18 trial scales; `make_q3_quants`'
+//!   coordinate sweeps; IQ4_NL's 15 trial scales), whose f32 sums run in one fixed sequential
+//!   order and whose divisions WGSL may round off by 2.5 ulp. An exact kernel is possible in
+//!   principle with the correctly rounded `f_add`/`f_mul`/`f_div` of common.wgsl, one invocation
+//!   per sub-block, keeping the reference's order of every operation; it is a port of four
+//!   searches (hundreds of soft-float operations per weight) that has not been written yet. A
+//!   kernel that only approximates the search would store different bytes, which this crate never
+//!   does.
 //!
 //! Natively the crate uses Vulkan (Mesa lavapipe in CI: `WGPU_BACKEND=vulkan`); in the browser
 //! the WebGPU backend. The functions are `async`: natively wrap them in [`block_on`].
@@ -25,7 +39,7 @@ mod shaders;
 mod tables;
 
 pub use context::{Gpu, GpuError};
-pub use layout::has_kernel;
+pub use layout::{has_dequantize_kernel, has_kernel};
 pub use part::produce_part;
 pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
 /// The adapter kinds of [`Gpu::info`] (e.g. `Cpu` for a software or fallback adapter).

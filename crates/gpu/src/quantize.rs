@@ -61,6 +61,7 @@ pub(crate) async fn quantize_with_scale(
     scale: Option<f32>,
 ) -> Result<Vec<u8>, GpuError> {
     let l = check(scheme, block, x.len())?;
+    let family = l.quantize.ok_or(GpuError::NoKernel(scheme))?;
     let consts = fp8_consts(scheme);
     let table = table(gpu, table_of(scheme));
     // Largest buffer per block: the weights, the 16 bytes of block words, or the codes.
@@ -88,7 +89,7 @@ pub(crate) async fn quantize_with_scale(
             submit(
                 gpu,
                 &[Pass {
-                    family: l.quantize,
+                    family,
                     entry: "measure",
                     params,
                     params_buffer: &params_buffer,
@@ -129,7 +130,7 @@ pub(crate) async fn quantize_with_scale(
         let mut passes = Vec::new();
         if l.measures {
             passes.push(Pass {
-                family: l.quantize,
+                family,
                 entry: "measure",
                 params: Params {
                     count: units as u32,
@@ -140,7 +141,7 @@ pub(crate) async fn quantize_with_scale(
             });
         }
         passes.push(Pass {
-            family: l.quantize,
+            family,
             entry: "quantize",
             params: Params {
                 count: code_words,

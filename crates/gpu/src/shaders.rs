@@ -41,6 +41,10 @@ pub(crate) enum Family {
     QuantizeFp8,
     /// bf16 and f16 casts (`quantize`).
     QuantizeHalf,
+    /// MXFP8 and MXFP6 (`measure`, `quantize`).
+    QuantizeMx,
+    /// NVFP4 (`measure`, `quantize`).
+    QuantizeNvfp4,
     /// GGML dequantizers (`dequantize`).
     DequantizeGgml,
     /// MXFP4 (`dequantize`).
@@ -55,6 +59,14 @@ pub(crate) enum Family {
     DequantizeFp8,
     /// bf16 and f16 (`dequantize`).
     DequantizeHalf,
+    /// Q2_K … Q6_K (`dequantize`).
+    DequantizeKQuant,
+    /// IQ4_NL (`dequantize`).
+    DequantizeIq4Nl,
+    /// NVFP4 (`dequantize`).
+    DequantizeNvfp4,
+    /// MXFP8 and MXFP6 (`dequantize`).
+    DequantizeMx,
 }
 
 impl Family {
@@ -77,6 +89,11 @@ impl Family {
             ),
             Family::QuantizeFp8 => ("quantize_fp8", include_str!("shaders/quantize_fp8.wgsl")),
             Family::QuantizeHalf => ("quantize_half", include_str!("shaders/quantize_half.wgsl")),
+            Family::QuantizeMx => ("quantize_mx", include_str!("shaders/quantize_mx.wgsl")),
+            Family::QuantizeNvfp4 => (
+                "quantize_nvfp4",
+                include_str!("shaders/quantize_nvfp4.wgsl"),
+            ),
             Family::DequantizeGgml => (
                 "dequantize_ggml",
                 include_str!("shaders/dequantize_ggml.wgsl"),
@@ -105,6 +122,19 @@ impl Family {
                 "dequantize_half",
                 include_str!("shaders/dequantize_half.wgsl"),
             ),
+            Family::DequantizeKQuant => (
+                "dequantize_kquant",
+                include_str!("shaders/dequantize_kquant.wgsl"),
+            ),
+            Family::DequantizeIq4Nl => (
+                "dequantize_iq4_nl",
+                include_str!("shaders/dequantize_iq4_nl.wgsl"),
+            ),
+            Family::DequantizeNvfp4 => (
+                "dequantize_nvfp4",
+                include_str!("shaders/dequantize_nvfp4.wgsl"),
+            ),
+            Family::DequantizeMx => ("dequantize_mx", include_str!("shaders/dequantize_mx.wgsl")),
         }
     }
 
@@ -153,12 +183,16 @@ impl Family {
                 | Family::DequantizeZeroPoint
                 | Family::DequantizeFp8
                 | Family::DequantizeHalf
+                | Family::DequantizeKQuant
+                | Family::DequantizeIq4Nl
+                | Family::DequantizeNvfp4
+                | Family::DequantizeMx
         )
     }
 
     /// Every family (the shader validation test compiles them all).
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) const ALL: [Family; 14] = [
+    pub(crate) const ALL: [Family; 20] = [
         Family::QuantizeGgml,
         Family::QuantizeMxfp4,
         Family::QuantizeNf4,
@@ -166,6 +200,8 @@ impl Family {
         Family::QuantizeZeroPoint,
         Family::QuantizeFp8,
         Family::QuantizeHalf,
+        Family::QuantizeMx,
+        Family::QuantizeNvfp4,
         Family::DequantizeGgml,
         Family::DequantizeMxfp4,
         Family::DequantizeNf4,
@@ -173,6 +209,10 @@ impl Family {
         Family::DequantizeZeroPoint,
         Family::DequantizeFp8,
         Family::DequantizeHalf,
+        Family::DequantizeKQuant,
+        Family::DequantizeIq4Nl,
+        Family::DequantizeNvfp4,
+        Family::DequantizeMx,
     ];
 }
 

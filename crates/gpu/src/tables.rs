@@ -3,7 +3,10 @@
 
 use bitbudget_math::format::{fp8, FormatId, Spec};
 use bitbudget_math::quant::ggml::{GgmlType, KVALUES_MXFP4, QK};
+use bitbudget_math::quant::iq4_nl::KVALUES_IQ4NL;
+use bitbudget_math::quant::mx::MxFormat;
 use bitbudget_math::quant::nf4::NF4_CODE;
+use bitbudget_math::quant::nvfp4::ue4m3_to_f32;
 use bitbudget_math::quant::scheme::{quantize, Scheme};
 use std::sync::OnceLock;
 
@@ -20,6 +23,12 @@ pub(crate) enum Table {
     F8E4M3,
     /// The value of every FP8 E5M2 pattern.
     F8E5M2,
+    /// IQ4_NL's 16 levels.
+    Iq4Nl,
+    /// NVFP4's halved UE4M3 scales and E2M1 values.
+    Nvfp4,
+    /// The element values of one MX format.
+    Mx(MxFormat),
 }
 
 impl Table {
@@ -39,6 +48,22 @@ impl Table {
             Table::F8E5M2 => (0..=255u8)
                 .map(|b| fp8::e5m2().decode(b).to_bits())
                 .collect(),
+            Table::Iq4Nl => KVALUES_IQ4NL
+                .iter()
+                .map(|k| (*k as f32).to_bits())
+                .collect(),
+            Table::Nvfp4 => {
+                let mut words: Vec<u32> = (0..=255u8)
+                    .map(|b| (ue4m3_to_f32(b) * 0.5).to_bits())
+                    .collect();
+                words.extend(KVALUES_MXFP4.iter().map(|k| (*k as f32).to_bits()));
+                words
+            }
+            // Every element value is exact in f32 (at most 3 mantissa bits, exponents within
+            // f32's range).
+            Table::Mx(format) => (0..1u32 << format.element_bits())
+                .map(|c| (format.element().to_f64(c) as f32).to_bits())
+                .collect(),
         }
     }
 
@@ -50,6 +75,9 @@ impl Table {
             Table::Nf4 => "bitbudget table: NF4 code values",
             Table::F8E4M3 => "bitbudget table: FP8 E4M3 pattern values",
             Table::F8E5M2 => "bitbudget table: FP8 E5M2 pattern values",
+            Table::Iq4Nl => "bitbudget table: IQ4_NL levels",
+            Table::Nvfp4 => "bitbudget table: NVFP4 halved scales and E2M1 values",
+            Table::Mx(_) => "bitbudget table: MX element pattern values",
         }
     }
 }
@@ -61,17 +89,31 @@ pub(crate) fn table_of(scheme: Scheme) -> Table {
         Scheme::Nf4 => Table::Nf4,
         Scheme::F8E4M3 => Table::F8E4M3,
         Scheme::F8E5M2 => Table::F8E5M2,
+        Scheme::Iq4Nl => Table::Iq4Nl,
+        Scheme::Nvfp4 => Table::Nvfp4,
+        Scheme::Mx(format) => Table::Mx(format),
         _ => Table::None,
     }
 }
 
-/// FP8 facts for `params.consts` of the FP8 kernels: (stored mantissa bits, f32 exponent field
-/// of the smallest normal value, largest finite pattern, NaN pattern), read from the math
-/// crate's format description and codec. Zeros for other schemes.
+/// Minifloat facts for `params.consts` of the FP8 and MX quantize kernels: (stored mantissa
+/// bits, f32 exponent field of the smallest normal value, largest finite pattern, NaN pattern;
+/// for MX `emax_elem` instead of the NaN pattern), read from the math crate's format
+/// description and codec. Zeros for other schemes.
 pub(crate) fn fp8_consts(scheme: Scheme) -> [u32; 4] {
     let (id, codec) = match scheme {
         Scheme::F8E4M3 => (FormatId::F8E4M3, fp8::e4m3()),
         Scheme::F8E5M2 => (FormatId::F8E5M2, fp8::e5m2()),
+        Scheme::Mx(format) => {
+            // quantize_mx.wgsl: the NaN pattern's place holds emax_elem (no NaN is encoded).
+            let e = format.element();
+            return [
+                e.man_bits,
+                (127 + e.emin()) as u32,
+                e.max_bits(),
+                e.emax() as u32,
+            ];
+        }
         _ => return [0; 4],
     };
     let Spec::Float(f) = id.spec() else {

@@ -170,11 +170,16 @@ fn a_scheme_without_a_kernel_is_refused_with_a_typed_error_not_a_panic() {
         let x = vec![0.5f32; block * 2];
         let q = block_on(bitbudget_gpu::quantize(gpu, s, &x, block));
         assert_eq!(q, Err(bitbudget_gpu::GpuError::NoKernel(s)), "{s}");
-        let bytes = scheme::quantize(s, &x, block).unwrap();
-        let d = block_on(bitbudget_gpu::dequantize(gpu, s, &bytes, block));
-        assert_eq!(d, Err(bitbudget_gpu::GpuError::NoKernel(s)), "{s}");
+        if bitbudget_gpu::has_dequantize_kernel(s).is_err() {
+            let bytes = scheme::quantize(s, &x, block).unwrap();
+            let d = block_on(bitbudget_gpu::dequantize(gpu, s, &bytes, block));
+            assert_eq!(d, Err(bitbudget_gpu::GpuError::NoKernel(s)), "{s}");
+        }
     }
-    assert!(gpu_schemes().count() >= 14);
+    assert!(
+        gpu_schemes().count() >= 18,
+        "14 older schemes and four MX formats"
+    );
 }
 
 #[test]
@@ -318,12 +323,73 @@ fn casts_and_fp8_match_the_cpu_on_every_midpoint_and_a_stride_through_all_f32() 
     }
 }
 
+/// The schemes that quantize on the CPU only but dequantize on the GPU (the K-quants and
+/// IQ4_NL).
+fn dequantize_only_schemes() -> impl Iterator<Item = Scheme> {
+    Scheme::ALL.into_iter().filter(|s| {
+        bitbudget_gpu::has_kernel(*s).is_err() && bitbudget_gpu::has_dequantize_kernel(*s).is_ok()
+    })
+}
+
+/// Dequantizes the CPU's bytes of `x` on both sides and compares.
+fn check_dequantize(gpu: &Gpu, s: Scheme, x: &[f32], case: &str) {
+    let block = s.default_block();
+    let what = format!("dequantize {s}, {case} ({} weights)", x.len());
+    let bytes = scheme::quantize(s, x, block).unwrap();
+    let want = scheme::dequantize(s, &bytes, block).unwrap();
+    let got = block_on(bitbudget_gpu::dequantize(gpu, s, &bytes, block))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_same_weights(&what, &got, &want);
+}
+
+#[test]
+fn the_newer_schemes_dequantize_like_the_cpu_on_every_kind_of_input() {
+    let (Some(gpu), Some(chunked)) = (gpu(), chunked_gpu()) else {
+        return;
+    };
+    let mut schemes = 0;
+    for s in dequantize_only_schemes() {
+        schemes += 1;
+        let block = s.default_block();
+        // 1 block, 63 and 65 blocks (weights not a multiple of the 64-invocation workgroup for
+        // the 32-weight blocks), 300 blocks.
+        for (i, blocks) in [1usize, 63, 65, 300].into_iter().enumerate() {
+            check_dequantize(
+                gpu,
+                s,
+                &normal(blocks * block, 31 + i as u64, 0.02),
+                "normal",
+            );
+        }
+        for (case, x) in special_blocks(64usize.next_multiple_of(block)) {
+            check_dequantize(gpu, s, &x, case);
+        }
+        check_dequantize(
+            gpu,
+            s,
+            &any_bits(block * 96, 7),
+            "arbitrary f32 bit patterns",
+        );
+        check_dequantize(
+            gpu,
+            s,
+            &wild_blocks(block * 96, block, 8),
+            "magnitudes 1e-42 to 1e38",
+        );
+        // Several chunks of SMALL_CHUNK weights and a ragged last one.
+        let n = (SMALL_CHUNK * 7 / 2).next_multiple_of(block) + block;
+        check_dequantize(chunked, s, &normal(n, 98, 1.5), "seven chunks");
+    }
+    assert_eq!(schemes, 6, "q2_k…q6_k and iq4_nl");
+}
+
 #[test]
 fn dequantize_matches_the_cpu_on_arbitrary_bytes() {
     let Some(gpu) = gpu() else { return };
-    // Random headers include f16 NaN, ±∞ and subnormal scales, and extreme f32 scales.
+    // Random headers include f16 NaN, ±∞ and subnormal scales, and extreme f32 scales (and for
+    // the newer schemes every sub-block scale, UE4M3 and E8M0 byte, NaN scales included).
     let mut rng = SplitMix64(23);
-    for s in gpu_schemes() {
+    for s in gpu_schemes().chain(dequantize_only_schemes()) {
         let block = s.block(None).unwrap();
         let n = block.max(32) * 70;
         let cpu = scheme::quantize(s, &vec![0.0; n], block).unwrap();

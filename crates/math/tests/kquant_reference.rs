@@ -8,6 +8,9 @@
 //! importance matrix), our dequantization of llama.cpp's bytes equals `dequantize_row_*` bit for
 //! bit, and our dequantization of our own bytes reproduces the same values. On a mismatch the
 //! first differing block is named with its input.
+//!
+//! The same tests run in WebAssembly (Node.js, `cargo test -p bitbudget-math --target
+//! wasm32-unknown-unknown`), where the scale searches take their simd128 path.
 
 use bitbudget_math::quant::kquants::{q2_k, q3_k, q4_k, q5_k, q6_k, LengthError, QK_K};
 use bitbudget_math::quant::{iq4_nl, nvfp4};
@@ -125,42 +128,50 @@ fn check_nonfinite(s: Scheme) {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn q2_k_matches_llama_cpp() {
     check(scheme!("q2_k", q2_k, QK_K));
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn q3_k_matches_llama_cpp() {
     check(scheme!("q3_k", q3_k, QK_K));
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn q4_k_matches_llama_cpp() {
     check(scheme!("q4_k", q4_k, QK_K));
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn q5_k_matches_llama_cpp() {
     check(scheme!("q5_k", q5_k, QK_K));
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn q6_k_matches_llama_cpp() {
     check(scheme!("q6_k", q6_k, QK_K));
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn iq4_nl_matches_llama_cpp() {
     check(scheme!("iq4_nl", iq4_nl, iq4_nl::QK4_NL));
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn nvfp4_matches_llama_cpp() {
     check(scheme!("nvfp4", nvfp4, nvfp4::QK_NVFP4));
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn non_finite_inputs_give_llama_cpp_bytes_on_x86_64() {
     check_nonfinite(scheme!("q2_k", q2_k, QK_K));
     check_nonfinite(scheme!("q3_k", q3_k, QK_K));
@@ -171,7 +182,8 @@ fn non_finite_inputs_give_llama_cpp_bytes_on_x86_64() {
     check_nonfinite(scheme!("nvfp4", nvfp4, nvfp4::QK_NVFP4));
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn iq4_nl_ref_path_matches_quantize_row_iq4_nl_ref_except_zero_block_indices() {
     // quantize_row_iq4_nl_ref leaves a zero block's indices as its buffer held them (the
     // previous block's); only the scale and the (zero) values are defined there.
@@ -238,7 +250,8 @@ fn k_schemes() -> Vec<(&'static str, RoundTrip)> {
     ]
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn all_zero_super_blocks_dequantize_to_zero_with_zero_scales() {
     for (name, round_trip) in k_schemes() {
         let (bytes, y) = round_trip(&[0.0; QK_K]);
@@ -256,7 +269,8 @@ fn all_zero_super_blocks_dequantize_to_zero_with_zero_scales() {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn constant_super_blocks_come_back_within_half_a_step() {
     // Codes span the range from min(x, 0) to max(x): half a step of it bounds the error, plus
     // FP16 rounding of the scales (relative 2^-11 per factor).
@@ -279,7 +293,8 @@ fn constant_super_blocks_come_back_within_half_a_step() {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn ordinary_weights_come_back_within_a_step_of_their_sub_block() {
     let x = finite_input();
     // (scheme, codes − 1, sub-block size)
@@ -310,7 +325,8 @@ fn ordinary_weights_come_back_within_a_step_of_their_sub_block() {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn values_beyond_fp16_give_an_infinite_scale_as_llama_cpp_does() {
     // max/63 above 65504 overflows the FP16 super-block scale; llama.cpp stores +inf and its
     // dequantizer gives inf or NaN (inf·0). Documented, not hidden.
@@ -323,7 +339,8 @@ fn values_beyond_fp16_give_an_infinite_scale_as_llama_cpp_does() {
     assert!(y.iter().all(|v| !v.is_finite()));
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn nan_inputs_never_panic_and_leave_finite_sub_blocks_usable() {
     let mut x = [0.5f32; QK_K];
     x[3] = f32::NAN;
@@ -337,7 +354,8 @@ fn nan_inputs_never_panic_and_leave_finite_sub_blocks_usable() {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn wrong_lengths_are_errors_that_say_what_is_missing() {
     let mut out = vec![0u8; q4_k::BLOCK_BYTES];
     let err = q4_k::quantize(&[1.0; 300], &mut out).unwrap_err();
@@ -355,7 +373,8 @@ fn wrong_lengths_are_errors_that_say_what_is_missing() {
     assert!(iq4_nl::quantize(&[0.0; 33], &mut [0u8; 18]).is_err());
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn nvfp4_scale_conversion_follows_llama_cpps_rounding() {
     use nvfp4::{ue4m3_from_f32, ue4m3_to_f32};
     // Exact values round-trip; ties on the first dropped bit round up (not to even).

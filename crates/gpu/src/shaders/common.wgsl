@@ -475,3 +475,29 @@ fn bf16_bits(v: u32) -> u32 {
     }
     return (v + 0x7fffu + ((v >> 16u) & 1u)) >> 16u;
 }
+
+/// A minifloat's code for the f32 `v` (FP8's `Fp8Codec::encode_saturating`, MX elements'
+/// `Minifloat::encode` with `Overflow::Saturate`): nearest even, saturating at the largest
+/// finite value (±∞ included), NaN to the NaN pattern. `consts`: (mantissa bits, f32 exponent
+/// field of the smallest normal value, largest finite pattern, NaN pattern).
+fn minifloat_saturating(v: u32, consts: vec4<u32>) -> u32 {
+    let man_bits = consts.x;
+    let min_normal_field = consts.y;
+    let sign = (v >> 24u) & 0x80u;
+    let a = v & ABS;
+    if (a > INF) {
+        return consts.w;
+    }
+    var magnitude = 0u;
+    if ((a >> 23u) < min_normal_field) {
+        // Subnormal range: count steps of the subnormal quantum 2^(emin - man_bits).
+        let emin = i32(min_normal_field) - 127;
+        magnitude = steps_ties_even(a, i32(man_bits) - emin);
+    } else {
+        let drop = 23u - man_bits;
+        let rebias = (min_normal_field - 1u) << 23u;
+        let odd = (a >> drop) & 1u;
+        magnitude = (a - rebias + (1u << (drop - 1u)) - 1u + odd) >> drop;
+    }
+    return sign | min(magnitude, consts.z);
+}

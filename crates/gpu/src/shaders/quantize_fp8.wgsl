@@ -27,30 +27,6 @@ fn measure(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     }
 }
 
-/// `Fp8Codec::encode_saturating`: nearest even, saturating at the largest finite value (±∞
-/// included), NaN to the NaN pattern.
-fn encode(v: u32) -> u32 {
-    let man_bits = params.consts.x;
-    let min_normal_field = params.consts.y;
-    let sign = (v >> 24u) & 0x80u;
-    let a = v & ABS;
-    if (a > INF) {
-        return params.consts.w;
-    }
-    var magnitude = 0u;
-    if ((a >> 23u) < min_normal_field) {
-        // Subnormal range: count steps of the subnormal quantum 2^(emin - man_bits).
-        let emin = i32(min_normal_field) - 127;
-        magnitude = steps_ties_even(a, i32(man_bits) - emin);
-    } else {
-        let drop = 23u - man_bits;
-        let rebias = (min_normal_field - 1u) << 23u;
-        let odd = (a >> drop) & 1u;
-        magnitude = (a - rebias + (1u << (drop - 1u)) - 1u + odd) >> drop;
-    }
-    return sign | min(magnitude, params.consts.z);
-}
-
 /// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl).
 fn code_word(w: u32) -> u32 {
     let scale = params.scalar;
@@ -62,7 +38,7 @@ fn code_word(w: u32) -> u32 {
             if (!is_zero(scale)) {
                 y = f_div(x[i], scale);
             }
-            word = word | (encode(y) << (8u * k));
+            word = word | (minifloat_saturating(y, params.consts) << (8u * k));
         }
     }
     return word;

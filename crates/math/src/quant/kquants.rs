@@ -64,6 +64,7 @@
 //! they match llama.cpp on x86-64 natively, and may differ elsewhere only where IEEE leaves a NaN's
 //! sign or payload open (WebAssembly does).
 
+mod f4;
 pub mod fit;
 mod kind;
 pub mod q2_k;
@@ -293,9 +294,9 @@ pub(crate) fn finish_k4_k5(
             continue;
         }
         let dm = dmin_all * m as f32;
-        for i in 32 * j..32 * j + 32 {
-            codes[i] = nearest_int((x[i] + dm) / d).clamp(0, top) as u8;
-        }
+        fit::divided_codes(&x[32 * j..32 * j + 32], Some(dm), d, 0, top, |i, c| {
+            codes[32 * j + i] = c;
+        });
     }
 }
 

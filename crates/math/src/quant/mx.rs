@@ -41,6 +41,7 @@
 use super::kquants::LengthError;
 use super::layout::{bit_string_code, pack_bit_string};
 use crate::format::catalog::{FP6_E2M3, FP6_E3M2, FP8_E4M3, FP8_E5M2};
+use crate::format::fp8::{self, Fp8Codec};
 use crate::format::minifloat::pow2;
 use crate::format::{Minifloat, Overflow};
 
@@ -169,13 +170,36 @@ pub fn quantize_block(
     let mut codes = [0u32; MX_BLOCK];
     if scale != E8M0_NAN {
         let inverse = pow2(E8M0_BIAS - scale as i32);
-        for (c, &v) in codes.iter_mut().zip(x) {
-            // v · 2^-e is exact in f64, so the element sees one rounding.
-            *c = element.encode(v as f64 * inverse, Overflow::Saturate);
+        match fp8_codec(format) {
+            Some(codec) => {
+                let factor = inverse as f32;
+                for (c, &v) in codes.iter_mut().zip(x) {
+                    *c = codec.encode_saturating(v * factor) as u32;
+                }
+            }
+            None => {
+                for (c, &v) in codes.iter_mut().zip(x) {
+                    // v · 2^-e is exact in f64, so the element sees one rounding.
+                    *c = element.encode(v as f64 * inverse, Overflow::Saturate);
+                }
+            }
         }
     }
     pack(format, &codes, &mut out[1..]);
     Ok(())
+}
+
+/// The FP8 elements' fast encoder (the same OCP E4M3 and E5M2 as the FP8 schemes), or `None`
+/// for FP6. `v · 2^-e` in f32 is exact wherever it matters: the block's scale keeps it below
+/// 2^(emax+1), and only values far below the smallest FP8 subnormal (2^-16) can become inexact
+/// f32 subnormals, which round to ±0 either way. `encode_saturating` rounds to nearest even and
+/// saturates like `Minifloat::encode(…, Overflow::Saturate)` (checked in the tests below).
+fn fp8_codec(format: MxFormat) -> Option<&'static Fp8Codec> {
+    match format {
+        MxFormat::Fp8E4M3 => Some(fp8::e4m3()),
+        MxFormat::Fp8E5M2 => Some(fp8::e5m2()),
+        MxFormat::Fp6E3M2 | MxFormat::Fp6E2M3 => None,
+    }
 }
 
 /// Packs the elements little-endian, `element_bits` each (one byte each for MXFP8).
@@ -249,4 +273,50 @@ pub fn dequantize(format: MxFormat, blocks: &[u8], out: &mut [f32]) -> Result<()
         dequantize_block(format, bytes, ys.try_into().expect("32 values"))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fp8_element_fast_path_equals_the_exact_encoder_at_every_scale() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for format in [MxFormat::Fp8E4M3, MxFormat::Fp8E5M2] {
+            let codec = fp8_codec(format).expect("an FP8 format");
+            for scale in 0..=254u8 {
+                let inverse = pow2(E8M0_BIAS - scale as i32);
+                // Values whose block could have this scale: at most 2^(emax + 1) once scaled.
+                let top = pow2(scale as i32 - E8M0_BIAS + format.emax() + 1);
+                // Every midpoint between neighbouring elements (the ties), both signs.
+                let e = format.element();
+                for p in 0..e.max_bits() {
+                    let mid = (e.to_f64(p) + e.to_f64(p + 1)) / 2.0;
+                    for m in [mid, -mid] {
+                        let v = (m / inverse) as f32;
+                        if (v as f64) * inverse == m {
+                            let exact = e.encode(m, Overflow::Saturate);
+                            let fast = codec.encode_saturating(v * inverse as f32) as u32;
+                            assert_eq!(fast, exact, "{format:?} scale {scale} tie {m:e}");
+                        }
+                    }
+                }
+                for _ in 0..400 {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let bits = state as u32;
+                    let v = f32::from_bits(bits);
+                    if !v.is_finite() || (v.abs() as f64) >= top {
+                        continue;
+                    }
+                    let exact = format
+                        .element()
+                        .encode(v as f64 * inverse, Overflow::Saturate);
+                    let fast = codec.encode_saturating(v * inverse as f32) as u32;
+                    assert_eq!(fast, exact, "{format:?} scale {scale} v {v:e}");
+                }
+            }
+        }
+    }
 }

@@ -4,6 +4,7 @@
 //!
 //! None of them allocates: codes go to caller-provided arrays.
 
+use super::f4::F4;
 use super::nearest_int;
 
 /// A sub-block whose largest magnitude is below this is all zero (llama.cpp `GROUP_MAX_EPS`).
@@ -23,10 +24,57 @@ fn signed_absmax(x: &[f32]) -> (f32, f32) {
     (max, amax)
 }
 
-/// Trial scales of [`symmetric`] evaluated side by side: each lane keeps its own sums in the
-/// reference's order, so the results are bit-identical, and the compiler can turn the lanes into
-/// SIMD (SSE natively, simd128 in WebAssembly).
-const LANES: usize = 8;
+/// 1.5·2^23: adding it to a value in `[0, 2^22)` and subtracting it again rounds the value to an
+/// integer, ties to even (the float form of [`nearest_int`]).
+const ROUNDER: f32 = 12_582_912.0;
+
+/// The largest magnitude of a scaled value for which clamping to the code range before rounding
+/// with [`ROUNDER`] equals [`nearest_int`] followed by the clamp (below 2^22 the trick is exact).
+const SAFE_REACH: f32 = 4_000_000.0;
+
+/// Where every scaled value is below [`SAFE_REACH`] in magnitude (always, for finite sub-blocks
+/// of sane range): `t` clamped to `lo..=hi` (integers) and rounded to an integer, ties to even, in the
+/// float domain, which equals `nearest_int(t).clamp(lo, hi)` there and needs no integer lanes.
+#[inline(always)]
+fn clamped_code(t: F4, lo: F4, hi: F4) -> F4 {
+    let rounder = F4::splat(ROUNDER);
+    t.pmax(lo).pmin(hi).add(rounder).sub(rounder)
+}
+
+/// The codes re-derived from a sub-block's stored scale, four at a time: for each `x`,
+/// `nearest_int(t).clamp(lo, hi) − lo` with `t = (x + offset) / d` (or `x / d` without an
+/// offset), the same f32 operations as the reference's loop. Lanes whose `t` is at least
+/// [`SAFE_REACH`] in magnitude or NaN take `nearest_int` itself. `xs` is a multiple of 4 long;
+/// `put(i, code)` receives each code.
+pub(crate) fn divided_codes(
+    xs: &[f32],
+    offset: Option<f32>,
+    d: f32,
+    lo: i32,
+    hi: i32,
+    mut put: impl FnMut(usize, u8),
+) {
+    let (dv, lov, hiv) = (F4::splat(d), F4::splat(lo as f32), F4::splat(hi as f32));
+    let reach = F4::splat(SAFE_REACH);
+    for (c, x4) in xs.chunks_exact(4).enumerate() {
+        let x = F4::new([x4[0], x4[1], x4[2], x4[3]]);
+        let t = match offset {
+            Some(m) => x.add(F4::splat(m)).div(dv),
+            None => x.div(dv),
+        };
+        let codes = if t.abs().lt(reach).all() {
+            clamped_code(t, lov, hiv).to_array().map(|f| f as i32)
+        } else {
+            t.to_array().map(|t| nearest_int(t).clamp(lo, hi))
+        };
+        for (k, code) in codes.into_iter().enumerate() {
+            put(4 * c + k, (code - lo) as u8);
+        }
+    }
+}
+
+/// Lanes of sub-blocks, four per [`F4`]; [`scale_and_min`] takes up to 16 sub-blocks.
+const MAX_VECTORS: usize = 4;
 
 /// Fits `L` sub-blocks at once, each as llama.cpp's `make_qkx2_quants` does: `x ≈ scale·q − min`
 /// with codes `q` in `0..=nmax` and `min ≥ 0`, minimising `Σ w·err` where `err` is the squared
@@ -52,111 +100,167 @@ pub fn scale_and_min<const N: usize, const L: usize>(
     use_mad: bool,
     codes: &mut [[u8; L]; N],
 ) -> ([f32; L], [f32; L]) {
-    let error = |d: f32| if use_mad { d.abs() } else { d * d };
-    let mut min = x[0];
-    let mut max = x[0];
-    let mut sum_w = weights[0];
-    let mut sum_x = [0f32; L];
-    for k in 0..L {
-        sum_x[k] = sum_w[k] * x[0][k];
+    const { assert!(L % 4 == 0 && L / 4 <= MAX_VECTORS) };
+    let nv = L / 4;
+    let zero = F4::splat(0.0);
+    let vectors = |a: &[f32; L]| {
+        let mut v = [zero; MAX_VECTORS];
+        for (k, vk) in v.iter_mut().enumerate().take(nv) {
+            *vk = F4::new([a[4 * k], a[4 * k + 1], a[4 * k + 2], a[4 * k + 3]]);
+        }
+        v
+    };
+    let xv: [[F4; MAX_VECTORS]; N] = std::array::from_fn(|i| vectors(&x[i]));
+    let wv: [[F4; MAX_VECTORS]; N] = std::array::from_fn(|i| vectors(&weights[i]));
+    let error = |d: F4| if use_mad { d.abs() } else { d.mul(d) };
+    let top = F4::splat(nmax as f32);
+    // Codes of `t`: the float-domain rounding where every lane is below SAFE_REACH (NaN is not),
+    // else the reference's integer trick lane by lane.
+    let code_of = |t: F4| {
+        if t.abs().lt(F4::splat(SAFE_REACH)).all() {
+            clamped_code(t, zero, top)
+        } else {
+            F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32))
+        }
+    };
+    let (mut min, mut max) = (xv[0], xv[0]);
+    let mut sum_w = wv[0];
+    let mut sum_x = [zero; MAX_VECTORS];
+    for v in 0..nv {
+        sum_x[v] = sum_w[v].mul(xv[0][v]);
     }
     for i in 1..N {
-        for k in 0..L {
-            let v = x[i][k];
-            if v < min[k] {
-                min[k] = v;
-            }
-            if v > max[k] {
-                max[k] = v;
-            }
-            let w = weights[i][k];
-            sum_w[k] += w;
-            sum_x[k] += w * v;
+        for v in 0..nv {
+            let xi = xv[i][v];
+            min[v] = F4::select(xi.lt(min[v]), xi, min[v]);
+            max[v] = F4::select(xi.gt(max[v]), xi, max[v]);
+            sum_w[v] = sum_w[v].add(wv[i][v]);
+            sum_x[v] = sum_x[v].add(wv[i][v].mul(xi));
         }
     }
-    let mut constant = [false; L];
-    let mut iscale = [0f32; L];
-    let mut scale = [0f32; L];
-    for k in 0..L {
-        if min[k] > 0.0 {
-            min[k] = 0.0;
-        }
-        constant[k] = max[k] == min[k];
-        iscale[k] = nmax as f32 / (max[k] - min[k]);
-        scale[k] = 1.0 / iscale[k];
+    let mut constant = [zero.is_nan(); MAX_VECTORS];
+    let mut iscale = [zero; MAX_VECTORS];
+    let mut scale = [zero; MAX_VECTORS];
+    for v in 0..nv {
+        min[v] = F4::select(min[v].gt(zero), zero, min[v]);
+        constant[v] = max[v].eq(min[v]);
+        iscale[v] = top.div(max[v].sub(min[v]));
+        scale[v] = F4::splat(1.0).div(iscale[v]);
     }
     let start_min = min;
-    let mut best_error = [0f32; L];
+    let mut best_error = [zero; MAX_VECTORS];
+    let mut best_codes = [[zero; MAX_VECTORS]; N];
     for i in 0..N {
-        for k in 0..L {
-            let l = nearest_int(iscale[k] * (x[i][k] - min[k])).clamp(0, nmax);
-            codes[i][k] = l as u8;
-            let diff = scale[k] * l as f32 + min[k] - x[i][k];
-            best_error[k] += weights[i][k] * error(diff);
+        for v in 0..nv {
+            let lf = code_of(iscale[v].mul(xv[i][v].sub(min[v])));
+            best_codes[i][v] = lf;
+            let diff = scale[v].mul(lf).add(min[v]).sub(xv[i][v]);
+            best_error[v] = best_error[v].add(wv[i][v].mul(error(diff)));
         }
     }
-    if nstep >= 1 {
-        // The candidate codes as f32 (each an integer in 0..=nmax, so exact): no narrowing to
-        // bytes and widening back in the hot loops; bytes are written only for a kept candidate.
-        let mut aux = [[0f32; L]; N];
-        for is in 0..=nstep {
-            let step = rmin + rdelta * is as f32 + nmax as f32;
-            for k in 0..L {
-                iscale[k] = step / (max[k] - min[k]);
-            }
-            let (mut sum_l, mut sum_l2, mut sum_xl) = ([0f32; L], [0f32; L], [0f32; L]);
-            for i in 0..N {
-                for k in 0..L {
-                    let l = nearest_int(iscale[k] * (x[i][k] - min[k])).clamp(0, nmax);
-                    let (w, lf) = (weights[i][k], l as f32);
-                    aux[i][k] = lf;
-                    sum_l[k] += w * lf;
-                    sum_l2[k] += w * lf * lf;
-                    sum_xl[k] += w * lf * x[i][k];
+    // The candidate scales (llama.cpp's `for is in 0..=nstep` loop). `x − min` changes only when
+    // a kept candidate moves `min`: computed then, with each lane's largest |x − min| (infinite
+    // where NaN), which bounds every scaled value of later trials.
+    let mut shifted = [[zero; MAX_VECTORS]; N];
+    let mut reach = [zero; MAX_VECTORS];
+    let mut min_changed = true;
+    let mut aux = [[zero; MAX_VECTORS]; N];
+    // llama.cpp skips the search when nstep < 1.
+    let trials = 0..=if nstep >= 1 { nstep } else { -1 };
+    for is in trials {
+        let step = F4::splat(rmin + rdelta * is as f32 + nmax as f32);
+        if min_changed {
+            for v in 0..nv {
+                let (mut r, mut nan) = (zero, zero.is_nan());
+                for i in 0..N {
+                    let d = xv[i][v].sub(min[v]);
+                    shifted[i][v] = d;
+                    let a = d.abs();
+                    r = F4::select(a.gt(r), a, r);
+                    nan = nan.or(a.is_nan());
                 }
+                reach[v] = F4::select(nan, F4::splat(f32::INFINITY), r);
             }
-            let (mut this_scale, mut this_min, mut usable) = ([0f32; L], [0f32; L], [false; L]);
-            for k in 0..L {
-                let det = sum_w[k] * sum_l2[k] - sum_l[k] * sum_l[k];
-                usable[k] = det > 0.0;
-                this_scale[k] = (sum_w[k] * sum_xl[k] - sum_x[k] * sum_l[k]) / det;
-                this_min[k] = (sum_l2[k] * sum_x[k] - sum_l[k] * sum_xl[k]) / det;
-                if this_min[k] > 0.0 {
-                    this_min[k] = 0.0;
-                    this_scale[k] = sum_xl[k] / sum_l2[k];
-                }
+            min_changed = false;
+        }
+        let mut safe = true;
+        for v in 0..nv {
+            iscale[v] = step.div(max[v].sub(min[v]));
+            safe &= iscale[v]
+                .abs()
+                .mul(reach[v])
+                .lt(F4::splat(SAFE_REACH))
+                .all();
+        }
+        let (mut sl, mut sl2, mut sxl) = (
+            [zero; MAX_VECTORS],
+            [zero; MAX_VECTORS],
+            [zero; MAX_VECTORS],
+        );
+        for i in 0..N {
+            for v in 0..nv {
+                let t = iscale[v].mul(shifted[i][v]);
+                let lf = if safe {
+                    clamped_code(t, zero, top)
+                } else {
+                    F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32))
+                };
+                aux[i][v] = lf;
+                let wl = wv[i][v].mul(lf);
+                sl[v] = sl[v].add(wl);
+                sl2[v] = sl2[v].add(wl.mul(lf));
+                sxl[v] = sxl[v].add(wl.mul(xv[i][v]));
             }
-            let mut cur_error = [0f32; L];
-            for i in 0..N {
-                for k in 0..L {
-                    let diff = this_scale[k] * aux[i][k] + this_min[k] - x[i][k];
-                    cur_error[k] += weights[i][k] * error(diff);
-                }
+        }
+        let (mut this_scale, mut this_min, mut usable) = (
+            [zero; MAX_VECTORS],
+            [zero; MAX_VECTORS],
+            [zero.is_nan(); MAX_VECTORS],
+        );
+        for v in 0..nv {
+            let det = sum_w[v].mul(sl2[v]).sub(sl[v].mul(sl[v]));
+            usable[v] = det.gt(zero);
+            let s = sum_w[v].mul(sxl[v]).sub(sum_x[v].mul(sl[v])).div(det);
+            let m = sl2[v].mul(sum_x[v]).sub(sl[v].mul(sxl[v])).div(det);
+            let positive = m.gt(zero);
+            this_min[v] = F4::select(positive, zero, m);
+            this_scale[v] = F4::select(positive, sxl[v].div(sl2[v]), s);
+        }
+        let mut cur = [zero; MAX_VECTORS];
+        for i in 0..N {
+            for v in 0..nv {
+                let diff = this_scale[v].mul(aux[i][v]).add(this_min[v]).sub(xv[i][v]);
+                cur[v] = cur[v].add(wv[i][v].mul(error(diff)));
             }
-            for k in 0..L {
-                if usable[k] && cur_error[k] < best_error[k] {
-                    for i in 0..N {
-                        codes[i][k] = aux[i][k] as u8;
-                    }
-                    best_error[k] = cur_error[k];
-                    scale[k] = this_scale[k];
-                    min[k] = this_min[k];
+        }
+        for v in 0..nv {
+            let keep = usable[v].and(cur[v].lt(best_error[v]));
+            if keep.any() {
+                best_error[v] = F4::select(keep, cur[v], best_error[v]);
+                scale[v] = F4::select(keep, this_scale[v], scale[v]);
+                min_changed |= keep.and(this_min[v].bits_ne(min[v])).any();
+                min[v] = F4::select(keep, this_min[v], min[v]);
+                for i in 0..N {
+                    best_codes[i][v] = F4::select(keep, aux[i][v], best_codes[i][v]);
                 }
             }
         }
     }
-    let mut neg_min = [0f32; L];
-    for k in 0..L {
-        if constant[k] {
-            for row in codes.iter_mut() {
-                row[k] = 0;
+    // A constant sub-block: scale 0, codes 0 and its starting min.
+    let (mut scales, mut neg_mins) = ([0f32; L], [0f32; L]);
+    for v in 0..nv {
+        let sc = F4::select(constant[v], zero, scale[v]);
+        let m = F4::select(constant[v], start_min[v], min[v]);
+        scales[4 * v..4 * v + 4].copy_from_slice(&sc.to_array());
+        neg_mins[4 * v..4 * v + 4].copy_from_slice(&m.neg().to_array());
+        for i in 0..N {
+            let c = F4::select(constant[v], zero, best_codes[i][v]).to_array();
+            for (out, f) in codes[i][4 * v..4 * v + 4].iter_mut().zip(c) {
+                *out = f as u8;
             }
-            scale[k] = 0.0;
-            min[k] = start_min[k];
         }
-        neg_min[k] = -min[k];
     }
-    (scale, neg_min)
+    (scales, neg_mins)
 }
 
 /// The start shared by [`symmetric`] and its line-by-line reference: codes from the scale
@@ -199,36 +303,52 @@ pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -
     let Some((max, mut scale, mut best)) = symmetric_start(x, nmax, codes) else {
         return 0.0;
     };
-    // The 18 trial scales depend only on `max`, so they are evaluated LANES at a time and then
-    // compared in the reference's order (is = −9 … −1, 1 … 9).
-    let trials: [i32; 18] = [
-        -9, -8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    // The 18 trial scales depend only on `max`, so they are evaluated four at a time (the last
+    // vector repeats is = 9 twice, unused) and then compared in the reference's order
+    // (is = −9 … −1, 1 … 9).
+    const TRIALS: [i32; 20] = [
+        -9, -8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9,
     ];
-    let mut trial = [[0i8; LANES]; N];
-    for batch in trials.chunks(LANES) {
-        let mut iscale = [0f32; LANES];
-        for (s, &is) in iscale.iter_mut().zip(batch) {
-            *s = -(nmax as f32 + 0.1 * is as f32) / max;
+    let mut iscale = [F4::splat(0.0); 5];
+    for (v, s) in iscale.iter_mut().enumerate() {
+        *s = F4::new([0, 1, 2, 3].map(|k| -(nmax as f32 + 0.1 * TRIALS[4 * v + k] as f32) / max));
+    }
+    // For finite x, |iscale·x| ≤ (nmax + 0.9)·|x|/|max| is at most about nmax + 1: the float
+    // rounding of `clamped_code` equals nearest_int there. Infinities and NaN take the
+    // reference's integer trick.
+    let finite = x.iter().all(|v| v.is_finite());
+    let (lo, hi) = (F4::splat(-nmax as f32), F4::splat((nmax - 1) as f32));
+    let zero = F4::splat(0.0);
+    let mut trial = [[zero; 5]; N];
+    let (mut slx, mut sl2) = ([zero; 5], [zero; 5]);
+    for i in 0..N {
+        let xi = F4::splat(x[i]);
+        let w = xi.mul(xi);
+        let wx = w.mul(xi);
+        for v in 0..5 {
+            let t = iscale[v].mul(xi);
+            let lf = if finite {
+                clamped_code(t, lo, hi)
+            } else {
+                F4::new(
+                    t.to_array()
+                        .map(|t| nearest_int(t).clamp(-nmax, nmax - 1) as f32),
+                )
+            };
+            trial[i][v] = lf;
+            slx[v] = slx[v].add(wx.mul(lf));
+            sl2[v] = sl2[v].add(w.mul(lf).mul(lf));
         }
-        let (mut slx, mut sl2) = ([0f32; LANES], [0f32; LANES]);
-        for i in 0..N {
-            let (xi, w) = (x[i], x[i] * x[i]);
-            for k in 0..LANES {
-                let l = nearest_int(iscale[k] * xi).clamp(-nmax, nmax - 1);
-                trial[i][k] = (l + nmax) as i8;
-                let lf = l as f32;
-                slx[k] += w * xi * lf;
-                sl2[k] += w * lf * lf;
+    }
+    let (slx, sl2) = (slx.map(F4::to_array), sl2.map(F4::to_array));
+    for t in 0..18 {
+        let (v, k) = (t / 4, t % 4);
+        if sl2[v][k] > 0.0 && slx[v][k] * slx[v][k] > best * sl2[v][k] {
+            for i in 0..N {
+                codes[i] = (trial[i][v].to_array()[k] as i32 + nmax) as i8;
             }
-        }
-        for k in 0..batch.len() {
-            if sl2[k] > 0.0 && slx[k] * slx[k] > best * sl2[k] {
-                for i in 0..N {
-                    codes[i] = trial[i][k];
-                }
-                scale = slx[k] / sl2[k];
-                best = scale * slx[k];
-            }
+            scale = slx[v][k] / sl2[v][k];
+            best = scale * slx[v][k];
         }
     }
     scale
@@ -292,236 +412,4 @@ pub fn q3<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -> f32 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The line-by-line port of `make_qkx2_quants`, kept as the reference for [`super::scale_and_min`].
-    /// Fits `x ≈ scale·q − min` with codes `q` in `0..=nmax` and `min ≥ 0` (llama.cpp
-    /// `make_qkx2_quants`), minimising `Σ w·err` where `err` is the squared error, or the absolute
-    /// error when `use_mad`. Starting from the range `[min(x, 0), max(x)]`, it tries `nstep + 1`
-    /// candidate scales `(rmin + 0.1·is + nmax) / range` (the `rdelta` step), solves the weighted
-    /// least-squares scale and offset for each candidate's codes, and keeps the best. Returns
-    /// `(scale, min)` (the offset is subtracted on dequantizing) and writes the codes; a constant
-    /// sub-block gives scale 0 with codes 0.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn scale_and_min_reference<const N: usize>(
-        x: &[f32; N],
-        weights: &[f32; N],
-        nmax: i32,
-        rmin: f32,
-        rdelta: f32,
-        nstep: i32,
-        use_mad: bool,
-        codes: &mut [u8; N],
-    ) -> (f32, f32) {
-        let mut min = x[0];
-        let mut max = x[0];
-        let mut sum_w = weights[0];
-        let mut sum_x = sum_w * x[0];
-        for i in 1..N {
-            if x[i] < min {
-                min = x[i];
-            }
-            if x[i] > max {
-                max = x[i];
-            }
-            let w = weights[i];
-            sum_w += w;
-            sum_x += w * x[i];
-        }
-        if min > 0.0 {
-            min = 0.0;
-        }
-        if max == min {
-            codes.fill(0);
-            return (0.0, -min);
-        }
-        let error = |d: f32| if use_mad { d.abs() } else { d * d };
-        let mut iscale = nmax as f32 / (max - min);
-        let mut scale = 1.0 / iscale;
-        let mut best_error = 0f32;
-        for i in 0..N {
-            let l = nearest_int(iscale * (x[i] - min)).clamp(0, nmax);
-            codes[i] = l as u8;
-            let diff = scale * l as f32 + min - x[i];
-            best_error += weights[i] * error(diff);
-        }
-        if nstep < 1 {
-            return (scale, -min);
-        }
-        let mut aux = [0u8; N];
-        for is in 0..=nstep {
-            iscale = (rmin + rdelta * is as f32 + nmax as f32) / (max - min);
-            let (mut sum_l, mut sum_l2, mut sum_xl) = (0f32, 0f32, 0f32);
-            for i in 0..N {
-                let l = nearest_int(iscale * (x[i] - min)).clamp(0, nmax);
-                aux[i] = l as u8;
-                let w = weights[i];
-                let lf = l as f32;
-                sum_l += w * lf;
-                sum_l2 += w * lf * lf;
-                sum_xl += w * lf * x[i];
-            }
-            let det = sum_w * sum_l2 - sum_l * sum_l;
-            if det > 0.0 {
-                let mut this_scale = (sum_w * sum_xl - sum_x * sum_l) / det;
-                let mut this_min = (sum_l2 * sum_x - sum_l * sum_xl) / det;
-                if this_min > 0.0 {
-                    this_min = 0.0;
-                    this_scale = sum_xl / sum_l2;
-                }
-                let mut cur_error = 0f32;
-                for i in 0..N {
-                    let diff = this_scale * aux[i] as f32 + this_min - x[i];
-                    cur_error += weights[i] * error(diff);
-                }
-                if cur_error < best_error {
-                    *codes = aux;
-                    best_error = cur_error;
-                    scale = this_scale;
-                    min = this_min;
-                }
-            }
-        }
-        (scale, -min)
-    }
-
-    /// The line-by-line port of `make_qx_quants` (rmse_type 1), the reference for [`super::symmetric`].
-    pub(super) fn symmetric_reference<const N: usize>(
-        x: &[f32; N],
-        nmax: i32,
-        codes: &mut [i8; N],
-    ) -> f32 {
-        let Some((max, mut scale, mut best)) = super::symmetric_start(x, nmax, codes) else {
-            return 0.0;
-        };
-        let mut trial = [0i8; N];
-        for is in (-9..=9).filter(|&is| is != 0) {
-            let iscale = -(nmax as f32 + 0.1 * is as f32) / max;
-            let (mut sumlx, mut suml2) = (0f32, 0f32);
-            for i in 0..N {
-                let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
-                trial[i] = (l + nmax) as i8;
-                let w = x[i] * x[i];
-                let lf = l as f32;
-                sumlx += w * x[i] * lf;
-                suml2 += w * lf * lf;
-            }
-            if suml2 > 0.0 && sumlx * sumlx > best * suml2 {
-                *codes = trial;
-                scale = sumlx / suml2;
-                best = scale * sumlx;
-            }
-        }
-        scale
-    }
-
-    /// xorshift64, for reproducible inputs.
-    fn sequence(seed: u64) -> impl FnMut() -> f32 {
-        let mut state = seed;
-        move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-        }
-    }
-
-    /// Runs the lane version on `L` sub-blocks and the line-by-line port on each, and compares.
-    #[allow(clippy::too_many_arguments)]
-    fn compare_lanes<const N: usize, const L: usize>(
-        blocks: &[[f32; N]; L],
-        weights: &[[f32; N]; L],
-        nmax: i32,
-        rmin: f32,
-        nstep: i32,
-        use_mad: bool,
-    ) {
-        let mut xt = [[0f32; L]; N];
-        let mut wt = [[0f32; L]; N];
-        for k in 0..L {
-            for i in 0..N {
-                xt[i][k] = blocks[k][i];
-                wt[i][k] = weights[k][i];
-            }
-        }
-        let mut codes = [[0u8; L]; N];
-        let (scales, mins) = scale_and_min(&xt, &wt, nmax, rmin, 0.1, nstep, use_mad, &mut codes);
-        for k in 0..L {
-            let mut expected = [0u8; N];
-            let (s, m) = scale_and_min_reference(
-                &blocks[k],
-                &weights[k],
-                nmax,
-                rmin,
-                0.1,
-                nstep,
-                use_mad,
-                &mut expected,
-            );
-            let ours: Vec<u8> = codes.iter().map(|row| row[k]).collect();
-            assert_eq!(
-                (scales[k].to_bits(), mins[k].to_bits(), &ours[..]),
-                (s.to_bits(), m.to_bits(), &expected[..]),
-                "sub-block {:?}",
-                blocks[k]
-            );
-        }
-    }
-
-    #[test]
-    fn lane_parallel_fit_equals_the_line_by_line_port() {
-        let mut next = sequence(0x9e37_79b9_7f4a_7c15);
-        for case in 0..1500 {
-            let mut b32 = [[0f32; 32]; 8];
-            let mut b16 = [[0f32; 16]; 16];
-            for (k, block) in b32.iter_mut().enumerate() {
-                let spread = [1e-3f32, 1.0, 30.0, 1e5][(case + k) % 4];
-                let offset = if (case + k) % 3 == 0 {
-                    0.3 * spread
-                } else {
-                    0.0
-                };
-                for v in block.iter_mut() {
-                    *v = next() * spread + offset;
-                }
-                if (case + k) % 7 == 0 {
-                    block[(case + k) % 32] *= 40.0; // an outlier
-                }
-                if (case + k) % 11 == 0 {
-                    *block = [0.25; 32]; // constant
-                }
-                b16[2 * k].copy_from_slice(&block[..16]);
-                b16[2 * k + 1].copy_from_slice(&block[16..]);
-            }
-            // Q4_K / Q5_K weights and parameters.
-            let w32 = b32.map(|b| {
-                let av = (b.iter().map(|v| v * v).sum::<f32>() / 32.0).sqrt();
-                b.map(|v| av + v.abs())
-            });
-            compare_lanes(&b32, &w32, 15, -1.0, 20, false);
-            compare_lanes(&b32, &w32, 31, -0.5, 15, false);
-            // Q2_K: weights |x|, absolute error.
-            compare_lanes(&b16, &b16.map(|b| b.map(f32::abs)), 3, -0.5, 15, true);
-        }
-    }
-
-    #[test]
-    fn lane_parallel_symmetric_fit_equals_the_line_by_line_port() {
-        let mut next = sequence(0x2545_f491_4f6c_dd1d);
-        for case in 0..6000 {
-            let spread = [1e-3f32, 1.0, 30.0, 1e5][case % 4];
-            let mut x = [0f32; 16];
-            for v in &mut x {
-                *v = next() * spread;
-            }
-            if case % 5 == 0 {
-                x[case % 16] *= -25.0;
-            }
-            let (mut a, mut b) = ([0i8; 16], [0i8; 16]);
-            let fast = symmetric(&x, 32, &mut a);
-            let slow = symmetric_reference(&x, 32, &mut b);
-            assert_eq!((fast.to_bits(), a), (slow.to_bits(), b), "{x:?}");
-        }
-    }
-}
+mod tests;

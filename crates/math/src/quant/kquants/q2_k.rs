@@ -79,9 +79,9 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
             continue;
         }
         let dm = dmin_all * (p >> 4) as f32;
-        for i in 16 * j..16 * j + 16 {
-            codes[i] = nearest_int((x[i] + dm) / d).clamp(0, 3) as u8;
-        }
+        fit::divided_codes(&x[16 * j..16 * j + 16], Some(dm), d, 0, 3, |i, c| {
+            codes[16 * j + i] = c;
+        });
     }
     out[..16].copy_from_slice(&packed);
     KType::Q2K.pack_codes(&codes, &mut out[16..80]);

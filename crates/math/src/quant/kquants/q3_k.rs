@@ -70,9 +70,9 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
         if d == 0.0 {
             continue;
         }
-        for i in 16 * j..16 * j + 16 {
-            codes[i] = (nearest_int(x[i] / d).clamp(-4, 3) + 4) as i8;
-        }
+        fit::divided_codes(&x[16 * j..16 * j + 16], None, d, -4, 3, |i, c| {
+            codes[16 * j + i] = c as i8;
+        });
     }
     // Every code is 0..=7 here.
     KType::Q3K.pack_codes(&codes.map(|c| c as u8), &mut out[..96]);

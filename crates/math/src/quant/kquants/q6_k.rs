@@ -55,9 +55,9 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
         if d == 0.0 {
             continue;
         }
-        for i in 16 * j..16 * j + 16 {
-            codes[i] = (nearest_int(x[i] / d).clamp(-32, 31) + 32) as i8;
-        }
+        fit::divided_codes(&x[16 * j..16 * j + 16], None, d, -32, 31, |i, c| {
+            codes[16 * j + i] = c as i8;
+        });
     }
     // Every code is 0..=63 here.
     KType::Q6K.pack_codes(&codes.map(|c| c as u8), &mut out[..192]);

@@ -1,0 +1,378 @@
+//! Four `f32` lanes for the K-quant scale searches: WebAssembly `simd128` vectors where the target
+//! has them, SSE2 on x86-64, plain arrays (which the compiler vectorises as it can) elsewhere.
+//! Every operation is the lane-wise IEEE `f32` operation, rounded once, so all forms give the
+//! same bits.
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+use core::arch::wasm32::*;
+
+/// Four `f32` values.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[derive(Clone, Copy)]
+pub struct F4(v128);
+
+/// Four `f32` values.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub struct F4(__m128);
+
+/// Four lane masks (all bits set where true), from comparisons of [`F4`]s.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub struct M4(__m128);
+
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+// SSE2 is part of x86-64, so these intrinsics are always available there.
+#[cfg(target_arch = "x86_64")]
+impl F4 {
+    #[inline(always)]
+    pub fn splat(v: f32) -> F4 {
+        F4(unsafe { _mm_set1_ps(v) })
+    }
+    #[inline(always)]
+    pub fn new(a: [f32; 4]) -> F4 {
+        F4(unsafe { _mm_loadu_ps(a.as_ptr()) })
+    }
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 4] {
+        let mut a = [0f32; 4];
+        unsafe { _mm_storeu_ps(a.as_mut_ptr(), self.0) };
+        a
+    }
+    #[inline(always)]
+    pub fn add(self, o: F4) -> F4 {
+        F4(unsafe { _mm_add_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    pub fn sub(self, o: F4) -> F4 {
+        F4(unsafe { _mm_sub_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    pub fn mul(self, o: F4) -> F4 {
+        F4(unsafe { _mm_mul_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    pub fn div(self, o: F4) -> F4 {
+        F4(unsafe { _mm_div_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    pub fn abs(self) -> F4 {
+        F4(unsafe { _mm_andnot_ps(_mm_set1_ps(-0.0), self.0) })
+    }
+    /// `if self < o { o } else { self }` per lane (`maxps(o, self)` is `o > self ? o : self`).
+    #[inline(always)]
+    pub fn pmax(self, o: F4) -> F4 {
+        F4(unsafe { _mm_max_ps(o.0, self.0) })
+    }
+    /// `if o < self { o } else { self }` per lane (`minps(o, self)` is `o < self ? o : self`).
+    #[inline(always)]
+    pub fn pmin(self, o: F4) -> F4 {
+        F4(unsafe { _mm_min_ps(o.0, self.0) })
+    }
+    #[inline(always)]
+    pub fn lt(self, o: F4) -> M4 {
+        M4(unsafe { _mm_cmplt_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    pub fn gt(self, o: F4) -> M4 {
+        M4(unsafe { _mm_cmpgt_ps(self.0, o.0) })
+    }
+    /// Lanes whose bits differ.
+    #[inline(always)]
+    pub fn bits_ne(self, o: F4) -> M4 {
+        M4(unsafe {
+            let eq = _mm_castsi128_ps(_mm_cmpeq_epi32(
+                _mm_castps_si128(self.0),
+                _mm_castps_si128(o.0),
+            ));
+            _mm_xor_ps(eq, _mm_castsi128_ps(_mm_set1_epi32(-1)))
+        })
+    }
+    #[inline(always)]
+    pub fn is_nan(self) -> M4 {
+        M4(unsafe { _mm_cmpunord_ps(self.0, self.0) })
+    }
+    /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
+    #[inline(always)]
+    pub fn eq(self, o: F4) -> M4 {
+        M4(unsafe { _mm_cmpeq_ps(self.0, o.0) })
+    }
+    /// The sign flipped.
+    #[inline(always)]
+    pub fn neg(self) -> F4 {
+        F4(unsafe { _mm_xor_ps(self.0, _mm_set1_ps(-0.0)) })
+    }
+    /// `if m { a } else { b }` per lane.
+    #[inline(always)]
+    pub fn select(m: M4, a: F4, b: F4) -> F4 {
+        F4(unsafe { _mm_or_ps(_mm_and_ps(m.0, a.0), _mm_andnot_ps(m.0, b.0)) })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl M4 {
+    #[inline(always)]
+    pub fn and(self, o: M4) -> M4 {
+        M4(unsafe { _mm_and_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    pub fn or(self, o: M4) -> M4 {
+        M4(unsafe { _mm_or_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    pub fn any(self) -> bool {
+        unsafe { _mm_movemask_ps(self.0) != 0 }
+    }
+    #[inline(always)]
+    pub fn all(self) -> bool {
+        unsafe { _mm_movemask_ps(self.0) == 0xF }
+    }
+}
+
+/// Four `f32` values.
+#[cfg(not(any(
+    all(target_arch = "wasm32", target_feature = "simd128"),
+    target_arch = "x86_64"
+)))]
+#[derive(Clone, Copy)]
+pub struct F4([f32; 4]);
+
+/// Four lane masks (all bits set where true), from comparisons of [`F4`]s.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[derive(Clone, Copy)]
+pub struct M4(v128);
+
+/// Four lane masks, from comparisons of [`F4`]s.
+#[cfg(not(any(
+    all(target_arch = "wasm32", target_feature = "simd128"),
+    target_arch = "x86_64"
+)))]
+#[derive(Clone, Copy)]
+pub struct M4([bool; 4]);
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+impl F4 {
+    #[inline(always)]
+    pub fn splat(v: f32) -> F4 {
+        F4(f32x4_splat(v))
+    }
+    #[inline(always)]
+    pub fn new(a: [f32; 4]) -> F4 {
+        F4(f32x4(a[0], a[1], a[2], a[3]))
+    }
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 4] {
+        [
+            f32x4_extract_lane::<0>(self.0),
+            f32x4_extract_lane::<1>(self.0),
+            f32x4_extract_lane::<2>(self.0),
+            f32x4_extract_lane::<3>(self.0),
+        ]
+    }
+    #[inline(always)]
+    pub fn add(self, o: F4) -> F4 {
+        F4(f32x4_add(self.0, o.0))
+    }
+    #[inline(always)]
+    pub fn sub(self, o: F4) -> F4 {
+        F4(f32x4_sub(self.0, o.0))
+    }
+    #[inline(always)]
+    pub fn mul(self, o: F4) -> F4 {
+        F4(f32x4_mul(self.0, o.0))
+    }
+    #[inline(always)]
+    pub fn div(self, o: F4) -> F4 {
+        F4(f32x4_div(self.0, o.0))
+    }
+    #[inline(always)]
+    pub fn abs(self) -> F4 {
+        F4(f32x4_abs(self.0))
+    }
+    /// `if self < o { o } else { self }` per lane (so a NaN in `self` stays).
+    #[inline(always)]
+    pub fn pmax(self, o: F4) -> F4 {
+        F4(f32x4_pmax(self.0, o.0))
+    }
+    /// `if o < self { o } else { self }` per lane.
+    #[inline(always)]
+    pub fn pmin(self, o: F4) -> F4 {
+        F4(f32x4_pmin(self.0, o.0))
+    }
+    #[inline(always)]
+    pub fn lt(self, o: F4) -> M4 {
+        M4(f32x4_lt(self.0, o.0))
+    }
+    #[inline(always)]
+    pub fn gt(self, o: F4) -> M4 {
+        M4(f32x4_gt(self.0, o.0))
+    }
+    /// Lanes whose bits differ.
+    #[inline(always)]
+    pub fn bits_ne(self, o: F4) -> M4 {
+        M4(i32x4_ne(self.0, o.0))
+    }
+    #[inline(always)]
+    pub fn is_nan(self) -> M4 {
+        M4(f32x4_ne(self.0, self.0))
+    }
+    /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
+    #[inline(always)]
+    pub fn eq(self, o: F4) -> M4 {
+        M4(f32x4_eq(self.0, o.0))
+    }
+    /// The sign flipped.
+    #[inline(always)]
+    pub fn neg(self) -> F4 {
+        F4(f32x4_neg(self.0))
+    }
+    /// `if m { a } else { b }` per lane.
+    #[inline(always)]
+    pub fn select(m: M4, a: F4, b: F4) -> F4 {
+        F4(v128_bitselect(a.0, b.0, m.0))
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+impl M4 {
+    #[inline(always)]
+    pub fn and(self, o: M4) -> M4 {
+        M4(v128_and(self.0, o.0))
+    }
+    #[inline(always)]
+    pub fn or(self, o: M4) -> M4 {
+        M4(v128_or(self.0, o.0))
+    }
+    #[inline(always)]
+    pub fn any(self) -> bool {
+        v128_any_true(self.0)
+    }
+    #[inline(always)]
+    pub fn all(self) -> bool {
+        i32x4_all_true(self.0)
+    }
+}
+
+#[cfg(not(any(
+    all(target_arch = "wasm32", target_feature = "simd128"),
+    target_arch = "x86_64"
+)))]
+impl F4 {
+    #[inline(always)]
+    fn map2(self, o: F4, f: impl Fn(f32, f32) -> f32) -> F4 {
+        F4([
+            f(self.0[0], o.0[0]),
+            f(self.0[1], o.0[1]),
+            f(self.0[2], o.0[2]),
+            f(self.0[3], o.0[3]),
+        ])
+    }
+    #[inline(always)]
+    fn cmp(self, o: F4, f: impl Fn(f32, f32) -> bool) -> M4 {
+        M4([
+            f(self.0[0], o.0[0]),
+            f(self.0[1], o.0[1]),
+            f(self.0[2], o.0[2]),
+            f(self.0[3], o.0[3]),
+        ])
+    }
+    #[inline(always)]
+    pub fn splat(v: f32) -> F4 {
+        F4([v; 4])
+    }
+    #[inline(always)]
+    pub fn new(a: [f32; 4]) -> F4 {
+        F4(a)
+    }
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 4] {
+        self.0
+    }
+    #[inline(always)]
+    pub fn add(self, o: F4) -> F4 {
+        self.map2(o, |a, b| a + b)
+    }
+    #[inline(always)]
+    pub fn sub(self, o: F4) -> F4 {
+        self.map2(o, |a, b| a - b)
+    }
+    #[inline(always)]
+    pub fn mul(self, o: F4) -> F4 {
+        self.map2(o, |a, b| a * b)
+    }
+    #[inline(always)]
+    pub fn div(self, o: F4) -> F4 {
+        self.map2(o, |a, b| a / b)
+    }
+    #[inline(always)]
+    pub fn abs(self) -> F4 {
+        self.map2(self, |a, _| a.abs())
+    }
+    /// `if self < o { o } else { self }` per lane (so a NaN in `self` stays).
+    #[inline(always)]
+    pub fn pmax(self, o: F4) -> F4 {
+        self.map2(o, |a, b| if a < b { b } else { a })
+    }
+    /// `if o < self { o } else { self }` per lane.
+    #[inline(always)]
+    pub fn pmin(self, o: F4) -> F4 {
+        self.map2(o, |a, b| if b < a { b } else { a })
+    }
+    #[inline(always)]
+    pub fn lt(self, o: F4) -> M4 {
+        self.cmp(o, |a, b| a < b)
+    }
+    #[inline(always)]
+    pub fn gt(self, o: F4) -> M4 {
+        self.cmp(o, |a, b| a > b)
+    }
+    /// Lanes whose bits differ.
+    #[inline(always)]
+    pub fn bits_ne(self, o: F4) -> M4 {
+        self.cmp(o, |a, b| a.to_bits() != b.to_bits())
+    }
+    #[inline(always)]
+    pub fn is_nan(self) -> M4 {
+        self.cmp(self, |a, _| a.is_nan())
+    }
+    /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
+    #[inline(always)]
+    pub fn eq(self, o: F4) -> M4 {
+        self.cmp(o, |a, b| a == b)
+    }
+    /// The sign flipped.
+    #[inline(always)]
+    pub fn neg(self) -> F4 {
+        self.map2(self, |a, _| -a)
+    }
+    /// `if m { a } else { b }` per lane.
+    #[inline(always)]
+    pub fn select(m: M4, a: F4, b: F4) -> F4 {
+        F4([0, 1, 2, 3].map(|k| if m.0[k] { a.0[k] } else { b.0[k] }))
+    }
+}
+
+#[cfg(not(any(
+    all(target_arch = "wasm32", target_feature = "simd128"),
+    target_arch = "x86_64"
+)))]
+impl M4 {
+    #[inline(always)]
+    pub fn and(self, o: M4) -> M4 {
+        M4([0, 1, 2, 3].map(|k| self.0[k] && o.0[k]))
+    }
+    #[inline(always)]
+    pub fn or(self, o: M4) -> M4 {
+        M4([0, 1, 2, 3].map(|k| self.0[k] || o.0[k]))
+    }
+    #[inline(always)]
+    pub fn any(self) -> bool {
+        self.0.iter().any(|&b| b)
+    }
+    #[inline(always)]
+    pub fn all(self) -> bool {
+        self.0.iter().all(|&b| b)
+    }
+}
