@@ -60,6 +60,22 @@ pub(crate) enum Role {
     ParamsFirst,
     /// Uniform parameters of the second dispatch of a submission.
     ParamsSecond,
+    /// Uniform parameters of the measuring pass's dispatches, by step.
+    ParamsMeasure(u8),
+    /// Measure: the original values.
+    Original,
+    /// Measure: the value bins' order keys.
+    Thresholds,
+    /// Measure: counters and histograms.
+    Stats,
+    /// Measure: per-tile results.
+    Tiles,
+    /// Measure: per-group running maxima.
+    Partials,
+    /// Mappable copy of `Stats`.
+    ReadStats,
+    /// Mappable copy of `Tiles`.
+    ReadTiles,
 }
 
 impl Role {
@@ -73,16 +89,32 @@ impl Role {
             Role::ReadOutput => "bitbudget buffer: output readback",
             Role::ParamsFirst => "bitbudget buffer: params of the first dispatch",
             Role::ParamsSecond => "bitbudget buffer: params of the second dispatch",
+            Role::ParamsMeasure(_) => "bitbudget buffer: params of a measuring dispatch",
+            Role::Original => "bitbudget buffer: original values (measure)",
+            Role::Thresholds => "bitbudget buffer: value bin starts (measure)",
+            Role::Stats => "bitbudget buffer: counters and histograms (measure)",
+            Role::Tiles => "bitbudget buffer: per-tile results (measure)",
+            Role::Partials => "bitbudget buffer: group maxima (measure)",
+            Role::ReadStats => "bitbudget buffer: counters and histograms readback",
+            Role::ReadTiles => "bitbudget buffer: per-tile results readback",
         }
     }
 
     fn usage(self) -> wgpu::BufferUsages {
         use wgpu::BufferUsages as U;
         match self {
-            Role::Input | Role::InputCodes => U::STORAGE | U::COPY_DST,
-            Role::Blocks | Role::Output => U::STORAGE | U::COPY_SRC | U::COPY_DST,
-            Role::ReadBlocks | Role::ReadOutput => U::MAP_READ | U::COPY_DST,
-            Role::ParamsFirst | Role::ParamsSecond => U::UNIFORM | U::COPY_DST,
+            Role::Input | Role::InputCodes | Role::Original | Role::Thresholds => {
+                U::STORAGE | U::COPY_DST
+            }
+            Role::Blocks | Role::Output | Role::Stats | Role::Tiles | Role::Partials => {
+                U::STORAGE | U::COPY_SRC | U::COPY_DST
+            }
+            Role::ReadBlocks | Role::ReadOutput | Role::ReadStats | Role::ReadTiles => {
+                U::MAP_READ | U::COPY_DST
+            }
+            Role::ParamsFirst | Role::ParamsSecond | Role::ParamsMeasure(_) => {
+                U::UNIFORM | U::COPY_DST
+            }
         }
     }
 }
@@ -110,8 +142,10 @@ pub struct Gpu {
     chunk_limit: Option<usize>,
     quantize_layout: wgpu::BindGroupLayout,
     dequantize_layout: wgpu::BindGroupLayout,
+    measure_layout: wgpu::BindGroupLayout,
     quantize_pipeline_layout: wgpu::PipelineLayout,
     dequantize_pipeline_layout: wgpu::PipelineLayout,
+    measure_pipeline_layout: wgpu::PipelineLayout,
     cache: Mutex<Cache>,
 }
 
@@ -205,6 +239,18 @@ impl Gpu {
                 storage(4, false),
             ],
         });
+        let measure_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("bitbudget layout: measure (params, x, y, table, stats, tiles, partials)"),
+            entries: &[
+                uniform(),
+                storage(1, true),
+                storage(2, true),
+                storage(3, true),
+                storage(4, false),
+                storage(5, false),
+                storage(6, false),
+            ],
+        });
         let pipeline_layout = |label, layout| {
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(label),
@@ -216,6 +262,8 @@ impl Gpu {
             pipeline_layout("bitbudget pipeline layout: quantize", &quantize_layout);
         let dequantize_pipeline_layout =
             pipeline_layout("bitbudget pipeline layout: dequantize", &dequantize_layout);
+        let measure_pipeline_layout =
+            pipeline_layout("bitbudget pipeline layout: measure", &measure_layout);
         Gpu {
             device,
             queue,
@@ -224,8 +272,10 @@ impl Gpu {
             chunk_limit: None,
             quantize_layout,
             dequantize_layout,
+            measure_layout,
             quantize_pipeline_layout,
             dequantize_pipeline_layout,
+            measure_pipeline_layout,
             cache: Mutex::new(Cache::default()),
         }
     }
@@ -264,12 +314,17 @@ impl Gpu {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The bind group layout of quantize or dequantize kernels.
-    pub(crate) fn bind_layout(&self, dequantize: bool) -> &wgpu::BindGroupLayout {
-        if dequantize {
-            &self.dequantize_layout
+    /// The bind group layout and pipeline layout of `family`'s kernels.
+    pub(crate) fn layouts(
+        &self,
+        family: Family,
+    ) -> (&wgpu::BindGroupLayout, &wgpu::PipelineLayout) {
+        if family == Family::MeasureLab {
+            (&self.measure_layout, &self.measure_pipeline_layout)
+        } else if family.is_dequantize() {
+            (&self.dequantize_layout, &self.dequantize_pipeline_layout)
         } else {
-            &self.quantize_layout
+            (&self.quantize_layout, &self.quantize_pipeline_layout)
         }
     }
 
@@ -294,11 +349,7 @@ impl Gpu {
                     })
             })
             .clone();
-        let layout = if family.is_dequantize() {
-            &self.dequantize_pipeline_layout
-        } else {
-            &self.quantize_pipeline_layout
-        };
+        let layout = self.layouts(family).1;
         let label = format!("bitbudget pipeline: {} {entry}", family.name());
         let pipeline = self
             .device

@@ -92,8 +92,8 @@ pub(crate) struct Pass<'a> {
     pub params: Params,
     /// The uniform buffer that holds them.
     pub params_buffer: &'a wgpu::Buffer,
-    /// Bindings 1 to 4 in order.
-    pub bindings: [&'a wgpu::Buffer; 4],
+    /// Bindings 1 on, in order (four, or six for the measuring pass).
+    pub bindings: &'a [&'a wgpu::Buffer],
 }
 
 /// Records `passes` into one command buffer, then copies `copies` (source, destination, bytes)
@@ -132,7 +132,7 @@ pub(crate) fn submit(
         }
         let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(&label),
-            layout: gpu.bind_layout(pass.family.is_dequantize()),
+            layout: gpu.layouts(pass.family).0,
             entries: &entries,
         });
         let (x, y) = grid(gpu, pass.params.count);

@@ -5,6 +5,9 @@
 //!   and reused. Host functions take a `&Gpu`, so the app, the CLI and the tests bring their own.
 //! - [`quantize`], [`dequantize`], [`nf4_double_quant_bytes`]: the operations, streamed in chunks
 //!   within the adapter's limits (storage binding size, workgroups per dimension).
+//! - [`measure_part`]: one part of the lab quantized, dequantized and measured on the device
+//!   (metric sums, counts, histograms, error map); only the bytes and a summary come back.
+//!   Counts and histograms are exact, sums within [`SUM_TOLERANCE`] (see its module).
 //! - [`produce_part`]: one part of the Quantize lab's streaming analysis (whole-tensor
 //!   parameters given), for `bitbudget_math::quant::lab::SchemeRun::measure`.
 //! - Exactness: the kernels never use the GPU's float unit on a value that reaches the output;
@@ -19,6 +22,7 @@
 mod context;
 mod dispatch;
 mod layout;
+mod measure;
 mod part;
 mod quantize;
 mod shaders;
@@ -26,6 +30,7 @@ mod tables;
 
 pub use context::{Gpu, GpuError};
 pub use layout::has_kernel;
+pub use measure::{measure_part, metrics_within_tolerance, MAX_ERROR_TOLERANCE, SUM_TOLERANCE};
 pub use part::produce_part;
 pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
 /// The adapter kinds of [`Gpu::info`] (e.g. `Cpu` for a software or fallback adapter).

@@ -92,7 +92,7 @@ pub(crate) async fn quantize_with_scale(
                     entry: "measure",
                     params,
                     params_buffer: &params_buffer,
-                    bindings: [&input, &table, &blocks, &codes],
+                    bindings: &[&input, &table, &blocks, &codes],
                 }],
                 &[],
             );
@@ -125,7 +125,7 @@ pub(crate) async fn quantize_with_scale(
             consts,
             ..Params::default()
         };
-        let bindings = [&input, &table, &blocks, &codes];
+        let bindings: &[&wgpu::Buffer] = &[&input, &table, &blocks, &codes];
         let mut passes = Vec::new();
         if l.measures {
             passes.push(Pass {
@@ -227,7 +227,7 @@ pub async fn dequantize(
                 entry: "dequantize",
                 params,
                 params_buffer: &params_buffer,
-                bindings: [&headers_buffer, &codes_buffer, &table, &y],
+                bindings: &[&headers_buffer, &codes_buffer, &table, &y],
             }],
             &[(&y, &read_y, 4 * n as u64)],
         );
@@ -291,7 +291,7 @@ pub(crate) async fn nf4_double_quant_bytes_with(
                 entry: "double_quantize",
                 params,
                 params_buffer: &params_buffer,
-                bindings: [&input, &table, &out, &codes],
+                bindings: &[&input, &table, &out, &codes],
             }],
             &[(&out, &read_out, 4 * part.len() as u64)],
         );

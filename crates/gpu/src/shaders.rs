@@ -55,6 +55,8 @@ pub(crate) enum Family {
     DequantizeFp8,
     /// bf16 and f16 (`dequantize`).
     DequantizeHalf,
+    /// The lab's measuring pass (`tile_max`, `group_max`, `scan`, `measure_tiles`).
+    MeasureLab,
 }
 
 impl Family {
@@ -105,6 +107,7 @@ impl Family {
                 "dequantize_half",
                 include_str!("shaders/dequantize_half.wgsl"),
             ),
+            Family::MeasureLab => ("measure_lab", include_str!("shaders/measure_lab.wgsl")),
         }
     }
 
@@ -117,7 +120,7 @@ impl Family {
     /// its own.
     fn bindings(self) -> &'static str {
         match self {
-            Family::QuantizeFp8 => "",
+            Family::QuantizeFp8 | Family::MeasureLab => "",
             f if f.is_dequantize() => DEQUANTIZE_BINDINGS,
             _ => QUANTIZE_BINDINGS,
         }
@@ -129,6 +132,7 @@ impl Family {
     fn entries(self) -> &'static [&'static str] {
         match self {
             f if f.is_dequantize() => &[ENTRY_DEQUANTIZE],
+            Family::MeasureLab => &[],
             Family::QuantizeFp8 | Family::QuantizeHalf => &[ENTRY_QUANTIZE],
             _ => &[ENTRY_MEASURE, ENTRY_QUANTIZE],
         }
@@ -158,7 +162,8 @@ impl Family {
 
     /// Every family (the shader validation test compiles them all).
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) const ALL: [Family; 14] = [
+    pub(crate) const ALL: [Family; 15] = [
+        Family::MeasureLab,
         Family::QuantizeGgml,
         Family::QuantizeMxfp4,
         Family::QuantizeNf4,
@@ -201,6 +206,7 @@ mod tests {
                 .collect();
             let expected: &[&str] = match family {
                 Family::QuantizeHalf => &["quantize"],
+                Family::MeasureLab => &["tile_max", "group_max", "scan", "measure_tiles"],
                 Family::QuantizeNf4 => &["double_quantize", "measure", "quantize"],
                 f if f.is_dequantize() => &["dequantize"],
                 _ => &["measure", "quantize"],

@@ -293,15 +293,24 @@ impl GrowingHistogram {
         }
     }
 
+    /// The count of each of the [`FINE`] bins over [−2^e, 2^e] so far (zeros seen before the
+    /// range was set included in the bin right of 0): what two histograms compare by.
+    pub fn fine_counts(&self) -> Vec<u64> {
+        let mut counts = self.counts.clone();
+        for (c, l) in counts.iter_mut().zip(&self.lanes) {
+            *c += l.iter().map(|v| *v as u64).sum::<u64>();
+        }
+        counts[FINE / 2] += self.zeros;
+        counts
+    }
+
     /// Adds everything `other` counted, as if its values had been pushed here after this
     /// histogram's own: exactly so when `other` started at this histogram's exponent
     /// ([`GrowingHistogram::starting_at`]), since its values were then binned with the range
     /// they would have met here (see [`GrowingHistogram::add_fine`]).
     pub fn merge(&mut self, other: &GrowingHistogram) {
-        let mut counts = other.counts.clone();
-        for (c, l) in counts.iter_mut().zip(&other.lanes) {
-            *c += l.iter().map(|v| *v as u64).sum::<u64>();
-        }
+        let mut counts = other.fine_counts();
+        counts[FINE / 2] -= other.zeros;
         self.add_fine(other.exponent, &counts);
         self.add_fine(None, &[other.zeros]);
     }
@@ -332,11 +341,7 @@ impl GrowingHistogram {
     /// At most `bins` equal bins spanning the values seen (whole fine bins, so the edges can lie a
     /// little outside the extreme values). No values, or only zeros: one bin over [−1, 1].
     pub fn finish(&self, bins: usize) -> Histogram {
-        let mut counts = self.counts.clone();
-        for (c, l) in counts.iter_mut().zip(&self.lanes) {
-            *c += l.iter().map(|v| *v as u64).sum::<u64>();
-        }
-        counts[FINE / 2] += self.zeros;
+        let counts = self.fine_counts();
         let Some(e) = self.exponent else {
             let mut counts = vec![0u32; bins.max(1)];
             counts[bins.max(1) / 2] = self.zeros.min(u32::MAX as u64) as u32;

@@ -22,7 +22,7 @@ use std::ops::Range;
 mod measure;
 mod summary;
 
-pub use summary::{HeatRun, MeasureSetup, PartSummary};
+pub use summary::{summarize, HeatRun, MeasureSetup, PartSummary};
 
 /// Bins of the value and error histograms.
 pub const BINS: usize = 80;
@@ -157,7 +157,6 @@ pub struct SchemeRun<'a> {
     first: Vec<ValueRow>,
     peak_block: std::ops::Range<usize>,
     levels: HashSet<u32>,
-    magnitude: f32,
 }
 
 impl<'a> SchemeRun<'a> {
@@ -192,7 +191,6 @@ impl<'a> SchemeRun<'a> {
             first: Vec::with_capacity(FIRST_VALUES),
             peak_block: start..(start + block).min(x.len()),
             levels: HashSet::new(),
-            magnitude: overview.lo.abs().max(overview.hi.abs()),
         }
     }
 

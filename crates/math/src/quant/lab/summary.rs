@@ -27,9 +27,6 @@ pub struct MeasureSetup {
     pub heat_offset: usize,
     /// The error histogram's [`GrowingHistogram::exponent`] before this part.
     pub error_exponent: Option<i32>,
-    /// The largest finite |x| of the whole tensor (0 when none): lets a backend scale its
-    /// single-precision sums away from overflow and underflow.
-    pub magnitude: f32,
 }
 
 /// The error-map sums of a run of consecutive values within one error-map block.
@@ -70,7 +67,6 @@ impl SchemeRun<'_> {
             heat_block: pairs.heat.block,
             heat_offset: pairs.heat.in_block(),
             error_exponent: pairs.errors.exponent(),
-            magnitude: self.magnitude,
         }
     }
 

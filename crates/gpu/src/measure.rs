@@ -1,0 +1,472 @@
+//! The Quantize lab's measuring pass on the GPU: [`measure_part`] quantizes one part, dequantizes
+//! it on the device and measures the pairs there (`shaders/measure_lab.wgsl`), so only the bytes
+//! and a [`PartSummary`] come back, never the dequantized values.
+//!
+//! # Tolerance
+//! Counts (counted, skipped, lost), the value histogram, the error histogram and the error map's
+//! block boundaries are exact: the kernels bin with integer arithmetic on bit patterns that
+//! reproduces the CPU's f64 formulas (value bins through order keys of the bin starts, found on
+//! the host with the CPU's own [`Bins::index_or_past_end`]; error bins through the CPU's f32
+//! error, exactly rounded, and the histogram's range as it was when each value arrived).
+//!
+//! Sums are not: WGSL has no f64 and no float atomics. Each tile of at most 32 values sums in
+//! f32, in order, over values scaled by the power of two that brings the tile's largest |e|,
+//! |x| or |x̂| into [1, 2) (computed on the bits, so subnormal inputs scale exactly and no square
+//! can overflow); the host unscales each tile's four sums and adds them in f64. A term is formed
+//! with at most two roundings (the f32 error against the CPU's f64 difference, then the square)
+//! and passes through at most 31 f32 additions, so each non-negative sum (Σe², Σx², Σx̂², and the
+//! error map's Σe² per block) is within γ₃₃ = 33u/(1 − 33u) < 2.0·10⁻⁶ of the exact one
+//! (u = 2⁻²⁴; Higham, recursive summation of non-negative terms), and Σx·x̂ within that times
+//! Σ|x·x̂| ≤ √(Σx²·Σx̂²). A device may flush a scaled term below 2⁻¹²⁶ to zero: with the tile's
+//! largest term in [1, 4), that is under 2⁻¹²¹ of the tile's sum. The largest error is the f32
+//! |x̂ − x|, one rounding from the CPU's f64 difference. [`SUM_TOLERANCE`] and
+//! [`MAX_ERROR_TOLERANCE`] state the bounds, rounded up; [`metrics_within_tolerance`] checks the
+//! metrics derived from them. An error past f32's range (x and x̂ of opposite signs near f32's
+//! largest values) makes the GPU's sums infinite where the CPU's f64 stays finite.
+
+use crate::context::{Gpu, GpuError, Role};
+use crate::dispatch::{
+    chunk_units, f32_bytes, read, split, submit, table, words, CheckedOut, Params, Pass,
+};
+use crate::layout::{layout, Layout};
+use crate::part::part_bytes;
+use crate::shaders::Family;
+use crate::tables::table_of;
+use bitbudget_math::quant::analysis::PartQuantizer;
+use bitbudget_math::quant::histogram::{GrowingHistogram, FINE};
+use bitbudget_math::quant::lab::{HeatRun, MeasureSetup, PartSummary};
+use bitbudget_math::quant::metrics::ErrorMetrics;
+
+/// Values per tile (`TILE` in measure_lab.wgsl).
+const TILE: usize = 32;
+/// Tiles per group of the running maximum (the kernel's workgroup).
+const GROUP: usize = 64;
+/// Where the value bins start in the stats buffer (`VALUE_BASE`).
+const VALUE_BASE: usize = 16;
+/// Where the error bins start (`ERROR_BASE`); at most this minus `VALUE_BASE` value bins.
+const ERROR_BASE: usize = 272;
+/// Words per tile in the tiles buffer (`WORDS`).
+const TILE_WORDS: usize = 7;
+/// Words of the stats buffer.
+const STATS_WORDS: usize = ERROR_BASE + FINE;
+
+/// Relative bound on the GPU's Σe², Σx², Σx̂² (and so MSE and each block's squared error), and
+/// on Σx·x̂ relative to √(Σx²·Σx̂²): γ₃₃ for u = 2⁻²⁴ is 1.97·10⁻⁶ (see the module docs),
+/// rounded up.
+pub const SUM_TOLERANCE: f64 = 2.5e-6;
+
+/// Relative bound on the GPU's largest error: one f32 rounding of the CPU's f64 difference.
+pub const MAX_ERROR_TOLERANCE: f64 = 1.0 / (1u64 << 24) as f64;
+
+/// Whether `gpu`'s metrics are those of `cpu` within the stated tolerance: skipped and lost
+/// equal; MSE and RMSE within [`SUM_TOLERANCE`] (relative); SQNR within the dB that the
+/// tolerance of its two sums allows; cosine within 2·[`SUM_TOLERANCE`] (absolute); the largest
+/// error within [`MAX_ERROR_TOLERANCE`]. Infinite and NaN results must match exactly. `Err`
+/// names the first metric that differs.
+pub fn metrics_within_tolerance(cpu: &ErrorMetrics, gpu: &ErrorMetrics) -> Result<(), String> {
+    if (cpu.skipped, cpu.lost) != (gpu.skipped, gpu.lost) {
+        return Err(format!(
+            "skipped/lost: cpu {}/{} gpu {}/{}",
+            cpu.skipped, cpu.lost, gpu.skipped, gpu.lost
+        ));
+    }
+    let db = 10.0 / std::f64::consts::LN_10 * 2.0 * SUM_TOLERANCE;
+    let checks = [
+        ("mse", cpu.mse, gpu.mse, SUM_TOLERANCE * cpu.mse.abs()),
+        ("rmse", cpu.rmse, gpu.rmse, SUM_TOLERANCE * cpu.rmse.abs()),
+        ("sqnr_db", cpu.sqnr_db, gpu.sqnr_db, db),
+        ("cosine", cpu.cosine, gpu.cosine, 2.0 * SUM_TOLERANCE),
+        (
+            "max_abs_error",
+            cpu.max_abs_error,
+            gpu.max_abs_error,
+            MAX_ERROR_TOLERANCE * cpu.max_abs_error,
+        ),
+    ];
+    for (name, c, g, bound) in checks {
+        let same = c.to_bits() == g.to_bits() || (c.is_nan() && g.is_nan());
+        let near = (c - g).abs() <= bound;
+        if !same && !near {
+            return Err(format!("{name}: cpu {c} gpu {g} (allowed ±{bound:e})"));
+        }
+    }
+    Ok(())
+}
+
+/// The smallest E with 2^E ≥ |v| for the nonzero finite |v| bits `u` (`ceil_log2` in the kernel;
+/// GrowingHistogram's range exponent).
+fn ceil_log2(u: u32) -> i32 {
+    let (m, q) = if u >> 23 == 0 {
+        (u & 0x7f_ffff, -149)
+    } else {
+        ((u & 0x7f_ffff) | 0x80_0000, (u >> 23) as i32 - 150)
+    };
+    let top = q + 31 - m.leading_zeros() as i32;
+    if m.is_power_of_two() {
+        top
+    } else {
+        top + 1
+    }
+}
+
+/// Order key of a non-NaN f32 (`order_key` in common.wgsl) and its inverse.
+fn order_key(bits: u32) -> u32 {
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
+}
+
+fn from_key(key: u32) -> f32 {
+    f32::from_bits(if key >> 31 == 1 {
+        key ^ 0x8000_0000
+    } else {
+        !key
+    })
+}
+
+/// The kernel's value-bin table: the bin count, then for bins 1.. the smallest order key whose
+/// value the CPU puts in that bin or later (the CPU's index is monotone in the value, so a
+/// binary search over the keys from −∞ to +∞ finds each start exactly).
+fn value_table(setup: &MeasureSetup) -> Vec<u32> {
+    let (lowest, highest) = (
+        order_key(f32::NEG_INFINITY.to_bits()),
+        order_key(f32::INFINITY.to_bits()),
+    );
+    let mut out = vec![setup.bin_count as u32];
+    for k in 1..setup.bin_count {
+        let (mut lo, mut hi) = (lowest, highest);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if setup.bins.index_or_past_end(from_key(mid)) >= k {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        out.push(lo);
+    }
+    out
+}
+
+/// The tiles of a chunk of `n` values whose first sits at `offset` in its `block`-value heat
+/// block: each tile's length (`tile_range` in the kernel).
+fn tile_lengths(n: usize, block: usize, offset: usize) -> Vec<usize> {
+    let per = block.div_ceil(TILE);
+    let first = offset / TILE;
+    let v = offset + n - 1;
+    let last = v / block * per + v % block / TILE;
+    (first..=last)
+        .map(|g| {
+            let (seg, j) = (g / per, g % per);
+            let lo = (seg * block + TILE * j).max(offset);
+            let hi = (seg * block + (TILE * (j + 1)).min(block)).min(offset + n);
+            hi - lo
+        })
+        .collect()
+}
+
+/// Quantizes `padded` (one part of a tensor, zero-padded to whole blocks, whose first
+/// `original.len()` values are real) with `quantizer`'s scheme and whole-tensor parameters, and
+/// measures the part on the device under `setup` (from
+/// `bitbudget_math::quant::lab::SchemeRun::measure_setup`): the part's bytes, exactly the CPU's,
+/// and its [`PartSummary`] for `SchemeRun::measure_summary`. Counts and histograms are exact; the
+/// sums are within [`SUM_TOLERANCE`]. Errors as [`crate::quantize`], and a setup with more than
+/// 255 value bins is refused.
+pub async fn measure_part(
+    gpu: &Gpu,
+    quantizer: &PartQuantizer,
+    setup: &MeasureSetup,
+    original: &[f32],
+    padded: &[f32],
+) -> Result<(Vec<u8>, PartSummary), GpuError> {
+    if setup.bin_count == 0 || setup.bin_count >= ERROR_BASE - VALUE_BASE {
+        return Err(GpuError::Input(format!(
+            "{} value bins: the GPU's measuring pass takes 1 to {}",
+            setup.bin_count,
+            ERROR_BASE - VALUE_BASE - 1
+        )));
+    }
+    if original.len() > padded.len() || setup.heat_block == 0 {
+        return Err(GpuError::Input(format!(
+            "{} values in a padded part of {} (heat block {})",
+            original.len(),
+            padded.len(),
+            setup.heat_block
+        )));
+    }
+    let bytes = part_bytes(gpu, quantizer, padded).await?;
+    let mut summary = PartSummary {
+        dequantized: vec![0; setup.bin_count + 1],
+        errors: GrowingHistogram::starting_at(setup.error_exponent),
+        ..PartSummary::default()
+    };
+    if original.is_empty() {
+        return Ok((bytes, summary));
+    }
+    let (scheme, block) = (quantizer.scheme(), quantizer.block());
+    let l = layout(scheme, block)?;
+    let scalar = quantizer.fp8_scale().map_or(0, f32::to_bits);
+    let stride = l.stride();
+    let unit_bytes = (8 * l.weights as u64).max(stride as u64 + 8);
+    let per_chunk = chunk_units(gpu, l.weights, unit_bytes, l.weights as u64)? * l.weights;
+    let table_words = value_table(setup);
+    let deq_table = table(gpu, table_of(scheme));
+    let mut buffers = CheckedOut::new(gpu);
+    let thresholds = buffers.get(Role::Thresholds, 4 * table_words.len() as u64);
+    gpu.queue.write_buffer(
+        &thresholds,
+        0,
+        &crate::context::words_to_bytes(&table_words),
+    );
+    let mut offset = setup.heat_offset % setup.heat_block;
+    let mut at = 0;
+    while at < original.len() {
+        let end = (at + per_chunk).min(padded.len());
+        let n = end.min(original.len()) - at;
+        let stored = &bytes[at / l.weights * stride..end / l.weights * stride];
+        let chunk = Chunk {
+            values: n,
+            padded: end - at,
+            heat_block: setup.heat_block,
+            offset,
+            exponent: summary.errors.exponent(),
+        };
+        let (headers, codes) = split(&l, stored);
+        let y = chunk.dequantize(
+            gpu,
+            &mut buffers,
+            &l,
+            scalar,
+            (&headers, &codes),
+            &deq_table,
+        );
+        let x = buffers.get(Role::Original, 4 * n as u64);
+        gpu.queue
+            .write_buffer(&x, 0, &f32_bytes(&original[at..at + n]));
+        let words = chunk
+            .measure(gpu, &mut buffers, [&x, &y, &thresholds])
+            .await?;
+        chunk.add_to(&words, &mut summary);
+        offset = (offset + n) % setup.heat_block;
+        at = end;
+    }
+    Ok((bytes, summary))
+}
+
+/// One chunk of a part on the device.
+struct Chunk {
+    /// Real values (the measured ones).
+    values: usize,
+    /// Values including the last block's padding (the dequantized ones).
+    padded: usize,
+    /// Values per error-map block.
+    heat_block: usize,
+    /// Where the first value sits in its error-map block.
+    offset: usize,
+    /// The error histogram's exponent before the chunk.
+    exponent: Option<i32>,
+}
+
+/// What one chunk's measuring pass reads back: the stats and per-tile words.
+struct Measured {
+    stats: Vec<u32>,
+    tiles: Vec<u32>,
+}
+
+impl Chunk {
+    /// Dequantizes the chunk's stored blocks (split into headers and codes) into a device buffer
+    /// of `padded` values, left there for the measuring pass.
+    fn dequantize(
+        &self,
+        gpu: &Gpu,
+        buffers: &mut CheckedOut<'_>,
+        l: &Layout,
+        scalar: u32,
+        (headers, codes): (&[u8], &[u8]),
+        deq_table: &wgpu::Buffer,
+    ) -> wgpu::Buffer {
+        let headers_buffer = buffers.get(Role::Input, headers.len() as u64);
+        let codes_buffer = buffers.get(Role::InputCodes, codes.len() as u64);
+        let y = buffers.get(Role::Output, 4 * self.padded as u64);
+        let params_buffer = buffers.get(Role::ParamsMeasure(0), 48);
+        gpu.queue.write_buffer(&headers_buffer, 0, headers);
+        gpu.queue.write_buffer(&codes_buffer, 0, codes);
+        let params = Params {
+            count: self.padded as u32,
+            n: self.padded as u32,
+            block: l.weights as u32,
+            variant: l.variant,
+            scalar,
+            ..Params::default()
+        };
+        submit(
+            gpu,
+            &[Pass {
+                family: l.dequantize,
+                entry: "dequantize",
+                params,
+                params_buffer: &params_buffer,
+                bindings: &[&headers_buffer, &codes_buffer, deq_table, &y],
+            }],
+            &[],
+        );
+        y
+    }
+
+    /// Runs the four measuring dispatches over `[x, y, thresholds]` and reads back their words.
+    async fn measure(
+        &self,
+        gpu: &Gpu,
+        buffers: &mut CheckedOut<'_>,
+        [x, y, thresholds]: [&wgpu::Buffer; 3],
+    ) -> Result<Measured, GpuError> {
+        let tiles = tile_lengths(self.values, self.heat_block, self.offset).len();
+        let groups = tiles.div_ceil(GROUP);
+        let tile_bytes = 4 * (TILE_WORDS * tiles) as u64;
+        let stats = buffers.get(Role::Stats, 4 * STATS_WORDS as u64);
+        let tile_buffer = buffers.get(Role::Tiles, tile_bytes);
+        let partials = buffers.get(Role::Partials, 4 * groups as u64);
+        let read_stats = buffers.get(Role::ReadStats, 4 * STATS_WORDS as u64);
+        let read_tiles = buffers.get(Role::ReadTiles, tile_bytes);
+        gpu.queue.write_buffer(&stats, 0, &vec![0; 4 * STATS_WORDS]);
+        let (had, before) = match self.exponent {
+            Some(e) => (1, e as u32),
+            None => (0, 0),
+        };
+        let base = Params {
+            n: self.values as u32,
+            block: self.heat_block as u32,
+            variant: self.offset as u32,
+            consts: [had, before, tiles as u32, 0],
+            ..Params::default()
+        };
+        let steps = [
+            ("tile_max", tiles),
+            ("group_max", groups),
+            ("scan", groups),
+            ("measure_tiles", tiles),
+        ];
+        let params: Vec<wgpu::Buffer> = (1..=4)
+            .map(|k| buffers.get(Role::ParamsMeasure(k), 48))
+            .collect();
+        let bindings: &[&wgpu::Buffer] = &[x, y, thresholds, &stats, &tile_buffer, &partials];
+        let passes: Vec<Pass<'_>> = steps
+            .iter()
+            .zip(&params)
+            .map(|((entry, count), params_buffer)| Pass {
+                family: Family::MeasureLab,
+                entry,
+                params: Params {
+                    count: *count as u32,
+                    ..base
+                },
+                params_buffer,
+                bindings,
+            })
+            .collect();
+        let copies = [
+            (&stats, &read_stats, 4 * STATS_WORDS as u64),
+            (&tile_buffer, &read_tiles, tile_bytes),
+        ];
+        submit(gpu, &passes, &copies);
+        let wanted: Vec<(&wgpu::Buffer, u64)> = copies.iter().map(|(_, to, b)| (*to, *b)).collect();
+        let mut data = read(gpu, &wanted).await?.into_iter().map(|d| words(&d));
+        let mut next = || data.next().unwrap_or_default();
+        Ok(Measured {
+            stats: next(),
+            tiles: next(),
+        })
+    }
+
+    /// Adds what one chunk measured to the part's summary: each tile's sums unscaled in f64.
+    fn add_to(&self, m: &Measured, summary: &mut PartSummary) {
+        let f = |w: u32| f32::from_bits(w) as f64;
+        let lengths = tile_lengths(self.values, self.heat_block, self.offset);
+        for (len, t) in lengths.into_iter().zip(m.tiles.chunks_exact(TILE_WORDS)) {
+            let k = |byte: u32| 2f64.powi(2 * (((t[5] >> (8 * byte)) & 0xff) as i32 - 128));
+            let (ke, kx, ky) = (k(0), k(1), k(2));
+            let sums = &mut summary.sums;
+            let se = f(t[1]) * ke;
+            sums.se += se;
+            sums.sx += f(t[2]) * kx;
+            sums.sy += f(t[3]) * ky;
+            sums.sxy += f(t[4]) * (kx * ky).sqrt();
+            summary.heat.push(HeatRun {
+                len,
+                se,
+                count: (t[6] & 0x7fff_ffff) as usize,
+                lost: t[6] >> 31 == 1,
+            });
+        }
+        let sums = &mut summary.sums;
+        let stat = |k: usize| m.stats[k] as usize;
+        sums.counted += stat(0);
+        sums.skipped += stat(1);
+        sums.lost += stat(2);
+        sums.max_abs_error = sums.max_abs_error.max(f(m.stats[3]));
+        for (c, k) in summary.dequantized.iter_mut().zip(VALUE_BASE..) {
+            *c += m.stats[k];
+        }
+        let chunk_max = m.stats[4];
+        let exponent = if chunk_max == 0 {
+            self.exponent
+        } else {
+            let e = ceil_log2(chunk_max);
+            Some(self.exponent.map_or(e, |before| before.max(e)))
+        };
+        let errors: Vec<u64> = m.stats[ERROR_BASE..].iter().map(|c| *c as u64).collect();
+        summary.errors.add_fine(exponent, &errors);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiles_never_cross_a_heat_block_and_cover_the_chunk() {
+        for (n, block, offset) in [
+            (1, 32, 0),
+            (100, 32, 5),
+            (1000, 48, 47),
+            (77, 1000, 990),
+            (64, 64, 0),
+        ] {
+            let lengths = tile_lengths(n, block, offset);
+            assert_eq!(lengths.iter().sum::<usize>(), n, "{n} {block} {offset}");
+            let mut at = offset;
+            for len in lengths {
+                assert!(len > 0 && len <= TILE);
+                assert_eq!(
+                    at / block,
+                    (at + len - 1) / block,
+                    "a tile crosses a block end"
+                );
+                at += len;
+            }
+        }
+    }
+
+    #[test]
+    fn ceil_log2_is_the_smallest_power_of_two_at_or_above() {
+        for v in [
+            1e-45f32,
+            3e-45,
+            1.17e-38,
+            0.5,
+            0.75,
+            1.0,
+            1.0000001,
+            3.4e38,
+            2f32.powi(127),
+        ] {
+            let e = ceil_log2(v.to_bits());
+            assert!(
+                2f64.powi(e) >= v as f64 && 2f64.powi(e - 1) < v as f64,
+                "{v:e}: {e}"
+            );
+        }
+    }
+}
