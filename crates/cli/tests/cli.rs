@@ -1005,3 +1005,82 @@ fn memory_text_report_has_a_step_line() {
         "{line}"
     );
 }
+
+/// The report's metrics as `ErrorMetrics` (`"inf"`, `"-inf"` and `"nan"` are the JSON strings
+/// of those values).
+fn report_metrics(v: &serde_json::Value) -> bitbudget_math::quant::metrics::ErrorMetrics {
+    let f = |key: &str| match &v[key] {
+        serde_json::Value::String(s) => s.parse::<f64>().unwrap_or_else(|_| panic!("{key}: {s}")),
+        n => n.as_f64().unwrap_or_else(|| panic!("{key}: {n}")),
+    };
+    let count = |key: &str| v[key].as_u64().unwrap_or_else(|| panic!("{key}")) as usize;
+    bitbudget_math::quant::metrics::ErrorMetrics {
+        mse: f("mse"),
+        rmse: f("rmse"),
+        max_abs_error: f("max_abs_error"),
+        sqnr_db: f("sqnr_db"),
+        cosine: f("cosine"),
+        skipped: count("skipped_non_finite_inputs"),
+        lost: count("lost_to_non_finite_outputs"),
+    }
+}
+
+#[test]
+fn the_report_measured_on_the_gpu_is_the_cpus_within_the_stated_tolerance() {
+    if !gpu_available() {
+        return;
+    }
+    let x: Vec<f32> = (0..8192)
+        .map(|i| ((i * 7919 % 8192) as f32 / 4096.0 - 1.0) * 0.3)
+        .chain(
+            [f32::NAN, f32::INFINITY, -0.0, 1e-40]
+                .into_iter()
+                .cycle()
+                .take(64),
+        )
+        .collect();
+    let input: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let schemes = [
+        "q8_0",
+        "q4_1",
+        "mxfp4",
+        "nf4",
+        "zeropoint-int4",
+        "f8e5m2",
+        "bf16",
+    ];
+    for scheme in schemes {
+        let report = |device: &str, extra: &[&str]| {
+            let mut args = vec![
+                "quantize", "--report", "--device", device, "--scheme", scheme,
+            ];
+            args.extend(extra);
+            args.push("-");
+            let out = bitbudget(&args, &input);
+            assert!(
+                out.status.success(),
+                "{scheme} {device}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        };
+        let dq: &[&[&str]] = if scheme == "nf4" {
+            &[&[], &["--double-quant"]]
+        } else {
+            &[&[]]
+        };
+        for extra in dq {
+            let (cpu, gpu) = (report("cpu", extra), report("gpu", extra));
+            for key in ["scheme", "block", "weights", "bytes", "bits_per_weight"] {
+                assert_eq!(gpu[key], cpu[key], "{scheme} {extra:?}: {key}");
+            }
+            let (c, g) = (report_metrics(&cpu), report_metrics(&gpu));
+            bitbudget_gpu::metrics_within_tolerance(&c, &g)
+                .unwrap_or_else(|e| panic!("{scheme} {extra:?}: {e}"));
+            assert!(
+                c.skipped > 0,
+                "{scheme}: the input has non-finite values to count"
+            );
+        }
+    }
+}

@@ -13,10 +13,10 @@
 mod common;
 
 use bitbudget_gpu::{block_on, measure_part, metrics_within_tolerance, Gpu, SUM_TOLERANCE};
+use bitbudget_math::format::half::f16_bits_to_f32;
 use bitbudget_math::quant::lab::{
     summarize, CpuBackend, HeatRun, Overview, PartBackend, PartSummary, SchemeRun,
 };
-use bitbudget_math::format::half::f16_bits_to_f32;
 use bitbudget_math::quant::scheme::Scheme;
 use common::{any_bits, chunked_gpu, gpu, normal};
 

@@ -6,6 +6,10 @@
 //! whole tensor, and the lab's analysis it draws keeps the input), `--device gpu` (one upload and
 //! one readback), and a per-tensor scheme (FP8, NF4 `--double-quant`) read from stdin, which
 //! cannot be read twice.
+//!
+//! `--report --device gpu` measures on the GPU as well (the lab's measuring pass,
+//! `bitbudget_gpu::measure_part`): the counts equal the CPU's, the other metrics are within
+//! `bitbudget_gpu::SUM_TOLERANCE`.
 
 use crate::commands::gpu_device::{self, Device};
 use crate::commands::quantize_stream::{
@@ -149,8 +153,14 @@ fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
                 return Ok(());
             }
         }
-        let y = dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string())?;
-        let m = error_metrics(&x, &y);
+        let m = match &gpu {
+            Some(gpu) => gpu_device::report_metrics(gpu, args.scheme, &x, b, args.double_quant)
+                .map_err(|e| format!("{}: {e}", args.input))?,
+            None => error_metrics(
+                &x,
+                &dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string())?,
+            ),
+        };
         let bits = if args.double_quant {
             bitbudget_math::quant::nf4::bits_per_weight(b, true)
         } else {
