@@ -1,6 +1,7 @@
 //! The Quantize lab on the GPU in headless Chromium, through the browser's WebGPU (SwiftShader
 //! here: a CPU emulation, so these check correctness, not speed). Every kernel gives the CPU's
-//! bytes and weights, and the page's CPU/GPU switch gives the same table (schemes without a GPU
+//! bytes and weights, the lab's measuring pass gives the CPU's counts and histograms (sums within
+//! the stated tolerance), and the page's CPU/GPU switch gives the same table (schemes without a GPU
 //! kernel, the K-quants and the newest formats, run on the CPU there). Chromium runs with
 //! `--enable-unsafe-webgpu` (webdriver.json): without an adapter these tests fail, never skip.
 #![cfg(target_arch = "wasm32")]
@@ -67,6 +68,38 @@ async fn every_kernel_gives_the_cpu_bytes_through_the_browser_webgpu() {
                 g.to_bits() == c.to_bits() || (g.is_nan() && c.is_nan()),
                 "{s}: weight {i}: GPU {g} CPU {c}"
             );
+        }
+    }
+}
+
+/// The lab's measuring pass in the browser's WebGPU: each part's summary against the CPU's
+/// reference (counts, value bins and fine error bins exactly; sums within the stated tolerance),
+/// over parts of several blocks with NaN, ±∞ and a subnormal among the values.
+#[wasm_bindgen_test]
+async fn the_measuring_pass_gives_the_cpu_counts_and_histograms_through_the_browser_webgpu() {
+    use bitbudget_math::quant::lab::{summarize, CpuBackend, Overview, PartBackend, SchemeRun};
+    let gpu = open_gpu().await;
+    let x = weights();
+    let overview = Overview::new(&x);
+    for s in Scheme::ALL
+        .into_iter()
+        .filter(|s| bitbudget_gpu::has_kernel(*s).is_ok())
+    {
+        let mut run = SchemeRun::new(s, &x, s.default_block(), false, &overview, 512);
+        while let Some(range) = run.next_part() {
+            let setup = run.measure_setup();
+            let padded = run.padded_part();
+            let part = &x[range.clone()];
+            let (bytes, summary) =
+                bitbudget_gpu::measure_part(&gpu, run.quantizer(), &setup, part, &padded)
+                    .await
+                    .unwrap_or_else(|e| panic!("{s}: {e}"));
+            let cpu = CpuBackend.produce(run.quantizer(), &padded).unwrap();
+            assert!(bytes == cpu.bytes, "{s} part {range:?}: bytes");
+            let reference = summarize(&setup, part, &cpu.values[..part.len()]);
+            bitbudget_gpu::summary_within_tolerance(&summary, &reference, &setup)
+                .unwrap_or_else(|e| panic!("{s} part {range:?}: {e}"));
+            run.measure_summary(&bytes, &summary).unwrap();
         }
     }
 }

@@ -27,12 +27,16 @@ mod part;
 mod quantize;
 mod shaders;
 mod tables;
+mod tolerance;
 
 pub use context::{Gpu, GpuError};
 pub use layout::has_kernel;
-pub use measure::{measure_part, metrics_within_tolerance, MAX_ERROR_TOLERANCE, SUM_TOLERANCE};
+pub use measure::measure_part;
 pub use part::produce_part;
 pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
+pub use tolerance::{
+    metrics_within_tolerance, summary_within_tolerance, MAX_ERROR_TOLERANCE, SUM_TOLERANCE,
+};
 /// The adapter kinds of [`Gpu::info`] (e.g. `Cpu` for a software or fallback adapter).
 pub use wgpu::DeviceType;
 

@@ -19,9 +19,9 @@
 //! (u = 2⁻²⁴; Higham, recursive summation of non-negative terms), and Σx·x̂ within that times
 //! Σ|x·x̂| ≤ √(Σx²·Σx̂²). A device may flush a scaled term below 2⁻¹²⁶ to zero: with the tile's
 //! largest term in [1, 4), that is under 2⁻¹²¹ of the tile's sum. The largest error is the f32
-//! |x̂ − x|, one rounding from the CPU's f64 difference. [`SUM_TOLERANCE`] and
-//! [`MAX_ERROR_TOLERANCE`] state the bounds, rounded up; [`metrics_within_tolerance`] checks the
-//! metrics derived from them. An error past f32's range (x and x̂ of opposite signs near f32's
+//! |x̂ − x|, one rounding from the CPU's f64 difference. [`crate::SUM_TOLERANCE`] and
+//! [`crate::MAX_ERROR_TOLERANCE`] state the bounds, rounded up; [`crate::metrics_within_tolerance`] checks the
+//! metrics derived from them (tolerance.rs). An error past f32's range (x and x̂ of opposite signs near f32's
 //! largest values) makes the GPU's sums infinite where the CPU's f64 stays finite.
 
 use crate::context::{Gpu, GpuError, Role};
@@ -35,7 +35,6 @@ use crate::tables::table_of;
 use bitbudget_math::quant::analysis::PartQuantizer;
 use bitbudget_math::quant::histogram::{GrowingHistogram, FINE};
 use bitbudget_math::quant::lab::{HeatRun, MeasureSetup, PartSummary};
-use bitbudget_math::quant::metrics::ErrorMetrics;
 
 /// Values per tile (`TILE` in measure_lab.wgsl).
 const TILE: usize = 32;
@@ -49,49 +48,6 @@ const ERROR_BASE: usize = 272;
 const TILE_WORDS: usize = 7;
 /// Words of the stats buffer.
 const STATS_WORDS: usize = ERROR_BASE + FINE;
-
-/// Relative bound on the GPU's Σe², Σx², Σx̂² (and so MSE and each block's squared error), and
-/// on Σx·x̂ relative to √(Σx²·Σx̂²): γ₃₃ for u = 2⁻²⁴ is 1.97·10⁻⁶ (see the module docs),
-/// rounded up.
-pub const SUM_TOLERANCE: f64 = 2.5e-6;
-
-/// Relative bound on the GPU's largest error: one f32 rounding of the CPU's f64 difference.
-pub const MAX_ERROR_TOLERANCE: f64 = 1.0 / (1u64 << 24) as f64;
-
-/// Whether `gpu`'s metrics are those of `cpu` within the stated tolerance: skipped and lost
-/// equal; MSE and RMSE within [`SUM_TOLERANCE`] (relative); SQNR within the dB that the
-/// tolerance of its two sums allows; cosine within 2·[`SUM_TOLERANCE`] (absolute); the largest
-/// error within [`MAX_ERROR_TOLERANCE`]. Infinite and NaN results must match exactly. `Err`
-/// names the first metric that differs.
-pub fn metrics_within_tolerance(cpu: &ErrorMetrics, gpu: &ErrorMetrics) -> Result<(), String> {
-    if (cpu.skipped, cpu.lost) != (gpu.skipped, gpu.lost) {
-        return Err(format!(
-            "skipped/lost: cpu {}/{} gpu {}/{}",
-            cpu.skipped, cpu.lost, gpu.skipped, gpu.lost
-        ));
-    }
-    let db = 10.0 / std::f64::consts::LN_10 * 2.0 * SUM_TOLERANCE;
-    let checks = [
-        ("mse", cpu.mse, gpu.mse, SUM_TOLERANCE * cpu.mse.abs()),
-        ("rmse", cpu.rmse, gpu.rmse, SUM_TOLERANCE * cpu.rmse.abs()),
-        ("sqnr_db", cpu.sqnr_db, gpu.sqnr_db, db),
-        ("cosine", cpu.cosine, gpu.cosine, 2.0 * SUM_TOLERANCE),
-        (
-            "max_abs_error",
-            cpu.max_abs_error,
-            gpu.max_abs_error,
-            MAX_ERROR_TOLERANCE * cpu.max_abs_error,
-        ),
-    ];
-    for (name, c, g, bound) in checks {
-        let same = c.to_bits() == g.to_bits() || (c.is_nan() && g.is_nan());
-        let near = (c - g).abs() <= bound;
-        if !same && !near {
-            return Err(format!("{name}: cpu {c} gpu {g} (allowed ±{bound:e})"));
-        }
-    }
-    Ok(())
-}
 
 /// The smallest E with 2^E ≥ |v| for the nonzero finite |v| bits `u` (`ceil_log2` in the kernel;
 /// GrowingHistogram's range exponent).
@@ -172,7 +128,7 @@ fn tile_lengths(n: usize, block: usize, offset: usize) -> Vec<usize> {
 /// measures the part on the device under `setup` (from
 /// `bitbudget_math::quant::lab::SchemeRun::measure_setup`): the part's bytes, exactly the CPU's,
 /// and its [`PartSummary`] for `SchemeRun::measure_summary`. Counts and histograms are exact; the
-/// sums are within [`SUM_TOLERANCE`]. Errors as [`crate::quantize`], and a setup with more than
+/// sums are within [`crate::SUM_TOLERANCE`]. Errors as [`crate::quantize`], and a setup with more than
 /// 255 value bins is refused.
 pub async fn measure_part(
     gpu: &Gpu,

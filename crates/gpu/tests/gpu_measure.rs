@@ -12,11 +12,11 @@
 
 mod common;
 
-use bitbudget_gpu::{block_on, measure_part, metrics_within_tolerance, Gpu, SUM_TOLERANCE};
-use bitbudget_math::format::half::f16_bits_to_f32;
-use bitbudget_math::quant::lab::{
-    summarize, CpuBackend, HeatRun, Overview, PartBackend, PartSummary, SchemeRun,
+use bitbudget_gpu::{
+    block_on, measure_part, metrics_within_tolerance, summary_within_tolerance, Gpu, SUM_TOLERANCE,
 };
+use bitbudget_math::format::half::f16_bits_to_f32;
+use bitbudget_math::quant::lab::{summarize, CpuBackend, Overview, PartBackend, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
 use common::{any_bits, chunked_gpu, gpu, normal};
 
@@ -32,98 +32,6 @@ fn cases() -> Vec<(Scheme, bool)> {
         }
     }
     out
-}
-
-/// Error-map runs summed per block: (values, Σe², finite pairs, lost) of each block touched.
-fn per_block(runs: &[HeatRun], block: usize, offset: usize) -> Vec<(usize, f64, usize, bool)> {
-    let mut out: Vec<(usize, f64, usize, bool)> = Vec::new();
-    let mut in_block = offset;
-    for r in runs {
-        if out.is_empty() || in_block == 0 {
-            out.push((0, 0.0, 0, false));
-        }
-        let b = out.last_mut().expect("pushed above");
-        (b.0, b.1, b.2, b.3) = (b.0 + r.len, b.1 + r.se, b.2 + r.count, b.3 || r.lost);
-        in_block = (in_block + r.len) % block;
-    }
-    out
-}
-
-/// Whether `got` is within `relative` of `want` (or both are the same non-finite value).
-fn close(got: f64, want: f64, relative: f64) -> bool {
-    got == want || (got - want).abs() <= relative * want.abs() || (got.is_nan() && want.is_nan())
-}
-
-/// Panics with what differs unless the GPU's summary of a part is the CPU reference's: value
-/// and fine error bins identical, counts identical, sums within tolerance.
-fn assert_summary(what: &str, gpu: &PartSummary, cpu: &PartSummary, block: usize, offset: usize) {
-    if let Some(i) = (0..cpu.dequantized.len()).find(|i| gpu.dequantized[*i] != cpu.dequantized[*i])
-    {
-        panic!(
-            "{what}: value bin {i}: GPU {} CPU {}",
-            gpu.dequantized[i], cpu.dequantized[i]
-        );
-    }
-    assert_eq!(
-        gpu.errors.exponent(),
-        cpu.errors.exponent(),
-        "{what}: error range"
-    );
-    let (ge, ce) = (gpu.errors.fine_counts(), cpu.errors.fine_counts());
-    if let Some(i) = (0..ce.len()).find(|i| ge[*i] != ce[*i]) {
-        panic!("{what}: fine error bin {i}: GPU {} CPU {}", ge[i], ce[i]);
-    }
-    let (g, c) = (&gpu.sums, &cpu.sums);
-    assert_eq!(
-        (g.counted, g.skipped, g.lost),
-        (c.counted, c.skipped, c.lost),
-        "{what}: counted, skipped, lost"
-    );
-    for (name, gv, cv) in [
-        ("Σe²", g.se, c.se),
-        ("Σx²", g.sx, c.sx),
-        ("Σx̂²", g.sy, c.sy),
-    ] {
-        assert!(
-            close(gv, cv, SUM_TOLERANCE),
-            "{what}: {name} GPU {gv:e} CPU {cv:e}"
-        );
-    }
-    let cross = SUM_TOLERANCE * (c.sx * c.sy).sqrt();
-    assert!(
-        (g.sxy - c.sxy).abs() <= cross,
-        "{what}: Σx·x̂ GPU {:e} CPU {:e}",
-        g.sxy,
-        c.sxy
-    );
-    assert!(
-        close(
-            g.max_abs_error,
-            c.max_abs_error,
-            bitbudget_gpu::MAX_ERROR_TOLERANCE
-        ),
-        "{what}: max error GPU {:e} CPU {:e}",
-        g.max_abs_error,
-        c.max_abs_error
-    );
-    let (gb, cb) = (
-        per_block(&gpu.heat, block, offset),
-        per_block(&cpu.heat, block, offset),
-    );
-    assert_eq!(gb.len(), cb.len(), "{what}: error-map blocks");
-    for (k, (gr, cr)) in gb.iter().zip(&cb).enumerate() {
-        assert_eq!(
-            (gr.0, gr.2, gr.3),
-            (cr.0, cr.2, cr.3),
-            "{what}: error-map block {k}"
-        );
-        assert!(
-            close(gr.1, cr.1, SUM_TOLERANCE),
-            "{what}: block {k} Σe² {} vs {}",
-            gr.1,
-            cr.1
-        );
-    }
 }
 
 /// Runs the lab over `x` twice, on the CPU and with every part measured on `gpu`, checking each
@@ -148,13 +56,8 @@ fn check_lab(gpu: &Gpu, s: Scheme, double_quant: bool, x: &[f32], target: usize,
         );
         let reference = summarize(&setup, part, &produced.values[..part.len()]);
         let at = format!("{what} part {range:?}");
-        assert_summary(
-            &at,
-            &summary,
-            &reference,
-            setup.heat_block,
-            setup.heat_offset,
-        );
+        summary_within_tolerance(&summary, &reference, &setup)
+            .unwrap_or_else(|e| panic!("{at}: {e}"));
         on_gpu.measure_summary(&bytes, &summary).unwrap();
         cpu.measure(&produced).unwrap();
     }
@@ -200,7 +103,7 @@ fn check_lab(gpu: &Gpu, s: Scheme, double_quant: bool, x: &[f32], target: usize,
     );
     for (k, (g, c)) in gpu_detail.heat.iter().zip(&cpu_detail.heat).enumerate() {
         assert!(
-            close(*g as f64, *c as f64, SUM_TOLERANCE),
+            g == c || ((g - c) as f64).abs() <= SUM_TOLERANCE * *c as f64,
             "{what}: map cell {k}: {g} vs {c}"
         );
     }

@@ -1,12 +1,12 @@
 //! The Quantize lab's benchmark panel: throughput of the CPU (WebAssembly) and the GPU (WebGPU)
 //! for the selected scheme on seeded normal tensors from 1M to 64M values, for quantizing alone
 //! and for the lab's whole pipeline (quantize, dequantize, measure), each a warm-up run then the
-//! median of [`RUNS`]. The GPU pipeline makes each part on the GPU and measures it on the CPU (the
-//! measuring pass has no GPU kernel yet); upload, compute and readback are not timed apart.
+//! median of [`RUNS`]. The GPU pipeline quantizes, dequantizes and measures each part on the GPU
+//! (only the bytes and a summary come back).
 
 use crate::ui::browser::copy_text;
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
-use crate::ui::gpu_lab::{produce_on_gpu, quantize_on_gpu, GpuStatus};
+use crate::ui::gpu_lab::{quantize_on_gpu, step_on_gpu, GpuStatus};
 use crate::ui::quant_state::{now, yield_now, QuantState, CHUNK_VALUES};
 use bitbudget_charts::throughput::{self, Series};
 use bitbudget_math::numbers::grouped;
@@ -110,11 +110,7 @@ async fn run_once(
             let mut run = SchemeRun::new(scheme, x, block, false, overview, CHUNK_VALUES);
             while !run.done() {
                 if task == Task::GpuLab {
-                    let quantizer = run.quantizer().clone();
-                    let part = produce_on_gpu(&quantizer, &run.padded_part())
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    run.measure(&part).map_err(|e| e.to_string())?;
+                    step_on_gpu(&mut run).await.map_err(|e| e.to_string())?;
                 } else {
                     run.step().map_err(|e| e.to_string())?;
                 }

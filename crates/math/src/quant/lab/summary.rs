@@ -57,7 +57,7 @@ pub struct PartSummary {
     pub heat: Vec<HeatRun>,
 }
 
-impl SchemeRun<'_> {
+impl<'a> SchemeRun<'a> {
     /// What a backend needs to measure the next part (see [`MeasureSetup`]).
     pub fn measure_setup(&self) -> MeasureSetup {
         let pairs = &self.pairs;
@@ -68,6 +68,13 @@ impl SchemeRun<'_> {
             heat_offset: pairs.heat.in_block(),
             error_exponent: pairs.errors.exponent(),
         }
+    }
+
+    /// The next part's values, without padding (empty when done): the originals a backend
+    /// measures against.
+    pub fn part_values(&self) -> &'a [f32] {
+        let x: &'a [f32] = self.x;
+        self.next_part().map_or(&[], |r| &x[r])
     }
 
     /// Merges the next part as measured by a backend from `bytes` (its quantized bytes, as
