@@ -199,10 +199,12 @@ impl Gpu {
             })?;
         let limits = adapter.limits();
         let info = adapter.get_info();
+        // Timestamp queries only time the benchmark's kernels: taken when offered, never needed.
+        let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("bitbudget device"),
-                required_features: wgpu::Features::empty(),
+                required_features: features,
                 required_limits: limits.clone(),
                 ..Default::default()
             })
@@ -301,6 +303,14 @@ impl Gpu {
     /// The limits the device was opened with.
     pub fn limits(&self) -> &wgpu::Limits {
         &self.limits
+    }
+
+    /// Whether the device was opened with timestamp queries (`TIMESTAMP_QUERY`), which
+    /// [`crate::quantize_timed`] then uses to time the kernels.
+    pub fn has_timestamps(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
     }
 
     /// The chunk cap set by [`Gpu::with_chunk_limit`], if any.

@@ -189,6 +189,8 @@ pub async fn measure_part(
             offset,
             exponent: summary.errors.exponent(),
         };
+        // A kernel the device refuses would leave the results at zero: say so instead.
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let (headers, codes) = split(&l, stored);
         let y = chunk.dequantize(
             gpu,
@@ -204,6 +206,10 @@ pub async fn measure_part(
         let words = chunk
             .measure(gpu, &mut buffers, [&x, &y, &thresholds])
             .await?;
+        if let Some(e) = scope.pop().await {
+            let why = format!("the device refused the measuring pass: {e}");
+            return Err(GpuError::Readback(why));
+        }
         chunk.add_to(&words, &mut summary);
         offset = (offset + n) % setup.heat_block;
         at = end;

@@ -7,6 +7,7 @@ use crate::dispatch::{
 };
 use crate::layout::{layout, packs_nibbles, Layout};
 use crate::tables::{fp8_consts, table_of, Table};
+use crate::timing::Stopwatch;
 use bitbudget_math::quant::nf4;
 use bitbudget_math::quant::scheme::{fp8_scale, Scheme};
 
@@ -60,6 +61,19 @@ pub(crate) async fn quantize_with_scale(
     block: usize,
     scale: Option<f32>,
 ) -> Result<Vec<u8>, GpuError> {
+    quantize_watched(gpu, scheme, x, block, scale, None).await
+}
+
+/// [`quantize_with_scale`], with its phases timed apart on `watch` when one is given (see
+/// `timing.rs`): then upload, kernels and readback are submitted and waited for one by one.
+pub(crate) async fn quantize_watched(
+    gpu: &Gpu,
+    scheme: Scheme,
+    x: &[f32],
+    block: usize,
+    scale: Option<f32>,
+    mut watch: Option<&mut Stopwatch<'_>>,
+) -> Result<Vec<u8>, GpuError> {
     let l = check(scheme, block, x.len())?;
     let consts = fp8_consts(scheme);
     let table = table(gpu, table_of(scheme));
@@ -73,6 +87,7 @@ pub(crate) async fn quantize_with_scale(
     let mut out = Vec::with_capacity(l.prefix_bytes() + x.len() / l.weights * l.stride());
     let mut scalar = scale.map_or(0, f32::to_bits);
     if l.per_tensor_scale && scale.is_none() {
+        let started = watch.as_ref().map(|w| w.now());
         let blocks = buffers.get(Role::Blocks, 16);
         gpu.queue.write_buffer(&blocks, 0, &[0; 16]);
         for part in x.chunks(per_chunk) {
@@ -103,6 +118,9 @@ pub(crate) async fn quantize_with_scale(
         let scale = fp8_scale(scheme, &[f32::from_bits(amax)]);
         out.extend_from_slice(&scale.to_le_bytes());
         scalar = scale.to_bits();
+        if let (Some(w), Some(t0)) = (watch.as_mut(), started) {
+            w.timings.compute_ms += w.now() - t0;
+        }
     }
     for part in x.chunks(per_chunk) {
         let units = part.len() / l.weights;
@@ -116,7 +134,11 @@ pub(crate) async fn quantize_with_scale(
         let read_codes = buffers.get(Role::ReadOutput, code_bytes);
         let first = buffers.get(Role::ParamsFirst, 48);
         let second = buffers.get(Role::ParamsSecond, 48);
+        let t0 = watch.as_ref().map_or(0.0, |w| w.now());
         gpu.queue.write_buffer(&input, 0, &f32_bytes(part));
+        if let Some(w) = watch.as_mut() {
+            w.uploaded(gpu, t0).await?;
+        }
         let base = Params {
             n: part.len() as u32,
             block: l.weights as u32,
@@ -153,12 +175,25 @@ pub(crate) async fn quantize_with_scale(
         if l.measures {
             copies.push((&blocks, &read_blocks, block_bytes));
         }
-        submit(gpu, &passes, &copies);
+        let t1 = match watch.as_mut() {
+            Some(w) => {
+                w.compute(gpu, &passes).await?;
+                submit(gpu, &[], &copies);
+                w.now()
+            }
+            None => {
+                submit(gpu, &passes, &copies);
+                0.0
+            }
+        };
         let mut wanted = vec![(&read_codes, code_bytes)];
         if l.measures {
             wanted.push((&read_blocks, block_bytes));
         }
         let data = read(gpu, &wanted).await?;
+        if let Some(w) = watch.as_mut() {
+            w.timings.readback_ms += w.now() - t1;
+        }
         let blocks_data = data.get(1).map(Vec::as_slice).unwrap_or(&[]);
         assemble(&l, blocks_data, &data[0], units, &mut out);
     }
