@@ -410,3 +410,28 @@ fn the_lab_gives_the_same_results_with_parts_made_on_the_gpu() {
         }
     }
 }
+
+/// `quantize_timed` gives `quantize`'s bytes, with every phase timed, across chunks and through
+/// FP8's two passes; compute comes from timestamp queries exactly when the device has them.
+#[test]
+fn timed_quantization_gives_the_same_bytes_and_times_each_phase() {
+    for gpu in [gpu(), chunked_gpu()].into_iter().flatten() {
+        let start = std::time::Instant::now();
+        let now = move || start.elapsed().as_secs_f64() * 1e3;
+        let x = normal(5024, 3, 1.0);
+        for s in ["q8_0", "f8e4m3", "bf16"] {
+            let s: Scheme = s.parse().unwrap();
+            let block = s.default_block();
+            let plain = block_on(bitbudget_gpu::quantize(gpu, s, &x, block)).unwrap();
+            let (bytes, t) =
+                block_on(bitbudget_gpu::quantize_timed(gpu, s, &x, block, &now)).unwrap();
+            assert_eq!(bytes, plain, "{s}");
+            assert!(
+                t.upload_ms > 0.0 && t.compute_ms > 0.0 && t.readback_ms > 0.0,
+                "{s}: {t:?}"
+            );
+            let stamped = t.clock == bitbudget_gpu::ComputeClock::Timestamps;
+            assert_eq!(stamped, gpu.has_timestamps(), "{s}: {t:?}");
+        }
+    }
+}
