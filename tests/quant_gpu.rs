@@ -192,8 +192,29 @@ async fn the_benchmark_measures_cpu_and_gpu_and_gives_its_numbers_as_json() {
         "cpu-lab",
         "gpu-lab",
         "\"scheme\": \"q8_0\"",
+        "\"upload_ms\"",
+        "\"compute_ms\"",
+        "\"readback_ms\"",
+        "\"compute_clock\"",
     ] {
         assert_has(&json, task);
     }
+    let phases = root
+        .query_selector_all("[data-testid='bench-phases']")
+        .unwrap();
+    let with_phases: Vec<String> = (0..phases.length())
+        .filter_map(|i| phases.item(i).unwrap().text_content())
+        .filter(|t| !t.is_empty())
+        .collect();
+    assert_eq!(
+        with_phases.len(),
+        1,
+        "GPU quantize alone is split into phases: {with_phases:?}"
+    );
+    assert!(
+        with_phases[0].ends_with("(timestamp queries)")
+            || with_phases[0].ends_with("(host timing around separate submissions)"),
+        "{with_phases:?}"
+    );
     assert!(present(&root, "bench-chart"));
 }

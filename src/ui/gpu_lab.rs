@@ -175,6 +175,18 @@ mod web {
             .map_err(failure)
     }
 
+    pub(super) async fn quantize_timed(
+        scheme: bitbudget_math::quant::scheme::Scheme,
+        x: &[f32],
+        block: usize,
+    ) -> Result<bitbudget_gpu::Timings, PartFailure> {
+        let gpu = current()?;
+        bitbudget_gpu::quantize_timed(&gpu, scheme, x, block, &crate::ui::quant_state::now)
+            .await
+            .map(|(_, t)| t)
+            .map_err(failure)
+    }
+
     pub(super) fn forget() {
         GPU.with(|g| *g.borrow_mut() = None);
     }
@@ -213,6 +225,22 @@ pub async fn quantize_on_gpu(
 ) -> Result<Vec<u8>, PartFailure> {
     #[cfg(target_arch = "wasm32")]
     return web::quantize(scheme, x, block).await;
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = (scheme, x, block);
+        Err(PartFailure::Failed("no GPU off the web".into()))
+    }
+}
+
+/// Quantizes a whole tensor on the GPU with upload, compute and readback timed apart (see
+/// `bitbudget_gpu::quantize_timed`; compute from timestamp queries when the adapter offers them).
+pub async fn quantize_timed_on_gpu(
+    scheme: bitbudget_math::quant::scheme::Scheme,
+    x: &[f32],
+    block: usize,
+) -> Result<bitbudget_gpu::Timings, PartFailure> {
+    #[cfg(target_arch = "wasm32")]
+    return web::quantize_timed(scheme, x, block).await;
     #[cfg(not(target_arch = "wasm32"))]
     {
         let _ = (scheme, x, block);
