@@ -1,4 +1,6 @@
-//! CPU vs GPU quantization throughput (quantize alone, f32 input bytes per second), criterion.
+//! CPU vs GPU throughput (f32 input bytes per second), criterion: quantize alone, and the lab's
+//! whole pipeline (quantize, dequantize, measure: `analyse` on the CPU, `measure_part` per part
+//! on the GPU).
 //! Tensors of 1M, 4M, 16M and 64M weights (narrow with `BITBUDGET_BENCH_MIN_WEIGHTS` and
 //! `BITBUDGET_BENCH_MAX_WEIGHTS`, e.g. 4194304, on slow adapters); schemes with `BITBUDGET_BENCH_SCHEMES` (default "q8_0 nf4 f8e4m3 bf16").
 //! The GPU time includes upload, both dispatches and readback: what a caller waits for. After
@@ -19,6 +21,7 @@ criterion::criterion_main!(native::benches);
 mod native {
     use bitbudget_gpu::{block_on, Gpu};
     use bitbudget_math::quant::generate::{generate, Distribution};
+    use bitbudget_math::quant::lab::{analyse, Overview, SchemeRun};
     use bitbudget_math::quant::scheme::{quantize, Scheme};
     use criterion::{criterion_group, Criterion, Throughput};
 
@@ -76,9 +79,39 @@ mod native {
                     });
                     phases(gpu, s, &x, block);
                 }
+                group.bench_function(format!("{s} whole lab cpu"), |b| {
+                    b.iter(|| analyse(s, std::hint::black_box(&x), block, false).expect("runs"))
+                });
+                if let Some(gpu) = &gpu {
+                    group.bench_function(format!("{s} whole lab gpu"), |b| {
+                        b.iter(|| lab_on_gpu(gpu, s, std::hint::black_box(&x), block))
+                    });
+                }
             }
             group.finish();
         }
+    }
+
+    /// The lab's analysis of `s` with every part quantized, dequantized and measured on the GPU,
+    /// in parts of 2^22 values.
+    fn lab_on_gpu(gpu: &Gpu, s: Scheme, x: &[f32], block: usize) {
+        let overview = Overview::new(x);
+        let mut run = SchemeRun::new(s, x, block, false, &overview, 1 << 22);
+        while run.next_part().is_some() {
+            let setup = run.measure_setup();
+            let padded = run.padded_part();
+            let part = run.part_values();
+            let (bytes, summary) = block_on(bitbudget_gpu::measure_part(
+                gpu,
+                run.quantizer(),
+                &setup,
+                part,
+                &padded,
+            ))
+            .expect("a GPU part");
+            run.measure_summary(&bytes, &summary).expect("a whole part");
+        }
+        std::hint::black_box(run.finish());
     }
 
     /// Prints the median upload, compute and readback times of 5 timed GPU quantizations.
