@@ -728,21 +728,27 @@ fn gpu_available() -> bool {
     false
 }
 
-#[test]
-fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
-    if !gpu_available() {
-        return;
-    }
-    let x: Vec<f32> = (0..4096)
-        .map(|i| ((i * 7919 % 4096) as f32 / 2048.0 - 1.0) * 0.3)
+/// `n` values spread over ±0.3 in a scrambled order, then NaN, ±∞, −0 and a subnormal, as
+/// little-endian f32 bytes.
+fn gpu_test_input(n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|i| ((i * 7919 % n) as f32 / (n / 2) as f32 - 1.0) * 0.3)
         .chain(
             [f32::NAN, f32::INFINITY, -0.0, 1e-40]
                 .into_iter()
                 .cycle()
                 .take(64),
         )
-        .collect();
-    let input: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+        .flat_map(|v| v.to_le_bytes())
+        .collect()
+}
+
+#[test]
+fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
+    if !gpu_available() {
+        return;
+    }
+    let input = gpu_test_input(4096);
     let schemes = [
         "q8_0",
         "q4_0",
@@ -1030,16 +1036,7 @@ fn the_report_measured_on_the_gpu_is_the_cpus_within_the_stated_tolerance() {
     if !gpu_available() {
         return;
     }
-    let x: Vec<f32> = (0..8192)
-        .map(|i| ((i * 7919 % 8192) as f32 / 4096.0 - 1.0) * 0.3)
-        .chain(
-            [f32::NAN, f32::INFINITY, -0.0, 1e-40]
-                .into_iter()
-                .cycle()
-                .take(64),
-        )
-        .collect();
-    let input: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let input = gpu_test_input(8192);
     let schemes = [
         "q8_0",
         "q4_1",

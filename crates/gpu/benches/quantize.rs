@@ -21,7 +21,7 @@ criterion::criterion_main!(native::benches);
 mod native {
     use bitbudget_gpu::{block_on, Gpu};
     use bitbudget_math::quant::generate::{generate, Distribution};
-    use bitbudget_math::quant::lab::{analyse, Overview, SchemeRun};
+    use bitbudget_math::quant::lab::analyse;
     use bitbudget_math::quant::scheme::{quantize, Scheme};
     use criterion::{criterion_group, Criterion, Throughput};
 
@@ -84,34 +84,16 @@ mod native {
                 });
                 if let Some(gpu) = &gpu {
                     group.bench_function(format!("{s} whole lab gpu"), |b| {
-                        b.iter(|| lab_on_gpu(gpu, s, std::hint::black_box(&x), block))
+                        b.iter(|| {
+                            let x = std::hint::black_box(&x);
+                            block_on(bitbudget_gpu::analyse(gpu, s, x, block, false, 1 << 22))
+                                .expect("a GPU analysis")
+                        })
                     });
                 }
             }
             group.finish();
         }
-    }
-
-    /// The lab's analysis of `s` with every part quantized, dequantized and measured on the GPU,
-    /// in parts of 2^22 values.
-    fn lab_on_gpu(gpu: &Gpu, s: Scheme, x: &[f32], block: usize) {
-        let overview = Overview::new(x);
-        let mut run = SchemeRun::new(s, x, block, false, &overview, 1 << 22);
-        while run.next_part().is_some() {
-            let setup = run.measure_setup();
-            let padded = run.padded_part();
-            let part = run.part_values();
-            let (bytes, summary) = block_on(bitbudget_gpu::measure_part(
-                gpu,
-                run.quantizer(),
-                &setup,
-                part,
-                &padded,
-            ))
-            .expect("a GPU part");
-            run.measure_summary(&bytes, &summary).expect("a whole part");
-        }
-        std::hint::black_box(run.finish());
     }
 
     /// Prints the median upload, compute and readback times of 5 timed GPU quantizations.

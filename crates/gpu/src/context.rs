@@ -163,6 +163,21 @@ fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+/// A bind group layout: the uniform `Params` at binding 0, then one storage binding per entry
+/// of `read_only` (read-only or read-write), from binding 1.
+fn bind_group_layout(
+    device: &wgpu::Device,
+    label: &str,
+    read_only: &[bool],
+) -> wgpu::BindGroupLayout {
+    let mut entries = vec![uniform()];
+    entries.extend((1..).zip(read_only).map(|(b, ro)| storage(b, *ro)));
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &entries,
+    })
+}
+
 /// Binding 0: the uniform `Params`.
 fn uniform() -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
@@ -221,38 +236,21 @@ impl Gpu {
         info: wgpu::AdapterInfo,
         limits: wgpu::Limits,
     ) -> Gpu {
-        let quantize_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("bitbudget layout: quantize (params, x, table, blocks, codes)"),
-            entries: &[
-                uniform(),
-                storage(1, true),
-                storage(2, true),
-                storage(3, false),
-                storage(4, false),
-            ],
-        });
-        let dequantize_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("bitbudget layout: dequantize (params, headers, codes, table, y)"),
-            entries: &[
-                uniform(),
-                storage(1, true),
-                storage(2, true),
-                storage(3, true),
-                storage(4, false),
-            ],
-        });
-        let measure_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("bitbudget layout: measure (params, x, y, table, stats, tiles, partials)"),
-            entries: &[
-                uniform(),
-                storage(1, true),
-                storage(2, true),
-                storage(3, true),
-                storage(4, false),
-                storage(5, false),
-                storage(6, false),
-            ],
-        });
+        let quantize_layout = bind_group_layout(
+            &device,
+            "bitbudget layout: quantize (params, x, table, blocks, codes)",
+            &[true, true, false, false],
+        );
+        let dequantize_layout = bind_group_layout(
+            &device,
+            "bitbudget layout: dequantize (params, headers, codes, table, y)",
+            &[true, true, true, false],
+        );
+        let measure_layout = bind_group_layout(
+            &device,
+            "bitbudget layout: measure (params, x, y, table, stats, tiles, partials)",
+            &[true, true, true, false, false, false],
+        );
         let pipeline_layout = |label, layout| {
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(label),

@@ -34,7 +34,7 @@ mod tolerance;
 
 pub use context::{Gpu, GpuError};
 pub use layout::has_kernel;
-pub use measure::measure_part;
+pub use measure::{analyse, measure_part};
 pub use part::produce_part;
 pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
 pub use timing::{quantize_timed, ComputeClock, Timings};

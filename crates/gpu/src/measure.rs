@@ -28,13 +28,18 @@ use crate::context::{Gpu, GpuError, Role};
 use crate::dispatch::{
     chunk_units, f32_bytes, read, split, submit, table, words, CheckedOut, Params, Pass,
 };
-use crate::layout::{layout, Layout};
+use crate::layout::layout;
 use crate::part::part_bytes;
+use crate::quantize::dequantize_on_device;
 use crate::shaders::Family;
 use crate::tables::table_of;
 use bitbudget_math::quant::analysis::PartQuantizer;
+use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::histogram::{GrowingHistogram, FINE};
-use bitbudget_math::quant::lab::{HeatRun, MeasureSetup, PartSummary};
+use bitbudget_math::quant::lab::{
+    HeatRun, MeasureSetup, Overview, PartSummary, SchemeDetail, SchemeRun,
+};
+use bitbudget_math::quant::scheme::Scheme;
 
 /// Values per tile (`TILE` in measure_lab.wgsl).
 const TILE: usize = 32;
@@ -184,7 +189,6 @@ pub async fn measure_part(
         let stored = &bytes[at / l.weights * stride..end / l.weights * stride];
         let chunk = Chunk {
             values: n,
-            padded: end - at,
             heat_block: setup.heat_block,
             offset,
             exponent: summary.errors.exponent(),
@@ -192,13 +196,14 @@ pub async fn measure_part(
         // A kernel the device refuses would leave the results at zero: say so instead.
         let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let (headers, codes) = split(&l, stored);
-        let y = chunk.dequantize(
+        let y = dequantize_on_device(
             gpu,
             &mut buffers,
             &l,
             scalar,
             (&headers, &codes),
             &deq_table,
+            end - at,
         );
         let x = buffers.get(Role::Original, 4 * n as u64);
         gpu.queue
@@ -217,12 +222,35 @@ pub async fn measure_part(
     Ok((bytes, summary))
 }
 
+/// The lab's analysis of one scheme (`bitbudget_math::quant::lab::analyse`) with every part of
+/// `part_len` values quantized, dequantized and measured on the GPU: the same row and charts,
+/// counts and histograms exact, sums within [`crate::SUM_TOLERANCE`]. Errors as
+/// [`measure_part`]; a merge that does not fit is a [`GpuError::Input`].
+pub async fn analyse(
+    gpu: &Gpu,
+    scheme: Scheme,
+    x: &[f32],
+    block: usize,
+    double_quant: bool,
+    part_len: usize,
+) -> Result<(SchemeResult, SchemeDetail), GpuError> {
+    let overview = Overview::new(x);
+    let mut run = SchemeRun::new(scheme, x, block, double_quant, &overview, part_len);
+    while run.next_part().is_some() {
+        let setup = run.measure_setup();
+        let padded = run.padded_part();
+        let part = run.part_values();
+        let (bytes, summary) = measure_part(gpu, run.quantizer(), &setup, part, &padded).await?;
+        run.measure_summary(&bytes, &summary)
+            .map_err(|e| GpuError::Input(e.to_string()))?;
+    }
+    Ok(run.finish())
+}
+
 /// One chunk of a part on the device.
 struct Chunk {
     /// Real values (the measured ones).
     values: usize,
-    /// Values including the last block's padding (the dequantized ones).
-    padded: usize,
     /// Values per error-map block.
     heat_block: usize,
     /// Where the first value sits in its error-map block.
@@ -238,45 +266,6 @@ struct Measured {
 }
 
 impl Chunk {
-    /// Dequantizes the chunk's stored blocks (split into headers and codes) into a device buffer
-    /// of `padded` values, left there for the measuring pass.
-    fn dequantize(
-        &self,
-        gpu: &Gpu,
-        buffers: &mut CheckedOut<'_>,
-        l: &Layout,
-        scalar: u32,
-        (headers, codes): (&[u8], &[u8]),
-        deq_table: &wgpu::Buffer,
-    ) -> wgpu::Buffer {
-        let headers_buffer = buffers.get(Role::Input, headers.len() as u64);
-        let codes_buffer = buffers.get(Role::InputCodes, codes.len() as u64);
-        let y = buffers.get(Role::Output, 4 * self.padded as u64);
-        let params_buffer = buffers.get(Role::ParamsMeasure(0), 48);
-        gpu.queue.write_buffer(&headers_buffer, 0, headers);
-        gpu.queue.write_buffer(&codes_buffer, 0, codes);
-        let params = Params {
-            count: self.padded as u32,
-            n: self.padded as u32,
-            block: l.weights as u32,
-            variant: l.variant,
-            scalar,
-            ..Params::default()
-        };
-        submit(
-            gpu,
-            &[Pass {
-                family: l.dequantize,
-                entry: "dequantize",
-                params,
-                params_buffer: &params_buffer,
-                bindings: &[&headers_buffer, &codes_buffer, deq_table, &y],
-            }],
-            &[],
-        );
-        y
-    }
-
     /// Runs the four measuring dispatches over `[x, y, thresholds]` and reads back their words.
     async fn measure(
         &self,

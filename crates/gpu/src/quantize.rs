@@ -240,36 +240,50 @@ pub async fn dequantize(
     for part in body.chunks(per_chunk * stride) {
         let n = part.len() / stride * l.weights;
         let (headers, codes) = split(&l, part);
-        let headers_buffer = buffers.get(Role::Input, headers.len() as u64);
-        let codes_buffer = buffers.get(Role::InputCodes, codes.len() as u64);
-        let y = buffers.get(Role::Output, 4 * n as u64);
+        let y = dequantize_on_device(gpu, &mut buffers, &l, scalar, (&headers, &codes), &table, n);
         let read_y = buffers.get(Role::ReadOutput, 4 * n as u64);
-        let params_buffer = buffers.get(Role::ParamsFirst, 48);
-        gpu.queue.write_buffer(&headers_buffer, 0, &headers);
-        gpu.queue.write_buffer(&codes_buffer, 0, &codes);
-        let params = Params {
-            count: n as u32,
-            n: n as u32,
-            block: l.weights as u32,
-            variant: l.variant,
-            scalar,
-            ..Params::default()
-        };
-        submit(
-            gpu,
-            &[Pass {
-                family: l.dequantize,
-                entry: "dequantize",
-                params,
-                params_buffer: &params_buffer,
-                bindings: &[&headers_buffer, &codes_buffer, &table, &y],
-            }],
-            &[(&y, &read_y, 4 * n as u64)],
-        );
+        submit(gpu, &[], &[(&y, &read_y, 4 * n as u64)]);
         let data = read(gpu, &[(&read_y, 4 * n as u64)]).await?;
         out.extend(words(&data[0]).into_iter().map(f32::from_bits));
     }
     Ok(out)
+}
+
+/// Dequantizes stored blocks, split into `headers` and `codes` (see `dispatch::split`), into a
+/// device buffer of `n` weights (the `Output` role), left there for what comes next: a readback
+/// ([`dequantize`]) or the measuring pass (`measure.rs`).
+pub(crate) fn dequantize_on_device(
+    gpu: &Gpu,
+    buffers: &mut CheckedOut<'_>,
+    l: &Layout,
+    scalar: u32,
+    (headers, codes): (&[u8], &[u8]),
+    table: &wgpu::Buffer,
+    n: usize,
+) -> wgpu::Buffer {
+    let headers_buffer = buffers.get(Role::Input, headers.len() as u64);
+    let codes_buffer = buffers.get(Role::InputCodes, codes.len() as u64);
+    let y = buffers.get(Role::Output, 4 * n as u64);
+    let params_buffer = buffers.get(Role::ParamsFirst, 48);
+    gpu.queue.write_buffer(&headers_buffer, 0, headers);
+    gpu.queue.write_buffer(&codes_buffer, 0, codes);
+    let params = Params {
+        count: n as u32,
+        n: n as u32,
+        block: l.weights as u32,
+        variant: l.variant,
+        scalar,
+        ..Params::default()
+    };
+    let pass = Pass {
+        family: l.dequantize,
+        entry: "dequantize",
+        params,
+        params_buffer: &params_buffer,
+        bindings: &[&headers_buffer, &codes_buffer, table, &y],
+    };
+    submit(gpu, &[pass], &[]);
+    y
 }
 
 /// NF4 with QLoRA's double quantization, exactly the bytes of

@@ -2,7 +2,6 @@
 //! WebGPU kernels of bitbudget-gpu through wgpu (natively Vulkan; Mesa lavapipe works).
 
 use bitbudget_gpu::{block_on, Gpu};
-use bitbudget_math::quant::lab::{Overview, SchemeRun};
 use bitbudget_math::quant::metrics::ErrorMetrics;
 use bitbudget_math::quant::scheme::Scheme;
 use clap::ValueEnum;
@@ -64,9 +63,9 @@ const REPORT_PART: usize = 1 << 22;
 
 /// The error metrics of `scheme` on `x` for `quantize --report`, measured on the GPU: the lab's
 /// streaming analysis with every part quantized, dequantized and measured on the device
-/// (`bitbudget_gpu::measure_part`), so the dequantized values never come back. The skipped and
-/// lost counts equal the CPU's; the other metrics are within `bitbudget_gpu::SUM_TOLERANCE`
-/// (see `bitbudget_gpu::metrics_within_tolerance`).
+/// (`bitbudget_gpu::analyse`), so the dequantized values never come back. The skipped and lost
+/// counts equal the CPU's; the other metrics are within `bitbudget_gpu::SUM_TOLERANCE` (see
+/// `bitbudget_gpu::metrics_within_tolerance`).
 pub fn report_metrics(
     gpu: &Gpu,
     scheme: Scheme,
@@ -74,21 +73,14 @@ pub fn report_metrics(
     block: usize,
     double_quant: bool,
 ) -> Result<ErrorMetrics, String> {
-    let overview = Overview::new(x);
-    let mut run = SchemeRun::new(scheme, x, block, double_quant, &overview, REPORT_PART);
-    while let Some(range) = run.next_part() {
-        let setup = run.measure_setup();
-        let padded = run.padded_part();
-        let (bytes, summary) = block_on(bitbudget_gpu::measure_part(
-            gpu,
-            run.quantizer(),
-            &setup,
-            &x[range],
-            &padded,
-        ))
-        .map_err(|e| e.to_string())?;
-        run.measure_summary(&bytes, &summary)
-            .map_err(|e| e.to_string())?;
-    }
-    Ok(run.finish().0.metrics)
+    block_on(bitbudget_gpu::analyse(
+        gpu,
+        scheme,
+        x,
+        block,
+        double_quant,
+        REPORT_PART,
+    ))
+    .map(|(row, _)| row.metrics)
+    .map_err(|e| e.to_string())
 }
