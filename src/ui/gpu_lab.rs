@@ -179,12 +179,18 @@ mod web {
         scheme: bitbudget_math::quant::scheme::Scheme,
         x: &[f32],
         block: usize,
-    ) -> Result<bitbudget_gpu::Timings, PartFailure> {
+    ) -> Result<PhaseTimes, PartFailure> {
         let gpu = current()?;
-        bitbudget_gpu::quantize_timed(&gpu, scheme, x, block, &crate::ui::quant_state::now)
-            .await
-            .map(|(_, t)| t)
-            .map_err(failure)
+        let (_, t) =
+            bitbudget_gpu::quantize_timed(&gpu, scheme, x, block, &crate::ui::quant_state::now)
+                .await
+                .map_err(failure)?;
+        Ok(PhaseTimes {
+            upload_ms: t.upload_ms,
+            compute_ms: t.compute_ms,
+            readback_ms: t.readback_ms,
+            compute_clock: t.clock.label(),
+        })
     }
 
     pub(super) fn forget() {
@@ -232,13 +238,27 @@ pub async fn quantize_on_gpu(
     }
 }
 
+/// One GPU quantization's phases, in milliseconds (`bitbudget_gpu::Timings`, which only the
+/// browser build links).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PhaseTimes {
+    /// Writing the input to the GPU (host clock).
+    pub upload_ms: f64,
+    /// The kernels.
+    pub compute_ms: f64,
+    /// Reading the results back (host clock).
+    pub readback_ms: f64,
+    /// How compute was timed: "timestamp queries" or "host timing around separate submissions".
+    pub compute_clock: &'static str,
+}
+
 /// Quantizes a whole tensor on the GPU with upload, compute and readback timed apart (see
 /// `bitbudget_gpu::quantize_timed`; compute from timestamp queries when the adapter offers them).
 pub async fn quantize_timed_on_gpu(
     scheme: bitbudget_math::quant::scheme::Scheme,
     x: &[f32],
     block: usize,
-) -> Result<bitbudget_gpu::Timings, PartFailure> {
+) -> Result<PhaseTimes, PartFailure> {
     #[cfg(target_arch = "wasm32")]
     return web::quantize_timed(scheme, x, block).await;
     #[cfg(not(target_arch = "wasm32"))]

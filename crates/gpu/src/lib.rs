@@ -39,7 +39,8 @@ pub use part::produce_part;
 pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
 pub use timing::{quantize_timed, ComputeClock, Timings};
 pub use tolerance::{
-    metrics_within_tolerance, summary_within_tolerance, MAX_ERROR_TOLERANCE, SUM_TOLERANCE,
+    metrics_within_tolerance, summary_within_tolerance, MAX_ERROR_ABSOLUTE, MAX_ERROR_TOLERANCE,
+    SUM_TOLERANCE,
 };
 /// The adapter kinds of [`Gpu::info`] (e.g. `Cpu` for a software or fallback adapter).
 pub use wgpu::DeviceType;

@@ -9,8 +9,18 @@ use bitbudget_math::quant::metrics::ErrorMetrics;
 /// rounded up.
 pub const SUM_TOLERANCE: f64 = 2.5e-6;
 
-/// Relative bound on the GPU's largest error: one f32 rounding of the CPU's f64 difference.
+/// Relative bound on the GPU's largest error: one f32 rounding of the CPU's f64 difference
+/// (half an ulp, 2⁻²⁴ of it), plus [`MAX_ERROR_ABSOLUTE`] where the error is subnormal.
 pub const MAX_ERROR_TOLERANCE: f64 = 1.0 / (1u64 << 24) as f64;
+
+/// Absolute part of the largest error's bound: half the smallest subnormal f32 step, 2⁻¹⁵⁰.
+pub const MAX_ERROR_ABSOLUTE: f64 = 1.0 / (1u128 << 100) as f64 / (1u64 << 50) as f64;
+
+/// Whether the GPU's largest error `g` is within one f32 rounding of the CPU's `c`.
+fn max_error_close(g: f64, c: f64) -> bool {
+    g.to_bits() == c.to_bits()
+        || (g - c).abs() <= MAX_ERROR_TOLERANCE * c.abs() + MAX_ERROR_ABSOLUTE
+}
 
 /// Whether `gpu`'s metrics are those of `cpu` within the stated tolerance: skipped and lost
 /// equal; MSE and RMSE within [`SUM_TOLERANCE`] (relative); SQNR within the dB that the
@@ -34,7 +44,7 @@ pub fn metrics_within_tolerance(cpu: &ErrorMetrics, gpu: &ErrorMetrics) -> Resul
             "max_abs_error",
             cpu.max_abs_error,
             gpu.max_abs_error,
-            MAX_ERROR_TOLERANCE * cpu.max_abs_error,
+            MAX_ERROR_TOLERANCE * cpu.max_abs_error + MAX_ERROR_ABSOLUTE,
         ),
     ];
     for (name, c, g, bound) in checks {
@@ -71,7 +81,7 @@ fn close(got: f64, want: f64, relative: f64) -> bool {
 /// Whether a part's summary from the GPU (`gpu`) is the CPU reference's (`cpu`,
 /// `bitbudget_math::quant::lab::summarize` under the same `setup`): value bins, fine error bins
 /// and counts identical, each error-map block's values, pairs and lost flag identical, its Σe²
-/// and the sums within [`SUM_TOLERANCE`], the largest error within [`MAX_ERROR_TOLERANCE`].
+/// and the sums within [`SUM_TOLERANCE`], the largest error within [`MAX_ERROR_TOLERANCE`] (and [`MAX_ERROR_ABSOLUTE`]).
 /// `Err` names the first thing that differs.
 pub fn summary_within_tolerance(
     gpu: &PartSummary,
@@ -117,7 +127,7 @@ pub fn summary_within_tolerance(
             "largest error",
             g.max_abs_error,
             c.max_abs_error,
-            close(g.max_abs_error, c.max_abs_error, MAX_ERROR_TOLERANCE),
+            max_error_close(g.max_abs_error, c.max_abs_error),
         ),
     ];
     if let Some((name, gs, cs, _)) = sums.iter().find(|s| !s.3) {

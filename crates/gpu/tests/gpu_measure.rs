@@ -197,3 +197,17 @@ fn errors_on_the_histograms_range_and_tiny_ones_beside_it_bin_as_when_they_arriv
         }
     }
 }
+
+#[test]
+fn a_tensor_of_subnormals_measures_the_same() {
+    let Some(gpu) = gpu() else { return };
+    // Every value, error and square is subnormal or smaller: the per-tile scaling on the bits
+    // must keep the sums, and the largest error is one subnormal step from the CPU's at most.
+    let x: Vec<f32> = normal(3000, 8, 1.0)
+        .into_iter()
+        .map(|v| f32::from_bits((v.to_bits() & 0x8000_0000) | (v.to_bits() & 0x007f_ffff)))
+        .collect();
+    for (s, dq) in cases() {
+        check_lab(gpu, s, dq, &x, 1024, "subnormals");
+    }
+}

@@ -7,7 +7,9 @@
 
 use crate::ui::browser::copy_text;
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
-use crate::ui::gpu_lab::{quantize_on_gpu, quantize_timed_on_gpu, step_on_gpu, GpuStatus};
+use crate::ui::gpu_lab::{
+    quantize_on_gpu, quantize_timed_on_gpu, step_on_gpu, GpuStatus, PhaseTimes,
+};
 use crate::ui::quant_state::{now, yield_now, QuantState, CHUNK_VALUES};
 use bitbudget_charts::throughput::{self, Series};
 use bitbudget_math::numbers::grouped;
@@ -93,13 +95,13 @@ pub struct Phases {
 
 impl Phases {
     /// The median of each phase over `runs` (at least one).
-    fn median_of(runs: &[bitbudget_gpu::Timings]) -> Phases {
-        let of = |f: fn(&bitbudget_gpu::Timings) -> f64| median(runs.iter().map(f).collect());
+    fn median_of(runs: &[PhaseTimes]) -> Phases {
+        let of = |f: fn(&PhaseTimes) -> f64| median(runs.iter().map(f).collect());
         Phases {
             upload_ms: of(|t| t.upload_ms),
             compute_ms: of(|t| t.compute_ms),
             readback_ms: of(|t| t.readback_ms),
-            compute_clock: runs[0].clock.label(),
+            compute_clock: runs[0].compute_clock,
         }
     }
 
