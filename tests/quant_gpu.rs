@@ -1,8 +1,9 @@
 //! The Quantize lab on the GPU in headless Chromium, through the browser's WebGPU (SwiftShader
 //! here: a CPU emulation, so these check correctness, not speed). Every kernel gives the CPU's
-//! bytes and weights (the K-quants and the newest formats dequantize on the GPU but quantize on
-//! the CPU), and the page's CPU/GPU switch gives the same table (schemes without a quantize
-//! kernel run on the CPU there). Chromium runs with
+//! bytes and weights (the K-quants and the newest formats dequantize on the GPU; the K-quants and
+//! IQ4_NL quantize on the CPU), the lab's measuring pass gives the CPU's counts and histograms (sums
+//! within the stated tolerance), and the page's CPU/GPU switch gives the same table (schemes
+//! without a quantize kernel run on the CPU there). Chromium runs with
 //! `--enable-unsafe-webgpu` (webdriver.json): without an adapter these tests fail, never skip.
 #![cfg(target_arch = "wasm32")]
 
@@ -81,6 +82,38 @@ async fn every_kernel_gives_the_cpu_bytes_through_the_browser_webgpu() {
         Scheme::ALL.len(),
         "every scheme dequantizes on the GPU"
     );
+}
+
+/// The lab's measuring pass in the browser's WebGPU: each part's summary against the CPU's
+/// reference (counts, value bins and fine error bins exactly; sums within the stated tolerance),
+/// over parts of several blocks with NaN, ±∞ and a subnormal among the values.
+#[wasm_bindgen_test]
+async fn the_measuring_pass_gives_the_cpu_counts_and_histograms_through_the_browser_webgpu() {
+    use bitbudget_math::quant::lab::{summarize, CpuBackend, Overview, PartBackend, SchemeRun};
+    let gpu = open_gpu().await;
+    let x = weights();
+    let overview = Overview::new(&x);
+    for s in Scheme::ALL
+        .into_iter()
+        .filter(|s| bitbudget_gpu::has_kernel(*s).is_ok())
+    {
+        let mut run = SchemeRun::new(s, &x, s.default_block(), false, &overview, 512);
+        while let Some(range) = run.next_part() {
+            let setup = run.measure_setup();
+            let padded = run.padded_part();
+            let part = &x[range.clone()];
+            let (bytes, summary) =
+                bitbudget_gpu::measure_part(&gpu, run.quantizer(), &setup, part, &padded)
+                    .await
+                    .unwrap_or_else(|e| panic!("{s}: {e}"));
+            let cpu = CpuBackend.produce(run.quantizer(), &padded).unwrap();
+            assert!(bytes == cpu.bytes, "{s} part {range:?}: bytes");
+            let reference = summarize(&setup, part, &cpu.values[..part.len()]);
+            bitbudget_gpu::summary_within_tolerance(&summary, &reference, &setup)
+                .unwrap_or_else(|e| panic!("{s} part {range:?}: {e}"));
+            run.measure_summary(&bytes, &summary).unwrap();
+        }
+    }
 }
 
 /// The tbody of the metrics table as text: every scheme's numbers.
@@ -171,8 +204,29 @@ async fn the_benchmark_measures_cpu_and_gpu_and_gives_its_numbers_as_json() {
         "cpu-lab",
         "gpu-lab",
         "\"scheme\": \"q8_0\"",
+        "\"upload_ms\"",
+        "\"compute_ms\"",
+        "\"readback_ms\"",
+        "\"compute_clock\"",
     ] {
         assert_has(&json, task);
     }
+    let phases = root
+        .query_selector_all("[data-testid='bench-phases']")
+        .unwrap();
+    let with_phases: Vec<String> = (0..phases.length())
+        .filter_map(|i| phases.item(i).unwrap().text_content())
+        .filter(|t| !t.is_empty())
+        .collect();
+    assert_eq!(
+        with_phases.len(),
+        1,
+        "GPU quantize alone is split into phases: {with_phases:?}"
+    );
+    assert!(
+        with_phases[0].ends_with("(timestamp queries)")
+            || with_phases[0].ends_with("(host timing around separate submissions)"),
+        "{with_phases:?}"
+    );
     assert!(present(&root, "bench-chart"));
 }

@@ -1,9 +1,9 @@
 //! The Quantize lab's GPU: WebGPU looked for once per page (an adapter and a device through
-//! wgpu, `crates/gpu`), what the page says about it, and the part producer the analysis calls.
+//! wgpu, `crates/gpu`), what the page says about it, and the GPU step of the lab's analysis
+//! (each part quantized, dequantized and measured on the device).
 //! Off the web (native builds of the app) there is never a GPU.
 
-use bitbudget_math::quant::analysis::PartQuantizer;
-use bitbudget_math::quant::lab::ProducedPart;
+use bitbudget_math::quant::lab::SchemeRun;
 use leptos::prelude::*;
 
 /// What the page knows about its GPU.
@@ -24,7 +24,7 @@ impl GpuStatus {
     pub fn sentence(&self) -> String {
         match self {
             GpuStatus::Looking => "Looking for a GPU (WebGPU)…".into(),
-            GpuStatus::Ready(name) => format!("GPU: {name} (WebGPU), byte for byte the same results as the CPU."),
+            GpuStatus::Ready(name) => format!("GPU: {name} (WebGPU): the CPU's bytes, counts and histograms exactly, its error sums to within 2.5 parts per million."),
             GpuStatus::Missing(why) => format!("No GPU here: {why}. Everything runs on the CPU (WebAssembly)."),
             GpuStatus::Lost(why) => format!("The GPU stopped working ({why}); the lab went back to the CPU and kept your tensor."),
         }
@@ -152,14 +152,16 @@ mod web {
             .ok_or_else(|| PartFailure::Failed("no GPU".into()))
     }
 
-    pub(super) async fn produce(
-        quantizer: &PartQuantizer,
-        padded: &[f32],
-    ) -> Result<ProducedPart, PartFailure> {
+    pub(super) async fn step(run: &mut SchemeRun<'_>) -> Result<(), PartFailure> {
         let gpu = current()?;
-        bitbudget_gpu::produce_part(&gpu, quantizer, padded)
-            .await
-            .map_err(failure)
+        let setup = run.measure_setup();
+        let padded = run.padded_part();
+        let (bytes, summary) =
+            bitbudget_gpu::measure_part(&gpu, run.quantizer(), &setup, run.part_values(), &padded)
+                .await
+                .map_err(failure)?;
+        run.measure_summary(&bytes, &summary)
+            .map_err(|e| PartFailure::Failed(e.to_string()))
     }
 
     pub(super) async fn quantize(
@@ -171,6 +173,24 @@ mod web {
         bitbudget_gpu::quantize(&gpu, scheme, x, block)
             .await
             .map_err(failure)
+    }
+
+    pub(super) async fn quantize_timed(
+        scheme: bitbudget_math::quant::scheme::Scheme,
+        x: &[f32],
+        block: usize,
+    ) -> Result<PhaseTimes, PartFailure> {
+        let gpu = current()?;
+        let (_, t) =
+            bitbudget_gpu::quantize_timed(&gpu, scheme, x, block, &crate::ui::quant_state::now)
+                .await
+                .map_err(failure)?;
+        Ok(PhaseTimes {
+            upload_ms: t.upload_ms,
+            compute_ms: t.compute_ms,
+            readback_ms: t.readback_ms,
+            compute_clock: t.clock.label(),
+        })
     }
 
     pub(super) fn forget() {
@@ -188,17 +208,16 @@ pub fn look_for_gpu(status: RwSignal<GpuStatus>) {
     ));
 }
 
-/// Quantizes and dequantizes one part of the lab's analysis on the GPU (see
-/// `bitbudget_gpu::produce_part`): the same bytes and values as the CPU.
-pub async fn produce_on_gpu(
-    quantizer: &PartQuantizer,
-    padded: &[f32],
-) -> Result<ProducedPart, PartFailure> {
+/// Runs the next part of `run` on the GPU (see `bitbudget_gpu::measure_part`): quantized,
+/// dequantized and measured on the device, so only its bytes and a summary come back. The bytes,
+/// counts and histograms are the CPU's exactly, the sums within `bitbudget_gpu::SUM_TOLERANCE`.
+/// On failure nothing is merged and the part is still next.
+pub async fn step_on_gpu(run: &mut SchemeRun<'_>) -> Result<(), PartFailure> {
     #[cfg(target_arch = "wasm32")]
-    return web::produce(quantizer, padded).await;
+    return web::step(run).await;
     #[cfg(not(target_arch = "wasm32"))]
     {
-        let _ = (quantizer, padded);
+        let _ = run;
         Err(PartFailure::Failed("no GPU off the web".into()))
     }
 }
@@ -212,6 +231,36 @@ pub async fn quantize_on_gpu(
 ) -> Result<Vec<u8>, PartFailure> {
     #[cfg(target_arch = "wasm32")]
     return web::quantize(scheme, x, block).await;
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = (scheme, x, block);
+        Err(PartFailure::Failed("no GPU off the web".into()))
+    }
+}
+
+/// One GPU quantization's phases, in milliseconds (`bitbudget_gpu::Timings`, which only the
+/// browser build links).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PhaseTimes {
+    /// Writing the input to the GPU (host clock).
+    pub upload_ms: f64,
+    /// The kernels.
+    pub compute_ms: f64,
+    /// Reading the results back (host clock).
+    pub readback_ms: f64,
+    /// How compute was timed: "timestamp queries" or "host timing around separate submissions".
+    pub compute_clock: &'static str,
+}
+
+/// Quantizes a whole tensor on the GPU with upload, compute and readback timed apart (see
+/// `bitbudget_gpu::quantize_timed`; compute from timestamp queries when the adapter offers them).
+pub async fn quantize_timed_on_gpu(
+    scheme: bitbudget_math::quant::scheme::Scheme,
+    x: &[f32],
+    block: usize,
+) -> Result<PhaseTimes, PartFailure> {
+    #[cfg(target_arch = "wasm32")]
+    return web::quantize_timed(scheme, x, block).await;
     #[cfg(not(target_arch = "wasm32"))]
     {
         let _ = (scheme, x, block);

@@ -3,7 +3,7 @@
 //! never freeze the page. A newer request cancels an older one. The tensor itself is built once
 //! per [`TensorKey`] (a memo) and shared by `Arc` with everything that reads it.
 
-use crate::ui::gpu_lab::{give_up_gpu, look_for_gpu, produce_on_gpu, GpuStatus, PartFailure};
+use crate::ui::gpu_lab::{give_up_gpu, look_for_gpu, step_on_gpu, GpuStatus, PartFailure};
 use crate::ui::quant_query::{Device, QuantQuery, TensorSource};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::generate::generate;
@@ -270,11 +270,9 @@ async fn next_part(
     cpu_only: &mut Vec<Scheme>,
 ) -> Result<(), String> {
     if *device == Device::Gpu && !cpu_only.contains(&run.quantizer().scheme()) {
-        let quantizer = run.quantizer().clone();
-        let padded = run.padded_part();
-        match produce_on_gpu(&quantizer, &padded).await {
-            Ok(part) => return run.measure(&part).map_err(|e| e.to_string()),
-            Err(PartFailure::Unsupported(_)) => cpu_only.push(quantizer.scheme()),
+        match step_on_gpu(run).await {
+            Ok(()) => return Ok(()),
+            Err(PartFailure::Unsupported(_)) => cpu_only.push(run.quantizer().scheme()),
             Err(PartFailure::Failed(why)) => {
                 *device = Device::Cpu;
                 give_up_gpu(state.gpu, why);
@@ -293,7 +291,7 @@ fn ran_on(device: Device, gpu: &GpuStatus, cpu_only: &[Scheme]) -> String {
         (Device::Gpu, GpuStatus::Ready(name)) => {
             let names: Vec<&str> = cpu_only.iter().map(|s| s.name()).collect();
             format!(
-                "Computed on the GPU: {name}; {} on the CPU (no GPU kernel yet).",
+                "Computed on the GPU: {name}; {} on the CPU (no GPU quantize kernel).",
                 names.join(", ")
             )
         }

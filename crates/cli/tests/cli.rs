@@ -406,28 +406,18 @@ fn the_k_quants_iq4_nl_nvfp4_and_mx_formats_round_trip_through_the_cli() {
 }
 
 #[test]
-fn a_scheme_without_a_gpu_kernel_exits_2_saying_to_use_the_cpu() {
-    for args in [
-        &["quantize", "--device", "gpu", "--scheme", "q4_k", "-", "-"][..],
-        &[
-            "dequantize",
-            "--device",
-            "gpu",
-            "--scheme",
-            "q4_k",
-            "-",
-            "-",
-        ][..],
-    ] {
-        let out = bitbudget(args, &[0; 1024]);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{err}");
-        assert!(
-            err.contains("q4_k has no GPU kernel yet; use --device cpu"),
-            "{err}"
-        );
-        assert!(!err.contains("panicked"), "{err}");
-    }
+fn a_scheme_without_a_gpu_quantize_kernel_exits_2_saying_to_use_the_cpu() {
+    let out = bitbudget(
+        &["quantize", "--device", "gpu", "--scheme", "q4_k", "-", "-"],
+        &[0; 1024],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("q4_k has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]
@@ -728,38 +718,31 @@ fn gpu_available() -> bool {
     false
 }
 
-#[test]
-fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
-    if !gpu_available() {
-        return;
-    }
-    let x: Vec<f32> = (0..4096)
-        .map(|i| ((i * 7919 % 4096) as f32 / 2048.0 - 1.0) * 0.3)
+/// `n` values spread over ±0.3 in a scrambled order, then NaN, ±∞, −0 and a subnormal, as
+/// little-endian f32 bytes.
+fn gpu_test_input(n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|i| ((i * 7919 % n) as f32 / (n / 2) as f32 - 1.0) * 0.3)
         .chain(
             [f32::NAN, f32::INFINITY, -0.0, 1e-40]
                 .into_iter()
                 .cycle()
                 .take(64),
         )
-        .collect();
-    let input: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let schemes = [
-        "q8_0",
-        "q4_0",
-        "q4_1",
-        "q5_0",
-        "q5_1",
-        "mxfp4",
-        "nf4",
-        "absmax-int8",
-        "zeropoint-uint8",
-        "zeropoint-int4",
-        "f8e4m3",
-        "f8e5m2",
-        "bf16",
-        "f16",
-    ];
-    for scheme in schemes {
+        .flat_map(|v| v.to_le_bytes())
+        .collect()
+}
+
+#[test]
+fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
+    if !gpu_available() {
+        return;
+    }
+    // 4096 values: whole K-quant super-blocks.
+    let input = gpu_test_input(4096 - 64);
+    for scheme in bitbudget_math::quant::scheme::Scheme::ALL {
+        let quantizes_on_gpu = bitbudget_gpu::has_kernel(scheme).is_ok();
+        let scheme = scheme.name();
         let on = |device| {
             let out = bitbudget(
                 &["quantize", "--device", device, "--scheme", scheme, "-", "-"],
@@ -773,7 +756,9 @@ fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
             out.stdout
         };
         let cpu = on("cpu");
-        assert_eq!(on("gpu"), cpu, "{scheme}: quantize bytes differ");
+        if quantizes_on_gpu {
+            assert_eq!(on("gpu"), cpu, "{scheme}: quantize bytes differ");
+        }
         let back = |device| {
             bitbudget(
                 &[
@@ -1004,4 +989,74 @@ fn memory_text_report_has_a_step_line() {
         line.contains("per step") && line.contains("tokens/s"),
         "{line}"
     );
+}
+
+/// The report's metrics as `ErrorMetrics` (`"inf"`, `"-inf"` and `"nan"` are the JSON strings
+/// of those values).
+fn report_metrics(v: &serde_json::Value) -> bitbudget_math::quant::metrics::ErrorMetrics {
+    let f = |key: &str| match &v[key] {
+        serde_json::Value::String(s) => s.parse::<f64>().unwrap_or_else(|_| panic!("{key}: {s}")),
+        n => n.as_f64().unwrap_or_else(|| panic!("{key}: {n}")),
+    };
+    let count = |key: &str| v[key].as_u64().unwrap_or_else(|| panic!("{key}")) as usize;
+    bitbudget_math::quant::metrics::ErrorMetrics {
+        mse: f("mse"),
+        rmse: f("rmse"),
+        max_abs_error: f("max_abs_error"),
+        sqnr_db: f("sqnr_db"),
+        cosine: f("cosine"),
+        skipped: count("skipped_non_finite_inputs"),
+        lost: count("lost_to_non_finite_outputs"),
+    }
+}
+
+#[test]
+fn the_report_measured_on_the_gpu_is_the_cpus_within_the_stated_tolerance() {
+    if !gpu_available() {
+        return;
+    }
+    let input = gpu_test_input(8192);
+    let schemes = [
+        "q8_0",
+        "q4_1",
+        "mxfp4",
+        "nf4",
+        "zeropoint-int4",
+        "f8e5m2",
+        "bf16",
+    ];
+    for scheme in schemes {
+        let report = |device: &str, extra: &[&str]| {
+            let mut args = vec![
+                "quantize", "--report", "--device", device, "--scheme", scheme,
+            ];
+            args.extend(extra);
+            args.push("-");
+            let out = bitbudget(&args, &input);
+            assert!(
+                out.status.success(),
+                "{scheme} {device}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        };
+        let dq: &[&[&str]] = if scheme == "nf4" {
+            &[&[], &["--double-quant"]]
+        } else {
+            &[&[]]
+        };
+        for extra in dq {
+            let (cpu, gpu) = (report("cpu", extra), report("gpu", extra));
+            for key in ["scheme", "block", "weights", "bytes", "bits_per_weight"] {
+                assert_eq!(gpu[key], cpu[key], "{scheme} {extra:?}: {key}");
+            }
+            let (c, g) = (report_metrics(&cpu), report_metrics(&gpu));
+            bitbudget_gpu::metrics_within_tolerance(&c, &g)
+                .unwrap_or_else(|e| panic!("{scheme} {extra:?}: {e}"));
+            assert!(
+                c.skipped > 0,
+                "{scheme}: the input has non-finite values to count"
+            );
+        }
+    }
 }

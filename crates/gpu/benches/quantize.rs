@@ -1,7 +1,12 @@
-//! CPU vs GPU quantization throughput (quantize alone, f32 input bytes per second), criterion.
+//! CPU vs GPU throughput (f32 input bytes per second), criterion: quantize alone, and the lab's
+//! whole pipeline (quantize, dequantize, measure: `analyse` on the CPU, `measure_part` per part
+//! on the GPU).
 //! Tensors of 1M, 4M, 16M and 64M weights (narrow with `BITBUDGET_BENCH_MIN_WEIGHTS` and
 //! `BITBUDGET_BENCH_MAX_WEIGHTS`, e.g. 4194304, on slow adapters); schemes with `BITBUDGET_BENCH_SCHEMES` (default "q8_0 nf4 f8e4m3 bf16").
-//! The GPU time includes upload, both dispatches and readback: what a caller waits for.
+//! The GPU time includes upload, both dispatches and readback: what a caller waits for. After
+//! each GPU measurement, the median of 5 `quantize_timed` calls splits it into upload, compute
+//! and readback (compute from timestamp queries when the adapter offers them, else host timing
+//! around separate submissions; the line says which), printed to stderr.
 //! Run: `WGPU_BACKEND=vulkan cargo bench -p bitbudget-gpu --bench quantize`. On Mesa lavapipe
 //! the "GPU" is an emulation on the CPU's own cores, so its numbers say nothing about real GPUs.
 
@@ -16,6 +21,7 @@ criterion::criterion_main!(native::benches);
 mod native {
     use bitbudget_gpu::{block_on, Gpu};
     use bitbudget_math::quant::generate::{generate, Distribution};
+    use bitbudget_math::quant::lab::analyse;
     use bitbudget_math::quant::scheme::{quantize, Scheme};
     use criterion::{criterion_group, Criterion, Throughput};
 
@@ -71,10 +77,52 @@ mod native {
                             .expect("whole blocks")
                         })
                     });
+                    phases(gpu, s, &x, block);
+                }
+                group.bench_function(format!("{s} whole lab cpu"), |b| {
+                    b.iter(|| analyse(s, std::hint::black_box(&x), block, false).expect("runs"))
+                });
+                if let Some(gpu) = &gpu {
+                    group.bench_function(format!("{s} whole lab gpu"), |b| {
+                        b.iter(|| {
+                            let x = std::hint::black_box(&x);
+                            block_on(bitbudget_gpu::analyse(gpu, s, x, block, false, 1 << 22))
+                                .expect("a GPU analysis")
+                        })
+                    });
                 }
             }
             group.finish();
         }
+    }
+
+    /// Prints the median upload, compute and readback times of 5 timed GPU quantizations.
+    fn phases(gpu: &Gpu, s: Scheme, x: &[f32], block: usize) {
+        let start = std::time::Instant::now();
+        let now = move || start.elapsed().as_secs_f64() * 1e3;
+        let mut runs: Vec<bitbudget_gpu::Timings> = (0..5)
+            .map(|_| {
+                block_on(bitbudget_gpu::quantize_timed(gpu, s, x, block, &now))
+                    .expect("whole blocks")
+                    .1
+            })
+            .collect();
+        let median = |runs: &mut Vec<bitbudget_gpu::Timings>,
+                      f: fn(&bitbudget_gpu::Timings) -> f64| {
+            runs.sort_by(|a, b| f(a).total_cmp(&f(b)));
+            f(&runs[runs.len() / 2])
+        };
+        let up = median(&mut runs, |t| t.upload_ms);
+        let compute = median(&mut runs, |t| t.compute_ms);
+        let back = median(&mut runs, |t| t.readback_ms);
+        let gbps = |ms: f64| (x.len() * 4) as f64 / (ms / 1e3) / 1e9;
+        eprintln!(
+            "{s} gpu {}M phases (median of 5): upload {up:.2} ms, compute {compute:.2} ms \
+             ({:.2} GB/s of input, by {}), readback {back:.2} ms",
+            x.len() >> 20,
+            gbps(compute),
+            runs[0].clock.label()
+        );
     }
 
     criterion_group!(benches, bench);

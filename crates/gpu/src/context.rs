@@ -34,7 +34,10 @@ impl fmt::Display for GpuError {
             GpuError::NoDevice(m) => write!(f, "the GPU adapter gave no device: {m}"),
             GpuError::Input(m) | GpuError::TooLarge(m) => f.write_str(m),
             GpuError::Readback(m) => write!(f, "reading GPU results back failed: {m}"),
-            GpuError::NoKernel(s) => write!(f, "{s} has no GPU kernel yet; use --device cpu"),
+            GpuError::NoKernel(s) => write!(
+                f,
+                "{s} has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"
+            ),
         }
     }
 }
@@ -60,6 +63,22 @@ pub(crate) enum Role {
     ParamsFirst,
     /// Uniform parameters of the second dispatch of a submission.
     ParamsSecond,
+    /// Uniform parameters of the measuring pass's dispatches, by step.
+    ParamsMeasure(u8),
+    /// Measure: the original values.
+    Original,
+    /// Measure: the value bins' order keys.
+    Thresholds,
+    /// Measure: counters and histograms.
+    Stats,
+    /// Measure: per-tile results.
+    Tiles,
+    /// Measure: per-group running maxima.
+    Partials,
+    /// Mappable copy of `Stats`.
+    ReadStats,
+    /// Mappable copy of `Tiles`.
+    ReadTiles,
 }
 
 impl Role {
@@ -73,16 +92,32 @@ impl Role {
             Role::ReadOutput => "bitbudget buffer: output readback",
             Role::ParamsFirst => "bitbudget buffer: params of the first dispatch",
             Role::ParamsSecond => "bitbudget buffer: params of the second dispatch",
+            Role::ParamsMeasure(_) => "bitbudget buffer: params of a measuring dispatch",
+            Role::Original => "bitbudget buffer: original values (measure)",
+            Role::Thresholds => "bitbudget buffer: value bin starts (measure)",
+            Role::Stats => "bitbudget buffer: counters and histograms (measure)",
+            Role::Tiles => "bitbudget buffer: per-tile results (measure)",
+            Role::Partials => "bitbudget buffer: group maxima (measure)",
+            Role::ReadStats => "bitbudget buffer: counters and histograms readback",
+            Role::ReadTiles => "bitbudget buffer: per-tile results readback",
         }
     }
 
     fn usage(self) -> wgpu::BufferUsages {
         use wgpu::BufferUsages as U;
         match self {
-            Role::Input | Role::InputCodes => U::STORAGE | U::COPY_DST,
-            Role::Blocks | Role::Output => U::STORAGE | U::COPY_SRC | U::COPY_DST,
-            Role::ReadBlocks | Role::ReadOutput => U::MAP_READ | U::COPY_DST,
-            Role::ParamsFirst | Role::ParamsSecond => U::UNIFORM | U::COPY_DST,
+            Role::Input | Role::InputCodes | Role::Original | Role::Thresholds => {
+                U::STORAGE | U::COPY_DST
+            }
+            Role::Blocks | Role::Output | Role::Stats | Role::Tiles | Role::Partials => {
+                U::STORAGE | U::COPY_SRC | U::COPY_DST
+            }
+            Role::ReadBlocks | Role::ReadOutput | Role::ReadStats | Role::ReadTiles => {
+                U::MAP_READ | U::COPY_DST
+            }
+            Role::ParamsFirst | Role::ParamsSecond | Role::ParamsMeasure(_) => {
+                U::UNIFORM | U::COPY_DST
+            }
         }
     }
 }
@@ -110,8 +145,10 @@ pub struct Gpu {
     chunk_limit: Option<usize>,
     quantize_layout: wgpu::BindGroupLayout,
     dequantize_layout: wgpu::BindGroupLayout,
+    measure_layout: wgpu::BindGroupLayout,
     quantize_pipeline_layout: wgpu::PipelineLayout,
     dequantize_pipeline_layout: wgpu::PipelineLayout,
+    measure_pipeline_layout: wgpu::PipelineLayout,
     cache: Mutex<Cache>,
 }
 
@@ -127,6 +164,21 @@ fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
         },
         count: None,
     }
+}
+
+/// A bind group layout: the uniform `Params` at binding 0, then one storage binding per entry
+/// of `read_only` (read-only or read-write), from binding 1.
+fn bind_group_layout(
+    device: &wgpu::Device,
+    label: &str,
+    read_only: &[bool],
+) -> wgpu::BindGroupLayout {
+    let mut entries = vec![uniform()];
+    entries.extend((1..).zip(read_only).map(|(b, ro)| storage(b, *ro)));
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &entries,
+    })
 }
 
 /// Binding 0: the uniform `Params`.
@@ -165,10 +217,12 @@ impl Gpu {
             })?;
         let limits = adapter.limits();
         let info = adapter.get_info();
+        // Timestamp queries only time the benchmark's kernels: taken when offered, never needed.
+        let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("bitbudget device"),
-                required_features: wgpu::Features::empty(),
+                required_features: features,
                 required_limits: limits.clone(),
                 ..Default::default()
             })
@@ -185,26 +239,21 @@ impl Gpu {
         info: wgpu::AdapterInfo,
         limits: wgpu::Limits,
     ) -> Gpu {
-        let quantize_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("bitbudget layout: quantize (params, x, table, blocks, codes)"),
-            entries: &[
-                uniform(),
-                storage(1, true),
-                storage(2, true),
-                storage(3, false),
-                storage(4, false),
-            ],
-        });
-        let dequantize_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("bitbudget layout: dequantize (params, headers, codes, table, y)"),
-            entries: &[
-                uniform(),
-                storage(1, true),
-                storage(2, true),
-                storage(3, true),
-                storage(4, false),
-            ],
-        });
+        let quantize_layout = bind_group_layout(
+            &device,
+            "bitbudget layout: quantize (params, x, table, blocks, codes)",
+            &[true, true, false, false],
+        );
+        let dequantize_layout = bind_group_layout(
+            &device,
+            "bitbudget layout: dequantize (params, headers, codes, table, y)",
+            &[true, true, true, false],
+        );
+        let measure_layout = bind_group_layout(
+            &device,
+            "bitbudget layout: measure (params, x, y, table, stats, tiles, partials)",
+            &[true, true, true, false, false, false],
+        );
         let pipeline_layout = |label, layout| {
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(label),
@@ -216,6 +265,8 @@ impl Gpu {
             pipeline_layout("bitbudget pipeline layout: quantize", &quantize_layout);
         let dequantize_pipeline_layout =
             pipeline_layout("bitbudget pipeline layout: dequantize", &dequantize_layout);
+        let measure_pipeline_layout =
+            pipeline_layout("bitbudget pipeline layout: measure", &measure_layout);
         Gpu {
             device,
             queue,
@@ -224,8 +275,10 @@ impl Gpu {
             chunk_limit: None,
             quantize_layout,
             dequantize_layout,
+            measure_layout,
             quantize_pipeline_layout,
             dequantize_pipeline_layout,
+            measure_pipeline_layout,
             cache: Mutex::new(Cache::default()),
         }
     }
@@ -253,6 +306,14 @@ impl Gpu {
         &self.limits
     }
 
+    /// Whether the device was opened with timestamp queries (`TIMESTAMP_QUERY`), which
+    /// [`crate::quantize_timed`] then uses to time the kernels.
+    pub fn has_timestamps(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
     /// The chunk cap set by [`Gpu::with_chunk_limit`], if any.
     pub(crate) fn chunk_limit(&self) -> Option<usize> {
         self.chunk_limit
@@ -264,12 +325,17 @@ impl Gpu {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The bind group layout of quantize or dequantize kernels.
-    pub(crate) fn bind_layout(&self, dequantize: bool) -> &wgpu::BindGroupLayout {
-        if dequantize {
-            &self.dequantize_layout
+    /// The bind group layout and pipeline layout of `family`'s kernels.
+    pub(crate) fn layouts(
+        &self,
+        family: Family,
+    ) -> (&wgpu::BindGroupLayout, &wgpu::PipelineLayout) {
+        if family == Family::MeasureLab {
+            (&self.measure_layout, &self.measure_pipeline_layout)
+        } else if family.is_dequantize() {
+            (&self.dequantize_layout, &self.dequantize_pipeline_layout)
         } else {
-            &self.quantize_layout
+            (&self.quantize_layout, &self.quantize_pipeline_layout)
         }
     }
 
@@ -294,11 +360,7 @@ impl Gpu {
                     })
             })
             .clone();
-        let layout = if family.is_dequantize() {
-            &self.dequantize_pipeline_layout
-        } else {
-            &self.quantize_pipeline_layout
-        };
+        let layout = self.layouts(family).1;
         let label = format!("bitbudget pipeline: {} {entry}", family.name());
         let pipeline = self
             .device

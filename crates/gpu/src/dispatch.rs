@@ -4,6 +4,7 @@ use crate::context::{words_to_bytes, Buffers, Gpu, GpuError, Role};
 use crate::layout::Layout;
 use crate::shaders::Family;
 use crate::tables::Table;
+use crate::timing::Stamps;
 
 /// Invocations per workgroup (`WORKGROUP` in common.wgsl).
 const WORKGROUP: u32 = 64;
@@ -92,8 +93,8 @@ pub(crate) struct Pass<'a> {
     pub params: Params,
     /// The uniform buffer that holds them.
     pub params_buffer: &'a wgpu::Buffer,
-    /// Bindings 1 to 4 in order.
-    pub bindings: [&'a wgpu::Buffer; 4],
+    /// Bindings 1 on, in order (four, or six for the measuring pass).
+    pub bindings: &'a [&'a wgpu::Buffer],
 }
 
 /// Records `passes` into one command buffer, then copies `copies` (source, destination, bytes)
@@ -103,12 +104,24 @@ pub(crate) fn submit(
     passes: &[Pass<'_>],
     copies: &[(&wgpu::Buffer, &wgpu::Buffer, u64)],
 ) {
+    submit_stamped(gpu, passes, copies, None);
+}
+
+/// [`submit`], writing a timestamp into query 0 of `stamps` as the first pass begins and into
+/// query 1 as the last ends, then resolving both into `stamps`' resolve buffer and copying them
+/// to its mappable one.
+pub(crate) fn submit_stamped(
+    gpu: &Gpu,
+    passes: &[Pass<'_>],
+    copies: &[(&wgpu::Buffer, &wgpu::Buffer, u64)],
+    stamps: Option<&Stamps>,
+) {
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("bitbudget encoder"),
         });
-    for pass in passes {
+    for (k, pass) in passes.iter().enumerate() {
         gpu.queue
             .write_buffer(pass.params_buffer, 0, &pass.params.bytes());
         let pipeline = {
@@ -132,13 +145,18 @@ pub(crate) fn submit(
         }
         let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(&label),
-            layout: gpu.bind_layout(pass.family.is_dequantize()),
+            layout: gpu.layouts(pass.family).0,
             entries: &entries,
         });
         let (x, y) = grid(gpu, pass.params.count);
+        let timestamp_writes = stamps.map(|st| wgpu::ComputePassTimestampWrites {
+            query_set: &st.queries,
+            beginning_of_pass_write_index: (k == 0).then_some(0),
+            end_of_pass_write_index: (k + 1 == passes.len()).then_some(1),
+        });
         let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(&label),
-            timestamp_writes: None,
+            timestamp_writes,
         });
         cpass.set_pipeline(&pipeline);
         cpass.set_bind_group(0, &bind_group, &[]);
@@ -146,6 +164,10 @@ pub(crate) fn submit(
     }
     for (from, to, bytes) in copies {
         encoder.copy_buffer_to_buffer(from, 0, to, 0, bytes.next_multiple_of(4));
+    }
+    if let Some(st) = stamps.filter(|_| !passes.is_empty()) {
+        encoder.resolve_query_set(&st.queries, 0..2, &st.resolve, 0);
+        encoder.copy_buffer_to_buffer(&st.resolve, 0, &st.read, 0, 16);
     }
     gpu.queue.submit([encoder.finish()]);
 }

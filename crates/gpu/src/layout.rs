@@ -127,8 +127,7 @@ pub fn has_kernel(scheme: Scheme) -> Result<(), GpuError> {
 }
 
 /// Whether `scheme` has a WGSL dequantize kernel (every scheme with [`has_kernel`], and the
-/// K-quants, IQ4_NL, NVFP4 and MX formats, which quantize on the CPU): `Ok`, or
-/// [`GpuError::NoKernel`].
+/// K-quants and IQ4_NL, which quantize on the CPU): `Ok`, or [`GpuError::NoKernel`].
 pub fn has_dequantize_kernel(scheme: Scheme) -> Result<(), GpuError> {
     layout(scheme, scheme.default_block()).map(|_| ())
 }
@@ -174,7 +173,7 @@ mod tests {
         assert_eq!(e, GpuError::NoKernel(q4_k));
         assert_eq!(
             e.to_string(),
-            "q4_k has no GPU kernel yet; use --device cpu"
+            "q4_k has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"
         );
         for s in [
             "q8_0",

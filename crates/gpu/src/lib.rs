@@ -5,6 +5,11 @@
 //!   and reused. Host functions take a `&Gpu`, so the app, the CLI and the tests bring their own.
 //! - [`quantize`], [`dequantize`], [`nf4_double_quant_bytes`]: the operations, streamed in chunks
 //!   within the adapter's limits (storage binding size, workgroups per dimension).
+//! - [`measure_part`]: one part of the lab quantized, dequantized and measured on the device
+//!   (metric sums, counts, histograms, error map); only the bytes and a summary come back.
+//!   Counts and histograms are exact, sums within [`SUM_TOLERANCE`] (see its module).
+//! - [`quantize_timed`]: [`quantize`] with upload, compute and readback timed apart (compute by
+//!   timestamp queries when the adapter offers them).
 //! - [`produce_part`]: one part of the Quantize lab's streaming analysis (whole-tensor
 //!   parameters given), for `bitbudget_math::quant::lab::SchemeRun::measure`.
 //! - Exactness: the kernels never use the GPU's float unit on a value that reaches the output;
@@ -33,15 +38,24 @@
 mod context;
 mod dispatch;
 mod layout;
+mod measure;
 mod part;
 mod quantize;
 mod shaders;
 mod tables;
+mod timing;
+mod tolerance;
 
 pub use context::{Gpu, GpuError};
 pub use layout::{has_dequantize_kernel, has_kernel};
+pub use measure::{analyse, measure_part};
 pub use part::produce_part;
 pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
+pub use timing::{quantize_timed, ComputeClock, Timings};
+pub use tolerance::{
+    metrics_within_tolerance, summary_within_tolerance, MAX_ERROR_ABSOLUTE, MAX_ERROR_TOLERANCE,
+    SUM_TOLERANCE,
+};
 /// The adapter kinds of [`Gpu::info`] (e.g. `Cpu` for a software or fallback adapter).
 pub use wgpu::DeviceType;
 

@@ -16,12 +16,22 @@ pub async fn produce_part(
     padded: &[f32],
 ) -> Result<ProducedPart, GpuError> {
     let (scheme, block) = (quantizer.scheme(), quantizer.block());
-    let bytes = match quantizer.nf4_mean() {
-        Some(mean) => nf4_double_quant_bytes_with(gpu, padded, block, Some(mean)).await?,
-        None => quantize_with_scale(gpu, scheme, padded, block, quantizer.fp8_scale()).await?,
-    };
+    let bytes = part_bytes(gpu, quantizer, padded).await?;
     let mut whole = quantizer.header();
     whole.extend_from_slice(&bytes);
     let values = dequantize(gpu, scheme, &whole, block).await?;
     Ok(ProducedPart { bytes, values })
+}
+
+/// The bytes of one part (no per-tensor header), as [`PartQuantizer::part`] gives them.
+pub(crate) async fn part_bytes(
+    gpu: &Gpu,
+    quantizer: &PartQuantizer,
+    padded: &[f32],
+) -> Result<Vec<u8>, GpuError> {
+    let (scheme, block) = (quantizer.scheme(), quantizer.block());
+    match quantizer.nf4_mean() {
+        Some(mean) => nf4_double_quant_bytes_with(gpu, padded, block, Some(mean)).await,
+        None => quantize_with_scale(gpu, scheme, padded, block, quantizer.fp8_scale()).await,
+    }
 }

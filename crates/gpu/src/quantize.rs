@@ -7,6 +7,7 @@ use crate::dispatch::{
 };
 use crate::layout::{layout, packs_nibbles, Layout};
 use crate::tables::{fp8_consts, table_of, Table};
+use crate::timing::Stopwatch;
 use bitbudget_math::quant::nf4;
 use bitbudget_math::quant::scheme::{fp8_scale, Scheme};
 
@@ -60,6 +61,19 @@ pub(crate) async fn quantize_with_scale(
     block: usize,
     scale: Option<f32>,
 ) -> Result<Vec<u8>, GpuError> {
+    quantize_watched(gpu, scheme, x, block, scale, None).await
+}
+
+/// [`quantize_with_scale`], with its phases timed apart on `watch` when one is given (see
+/// `timing.rs`): then upload, kernels and readback are submitted and waited for one by one.
+pub(crate) async fn quantize_watched(
+    gpu: &Gpu,
+    scheme: Scheme,
+    x: &[f32],
+    block: usize,
+    scale: Option<f32>,
+    mut watch: Option<&mut Stopwatch<'_>>,
+) -> Result<Vec<u8>, GpuError> {
     let l = check(scheme, block, x.len())?;
     let family = l.quantize.ok_or(GpuError::NoKernel(scheme))?;
     let consts = fp8_consts(scheme);
@@ -74,6 +88,7 @@ pub(crate) async fn quantize_with_scale(
     let mut out = Vec::with_capacity(l.prefix_bytes() + x.len() / l.weights * l.stride());
     let mut scalar = scale.map_or(0, f32::to_bits);
     if l.per_tensor_scale && scale.is_none() {
+        let started = watch.as_ref().map(|w| w.now());
         let blocks = buffers.get(Role::Blocks, 16);
         gpu.queue.write_buffer(&blocks, 0, &[0; 16]);
         for part in x.chunks(per_chunk) {
@@ -93,7 +108,7 @@ pub(crate) async fn quantize_with_scale(
                     entry: "measure",
                     params,
                     params_buffer: &params_buffer,
-                    bindings: [&input, &table, &blocks, &codes],
+                    bindings: &[&input, &table, &blocks, &codes],
                 }],
                 &[],
             );
@@ -104,6 +119,9 @@ pub(crate) async fn quantize_with_scale(
         let scale = fp8_scale(scheme, &[f32::from_bits(amax)]);
         out.extend_from_slice(&scale.to_le_bytes());
         scalar = scale.to_bits();
+        if let (Some(w), Some(t0)) = (watch.as_mut(), started) {
+            w.timings.compute_ms += w.now() - t0;
+        }
     }
     for part in x.chunks(per_chunk) {
         let units = part.len() / l.weights;
@@ -117,7 +135,11 @@ pub(crate) async fn quantize_with_scale(
         let read_codes = buffers.get(Role::ReadOutput, code_bytes);
         let first = buffers.get(Role::ParamsFirst, 48);
         let second = buffers.get(Role::ParamsSecond, 48);
+        let t0 = watch.as_ref().map_or(0.0, |w| w.now());
         gpu.queue.write_buffer(&input, 0, &f32_bytes(part));
+        if let Some(w) = watch.as_mut() {
+            w.uploaded(gpu, t0).await?;
+        }
         let base = Params {
             n: part.len() as u32,
             block: l.weights as u32,
@@ -126,7 +148,7 @@ pub(crate) async fn quantize_with_scale(
             consts,
             ..Params::default()
         };
-        let bindings = [&input, &table, &blocks, &codes];
+        let bindings: &[&wgpu::Buffer] = &[&input, &table, &blocks, &codes];
         let mut passes = Vec::new();
         if l.measures {
             passes.push(Pass {
@@ -154,12 +176,25 @@ pub(crate) async fn quantize_with_scale(
         if l.measures {
             copies.push((&blocks, &read_blocks, block_bytes));
         }
-        submit(gpu, &passes, &copies);
+        let t1 = match watch.as_mut() {
+            Some(w) => {
+                w.compute(gpu, &passes).await?;
+                submit(gpu, &[], &copies);
+                w.now()
+            }
+            None => {
+                submit(gpu, &passes, &copies);
+                0.0
+            }
+        };
         let mut wanted = vec![(&read_codes, code_bytes)];
         if l.measures {
             wanted.push((&read_blocks, block_bytes));
         }
         let data = read(gpu, &wanted).await?;
+        if let Some(w) = watch.as_mut() {
+            w.timings.readback_ms += w.now() - t1;
+        }
         let blocks_data = data.get(1).map(Vec::as_slice).unwrap_or(&[]);
         assemble(&l, blocks_data, &data[0], units, &mut out);
     }
@@ -206,36 +241,50 @@ pub async fn dequantize(
     for part in body.chunks(per_chunk * stride) {
         let n = part.len() / stride * l.weights;
         let (headers, codes) = split(&l, part);
-        let headers_buffer = buffers.get(Role::Input, headers.len() as u64);
-        let codes_buffer = buffers.get(Role::InputCodes, codes.len() as u64);
-        let y = buffers.get(Role::Output, 4 * n as u64);
+        let y = dequantize_on_device(gpu, &mut buffers, &l, scalar, (&headers, &codes), &table, n);
         let read_y = buffers.get(Role::ReadOutput, 4 * n as u64);
-        let params_buffer = buffers.get(Role::ParamsFirst, 48);
-        gpu.queue.write_buffer(&headers_buffer, 0, &headers);
-        gpu.queue.write_buffer(&codes_buffer, 0, &codes);
-        let params = Params {
-            count: n as u32,
-            n: n as u32,
-            block: l.weights as u32,
-            variant: l.variant,
-            scalar,
-            ..Params::default()
-        };
-        submit(
-            gpu,
-            &[Pass {
-                family: l.dequantize,
-                entry: "dequantize",
-                params,
-                params_buffer: &params_buffer,
-                bindings: [&headers_buffer, &codes_buffer, &table, &y],
-            }],
-            &[(&y, &read_y, 4 * n as u64)],
-        );
+        submit(gpu, &[], &[(&y, &read_y, 4 * n as u64)]);
         let data = read(gpu, &[(&read_y, 4 * n as u64)]).await?;
         out.extend(words(&data[0]).into_iter().map(f32::from_bits));
     }
     Ok(out)
+}
+
+/// Dequantizes stored blocks, split into `headers` and `codes` (see `dispatch::split`), into a
+/// device buffer of `n` weights (the `Output` role), left there for what comes next: a readback
+/// ([`dequantize`]) or the measuring pass (`measure.rs`).
+pub(crate) fn dequantize_on_device(
+    gpu: &Gpu,
+    buffers: &mut CheckedOut<'_>,
+    l: &Layout,
+    scalar: u32,
+    (headers, codes): (&[u8], &[u8]),
+    table: &wgpu::Buffer,
+    n: usize,
+) -> wgpu::Buffer {
+    let headers_buffer = buffers.get(Role::Input, headers.len() as u64);
+    let codes_buffer = buffers.get(Role::InputCodes, codes.len() as u64);
+    let y = buffers.get(Role::Output, 4 * n as u64);
+    let params_buffer = buffers.get(Role::ParamsFirst, 48);
+    gpu.queue.write_buffer(&headers_buffer, 0, headers);
+    gpu.queue.write_buffer(&codes_buffer, 0, codes);
+    let params = Params {
+        count: n as u32,
+        n: n as u32,
+        block: l.weights as u32,
+        variant: l.variant,
+        scalar,
+        ..Params::default()
+    };
+    let pass = Pass {
+        family: l.dequantize,
+        entry: "dequantize",
+        params,
+        params_buffer: &params_buffer,
+        bindings: &[&headers_buffer, &codes_buffer, table, &y],
+    };
+    submit(gpu, &[pass], &[]);
+    y
 }
 
 /// NF4 with QLoRA's double quantization, exactly the bytes of
@@ -292,7 +341,7 @@ pub(crate) async fn nf4_double_quant_bytes_with(
                 entry: "double_quantize",
                 params,
                 params_buffer: &params_buffer,
-                bindings: [&input, &table, &out, &codes],
+                bindings: &[&input, &table, &out, &codes],
             }],
             &[(&out, &read_out, 4 * part.len() as u64)],
         );

@@ -67,6 +67,8 @@ pub(crate) enum Family {
     DequantizeNvfp4,
     /// MXFP8 and MXFP6 (`dequantize`).
     DequantizeMx,
+    /// The lab's measuring pass (`tile_max`, `group_max`, `scan`, `measure_tiles`).
+    MeasureLab,
 }
 
 impl Family {
@@ -135,6 +137,7 @@ impl Family {
                 include_str!("shaders/dequantize_nvfp4.wgsl"),
             ),
             Family::DequantizeMx => ("dequantize_mx", include_str!("shaders/dequantize_mx.wgsl")),
+            Family::MeasureLab => ("measure_lab", include_str!("shaders/measure_lab.wgsl")),
         }
     }
 
@@ -147,7 +150,7 @@ impl Family {
     /// its own.
     fn bindings(self) -> &'static str {
         match self {
-            Family::QuantizeFp8 => "",
+            Family::QuantizeFp8 | Family::MeasureLab => "",
             f if f.is_dequantize() => DEQUANTIZE_BINDINGS,
             _ => QUANTIZE_BINDINGS,
         }
@@ -159,6 +162,7 @@ impl Family {
     fn entries(self) -> &'static [&'static str] {
         match self {
             f if f.is_dequantize() => &[ENTRY_DEQUANTIZE],
+            Family::MeasureLab => &[],
             Family::QuantizeFp8 | Family::QuantizeHalf => &[ENTRY_QUANTIZE],
             _ => &[ENTRY_MEASURE, ENTRY_QUANTIZE],
         }
@@ -192,7 +196,8 @@ impl Family {
 
     /// Every family (the shader validation test compiles them all).
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) const ALL: [Family; 20] = [
+    pub(crate) const ALL: [Family; 21] = [
+        Family::MeasureLab,
         Family::QuantizeGgml,
         Family::QuantizeMxfp4,
         Family::QuantizeNf4,
@@ -241,6 +246,7 @@ mod tests {
                 .collect();
             let expected: &[&str] = match family {
                 Family::QuantizeHalf => &["quantize"],
+                Family::MeasureLab => &["tile_max", "group_max", "scan", "measure_tiles"],
                 Family::QuantizeNf4 => &["double_quantize", "measure", "quantize"],
                 f if f.is_dequantize() => &["dequantize"],
                 _ => &["measure", "quantize"],

@@ -10,52 +10,12 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use bitbudget_gpu::{block_on, Gpu};
 use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::scheme::{self, Scheme};
-use std::io::Write;
-use std::sync::OnceLock;
-
-/// Weights per chunk of the chunked context: small, so that every tensor below of more than a
-/// few blocks streams through several chunks (and FP8 through its two passes).
-const SMALL_CHUNK: usize = 1000;
-
-fn open(chunk: Option<usize>) -> Result<Gpu, String> {
-    let gpu = block_on(Gpu::new()).map_err(|e| e.to_string())?;
-    Ok(match chunk {
-        Some(c) => gpu.with_chunk_limit(c),
-        None => gpu,
-    })
-}
-
-/// One context for the whole test binary (or why there is none).
-fn gpu() -> Option<&'static Gpu> {
-    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
-    usable(GPU.get_or_init(|| open(None)))
-}
-
-/// A second context that streams in chunks of [`SMALL_CHUNK`] weights.
-fn chunked_gpu() -> Option<&'static Gpu> {
-    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
-    usable(GPU.get_or_init(|| open(Some(SMALL_CHUNK))))
-}
-
-fn usable(g: &'static Result<Gpu, String>) -> Option<&'static Gpu> {
-    match g {
-        Ok(gpu) => Some(gpu),
-        Err(reason) => {
-            if std::env::var("BITBUDGET_REQUIRE_GPU").is_ok_and(|v| v == "1") {
-                panic!("BITBUDGET_REQUIRE_GPU=1 but {reason}");
-            }
-            // Straight to stderr: the test harness captures `eprintln!` of passing tests.
-            let _ = writeln!(
-                std::io::stderr(),
-                "\n*** SKIPPED: GPU parity test: {reason} ***\n"
-            );
-            None
-        }
-    }
-}
+use common::{any_bits, chunked_gpu, gpu, normal, SMALL_CHUNK};
 
 /// The block size each scheme is tested with, besides its default.
 fn blocks_of(s: Scheme) -> Vec<usize> {
@@ -122,20 +82,6 @@ fn check(gpu: &Gpu, s: Scheme, x: &[f32], block: usize, case: &str) {
     let got_y = block_on(bitbudget_gpu::dequantize(gpu, s, &cpu, block))
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_same_weights(&format!("dequantize {what}"), &got_y, &cpu_y);
-}
-
-/// Seeded normal weights with a per-tensor magnitude.
-fn normal(n: usize, seed: u64, magnitude: f64) -> Vec<f32> {
-    let mut rng = SplitMix64(seed);
-    (0..n).map(|_| (rng.normal() * magnitude) as f32).collect()
-}
-
-/// Seeded arbitrary bit patterns: every exponent, subnormals, ±∞ and NaN all turn up.
-fn any_bits(n: usize, seed: u64) -> Vec<f32> {
-    let mut rng = SplitMix64(seed);
-    (0..n)
-        .map(|_| f32::from_bits(rng.next_u64() as u32))
-        .collect()
 }
 
 /// Seeded blocks whose magnitudes differ wildly from block to block (1e-42 to 1e38), so scales
@@ -527,6 +473,31 @@ fn the_lab_gives_the_same_results_with_parts_made_on_the_gpu() {
                 format!("{cpu_detail:?}"),
                 "{what}: chart data"
             );
+        }
+    }
+}
+
+/// `quantize_timed` gives `quantize`'s bytes, with every phase timed, across chunks and through
+/// FP8's two passes; compute comes from timestamp queries exactly when the device has them.
+#[test]
+fn timed_quantization_gives_the_same_bytes_and_times_each_phase() {
+    for gpu in [gpu(), chunked_gpu()].into_iter().flatten() {
+        let start = std::time::Instant::now();
+        let now = move || start.elapsed().as_secs_f64() * 1e3;
+        let x = normal(5024, 3, 1.0);
+        for s in ["q8_0", "f8e4m3", "bf16"] {
+            let s: Scheme = s.parse().unwrap();
+            let block = s.default_block();
+            let plain = block_on(bitbudget_gpu::quantize(gpu, s, &x, block)).unwrap();
+            let (bytes, t) =
+                block_on(bitbudget_gpu::quantize_timed(gpu, s, &x, block, &now)).unwrap();
+            assert_eq!(bytes, plain, "{s}");
+            assert!(
+                t.upload_ms > 0.0 && t.compute_ms > 0.0 && t.readback_ms > 0.0,
+                "{s}: {t:?}"
+            );
+            let stamped = t.clock == bitbudget_gpu::ComputeClock::Timestamps;
+            assert_eq!(stamped, gpu.has_timestamps(), "{s}: {t:?}");
         }
     }
 }

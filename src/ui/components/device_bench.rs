@@ -1,12 +1,15 @@
 //! The Quantize lab's benchmark panel: throughput of the CPU (WebAssembly) and the GPU (WebGPU)
 //! for the selected scheme on seeded normal tensors from 1M to 64M values, for quantizing alone
 //! and for the lab's whole pipeline (quantize, dequantize, measure), each a warm-up run then the
-//! median of [`RUNS`]. The GPU pipeline makes each part on the GPU and measures it on the CPU (the
-//! measuring pass has no GPU kernel yet); upload, compute and readback are not timed apart.
+//! median of [`RUNS`]. The GPU pipeline quantizes, dequantizes and measures each part on the GPU
+//! (only the bytes and a summary come back). GPU quantization is also split into upload, compute
+//! and readback ([`Phases`]) by separate timed runs.
 
 use crate::ui::browser::copy_text;
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
-use crate::ui::gpu_lab::{produce_on_gpu, quantize_on_gpu, GpuStatus};
+use crate::ui::gpu_lab::{
+    quantize_on_gpu, quantize_timed_on_gpu, step_on_gpu, GpuStatus, PhaseTimes,
+};
 use crate::ui::quant_state::{now, yield_now, QuantState, CHUNK_VALUES};
 use bitbudget_charts::throughput::{self, Series};
 use bitbudget_math::numbers::grouped;
@@ -71,6 +74,58 @@ pub struct Measurement {
     pub median_ms: f64,
     /// f32 input bytes per second of the median run, in GB/s (10^9 bytes).
     pub gb_per_s: f64,
+    /// GPU quantization only: the median phases of [`RUNS`] further runs timed apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Phases>,
+}
+
+/// Upload, compute and readback of a GPU quantization, each the median of [`RUNS`] runs timed
+/// apart (each phase waited for before the next, so they add up to more than a plain run).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Phases {
+    /// Writing the input to the GPU, in milliseconds (host clock).
+    pub upload_ms: f64,
+    /// The kernels, in milliseconds.
+    pub compute_ms: f64,
+    /// Reading the results back, in milliseconds (host clock).
+    pub readback_ms: f64,
+    /// How compute was timed: "timestamp queries" or "host timing around separate submissions".
+    pub compute_clock: &'static str,
+}
+
+impl Phases {
+    /// The median of each phase over `runs` (at least one).
+    fn median_of(runs: &[PhaseTimes]) -> Phases {
+        let of = |f: fn(&PhaseTimes) -> f64| median(runs.iter().map(f).collect());
+        Phases {
+            upload_ms: of(|t| t.upload_ms),
+            compute_ms: of(|t| t.compute_ms),
+            readback_ms: of(|t| t.readback_ms),
+            compute_clock: runs[0].compute_clock,
+        }
+    }
+
+    /// "upload / compute / readback ms (clock)" for the table.
+    fn text(&self) -> String {
+        format!(
+            "{:.1} / {:.1} / {:.1} ({})",
+            self.upload_ms, self.compute_ms, self.readback_ms, self.compute_clock
+        )
+    }
+}
+
+/// [`RUNS`] GPU quantizations of `x` with their phases timed apart.
+async fn phases(scheme: Scheme, x: &[f32], block: usize) -> Result<Phases, String> {
+    let mut runs = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        yield_now().await;
+        runs.push(
+            quantize_timed_on_gpu(scheme, x, block)
+                .await
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    Ok(Phases::median_of(&runs))
 }
 
 /// The report the Copy button gives, as JSON.
@@ -110,11 +165,7 @@ async fn run_once(
             let mut run = SchemeRun::new(scheme, x, block, false, overview, CHUNK_VALUES);
             while !run.done() {
                 if task == Task::GpuLab {
-                    let quantizer = run.quantizer().clone();
-                    let part = produce_on_gpu(&quantizer, &run.padded_part())
-                        .await
-                        .map_err(|e| e.to_string())?;
-                    run.measure(&part).map_err(|e| e.to_string())?;
+                    step_on_gpu(&mut run).await.map_err(|e| e.to_string())?;
                 } else {
                     run.step().map_err(|e| e.to_string())?;
                 }
@@ -167,12 +218,17 @@ async fn measure_all(
             }
             let median_ms = median(times);
             let gb_per_s = (n * 4) as f64 / (median_ms.max(1e-3) / 1e3) / 1e9;
+            let phases = match task {
+                Task::GpuQuantize => Some(phases(scheme, &x, block).await?),
+                _ => None,
+            };
             found.update(|f| {
                 f.push(Measurement {
                     task: *task,
                     values: n,
                     median_ms,
                     gb_per_s,
+                    phases,
                 })
             });
             progress.set((i * tasks.len() + k + 1) as f64 / steps);
@@ -247,13 +303,14 @@ pub fn DeviceBench() -> impl IntoView {
     let rows = move || {
         found.get().into_iter().map(|m| view! {
             <tr><th scope="row">{m.task.label()}</th><td class="num">{grouped(m.values)}</td>
-                <td class="num">{format!("{:.1}", m.median_ms)}</td><td class="num" data-testid="bench-rate">{format!("{:.3}", m.gb_per_s)}</td></tr>
+                <td class="num">{format!("{:.1}", m.median_ms)}</td><td class="num" data-testid="bench-rate">{format!("{:.3}", m.gb_per_s)}</td>
+                <td data-testid="bench-phases">{m.phases.as_ref().map(Phases::text)}</td></tr>
         }).collect_view()
     };
     view! {
         <details class="bench" data-testid="device-bench">
             <summary>"Benchmark: CPU against GPU"</summary>
-            <p class="help">"Times the selected scheme on seeded normal tensors: quantizing alone and the lab's whole pipeline (quantize, dequantize, measure), one warm-up run, then the median of three. The GPU pipeline makes each part on the GPU and measures it on the CPU. In a browser without a real GPU (a software adapter), GPU numbers show correctness, not speed."</p>
+            <p class="help">"Times the selected scheme on seeded normal tensors: quantizing alone and the lab's whole pipeline (quantize, dequantize, measure), one warm-up run, then the median of three. The GPU pipeline quantizes, dequantizes and measures each part on the GPU. GPU quantizing is also timed phase by phase in three more runs (compute from timestamp queries where the browser offers them). In a browser without a real GPU (a software adapter), GPU numbers show correctness, not speed."</p>
             <div class="field-box">
                 <label for="bench-largest">"Largest tensor"</label>
                 <select id="bench-largest" data-testid="bench-largest" prop:value=move || largest.get().to_string()
@@ -270,7 +327,7 @@ pub fn DeviceBench() -> impl IntoView {
                 <CanvasChart label=Signal::derive(|| "Throughput in GB/s against tensor size, CPU and GPU".to_string()) height=throughput::HEIGHT testid="bench-chart" draw=draw />
                 <div class="table-scroll">
                     <table data-testid="bench-table">
-                        <thead><tr><th scope="col">"task"</th><th scope="col">"values"</th><th scope="col">"median ms"</th><th scope="col">"GB/s"</th></tr></thead>
+                        <thead><tr><th scope="col">"task"</th><th scope="col">"values"</th><th scope="col">"median ms"</th><th scope="col">"GB/s"</th><th scope="col">"GPU upload / compute / readback ms"</th></tr></thead>
                         <tbody>{rows}</tbody>
                     </table>
                 </div>

@@ -2,6 +2,7 @@
 //! WebGPU kernels of bitbudget-gpu through wgpu (natively Vulkan; Mesa lavapipe works).
 
 use bitbudget_gpu::{block_on, Gpu};
+use bitbudget_math::quant::metrics::ErrorMetrics;
 use bitbudget_math::quant::scheme::Scheme;
 use clap::ValueEnum;
 
@@ -16,13 +17,18 @@ pub enum Device {
 }
 
 /// Opens a GPU context for `--device gpu` (None for `--device cpu`); without an adapter the
-/// error names the backends that were tried. A scheme without GPU kernels is refused first,
-/// whatever the machine has.
-pub fn open(device: Device, scheme: Scheme) -> Result<Option<Gpu>, String> {
+/// error names the backends that were tried. A scheme without the kernels the command needs
+/// (`kernels`: [`bitbudget_gpu::has_kernel`] to quantize, [`bitbudget_gpu::has_dequantize_kernel`]
+/// to dequantize) is refused first, whatever the machine has.
+pub fn open(
+    device: Device,
+    scheme: Scheme,
+    kernels: fn(Scheme) -> Result<(), bitbudget_gpu::GpuError>,
+) -> Result<Option<Gpu>, String> {
     match device {
         Device::Cpu => Ok(None),
         Device::Gpu => {
-            bitbudget_gpu::has_kernel(scheme).map_err(|e| e.to_string())?;
+            kernels(scheme).map_err(|e| e.to_string())?;
             block_on(Gpu::new())
                 .map(Some)
                 .map_err(|e| format!("--device gpu: {e}"))
@@ -55,4 +61,31 @@ pub fn dequantize(
     block: usize,
 ) -> Result<Vec<f32>, String> {
     block_on(bitbudget_gpu::dequantize(gpu, scheme, bytes, block)).map_err(|e| e.to_string())
+}
+
+/// Values per part of [`report_metrics`] (the lab's streaming analysis).
+const REPORT_PART: usize = 1 << 22;
+
+/// The error metrics of `scheme` on `x` for `quantize --report`, measured on the GPU: the lab's
+/// streaming analysis with every part quantized, dequantized and measured on the device
+/// (`bitbudget_gpu::analyse`), so the dequantized values never come back. The skipped and lost
+/// counts equal the CPU's; the other metrics are within `bitbudget_gpu::SUM_TOLERANCE` (see
+/// `bitbudget_gpu::metrics_within_tolerance`).
+pub fn report_metrics(
+    gpu: &Gpu,
+    scheme: Scheme,
+    x: &[f32],
+    block: usize,
+    double_quant: bool,
+) -> Result<ErrorMetrics, String> {
+    block_on(bitbudget_gpu::analyse(
+        gpu,
+        scheme,
+        x,
+        block,
+        double_quant,
+        REPORT_PART,
+    ))
+    .map(|(row, _)| row.metrics)
+    .map_err(|e| e.to_string())
 }

@@ -6,6 +6,10 @@
 //! whole tensor, and the lab's analysis it draws keeps the input), `--device gpu` (one upload and
 //! one readback), and a per-tensor scheme (FP8, NF4 `--double-quant`) read from stdin, which
 //! cannot be read twice.
+//!
+//! `--report --device gpu` measures on the GPU as well (the lab's measuring pass,
+//! `bitbudget_gpu::measure_part`): the counts equal the CPU's, the other metrics are within
+//! `bitbudget_gpu::SUM_TOLERANCE`.
 
 use crate::commands::gpu_device::{self, Device};
 use crate::commands::quantize_stream::{
@@ -127,7 +131,7 @@ fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
     if args.double_quant && args.scheme != Scheme::Nf4 {
         return Err("--double-quant applies to --scheme nf4 only".into());
     }
-    let gpu = gpu_device::open(args.device, args.scheme)?;
+    let gpu = gpu_device::open(args.device, args.scheme, bitbudget_gpu::has_kernel)?;
     let bytes = if let Some(gpu) = &gpu {
         gpu_device::quantize(gpu, args.scheme, &x, b, args.double_quant)
     } else if args.double_quant {
@@ -149,8 +153,14 @@ fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
                 return Ok(());
             }
         }
-        let y = dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string())?;
-        let m = error_metrics(&x, &y);
+        let m = match &gpu {
+            Some(gpu) => gpu_device::report_metrics(gpu, args.scheme, &x, b, args.double_quant)
+                .map_err(|e| format!("{}: {e}", args.input))?,
+            None => error_metrics(
+                &x,
+                &dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string())?,
+            ),
+        };
         let bits = if args.double_quant {
             bitbudget_math::quant::nf4::bits_per_weight(b, true)
         } else {
@@ -198,7 +208,11 @@ pub fn run_dequantize(args: DequantizeArgs) -> Result<(), String> {
     }
     let bytes = read_all(&args.input)?;
     let b = block(args.scheme, args.block)?;
-    let y = match gpu_device::open(args.device, args.scheme)? {
+    let y = match gpu_device::open(
+        args.device,
+        args.scheme,
+        bitbudget_gpu::has_dequantize_kernel,
+    )? {
         Some(gpu) => gpu_device::dequantize(&gpu, args.scheme, &bytes, b),
         None => dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string()),
     }

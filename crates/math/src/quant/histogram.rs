@@ -96,7 +96,18 @@ impl Bins {
 }
 
 /// Fine bins of a [`GrowingHistogram`] over its symmetric range.
-const FINE: usize = 4096;
+pub const FINE: usize = 4096;
+
+/// Where fine bin `i` of a [`GrowingHistogram`] goes when its range doubles `k` times: each
+/// doubling merges bin pairs into the middle half (`FINE / 4 + i / 2`), exactly as the range's
+/// own growth does.
+pub fn fold_fine_bin(mut i: usize, k: u32) -> usize {
+    // After 12 doublings every bin has settled on FINE / 2 − 1 or FINE / 2.
+    for _ in 0..k.min(12) {
+        i = FINE / 4 + i / 2;
+    }
+    i
+}
 
 /// A histogram of values centred on zero whose range is not known in advance: `FINE` bins over
 /// [−R, R], where R is a power of two that doubles (merging pairs of bins) whenever a value falls
@@ -226,6 +237,84 @@ impl GrowingHistogram {
         self.scale = FINE as f64 / (2.0 * self.r);
     }
 
+    /// An empty histogram whose range is already 2^`exponent` (`None`: not yet set), as one that
+    /// has seen values up to that size but counts none of them: the start of a part's
+    /// histogram that continues another's (see [`GrowingHistogram::merge`]).
+    pub fn starting_at(exponent: Option<i32>) -> Self {
+        let mut h = Self::default();
+        if let Some(e) = exponent {
+            h.exponent = Some(e);
+            h.r = 2f64.powi(e);
+            h.scale = FINE as f64 / (2.0 * h.r);
+        }
+        h
+    }
+
+    /// log2 of the range R, once a non-zero finite value has been seen: the growth so far, which
+    /// decides where later values land (a value equal to R sits in the top bin; a tiny negative
+    /// one rounds to the bin right of 0 when it is at most R·2⁻⁵⁴).
+    pub fn exponent(&self) -> Option<i32> {
+        self.exponent
+    }
+
+    /// Adds [`FINE`] counts binned elsewhere (e.g. on a GPU) over [−2^e, 2^e] for `exponent` e,
+    /// each value binned as [`GrowingHistogram::push`] would have binned it with the range it
+    /// had then, then folded into e; with `exponent` `None` every count must be of zeros (bin
+    /// `FINE / 2`). The range grows to the larger of the two exponents and the smaller side
+    /// folds as doubling would fold it, so the counts equal pushing the same values in order.
+    /// Counts beyond [`FINE`] are ignored. Exact when the counts were binned knowing this
+    /// histogram's exponent (e at least this one's; see [`GrowingHistogram::starting_at`]).
+    pub fn add_fine(&mut self, exponent: Option<i32>, counts: &[u64]) {
+        let Some(e) = exponent else {
+            let zeros: u64 = counts.iter().sum();
+            match self.exponent {
+                None => self.zeros += zeros,
+                Some(_) => self.counts[FINE / 2] += zeros,
+            }
+            return;
+        };
+        match self.exponent {
+            None => {
+                *self = Self {
+                    zeros: self.zeros,
+                    ..Self::starting_at(Some(e))
+                }
+            }
+            Some(mine) => {
+                for _ in mine..e {
+                    self.double();
+                }
+                self.scale = FINE as f64 / (2.0 * self.r);
+            }
+        }
+        let k = (self.exponent.unwrap_or(e) - e).max(0) as u32;
+        for (i, c) in counts.iter().take(FINE).enumerate() {
+            self.counts[fold_fine_bin(i, k)] += c;
+        }
+    }
+
+    /// The count of each of the [`FINE`] bins over [−2^e, 2^e] so far (zeros seen before the
+    /// range was set included in the bin right of 0): what two histograms compare by.
+    pub fn fine_counts(&self) -> Vec<u64> {
+        let mut counts = self.counts.clone();
+        for (c, l) in counts.iter_mut().zip(&self.lanes) {
+            *c += l.iter().map(|v| *v as u64).sum::<u64>();
+        }
+        counts[FINE / 2] += self.zeros;
+        counts
+    }
+
+    /// Adds everything `other` counted, as if its values had been pushed here after this
+    /// histogram's own: exactly so when `other` started at this histogram's exponent
+    /// ([`GrowingHistogram::starting_at`]), since its values were then binned with the range
+    /// they would have met here (see [`GrowingHistogram::add_fine`]).
+    pub fn merge(&mut self, other: &GrowingHistogram) {
+        let mut counts = other.fine_counts();
+        counts[FINE / 2] -= other.zeros;
+        self.add_fine(other.exponent, &counts);
+        self.add_fine(None, &[other.zeros]);
+    }
+
     /// Moves the lanes' counts into `counts`.
     fn settle(&mut self) {
         if self.in_lanes > 0 {
@@ -252,11 +341,7 @@ impl GrowingHistogram {
     /// At most `bins` equal bins spanning the values seen (whole fine bins, so the edges can lie a
     /// little outside the extreme values). No values, or only zeros: one bin over [−1, 1].
     pub fn finish(&self, bins: usize) -> Histogram {
-        let mut counts = self.counts.clone();
-        for (c, l) in counts.iter_mut().zip(&self.lanes) {
-            *c += l.iter().map(|v| *v as u64).sum::<u64>();
-        }
-        counts[FINE / 2] += self.zeros;
+        let counts = self.fine_counts();
         let Some(e) = self.exponent else {
             let mut counts = vec![0u32; bins.max(1)];
             counts[bins.max(1) / 2] = self.zeros.min(u32::MAX as u64) as u32;

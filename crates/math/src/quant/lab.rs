@@ -20,6 +20,9 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 mod measure;
+mod summary;
+
+pub use summary::{summarize, HeatRun, MeasureSetup, PartSummary};
 
 /// Bins of the value and error histograms.
 pub const BINS: usize = 80;
@@ -255,16 +258,7 @@ impl<'a> SchemeRun<'a> {
             return Ok(());
         };
         let (pos, end) = (range.start, range.end);
-        let padded = (end - pos).next_multiple_of(self.block);
-        let layout = self.quantizer.layout();
-        let expected = layout.bytes_for(padded) - layout.header_bytes;
-        if produced.bytes.len() != expected {
-            return Err(QuantError::PartLength {
-                what: "bytes",
-                got: produced.bytes.len(),
-                expected,
-            });
-        }
+        let padded = self.check_bytes(&produced.bytes, end - pos)?;
         if produced.values.len() != padded {
             return Err(QuantError::PartLength {
                 what: "values",
@@ -288,6 +282,22 @@ impl<'a> SchemeRun<'a> {
         }
         self.pos = end;
         Ok(())
+    }
+
+    /// Checks that `bytes` are the quantized bytes of a part of `len` values; returns the
+    /// part's zero-padded length.
+    fn check_bytes(&self, bytes: &[u8], len: usize) -> Result<usize, QuantError> {
+        let padded = len.next_multiple_of(self.block);
+        let layout = self.quantizer.layout();
+        let expected = layout.bytes_for(padded) - layout.header_bytes;
+        if bytes.len() != expected {
+            return Err(QuantError::PartLength {
+                what: "bytes",
+                got: bytes.len(),
+                expected,
+            });
+        }
+        Ok(padded)
     }
 
     fn collect_first(&mut self, part: &[f32], y: &[f32], bytes: &[u8]) {

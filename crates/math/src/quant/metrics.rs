@@ -23,6 +23,28 @@ pub struct ErrorMetrics {
     pub lost: usize,
 }
 
+/// What [`MetricsAccumulator`] sums over the pairs of one part, measured elsewhere (e.g. on a
+/// GPU): the sums over pairs whose original and approximation are both finite.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MetricSums {
+    /// Σ (x − x̂)².
+    pub se: f64,
+    /// Σ x².
+    pub sx: f64,
+    /// Σ x̂².
+    pub sy: f64,
+    /// Σ x·x̂.
+    pub sxy: f64,
+    /// Largest |x − x̂| (0 when no pair was counted).
+    pub max_abs_error: f64,
+    /// Pairs in the sums.
+    pub counted: usize,
+    /// Pairs with a NaN or ±inf original (see [`ErrorMetrics::skipped`]).
+    pub skipped: usize,
+    /// Pairs with a finite original and a NaN or ±inf approximation (see [`ErrorMetrics::lost`]).
+    pub lost: usize,
+}
+
 /// Running sums behind [`ErrorMetrics`], so a tensor can be measured a part at a time; adding
 /// the parts in order gives exactly the metrics of the whole.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -76,6 +98,22 @@ impl MetricsAccumulator {
         }
         self.n += 1;
         Some(squared)
+    }
+
+    /// Adds sums measured elsewhere (a GPU's reduction of one part). The result is within the
+    /// tolerance of those sums, not bit for bit what [`MetricsAccumulator::add`] of the same pairs
+    /// gives; the counts are exact.
+    pub fn add_sums(&mut self, sums: &MetricSums) {
+        self.se += sums.se;
+        self.sx += sums.sx;
+        self.sy += sums.sy;
+        self.sxy += sums.sxy;
+        if sums.max_abs_error > self.max {
+            self.max = sums.max_abs_error;
+        }
+        self.n += sums.counted;
+        self.skipped += sums.skipped;
+        self.lost += sums.lost;
     }
 
     /// The metrics of everything added so far (see [`error_metrics`]).

@@ -62,6 +62,25 @@ impl HeatCells {
         }
     }
 
+    /// Adds the sums of a run of `len` values that stays within the current block (measured
+    /// elsewhere): `se` over its `count` finite pairs, `lost` when a finite value came back
+    /// non-finite. A run that would cross the block's end is cut at it (the caller keeps runs
+    /// within blocks; see [`super::summary::HeatRun`]).
+    pub(super) fn add_run(&mut self, len: usize, se: f64, count: usize, lost: bool) {
+        self.se += se;
+        self.count += count;
+        self.lost |= lost;
+        self.in_block += len.min(self.block - self.in_block);
+        if self.in_block == self.block {
+            self.end_block();
+        }
+    }
+
+    /// Values already in the current block (where the next value sits within its block).
+    pub(super) fn in_block(&self) -> usize {
+        self.in_block
+    }
+
     /// The cells, the last partial block and cell included.
     pub(super) fn finish(mut self) -> Vec<f32> {
         if self.in_block > 0 {

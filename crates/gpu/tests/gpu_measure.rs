@@ -1,0 +1,216 @@
+//! The lab's measuring pass on the GPU (`bitbudget_gpu::measure_part`) against the CPU: each
+//! part's summary against `bitbudget_math::quant::lab::summarize` (counts and both histograms
+//! bin for bin, the fine error bins included; sums within `SUM_TOLERANCE`), and the whole lab
+//! run (table row and chart data) against the CPU's. Inputs include NaN, ±∞, subnormals, every
+//! f16 value of a range (so values sit on and beside every value-bin edge), and errors that sit
+//! exactly on the error histogram's range or are tiny beside it, before and after it grows.
+//!
+//! Natively on whatever adapter wgpu finds (CI: Mesa lavapipe, `WGPU_BACKEND=vulkan`); without
+//! one the tests print SKIPPED, unless `BITBUDGET_REQUIRE_GPU=1`.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use bitbudget_gpu::{
+    block_on, measure_part, metrics_within_tolerance, summary_within_tolerance, Gpu, SUM_TOLERANCE,
+};
+use bitbudget_math::format::half::f16_bits_to_f32;
+use bitbudget_math::quant::lab::{summarize, CpuBackend, Overview, PartBackend, SchemeRun};
+use bitbudget_math::quant::scheme::Scheme;
+use common::{any_bits, chunked_gpu, gpu, normal};
+
+/// The schemes with kernels, NF4 also with double quantization.
+fn cases() -> Vec<(Scheme, bool)> {
+    let mut out = Vec::new();
+    for s in Scheme::ALL {
+        if bitbudget_gpu::has_kernel(s).is_ok() {
+            out.push((s, false));
+            if s == Scheme::Nf4 {
+                out.push((s, true));
+            }
+        }
+    }
+    out
+}
+
+/// Runs the lab over `x` twice, on the CPU and with every part measured on `gpu`, checking each
+/// part's summary and then the finished row and charts.
+fn check_lab(gpu: &Gpu, s: Scheme, double_quant: bool, x: &[f32], target: usize, case: &str) {
+    let block = s.default_block();
+    let what = format!("{s} dq={double_quant} {case}");
+    let overview = Overview::new(x);
+    let mut cpu = SchemeRun::new(s, x, block, double_quant, &overview, target);
+    let mut on_gpu = SchemeRun::new(s, x, block, double_quant, &overview, target);
+    while let Some(range) = on_gpu.next_part() {
+        let setup = on_gpu.measure_setup();
+        let padded = on_gpu.padded_part();
+        let part = &x[range.clone()];
+        let (bytes, summary) =
+            block_on(measure_part(gpu, on_gpu.quantizer(), &setup, part, &padded))
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let produced = CpuBackend.produce(cpu.quantizer(), &padded).unwrap();
+        assert!(
+            bytes == produced.bytes,
+            "{what}: part {range:?} bytes differ"
+        );
+        let reference = summarize(&setup, part, &produced.values[..part.len()]);
+        let at = format!("{what} part {range:?}");
+        summary_within_tolerance(&summary, &reference, &setup)
+            .unwrap_or_else(|e| panic!("{at}: {e}"));
+        on_gpu.measure_summary(&bytes, &summary).unwrap();
+        cpu.measure(&produced).unwrap();
+    }
+    let (cpu_row, cpu_detail) = cpu.finish();
+    let (gpu_row, gpu_detail) = on_gpu.finish();
+    metrics_within_tolerance(&cpu_row.metrics, &gpu_row.metrics)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(
+        (gpu_row.bytes, gpu_row.bits_per_weight),
+        (cpu_row.bytes, cpu_row.bits_per_weight)
+    );
+    assert_eq!(
+        gpu_detail.dequantized, cpu_detail.dequantized,
+        "{what}: value histogram"
+    );
+    assert_eq!(
+        gpu_detail.errors, cpu_detail.errors,
+        "{what}: error histogram"
+    );
+    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        bits(&gpu_detail.levels),
+        bits(&cpu_detail.levels),
+        "{what}: levels"
+    );
+    assert_eq!(
+        gpu_detail.first.len(),
+        cpu_detail.first.len(),
+        "{what}: first values"
+    );
+    for (g, c) in gpu_detail.first.iter().zip(&cpu_detail.first) {
+        assert_eq!(g.code, c.code, "{what}: first values");
+        assert_eq!(
+            g.dequantized.to_bits(),
+            c.dequantized.to_bits(),
+            "{what}: first values"
+        );
+    }
+    assert_eq!(
+        gpu_detail.heat.len(),
+        cpu_detail.heat.len(),
+        "{what}: error map"
+    );
+    // A cell is an f32 RMSE: within the tolerance, or one f32 step away (a subnormal RMSE has
+    // fewer digits than the tolerance).
+    for (k, (g, c)) in gpu_detail.heat.iter().zip(&cpu_detail.heat).enumerate() {
+        let step = (g.to_bits() as i64 - c.to_bits() as i64).abs() <= 1;
+        assert!(
+            step || ((g - c) as f64).abs() <= SUM_TOLERANCE * *c as f64,
+            "{what}: map cell {k}: {g} vs {c}"
+        );
+    }
+}
+
+#[test]
+fn every_scheme_measures_on_the_gpu_as_on_the_cpu_in_one_chunk_and_in_many() {
+    let Some(gpu) = gpu() else { return };
+    let mut x = normal(20_000, 21, 0.02);
+    x[17] = f32::NAN;
+    x[900] = f32::INFINITY;
+    x[901] = -3e-41;
+    x[5000] = 7e-45;
+    for (s, dq) in cases() {
+        check_lab(gpu, s, dq, &x, 4096, "normal, one chunk a part");
+    }
+    let Some(chunked) = chunked_gpu() else { return };
+    for (s, dq) in cases() {
+        check_lab(chunked, s, dq, &x[..9000], 3000, "normal, chunks of 1000");
+    }
+}
+
+#[test]
+fn arbitrary_bit_patterns_measure_the_same() {
+    let Some(gpu) = gpu() else { return };
+    let x = any_bits(6000, 5);
+    for (s, dq) in cases() {
+        check_lab(gpu, s, dq, &x, 2048, "arbitrary bits");
+    }
+}
+
+#[test]
+fn every_f16_value_of_a_range_lands_in_the_cpus_value_bin() {
+    let Some(gpu) = gpu() else { return };
+    // f16 dequantizes these to themselves, so values sit on and beside every bin edge; two
+    // ranges, one whose bin width is a power of two and one whose is not.
+    for hi in [1.5f32, 1.3] {
+        let mut x: Vec<f32> = (0..=0xffffu16)
+            .map(f16_bits_to_f32)
+            .filter(|v| (-1.0..=hi).contains(v))
+            .collect();
+        x.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0]);
+        check_lab(
+            gpu,
+            Scheme::F16,
+            false,
+            &x,
+            8192,
+            &format!("f16 values in [-1, {hi}]"),
+        );
+    }
+}
+
+#[test]
+fn errors_on_the_histograms_range_and_tiny_ones_beside_it_bin_as_when_they_arrived() {
+    let Some(gpu) = gpu() else { return };
+    // bf16: 259 rounds (ties to even) to 260, an error of exactly +1, the first and so the range
+    // (top bin) until 2^40-sized values grow it; 1e-9-sized values have errors near 2^-39, tiny
+    // (rounding onto 0's bin) only once the range is 2^15 or more.
+    let small: Vec<f32> = (1..200)
+        .map(|i| (i as f32) * 1.37e-9 * if i % 2 == 0 { 1.0 } else { -1.0 })
+        .collect();
+    let big: Vec<f32> = (1..50)
+        .map(|i| 2f32.powi(40) + (i as f32) * 3.3e9)
+        .collect();
+    let mut x = vec![259.0, -259.0, 0.0];
+    x.extend(&small);
+    x.push(259.0);
+    x.extend(&big);
+    x.extend(&small);
+    x.extend([259.0, f32::NAN, f32::INFINITY]);
+    x.extend(&small);
+    for target in [64, 1000] {
+        check_lab(
+            gpu,
+            Scheme::Bf16,
+            false,
+            &x,
+            target,
+            &format!("parts of {target}"),
+        );
+        if let Some(chunked) = chunked_gpu() {
+            check_lab(
+                chunked,
+                Scheme::Bf16,
+                false,
+                &x,
+                target,
+                &format!("parts of {target}, chunked"),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_tensor_of_subnormals_measures_the_same() {
+    let Some(gpu) = gpu() else { return };
+    // Every value, error and square is subnormal or smaller: the per-tile scaling on the bits
+    // must keep the sums, and the largest error is one subnormal step from the CPU's at most.
+    let x: Vec<f32> = normal(3000, 8, 1.0)
+        .into_iter()
+        .map(|v| f32::from_bits((v.to_bits() & 0x8000_0000) | (v.to_bits() & 0x007f_ffff)))
+        .collect();
+    for (s, dq) in cases() {
+        check_lab(gpu, s, dq, &x, 1024, "subnormals");
+    }
+}
