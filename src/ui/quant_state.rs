@@ -4,6 +4,7 @@
 //! per [`TensorKey`] (a memo) and shared by `Arc` with everything that reads it.
 
 use crate::ui::gpu_lab::{give_up_gpu, look_for_gpu, produce_on_gpu, GpuStatus, PartFailure};
+use crate::ui::lab_workers;
 use crate::ui::quant_query::{Device, QuantQuery, TensorSource};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::generate::generate;
@@ -284,8 +285,14 @@ async fn next_part(
     run.step().map_err(|e| e.to_string())
 }
 
-/// Where a computation ran, in one sentence.
-fn ran_on(device: Device, gpu: &GpuStatus, cpu_only: &[Scheme]) -> String {
+/// Where a computation ran, in one sentence; `off_thread` says why Web Workers were not used,
+/// when the CPU computed on the page's thread for lack of them.
+fn ran_on(
+    device: Device,
+    gpu: &GpuStatus,
+    cpu_only: &[Scheme],
+    off_thread: Option<&str>,
+) -> String {
     match (device, gpu) {
         (Device::Gpu, GpuStatus::Ready(name)) if cpu_only.is_empty() => {
             format!("Computed on the GPU: {name}.")
@@ -297,13 +304,67 @@ fn ran_on(device: Device, gpu: &GpuStatus, cpu_only: &[Scheme]) -> String {
                 names.join(", ")
             )
         }
-        _ => "Computed on the CPU (WebAssembly).".into(),
+        _ => match off_thread {
+            Some(why) => {
+                format!("Computed on the CPU (WebAssembly), on the page's own thread: {why}.")
+            }
+            None => "Computed on the CPU (WebAssembly).".into(),
+        },
     }
 }
 
-/// Analyses `tensor` under every scheme, a part at a time, on the query's device; publishes the
-/// results unless a newer computation started meanwhile.
+/// Where a computation in `n` Web Workers ran, in one sentence.
+fn ran_in_workers(n: usize) -> String {
+    let workers = if n == 1 { "Web Worker" } else { "Web Workers" };
+    format!("Computed on the CPU (WebAssembly), in {n} {workers}.")
+}
+
+/// Analyses `tensor` under every scheme and publishes the results unless a newer computation
+/// started meanwhile: on the CPU in the page's Web Workers ([`lab_workers`]); on the page's own
+/// thread, a part at a time, on the GPU or when workers cannot start (the result says why).
 pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, generation: u64) {
+    let outdated = move || state.generation.get_value() != generation;
+    let on_gpu = query.device == Device::Gpu && state.gpu.with_untracked(GpuStatus::ready);
+    let mut off_thread = None;
+    if !on_gpu {
+        let progress = move |p| state.progress.set(p);
+        match lab_workers::analyse(
+            &tensor,
+            &query,
+            generation,
+            CHUNK_VALUES,
+            outdated,
+            progress,
+        )
+        .await
+        {
+            Ok(Some(done)) => {
+                state.results.set(Some(LabResults {
+                    tensor: tensor.clone(),
+                    overview: Arc::new(done.overview),
+                    rows: done.rows,
+                    details: done.details.into_iter().map(Arc::new).collect(),
+                    ran_on: ran_in_workers(done.workers),
+                }));
+                state.progress.set(1.0);
+                return;
+            }
+            Ok(None) => return,
+            Err(why) => off_thread = Some(why),
+        }
+    }
+    compute_here(state, tensor, query, generation, off_thread).await;
+}
+
+/// [`compute`] on the page's own thread, a part at a time, yielding to the browser about every
+/// frame; `off_thread` says why workers were not used.
+async fn compute_here(
+    state: QuantState,
+    tensor: Arc<Tensor>,
+    query: QuantQuery,
+    generation: u64,
+    off_thread: Option<String>,
+) {
     let outdated = move || state.generation.get_value() != generation;
     let values = &tensor.values;
     let overview = Arc::new(Overview::new(values));
@@ -353,7 +414,9 @@ pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, 
         details.push(Arc::new(detail));
     }
     if !outdated() {
-        let ran_on = state.gpu.with_untracked(|g| ran_on(device, g, &cpu_only));
+        let ran_on = state
+            .gpu
+            .with_untracked(|g| ran_on(device, g, &cpu_only, off_thread.as_deref()));
         state.results.set(Some(LabResults {
             tensor: tensor.clone(),
             overview,
