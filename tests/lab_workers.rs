@@ -1,12 +1,14 @@
 //! The Quantize lab in real Web Workers (headless Chromium), started from the worker that
 //! `scripts/build_lab_worker.sh` builds into target/lab-worker/ (the test runner serves the
 //! repository's files): the workers' results are bit for bit those of the page's own thread, a
-//! newer computation cancels an older one, and a worker script that cannot load leaves the lab
-//! on the page's thread with a sentence saying so.
+//! newer computation cancels an older one, an upload is read in a worker exactly as on the
+//! page's thread, and a worker script that cannot load leaves the lab on the page's thread with a
+//! sentence saying so.
 #![cfg(target_arch = "wasm32")]
 
 mod common;
 
+use bitbudget_app::ui::lab_upload::read_off_thread;
 use bitbudget_app::ui::lab_workers::{analyse, set_lab_workers, use_worker_script, Analysed};
 use bitbudget_app::ui::pages::quant::QuantPage;
 use bitbudget_app::ui::quant_query::QuantQuery;
@@ -16,7 +18,7 @@ use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::Overview;
 use bitbudget_math::quant::scheme::Scheme;
 use bitbudget_math::quant::tensor_io::Tensor;
-use bitbudget_worker::{encode, run_scheme};
+use bitbudget_worker::{encode, read_upload, run_scheme};
 use common::*;
 use leptos::prelude::*;
 use std::cell::Cell;
@@ -178,5 +180,48 @@ async fn a_worker_script_that_cannot_load_leaves_the_lab_on_the_page_s_thread_an
     );
     assert!(table.contains("q8_0") && table.contains("q4_k"), "{table}");
     // Back on for the other tests of this file.
+    use_worker_script(WORKER);
+}
+
+/// `bytes` in a fresh `ArrayBuffer`, as the browser hands over a chosen file.
+fn buffer(bytes: &[u8]) -> js_sys::ArrayBuffer {
+    js_sys::Uint8Array::from(bytes).buffer()
+}
+
+#[wasm_bindgen_test]
+async fn an_upload_is_read_in_a_worker_exactly_as_on_the_page_s_thread() {
+    use_worker_script(WORKER);
+    let values = tensor(8, 100_000).values.clone();
+    let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let npy = bitbudget_math::quant::tensor_io::npy_file("<f4", &[250, 400], &data);
+    let (index, t, bytes) = read_off_thread("w.npy", &buffer(&npy))
+        .await
+        .expect("a good file")
+        .expect("a worker read it");
+    let (want_index, want) = read_upload("w.npy", &npy).unwrap();
+    assert_eq!(
+        (index, &t.name, &t.shape),
+        (want_index, &want.name, &want.shape)
+    );
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert!(bits(&t.values) == bits(&want.values), "the values differ");
+    assert!(bytes.is_empty(), "a .npy's bytes are not kept");
+    // A bad file: the worker's sentence is the page's.
+    let bad = &npy[..npy.len() - 3];
+    let err = read_off_thread("w.npy", &buffer(bad)).await.unwrap_err();
+    assert_eq!(err, read_upload("w.npy", bad).unwrap_err());
+}
+
+#[wasm_bindgen_test]
+async fn without_workers_an_upload_is_left_to_the_page_s_thread() {
+    set_lab_workers(false);
+    let npy = bitbudget_math::quant::tensor_io::npy_file("<f4", &[1], &1f32.to_le_bytes());
+    let kept = buffer(&npy);
+    assert_eq!(read_off_thread("one.npy", &kept).await, Ok(None));
+    assert_eq!(
+        kept.byte_length() as usize,
+        npy.len(),
+        "the bytes are still here"
+    );
     use_worker_script(WORKER);
 }

@@ -106,8 +106,8 @@ fn worker_count() -> usize {
     (cores as usize).clamp(1, MAX_WORKERS)
 }
 
-/// Starts worker `slot`, its handlers sending to `inbox`.
-fn start_worker(slot: usize, inbox: &Rc<RefCell<UnboundedSender<Event>>>) -> Result<Slot, String> {
+/// Starts a lab worker from the page's worker script, or says why it cannot.
+pub(crate) fn spawn_worker() -> Result<Worker, String> {
     let script = SCRIPT.with(|s| s.borrow().clone());
     // The worker's name is its script's full address, against which it finds the wasm.
     let address = web_sys::window()
@@ -116,13 +116,23 @@ fn start_worker(slot: usize, inbox: &Rc<RefCell<UnboundedSender<Event>>>) -> Res
         .map_or(script.clone(), |u| u.href());
     let options = WorkerOptions::new();
     options.set_name(&address);
-    let worker = Worker::new_with_options(&script, &options).map_err(|e| {
+    Worker::new_with_options(&script, &options).map_err(|e| {
         let why = e.dyn_ref::<js_sys::Error>().map_or_else(
             || "Worker is unavailable".to_string(),
             |e| e.message().into(),
         );
         format!("Web Workers could not start ({why})")
-    })?;
+    })
+}
+
+/// Whether the page's workers are off (they failed to start, or were turned off).
+pub(crate) fn workers_off() -> bool {
+    POOL.with(|p| matches!(*p.borrow(), PoolState::Off(_)))
+}
+
+/// Starts worker `slot`, its handlers sending to `inbox`.
+fn start_worker(slot: usize, inbox: &Rc<RefCell<UnboundedSender<Event>>>) -> Result<Slot, String> {
+    let worker = spawn_worker()?;
     let to = Rc::downgrade(inbox);
     let send = move |event: Event| {
         if let Some(inbox) = Weak::upgrade(&to) {
@@ -132,8 +142,8 @@ fn start_worker(slot: usize, inbox: &Rc<RefCell<UnboundedSender<Event>>>) -> Res
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new({
         let send = send.clone();
         move |m: MessageEvent| {
-            let bytes = Uint8Array::new(&m.data()).to_vec();
-            match decode::<Response>(&bytes) {
+            let header = Array::from(&m.data()).get(0);
+            match decode::<Response>(&Uint8Array::new(&header).to_vec()) {
                 Ok(answer) => send(Event::Answer(slot, answer)),
                 Err(why) => send(Event::Failed(slot, why)),
             }
@@ -250,14 +260,19 @@ fn with_slot<T>(k: usize, f: impl FnOnce(&mut Slot) -> T) -> Option<T> {
     })
 }
 
-/// Posts `request` (and `values`, transferred) to `worker`.
-fn post(worker: &Worker, request: &Request, values: Option<Float32Array>) -> Result<(), String> {
+/// Posts `request` to `worker`, and `payload` (a typed array: values or a file's bytes) after
+/// it; the payload's buffer is transferred (moved, not copied).
+pub(crate) fn post(
+    worker: &Worker,
+    request: &Request,
+    payload: Option<&js_sys::Object>,
+) -> Result<(), String> {
     let header = Uint8Array::from(encode(request).as_slice());
     let message = Array::of1(&header);
     let transfer = Array::of1(&header.buffer());
-    if let Some(v) = values {
-        transfer.push(&v.buffer());
-        message.push(&v);
+    if let Some(p) = payload {
+        transfer.push(&js_sys::Reflect::get(p, &"buffer".into()).unwrap_or_default());
+        message.push(p);
     }
     worker
         .post_message_with_transfer(&message, &transfer)
@@ -282,7 +297,7 @@ async fn send_tensor(
             offset,
             total: values.len(),
         };
-        post(worker, &request, Some(part))?;
+        post(worker, &request, Some(&part))?;
         offset = end;
         if offset >= values.len() {
             return Ok(true);

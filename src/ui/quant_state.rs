@@ -4,15 +4,14 @@
 //! per [`TensorKey`] (a memo) and shared by `Arc` with everything that reads it.
 
 use crate::ui::gpu_lab::{give_up_gpu, look_for_gpu, produce_on_gpu, GpuStatus, PartFailure};
-use crate::ui::lab_workers;
 use crate::ui::quant_query::{Device, QuantQuery, TensorSource};
+use crate::ui::{lab_upload, lab_workers};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::generate::generate;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
-use bitbudget_math::quant::tensor_io::{
-    read_npy, read_safetensors, safetensors_index, Tensor, TensorInfo,
-};
+use bitbudget_math::quant::tensor_io::{read_safetensors, Tensor, TensorInfo};
+use bitbudget_worker::read_upload;
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -147,37 +146,34 @@ impl QuantState {
         self.current.get()
     }
 
-    /// Reads a user file; on any error the previous tensor stays and the error is shown.
-    pub fn load_file(&self, file: String, bytes: Vec<u8>) {
-        let bytes = Arc::new(bytes);
-        let result: Result<_, String> = if file.ends_with(".npy") {
-            // A .npy holds one unnamed array: the file's name says which it is.
-            read_npy(&bytes)
-                .map(|t| {
-                    let name = file.clone();
-                    (Vec::new(), Tensor { name, ..t })
-                })
-                .map_err(|e| e.to_string())
-        } else {
-            safetensors_index(&bytes)
-                .map_err(|e| e.to_string())
-                .and_then(|index| {
-                    let first = index
-                        .iter()
-                        .find(|t| t.supported)
-                        .ok_or("no F32, F16 or BF16 tensor in the file")?;
-                    let tensor =
-                        read_safetensors(&bytes, &first.name).map_err(|e| e.to_string())?;
-                    Ok((index.clone(), tensor))
-                })
-        };
-        match result.and_then(|(index, tensor)| {
-            if tensor.values.is_empty() {
-                Err("the tensor is empty".into())
-            } else {
-                Ok((index, tensor))
+    /// Reads a user's file (its bytes in `buffer`) in a Web Worker, or on the page's thread
+    /// where none can start; on any error the previous tensor stays and the error is shown.
+    pub async fn load_buffer(self, file: String, buffer: js_sys::ArrayBuffer) {
+        match lab_upload::read_off_thread(&file, &buffer).await {
+            Ok(Some((index, tensor, bytes))) => {
+                self.accept_upload(file, Ok((index, tensor)), bytes)
             }
-        }) {
+            Ok(None) => self.load_file(file, js_sys::Uint8Array::new(&buffer).to_vec()),
+            Err(e) => self.upload_error.set(Some(format!("{file}: {e}"))),
+        }
+    }
+
+    /// Reads a user file on the page's thread; on any error the previous tensor stays and the
+    /// error is shown.
+    pub fn load_file(&self, file: String, bytes: Vec<u8>) {
+        let read = read_upload(&file, &bytes);
+        self.accept_upload(file, read, Arc::new(bytes));
+    }
+
+    /// Uses a file `read` (its tensors and tensor) or shows why not; `bytes` are kept where
+    /// the file has other tensors to pick.
+    fn accept_upload(
+        &self,
+        file: String,
+        read: Result<(Vec<TensorInfo>, Tensor), String>,
+        bytes: Arc<Vec<u8>>,
+    ) {
+        match read {
             Ok((index, tensor)) => {
                 self.upload_error.set(None);
                 self.upload.set(Some(Upload {

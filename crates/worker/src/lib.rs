@@ -17,6 +17,9 @@
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
+use bitbudget_math::quant::tensor_io::{
+    read_npy, read_safetensors, safetensors_index, Tensor, TensorInfo,
+};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 /// What the page asks of a worker.
@@ -41,6 +44,12 @@ pub enum Request {
     },
     /// One scheme's row and detail on the tensor.
     Analyse(Job),
+    /// Read a user's file (its bytes follow as a `Uint8Array`) with [`read_upload`]; the
+    /// answer's values follow it as a `Float32Array`.
+    Parse {
+        /// The file's name.
+        file: String,
+    },
 }
 
 /// One scheme's analysis, as the page's own thread would run it.
@@ -85,6 +94,15 @@ pub enum Response {
         /// What the charts draw.
         detail: SchemeDetail,
     },
+    /// A user's file, read: its values follow as a `Float32Array`.
+    Parsed {
+        /// The tensors of a safetensors file (empty for .npy).
+        index: Vec<TensorInfo>,
+        /// The tensor's name.
+        name: String,
+        /// Its shape.
+        shape: Vec<usize>,
+    },
     /// A request could not be served, with a sentence saying why.
     Failed {
         /// As asked (0 when the request could not be read).
@@ -120,7 +138,8 @@ pub struct Analyst {
 
 impl Analyst {
     /// Serves `request`; `values` are the values sent beside a [`Request::TensorPart`] (ignored
-    /// otherwise). A tensor part has no answer; everything else has one.
+    /// otherwise). A tensor part has no answer; everything else has one ([`Request::Parse`] is
+    /// not the analyst's: it is answered with a [`Response::Failed`]).
     pub fn handle(&mut self, request: Request, values: &[f32]) -> Option<Response> {
         match request {
             Request::TensorPart {
@@ -150,6 +169,10 @@ impl Analyst {
                         }),
                 )
             }
+            Request::Parse { .. } => Some(Response::Failed {
+                generation: 0,
+                message: "a file is read with read_upload, not by the analyst".into(),
+            }),
         }
     }
 
@@ -233,4 +256,28 @@ pub fn slowest_first(schemes: &[Scheme]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..schemes.len()).collect();
     order.sort_by_key(|&i| !matches!(schemes[i], Scheme::KQuant(_)));
     order
+}
+
+/// Reads a user's file as the lab does: a `.npy` (by its name) is one array, named after the file;
+/// anything else is a safetensors file, whose first F32, F16 or BF16 tensor is read. Returns the
+/// file's tensors (empty for .npy) and the tensor; a malformed file or an empty tensor is an
+/// error that says why.
+pub fn read_upload(file: &str, bytes: &[u8]) -> Result<(Vec<TensorInfo>, Tensor), String> {
+    let (index, tensor) = if file.ends_with(".npy") {
+        let t = read_npy(bytes).map_err(|e| e.to_string())?;
+        let name = file.to_string();
+        (Vec::new(), Tensor { name, ..t })
+    } else {
+        let index = safetensors_index(bytes).map_err(|e| e.to_string())?;
+        let first = index
+            .iter()
+            .find(|t| t.supported)
+            .ok_or("no F32, F16 or BF16 tensor in the file")?;
+        let tensor = read_safetensors(bytes, &first.name).map_err(|e| e.to_string())?;
+        (index, tensor)
+    };
+    if tensor.values.is_empty() {
+        return Err("the tensor is empty".into());
+    }
+    Ok((index, tensor))
 }

@@ -1,11 +1,12 @@
 //! The Quantize lab's Web Worker (built by Trunk from `index.html`'s `data-type="worker"` link,
 //! started by the page from `bitbudget-worker_loader.js`). Each message is an array: a CBOR
-//! [`Request`] in a `Uint8Array`, and for a tensor part its values in a `Float32Array`. Answers
-//! are a CBOR [`bitbudget_worker::Response`] in a transferred `Uint8Array`.
+//! [`bitbudget_worker::Request`] in a `Uint8Array`, then a tensor part's values in a
+//! `Float32Array` or a file's bytes in a `Uint8Array`. Answers are a CBOR
+//! [`bitbudget_worker::Response`] in a transferred `Uint8Array`, then a read file's values.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    use bitbudget_worker::{decode, encode, Analyst, Request, Response};
+    use bitbudget_worker::{decode, encode, read_upload, Analyst, Request, Response};
     use js_sys::{Array, Float32Array, Uint8Array};
     use std::cell::RefCell;
     use wasm_bindgen::prelude::*;
@@ -13,13 +14,20 @@ fn main() {
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    // Answers are [CBOR header] or, for a read file, [CBOR header, Float32Array].
     let post = {
         let scope = scope.clone();
-        move |response: &Response| {
+        move |response: &Response, values: Option<&[f32]>| {
             let bytes = Uint8Array::from(encode(response).as_slice());
+            let message = Array::of1(&bytes);
             let transfer = Array::of1(&bytes.buffer());
-            // Posting to the page cannot fail for a plain byte array.
-            let _ = scope.post_message_with_transfer(&bytes, &transfer);
+            if let Some(values) = values {
+                let values = Float32Array::from(values);
+                transfer.push(&values.buffer());
+                message.push(&values);
+            }
+            // Posting arrays of transferable buffers to the page cannot fail.
+            let _ = scope.post_message_with_transfer(&message, &transfer);
         }
     };
     let analyst = RefCell::new(Analyst::default());
@@ -28,27 +36,53 @@ fn main() {
         move |event: MessageEvent| {
             let message: Array = event.data().unchecked_into();
             let header = Uint8Array::new(&message.get(0)).to_vec();
+            let request = match decode::<Request>(&header) {
+                Ok(request) => request,
+                Err(message) => {
+                    let generation = 0;
+                    return post(
+                        &Response::Failed {
+                            generation,
+                            message,
+                        },
+                        None,
+                    );
+                }
+            };
+            if let Request::Parse { file } = &request {
+                let bytes = Uint8Array::new(&message.get(1)).to_vec();
+                return match read_upload(file, &bytes) {
+                    Ok((index, t)) => {
+                        let (name, shape) = (t.name, t.shape);
+                        let parsed = Response::Parsed { index, name, shape };
+                        post(&parsed, Some(&t.values))
+                    }
+                    Err(message) => {
+                        let generation = 0;
+                        post(
+                            &Response::Failed {
+                                generation,
+                                message,
+                            },
+                            None,
+                        )
+                    }
+                };
+            }
             let values = message
                 .get(1)
                 .dyn_into::<Float32Array>()
                 .map(|v| v.to_vec())
                 .unwrap_or_default();
-            let answer = match decode::<Request>(&header) {
-                Ok(request) => analyst.borrow_mut().handle(request, &values),
-                Err(message) => Some(Response::Failed {
-                    generation: 0,
-                    message,
-                }),
-            };
-            if let Some(answer) = answer {
-                post(&answer);
+            if let Some(answer) = analyst.borrow_mut().handle(request, &values) {
+                post(&answer, None);
             }
         }
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     on_message.forget();
-    post(&Response::Ready);
+    post(&Response::Ready, None);
 }
 
 #[cfg(not(target_arch = "wasm32"))]
