@@ -15,10 +15,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent};
 
-/// Bytes (or values) copied between yields to the browser: 8 Mi, a few milliseconds.
-const SLICE: usize = 1 << 23;
-/// Milliseconds of copying between yields.
-const SLICE_MS: f64 = 12.0;
+/// Bytes (or values) copied at a time: 1 Mi (4 MiB of values, about a millisecond).
+const SLICE: usize = 1 << 20;
+/// Milliseconds of copying between yields to the browser.
+const SLICE_MS: f64 = 8.0;
 
 /// A file read: its tensors (empty for .npy), the tensor, and the file's bytes where another of
 /// its tensors can be picked (empty for .npy).
@@ -30,7 +30,7 @@ async fn copy_sliced<T: Copy + Default>(
     len: usize,
     copy: impl Fn(usize, usize, &mut [T]),
 ) -> Vec<T> {
-    let mut out: Vec<T> = Vec::new();
+    let mut out: Vec<T> = Vec::with_capacity(len);
     let mut started = now();
     while out.len() < len {
         let (from, to) = (out.len(), (out.len() + SLICE).min(len));
