@@ -1,14 +1,14 @@
 //! The Quantize lab in real Web Workers (headless Chromium), started from the worker that
 //! `scripts/build_lab_worker.sh` builds into target/lab-worker/ (the test runner serves the
 //! repository's files): the workers' results are bit for bit those of the page's own thread, a
-//! newer computation cancels an older one, an upload is read in a worker exactly as on the
-//! page's thread, and a worker script that cannot load leaves the lab on the page's thread with a
+//! newer computation cancels an older one, an upload (or another of its tensors) is read in a
+//! worker exactly as on the page's thread, and a worker script that cannot load leaves the lab on the page's thread with a
 //! sentence saying so.
 #![cfg(target_arch = "wasm32")]
 
 mod common;
 
-use bitbudget_app::ui::lab_upload::read_off_thread;
+use bitbudget_app::ui::lab_upload::{pick_off_thread, read_off_thread};
 use bitbudget_app::ui::lab_workers::{analyse, set_lab_workers, use_worker_script, Analysed};
 use bitbudget_app::ui::pages::quant::QuantPage;
 use bitbudget_app::ui::quant_query::QuantQuery;
@@ -17,7 +17,7 @@ use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::Overview;
 use bitbudget_math::quant::scheme::Scheme;
-use bitbudget_math::quant::tensor_io::Tensor;
+use bitbudget_math::quant::tensor_io::{read_safetensors, Tensor};
 use bitbudget_worker::{encode, read_upload, run_scheme};
 use common::*;
 use leptos::prelude::*;
@@ -224,4 +224,26 @@ async fn without_workers_an_upload_is_left_to_the_page_s_thread() {
         "the bytes are still here"
     );
     use_worker_script(WORKER);
+}
+
+#[wasm_bindgen_test]
+async fn another_tensor_of_a_kept_safetensors_file_is_read_in_a_worker() {
+    use_worker_script(WORKER);
+    // Two tensors, F32 then BF16, as a safetensors file writes them.
+    let header = r#"{"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},"b":{"dtype":"BF16","shape":[4],"data_offsets":[24,32]}}"#;
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend_from_slice(header.as_bytes());
+    for v in [0.5f32, -1.0, 2.0, 3.5, -0.25, 8.0] {
+        file.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [1.0f32, -2.0, 0.5, 4.0] {
+        file.extend_from_slice(&((v.to_bits() >> 16) as u16).to_le_bytes());
+    }
+    let picked = pick_off_thread(&file, "b")
+        .await
+        .expect("a good tensor")
+        .expect("a worker read it");
+    assert_eq!(picked, read_safetensors(&file, "b").unwrap());
+    let err = pick_off_thread(&file, "c").await.unwrap_err();
+    assert_eq!(err, read_safetensors(&file, "c").unwrap_err().to_string());
 }

@@ -1,7 +1,8 @@
 //! Reading a user's file off the page's thread: a Web Worker of its own reads it
 //! ([`bitbudget_worker::read_upload`], what the page's thread would run), and its values come
 //! back into the page's memory a slice at a time, so even a file near the 256 MiB cap never holds
-//! up a frame for long. Where no worker can start, the caller reads the file on its own thread.
+//! up a frame for long; picking another tensor of a large safetensors file works the same way.
+//! Where no worker can start, the caller reads the file on its own thread.
 
 use crate::ui::lab_workers::{post, spawn_worker, workers_off};
 use crate::ui::quant_state::{now, yield_now};
@@ -44,6 +45,23 @@ async fn copy_sliced<T: Copy + Default>(
     out
 }
 
+/// `bytes` in a new `Uint8Array`, copied a slice at a time, yielding to the browser between
+/// slices.
+async fn to_js_sliced(bytes: &[u8]) -> Uint8Array {
+    let out = Uint8Array::new_with_length(bytes.len() as u32);
+    let mut started = now();
+    for (k, slice) in bytes.chunks(SLICE).enumerate() {
+        let from = (k * SLICE) as u32;
+        out.subarray(from, from + slice.len() as u32)
+            .copy_from(slice);
+        if now() - started >= SLICE_MS {
+            yield_now().await;
+            started = now();
+        }
+    }
+    out
+}
+
 /// What the reading worker said.
 enum Heard {
     Message(JsValue),
@@ -54,6 +72,30 @@ enum Heard {
 /// buffer is untouched; read it on the page's thread); `Err`: the file is bad, or the worker
 /// failed once it had the bytes (a sentence saying why).
 pub async fn read_off_thread(file: &str, buffer: &ArrayBuffer) -> Result<Option<ReadFile>, String> {
+    in_worker(file, None, Source::Buffer(buffer)).await
+}
+
+/// Reads tensor `name` of the safetensors file `bytes` (which the page keeps) in a Web Worker,
+/// as [`read_off_thread`]; the bytes are copied to the worker a slice at a time.
+pub async fn pick_off_thread(bytes: &[u8], name: &str) -> Result<Option<Tensor>, String> {
+    let read = in_worker("", Some(name), Source::Kept(bytes)).await?;
+    Ok(read.map(|(_, tensor, _)| tensor))
+}
+
+/// Where a file's bytes are.
+enum Source<'a> {
+    /// The browser's buffer of a chosen file (moved to the worker).
+    Buffer(&'a ArrayBuffer),
+    /// Bytes the page keeps (copied to the worker).
+    Kept(&'a [u8]),
+}
+
+/// [`read_off_thread`] and [`pick_off_thread`]: starts a worker and reads the file in it.
+async fn in_worker(
+    file: &str,
+    tensor: Option<&str>,
+    source: Source<'_>,
+) -> Result<Option<ReadFile>, String> {
     if workers_off() {
         return Ok(None);
     }
@@ -72,7 +114,7 @@ pub async fn read_off_thread(file: &str, buffer: &ArrayBuffer) -> Result<Option<
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    let result = read_in(&worker, file, buffer, &mut heard).await;
+    let result = read_in(&worker, file, tensor, source, &mut heard).await;
     worker.terminate();
     result
 }
@@ -81,26 +123,36 @@ pub async fn read_off_thread(file: &str, buffer: &ArrayBuffer) -> Result<Option<
 async fn read_in(
     worker: &web_sys::Worker,
     file: &str,
-    buffer: &ArrayBuffer,
+    tensor: Option<&str>,
+    source: Source<'_>,
     heard: &mut futures_channel::mpsc::UnboundedReceiver<Heard>,
 ) -> Result<Option<ReadFile>, String> {
     match heard.next().await {
         Some(Heard::Message(m)) if matches!(answer(&m), Ok((Response::Ready, _))) => {}
         _ => return Ok(None),
     }
-    let source = Uint8Array::new(buffer);
-    // A safetensors file stays in the page, to pick its other tensors: copied before the bytes
-    // go to the worker (they are moved, not copied).
-    let bytes = if file.ends_with(".npy") {
-        Vec::new()
-    } else {
-        let copy = |from: usize, to: usize, out: &mut [u8]| {
-            source.subarray(from as u32, to as u32).copy_to(out)
-        };
-        copy_sliced(source.length() as usize, copy).await
+    let (sent, bytes) = match source {
+        Source::Buffer(buffer) => {
+            let sent = Uint8Array::new(buffer);
+            // A safetensors file stays in the page, to pick its other tensors: copied before
+            // the bytes go to the worker (they are moved, not copied).
+            let bytes = if file.ends_with(".npy") {
+                Vec::new()
+            } else {
+                let copy = |from: usize, to: usize, out: &mut [u8]| {
+                    sent.subarray(from as u32, to as u32).copy_to(out)
+                };
+                copy_sliced(sent.length() as usize, copy).await
+            };
+            (sent, bytes)
+        }
+        Source::Kept(kept) => (to_js_sliced(kept).await, Vec::new()),
     };
-    let request = Request::Parse { file: file.into() };
-    post(worker, &request, Some(&source))?;
+    let request = Request::Parse {
+        file: file.into(),
+        tensor: tensor.map(Into::into),
+    };
+    post(worker, &request, Some(&sent))?;
     let failed =
         |why: String| format!("the browser could not read the file in a Web Worker ({why})");
     let m = match heard.next().await {

@@ -18,6 +18,10 @@ mod compute;
 
 pub use compute::compute;
 
+/// Files up to this size (bytes) are read on the page's thread: a worker costs more to start
+/// than they take to read.
+pub const READ_HERE_BYTES: usize = 4 << 20;
+
 /// Values per part of the analysis (the page yields to the browser every [`SLICE_MS`]).
 pub const CHUNK_VALUES: usize = 1 << 16;
 
@@ -196,12 +200,30 @@ impl QuantState {
         }
     }
 
-    /// Picks another tensor of the uploaded safetensors file.
+    /// Picks another tensor of the uploaded safetensors file: in a Web Worker when the file is
+    /// over [`READ_HERE_BYTES`] (the page's thread where none can start), else at once.
     pub fn pick_uploaded(&self, name: &str) {
         let Some(u) = self.upload.get_untracked() else {
             return;
         };
-        match read_safetensors(&u.bytes, name) {
+        if u.bytes.len() <= READ_HERE_BYTES {
+            let read = read_safetensors(&u.bytes, name).map_err(|e| e.to_string());
+            return self.use_picked(u, read);
+        }
+        let (state, name) = (*self, name.to_string());
+        leptos::task::spawn_local(async move {
+            let read = match lab_upload::pick_off_thread(&u.bytes, &name).await {
+                Ok(Some(tensor)) => Ok(tensor),
+                Ok(None) => read_safetensors(&u.bytes, &name).map_err(|e| e.to_string()),
+                Err(e) => Err(e),
+            };
+            state.use_picked(u, read);
+        });
+    }
+
+    /// Uses a picked tensor of upload `u`, or shows why not.
+    fn use_picked(&self, u: Upload, read: Result<Tensor, String>) {
+        match read {
             Ok(tensor) => {
                 self.upload_error.set(None);
                 self.upload.set(Some(Upload {
@@ -209,7 +231,7 @@ impl QuantState {
                     ..u
                 }));
             }
-            Err(e) => self.upload_error.set(Some(e.to_string())),
+            Err(e) => self.upload_error.set(Some(e)),
         }
     }
 }

@@ -44,11 +44,13 @@ pub enum Request {
     },
     /// One scheme's row and detail on the tensor.
     Analyse(Job),
-    /// Read a user's file (its bytes follow as a `Uint8Array`) with [`read_upload`]; the
+    /// Read a user's file (its bytes follow as a `Uint8Array`) with [`read_request`]; the
     /// answer's values follow it as a `Float32Array`.
     Parse {
         /// The file's name.
         file: String,
+        /// The safetensors tensor to read (`None`: the file's first readable one).
+        tensor: Option<String>,
     },
 }
 
@@ -280,4 +282,19 @@ pub fn read_upload(file: &str, bytes: &[u8]) -> Result<(Vec<TensorInfo>, Tensor)
         return Err("the tensor is empty".into());
     }
     Ok((index, tensor))
+}
+
+/// What a [`Request::Parse`] asks: the file as [`read_upload`] reads it, or, with `tensor`, that
+/// tensor of a safetensors file (then without the file's index, which the page already has).
+pub fn read_request(
+    file: &str,
+    tensor: Option<&str>,
+    bytes: &[u8],
+) -> Result<(Vec<TensorInfo>, Tensor), String> {
+    match tensor {
+        None => read_upload(file, bytes),
+        Some(name) => read_safetensors(bytes, name)
+            .map(|t| (Vec::new(), t))
+            .map_err(|e| e.to_string()),
+    }
 }

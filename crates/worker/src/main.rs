@@ -6,7 +6,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    use bitbudget_worker::{decode, encode, read_upload, Analyst, Request, Response};
+    use bitbudget_worker::{decode, encode, read_request, Analyst, Request, Response};
     use js_sys::{Array, Float32Array, Uint8Array};
     use std::cell::RefCell;
     use wasm_bindgen::prelude::*;
@@ -49,9 +49,9 @@ fn main() {
                     );
                 }
             };
-            if let Request::Parse { file } = &request {
+            if let Request::Parse { file, tensor } = &request {
                 let bytes = Uint8Array::new(&message.get(1)).to_vec();
-                return match read_upload(file, &bytes) {
+                return match read_request(file, tensor.as_deref(), &bytes) {
                     Ok((index, t)) => {
                         let (name, shape) = (t.name, t.shape);
                         let parsed = Response::Parsed { index, name, shape };

@@ -152,3 +152,32 @@ fn k_quants_are_handed_out_first_and_every_scheme_once() {
         .iter()
         .all(|&i| matches!(Scheme::ALL[i], Scheme::KQuant(_))));
 }
+
+#[test]
+fn a_read_request_reads_the_first_tensor_or_the_one_named() {
+    let npy =
+        bitbudget_math::quant::tensor_io::npy_file("<f4", &[2], &[0, 0, 128, 63, 0, 0, 0, 64]);
+    let (index, t) = bitbudget_worker::read_request("x.npy", None, &npy).unwrap();
+    assert_eq!(
+        (index.len(), t.name.as_str(), t.values.as_slice()),
+        (0, "x.npy", &[1.0f32, 2.0][..])
+    );
+    let header = r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}"#;
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend_from_slice(header.as_bytes());
+    file.extend_from_slice(&[0, 0, 64, 64, 0, 0, 128, 64]);
+    let (index, first) = bitbudget_worker::read_request("m.safetensors", None, &file).unwrap();
+    assert_eq!(
+        (index.len(), first.name.as_str(), first.values[0]),
+        (2, "a", 3.0)
+    );
+    let (index, b) = bitbudget_worker::read_request("m.safetensors", Some("b"), &file).unwrap();
+    assert_eq!((index.len(), b.name.as_str(), b.values[0]), (0, "b", 4.0));
+    let err = bitbudget_worker::read_request("m.safetensors", Some("z"), &file).unwrap_err();
+    assert!(err.contains('z'), "{err}");
+    let empty = bitbudget_math::quant::tensor_io::npy_file("<f4", &[0], &[]);
+    assert_eq!(
+        bitbudget_worker::read_request("e.npy", None, &empty).unwrap_err(),
+        "the tensor is empty"
+    );
+}
