@@ -247,3 +247,22 @@ async fn another_tensor_of_a_kept_safetensors_file_is_read_in_a_worker() {
     let err = pick_off_thread(&file, "c").await.unwrap_err();
     assert_eq!(err, read_safetensors(&file, "c").unwrap_err().to_string());
 }
+
+#[wasm_bindgen_test]
+async fn of_two_files_chosen_one_after_the_other_the_later_one_is_used() {
+    use_worker_script(WORKER);
+    let q = parse_query("?tab=quant&tensor=normal");
+    let (root, _app) = mount_fresh(move || view! { <QuantPage initial=q.quant /> });
+    settle().await;
+    // The first file is far larger, so its read ends last: it must not replace the second.
+    let npy = |n: usize| {
+        let data: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
+        bitbudget_math::quant::tensor_io::npy_file("<f4", &[n], &data)
+    };
+    upload(&root, "big.npy", &npy(4_000_000));
+    upload(&root, "small.npy", &npy(1000));
+    for _ in 0..400 {
+        settle().await;
+    }
+    assert_text_starts(&root, "tensor-status", "small.npy");
+}

@@ -13,6 +13,7 @@ use bitbudget_math::quant::tensor_io::{read_safetensors, Tensor, TensorInfo};
 use bitbudget_worker::read_upload;
 use leptos::prelude::*;
 use std::sync::Arc;
+use wasm_bindgen::JsCast;
 
 mod compute;
 
@@ -110,6 +111,9 @@ pub struct QuantState {
     pub results: RwSignal<Option<LabResults>>,
     /// Incremented for every new computation; a running task stops when it is outdated.
     pub generation: StoredValue<u64>,
+    /// Incremented for every file read (or tensor picked) off the thread: only the latest one
+    /// is used when it is done.
+    pub reads: StoredValue<u64>,
     /// Parameters of the model used for whole-model bytes.
     pub model_params: RwSignal<f64>,
     /// The tensor the query selects, built once per [`TensorKey`] (read it with
@@ -138,6 +142,7 @@ impl QuantState {
             progress: RwSignal::new(1.0),
             results: RwSignal::new(None),
             generation: StoredValue::new(0),
+            reads: StoredValue::new(0),
             model_params: RwSignal::new(8.03e9),
             current,
             gpu: {
@@ -153,10 +158,21 @@ impl QuantState {
         self.current.get()
     }
 
-    /// Reads a user's file (its bytes in `buffer`) in a Web Worker, or on the page's thread
-    /// where none can start; on any error the previous tensor stays and the error is shown.
-    pub async fn load_buffer(self, file: String, buffer: js_sys::ArrayBuffer) {
-        match lab_upload::read_off_thread(&file, &buffer).await {
+    /// Reads a user's chosen file `name` in a Web Worker, or on the page's thread where none can
+    /// start; on any error the previous tensor stays and the error is shown. Of files chosen one
+    /// after the other, the last one chosen is used, whichever is read first.
+    pub async fn load_chosen(self, name: String, file: web_sys::File) {
+        let read = self.next_read();
+        let Ok(buffer) = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await else {
+            let why = format!("{name}: the browser could not read the file");
+            return self.upload_error.set(Some(why));
+        };
+        let (file, buffer) = (name, buffer.unchecked_into());
+        let result = lab_upload::read_off_thread(&file, &buffer).await;
+        if self.reads.get_value() != read {
+            return;
+        }
+        match result {
             Ok(Some((index, tensor, bytes))) => {
                 self.accept_upload(file, Ok((index, tensor)), bytes)
             }
@@ -206,6 +222,7 @@ impl QuantState {
         let Some(u) = self.upload.get_untracked() else {
             return;
         };
+        let ticket = self.next_read();
         if u.bytes.len() <= READ_HERE_BYTES {
             let read = read_safetensors(&u.bytes, name).map_err(|e| e.to_string());
             return self.use_picked(u, read);
@@ -217,8 +234,17 @@ impl QuantState {
                 Ok(None) => read_safetensors(&u.bytes, &name).map_err(|e| e.to_string()),
                 Err(e) => Err(e),
             };
-            state.use_picked(u, read);
+            if state.reads.get_value() == ticket {
+                state.use_picked(u, read);
+            }
         });
+    }
+
+    /// A new ticket for a read off the thread (older reads still under way are then dropped).
+    fn next_read(&self) -> u64 {
+        let ticket = self.reads.get_value() + 1;
+        self.reads.set_value(ticket);
+        ticket
     }
 
     /// Uses a picked tensor of upload `u`, or shows why not.
