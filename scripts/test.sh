@@ -17,7 +17,7 @@ cargo fmt --all -- --check
 step "clippy, native"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "clippy, wasm32"
-cargo clippy -p bitbudget-app -p bitbudget-math -p bitbudget-charts -p bitbudget-gpu --all-targets --target wasm32-unknown-unknown --locked -- -D warnings
+cargo clippy -p bitbudget-app -p bitbudget-math -p bitbudget-charts -p bitbudget-gpu -p bitbudget-worker --all-targets --target wasm32-unknown-unknown --locked -- -D warnings
 step "native tests (the GPU kernels on lavapipe included)"
 cargo test --workspace --locked
 step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, then the app"
@@ -25,11 +25,14 @@ step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, th
 # slower than the runner's default 20 s per test allows.
 export WASM_BINDGEN_TEST_TIMEOUT=300
 cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked
+# The lab's Web Worker, for tests/lab_workers.rs (Trunk builds the release one).
+scripts/build_lab_worker.sh
 cargo test -p bitbudget-app --target wasm32-unknown-unknown --locked
 step "release build (trunk, wasm-opt -Oz)"
 trunk build --release
-wasm=$(ls dist/*.wasm)
-printf 'wasm: %s bytes raw, %s bytes gzip\n' "$(wc -c <"$wasm")" "$(gzip -9c "$wasm" | wc -c)"
+for wasm in dist/bitbudget-app-*.wasm dist/bitbudget-worker_bg.wasm; do
+  printf 'wasm %s: %s bytes raw, %s bytes gzip\n' "$wasm" "$(wc -c <"$wasm")" "$(gzip -9c "$wasm" | wc -c)"
+done
 step "release build in headless Chromium"
 node tests/e2e/dist_check.mjs "$@"
 step "widgets, embeds, themes, CSP, accessibility and budgets (dist/ under a sub-path, headless Chromium)"

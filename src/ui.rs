@@ -5,6 +5,8 @@ pub mod bits_state;
 pub mod browser;
 pub mod components;
 pub mod gpu_lab;
+pub mod lab_upload;
+pub mod lab_workers;
 pub mod learn_query;
 pub mod memory_query;
 pub mod memory_state;

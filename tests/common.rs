@@ -254,3 +254,16 @@ pub fn focused() -> web_sys::Element {
         .active_element()
         .unwrap()
 }
+
+/// Drops `bytes` as a file called `name` on the upload input.
+pub fn upload(root: &web_sys::HtmlElement, name: &str, bytes: &[u8]) {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let file = web_sys::File::new_with_u8_array_sequence(&parts, name).unwrap();
+    let transfer = web_sys::DataTransfer::new().unwrap();
+    transfer.items().add_with_file(&file).unwrap();
+    let input: web_sys::HtmlInputElement = by_testid(root, "quant-file").unchecked_into();
+    input.set_files(transfer.files().as_ref());
+    input
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+}

@@ -183,19 +183,6 @@ async fn a_k_quant_super_block_is_taken_apart_with_the_math_crate_s_numbers() {
     );
 }
 
-/// Drops `bytes` as a file called `name` on the upload input.
-fn upload(root: &web_sys::HtmlElement, name: &str, bytes: &[u8]) {
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
-    let file = web_sys::File::new_with_u8_array_sequence(&parts, name).unwrap();
-    let transfer = web_sys::DataTransfer::new().unwrap();
-    transfer.items().add_with_file(&file).unwrap();
-    let input: web_sys::HtmlInputElement = by_testid(root, "quant-file").unchecked_into();
-    input.set_files(transfer.files().as_ref());
-    input
-        .dispatch_event(&web_sys::Event::new("change").unwrap())
-        .unwrap();
-}
-
 /// A safetensors file with an F32 tensor `attn.weight` (4 × 64, a ramp) and a BF16 tensor
 /// `mlp.weight` (2 × 64, a different ramp).
 fn two_tensor_safetensors() -> Vec<u8> {

@@ -3,17 +3,25 @@
 //! never freeze the page. A newer request cancels an older one. The tensor itself is built once
 //! per [`TensorKey`] (a memo) and shared by `Arc` with everything that reads it.
 
-use crate::ui::gpu_lab::{give_up_gpu, look_for_gpu, step_on_gpu, GpuStatus, PartFailure};
-use crate::ui::quant_query::{Device, QuantQuery, TensorSource};
+use crate::ui::gpu_lab::{look_for_gpu, GpuStatus};
+use crate::ui::lab_upload;
+use crate::ui::quant_query::{QuantQuery, TensorSource};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::generate::generate;
-use bitbudget_math::quant::lab::{Overview, SchemeDetail, SchemeRun};
-use bitbudget_math::quant::scheme::Scheme;
-use bitbudget_math::quant::tensor_io::{
-    read_npy, read_safetensors, safetensors_index, Tensor, TensorInfo,
-};
+use bitbudget_math::quant::lab::{Overview, SchemeDetail};
+use bitbudget_math::quant::tensor_io::{read_safetensors, Tensor, TensorInfo};
+use bitbudget_worker::read_upload;
 use leptos::prelude::*;
 use std::sync::Arc;
+use wasm_bindgen::JsCast;
+
+mod compute;
+
+pub use compute::compute;
+
+/// Files up to this size (bytes) are read on the page's thread: a worker costs more to start
+/// than they take to read.
+pub const READ_HERE_BYTES: usize = 4 << 20;
 
 /// Values per part of the analysis (the page yields to the browser every [`SLICE_MS`]).
 pub const CHUNK_VALUES: usize = 1 << 16;
@@ -103,6 +111,9 @@ pub struct QuantState {
     pub results: RwSignal<Option<LabResults>>,
     /// Incremented for every new computation; a running task stops when it is outdated.
     pub generation: StoredValue<u64>,
+    /// Incremented for every file read (or tensor picked) off the thread: only the latest one
+    /// is used when it is done.
+    pub reads: StoredValue<u64>,
     /// Parameters of the model used for whole-model bytes.
     pub model_params: RwSignal<f64>,
     /// The tensor the query selects, built once per [`TensorKey`] (read it with
@@ -131,6 +142,7 @@ impl QuantState {
             progress: RwSignal::new(1.0),
             results: RwSignal::new(None),
             generation: StoredValue::new(0),
+            reads: StoredValue::new(0),
             model_params: RwSignal::new(8.03e9),
             current,
             gpu: {
@@ -146,37 +158,45 @@ impl QuantState {
         self.current.get()
     }
 
-    /// Reads a user file; on any error the previous tensor stays and the error is shown.
-    pub fn load_file(&self, file: String, bytes: Vec<u8>) {
-        let bytes = Arc::new(bytes);
-        let result: Result<_, String> = if file.ends_with(".npy") {
-            // A .npy holds one unnamed array: the file's name says which it is.
-            read_npy(&bytes)
-                .map(|t| {
-                    let name = file.clone();
-                    (Vec::new(), Tensor { name, ..t })
-                })
-                .map_err(|e| e.to_string())
-        } else {
-            safetensors_index(&bytes)
-                .map_err(|e| e.to_string())
-                .and_then(|index| {
-                    let first = index
-                        .iter()
-                        .find(|t| t.supported)
-                        .ok_or("no F32, F16 or BF16 tensor in the file")?;
-                    let tensor =
-                        read_safetensors(&bytes, &first.name).map_err(|e| e.to_string())?;
-                    Ok((index.clone(), tensor))
-                })
+    /// Reads a user's chosen file `name` in a Web Worker, or on the page's thread where none can
+    /// start; on any error the previous tensor stays and the error is shown. Of files chosen one
+    /// after the other, the last one chosen is used, whichever is read first.
+    pub async fn load_chosen(self, name: String, file: web_sys::File) {
+        let read = self.next_read();
+        let Ok(buffer) = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await else {
+            let why = format!("{name}: the browser could not read the file");
+            return self.upload_error.set(Some(why));
         };
-        match result.and_then(|(index, tensor)| {
-            if tensor.values.is_empty() {
-                Err("the tensor is empty".into())
-            } else {
-                Ok((index, tensor))
+        let (file, buffer) = (name, buffer.unchecked_into());
+        let result = lab_upload::read_off_thread(&file, &buffer).await;
+        if self.reads.get_value() != read {
+            return;
+        }
+        match result {
+            Ok(Some((index, tensor, bytes))) => {
+                self.accept_upload(file, Ok((index, tensor)), bytes)
             }
-        }) {
+            Ok(None) => self.load_file(file, js_sys::Uint8Array::new(&buffer).to_vec()),
+            Err(e) => self.upload_error.set(Some(format!("{file}: {e}"))),
+        }
+    }
+
+    /// Reads a user file on the page's thread; on any error the previous tensor stays and the
+    /// error is shown.
+    pub fn load_file(&self, file: String, bytes: Vec<u8>) {
+        let read = read_upload(&file, &bytes);
+        self.accept_upload(file, read, Arc::new(bytes));
+    }
+
+    /// Uses a file `read` (its tensors and tensor) or shows why not; `bytes` are kept where
+    /// the file has other tensors to pick.
+    fn accept_upload(
+        &self,
+        file: String,
+        read: Result<(Vec<TensorInfo>, Tensor), String>,
+        bytes: Arc<Vec<u8>>,
+    ) {
+        match read {
             Ok((index, tensor)) => {
                 self.upload_error.set(None);
                 self.upload.set(Some(Upload {
@@ -196,12 +216,40 @@ impl QuantState {
         }
     }
 
-    /// Picks another tensor of the uploaded safetensors file.
+    /// Picks another tensor of the uploaded safetensors file: in a Web Worker when the file is
+    /// over [`READ_HERE_BYTES`] (the page's thread where none can start), else at once.
     pub fn pick_uploaded(&self, name: &str) {
         let Some(u) = self.upload.get_untracked() else {
             return;
         };
-        match read_safetensors(&u.bytes, name) {
+        let ticket = self.next_read();
+        if u.bytes.len() <= READ_HERE_BYTES {
+            let read = read_safetensors(&u.bytes, name).map_err(|e| e.to_string());
+            return self.use_picked(u, read);
+        }
+        let (state, name) = (*self, name.to_string());
+        leptos::task::spawn_local(async move {
+            let read = match lab_upload::pick_off_thread(&u.bytes, &name).await {
+                Ok(Some(tensor)) => Ok(tensor),
+                Ok(None) => read_safetensors(&u.bytes, &name).map_err(|e| e.to_string()),
+                Err(e) => Err(e),
+            };
+            if state.reads.get_value() == ticket {
+                state.use_picked(u, read);
+            }
+        });
+    }
+
+    /// A new ticket for a read off the thread (older reads still under way are then dropped).
+    fn next_read(&self) -> u64 {
+        let ticket = self.reads.get_value() + 1;
+        self.reads.set_value(ticket);
+        ticket
+    }
+
+    /// Uses a picked tensor of upload `u`, or shows why not.
+    fn use_picked(&self, u: Upload, read: Result<Tensor, String>) {
+        match read {
             Ok(tensor) => {
                 self.upload_error.set(None);
                 self.upload.set(Some(Upload {
@@ -209,7 +257,7 @@ impl QuantState {
                     ..u
                 }));
             }
-            Err(e) => self.upload_error.set(Some(e.to_string())),
+            Err(e) => self.upload_error.set(Some(e)),
         }
     }
 }
@@ -240,9 +288,6 @@ fn build_tensor(
     }
 }
 
-/// Milliseconds of work between yields to the browser (about two frames at 60 Hz).
-const SLICE_MS: f64 = 32.0;
-
 /// `performance.now()` in milliseconds (0 where there is no window).
 pub fn now() -> f64 {
     web_sys::window()
@@ -260,113 +305,11 @@ pub async fn yield_now() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
-/// Makes the next part of `run`: on the GPU while `device` is [`Device::Gpu`] and it works (a
-/// scheme without a GPU kernel falls back to the CPU for that scheme, noted in `cpu_only`; a GPU
-/// that fails is given up for the rest of the page, the status says why), else on the CPU.
-async fn next_part(
-    state: QuantState,
-    run: &mut SchemeRun<'_>,
-    device: &mut Device,
-    cpu_only: &mut Vec<Scheme>,
-) -> Result<(), String> {
-    if *device == Device::Gpu && !cpu_only.contains(&run.quantizer().scheme()) {
-        match step_on_gpu(run).await {
-            Ok(()) => return Ok(()),
-            Err(PartFailure::Unsupported(_)) => cpu_only.push(run.quantizer().scheme()),
-            Err(PartFailure::Failed(why)) => {
-                *device = Device::Cpu;
-                give_up_gpu(state.gpu, why);
-            }
-        }
-    }
-    run.step().map_err(|e| e.to_string())
-}
-
-/// Where a computation ran, in one sentence.
-fn ran_on(device: Device, gpu: &GpuStatus, cpu_only: &[Scheme]) -> String {
-    match (device, gpu) {
-        (Device::Gpu, GpuStatus::Ready(name)) if cpu_only.is_empty() => {
-            format!("Computed on the GPU: {name}.")
-        }
-        (Device::Gpu, GpuStatus::Ready(name)) => {
-            let names: Vec<&str> = cpu_only.iter().map(|s| s.name()).collect();
-            format!(
-                "Computed on the GPU: {name}; {} on the CPU (no GPU quantize kernel).",
-                names.join(", ")
-            )
-        }
-        _ => "Computed on the CPU (WebAssembly).".into(),
-    }
-}
-
-/// Analyses `tensor` under every scheme, a part at a time, on the query's device; publishes the
-/// results unless a newer computation started meanwhile.
-pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, generation: u64) {
-    let outdated = move || state.generation.get_value() != generation;
-    let values = &tensor.values;
-    let overview = Arc::new(Overview::new(values));
-    let mut rows = Vec::with_capacity(Scheme::ALL.len());
-    let mut details = Vec::with_capacity(Scheme::ALL.len());
-    let mut device = match query.device {
-        Device::Gpu if state.gpu.with_untracked(GpuStatus::ready) => Device::Gpu,
-        _ => Device::Cpu,
-    };
-    let mut cpu_only = Vec::new();
-    let mut slice_start = now();
-    for (k, scheme) in Scheme::ALL.into_iter().enumerate() {
-        let block = query.block_for(scheme);
-        let mut run = SchemeRun::new(
-            scheme,
-            values,
-            block,
-            query.double_quant,
-            &overview,
-            CHUNK_VALUES,
-        );
-        while !run.done() {
-            let on_gpu = device == Device::Gpu;
-            if let Err(e) = next_part(state, &mut run, &mut device, &mut cpu_only).await {
-                web_sys::console::warn_1(&format!("{scheme}: {e}").into());
-                break;
-            }
-            if on_gpu && outdated() {
-                return;
-            }
-            let part = run.parts_done() as f64 / run.parts().max(1) as f64;
-            // Yield about every frame, not after every part: each zero-delay timeout costs at
-            // least 4 ms once nested, which added up to seconds on large tensors.
-            if now() - slice_start >= SLICE_MS {
-                state
-                    .progress
-                    .set(((k as f64 + part) / Scheme::ALL.len() as f64).min(0.99));
-                yield_now().await;
-                if outdated() {
-                    return;
-                }
-                slice_start = now();
-            }
-        }
-        let (row, detail) = run.finish();
-        rows.push(row);
-        details.push(Arc::new(detail));
-    }
-    if !outdated() {
-        let ran_on = state.gpu.with_untracked(|g| ran_on(device, g, &cpu_only));
-        state.results.set(Some(LabResults {
-            tensor: tensor.clone(),
-            overview,
-            rows,
-            details,
-            ran_on,
-        }));
-        state.progress.set(1.0);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use bitbudget_math::quant::generate::Distribution;
+    use bitbudget_math::quant::scheme::Scheme;
 
     #[test]
     fn the_tensor_is_built_once_per_source_and_seed() {

@@ -30,14 +30,7 @@ fn read_file(state: QuantState, ev: leptos::ev::Event) {
         )));
         return;
     }
-    leptos::task::spawn_local(async move {
-        match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
-            Ok(buffer) => state.load_file(name, js_sys::Uint8Array::new(&buffer).to_vec()),
-            Err(_) => state
-                .upload_error
-                .set(Some(format!("{name}: the browser could not read the file"))),
-        }
-    });
+    leptos::task::spawn_local(state.load_chosen(name, file));
 }
 
 /// The controls panel.

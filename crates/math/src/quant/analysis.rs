@@ -9,13 +9,13 @@ use super::nf4;
 use super::scheme::{
     dequantize, fp8_encode, fp8_scale, nf4_double_quant_bytes_with_mean, quantize, Scheme,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One scheme's result on a tensor.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SchemeResult {
     /// The scheme.
-    #[serde(serialize_with = "name")]
+    #[serde(serialize_with = "name", deserialize_with = "named")]
     pub scheme: Scheme,
     /// Block size used.
     pub block: usize,
@@ -29,6 +29,12 @@ pub struct SchemeResult {
 
 fn name<S: serde::Serializer>(s: &Scheme, ser: S) -> Result<S::Ok, S::Error> {
     ser.serialize_str(s.name())
+}
+
+/// Reads a scheme back from its name (an unknown name is an error that says which).
+fn named<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Scheme, D::Error> {
+    let text = String::deserialize(de)?;
+    text.parse().map_err(serde::de::Error::custom)
 }
 
 /// Quantizes a tensor in parts whose concatenation equals the whole tensor's bytes: FP8's

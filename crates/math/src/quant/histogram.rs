@@ -3,7 +3,7 @@
 //! memory with exact counts.
 
 /// Counts in equal bins over [lo, hi].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Histogram {
     /// Left edge of the first bin.
     pub lo: f32,

@@ -15,6 +15,7 @@ use super::histogram::{histogram, Bins, Histogram};
 use super::nf4;
 use super::scheme::Scheme;
 use measure::PairMeasures;
+use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::Range;
@@ -35,7 +36,7 @@ pub const FIRST_VALUES: usize = 12;
 const MAX_LEVELS: usize = 512;
 
 /// What the analyses of every scheme on one tensor share.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Overview {
     /// Smallest finite value (a constant tensor gets a range around its value; none: −1).
     pub lo: f32,
@@ -76,7 +77,7 @@ impl Overview {
 }
 
 /// One row of the values grid.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ValueRow {
     /// The original value.
     pub original: f32,
@@ -87,7 +88,7 @@ pub struct ValueRow {
 }
 
 /// Everything the lab draws about one scheme besides its metrics.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SchemeDetail {
     /// Histogram of the dequantized values over the [`Overview`]'s range and bins.
     pub dequantized: Vec<u32>,

@@ -1,9 +1,9 @@
 //! Error metrics of a reconstruction against the original.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How far `approx` is from `original`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ErrorMetrics {
     /// Mean squared error; +inf when any value was lost.
     pub mse: f64,

@@ -20,7 +20,7 @@ pub struct Tensor {
 }
 
 /// Name, dtype and shape of a tensor in a safetensors file, without its values.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TensorInfo {
     /// Key.
     pub name: String,

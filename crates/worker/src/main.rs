@@ -1,0 +1,95 @@
+//! The Quantize lab's Web Worker (built by Trunk from `index.html`'s `data-type="worker"` link,
+//! started by the page from `bitbudget-worker_loader.js`). Each message is an array: a CBOR
+//! [`bitbudget_worker::Request`] in a `Uint8Array`, then a tensor part's values in a
+//! `Float32Array` or a file's bytes in a `Uint8Array`. Answers are a CBOR
+//! [`bitbudget_worker::Response`] in a transferred `Uint8Array`, then a read file's values.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    use bitbudget_worker::{decode, encode, read_request, Analyst, Request, Response};
+    use js_sys::{Array, Float32Array, Uint8Array};
+    use std::cell::RefCell;
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen::JsCast;
+    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    // Answers are [CBOR header] or, for a read file, [CBOR header, Float32Array].
+    let post = {
+        let scope = scope.clone();
+        move |response: &Response, values: Option<&[f32]>| {
+            let bytes = Uint8Array::from(encode(response).as_slice());
+            let message = Array::of1(&bytes);
+            let transfer = Array::of1(&bytes.buffer());
+            if let Some(values) = values {
+                let values = Float32Array::from(values);
+                transfer.push(&values.buffer());
+                message.push(&values);
+            }
+            // Posting arrays of transferable buffers to the page cannot fail.
+            let _ = scope.post_message_with_transfer(&message, &transfer);
+        }
+    };
+    let analyst = RefCell::new(Analyst::default());
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new({
+        let post = post.clone();
+        move |event: MessageEvent| {
+            let message: Array = event.data().unchecked_into();
+            let header = Uint8Array::new(&message.get(0)).to_vec();
+            let request = match decode::<Request>(&header) {
+                Ok(request) => request,
+                Err(message) => {
+                    let generation = 0;
+                    return post(
+                        &Response::Failed {
+                            generation,
+                            message,
+                        },
+                        None,
+                    );
+                }
+            };
+            if let Request::Parse { file, tensor } = &request {
+                let bytes = Uint8Array::new(&message.get(1)).to_vec();
+                return match read_request(file, tensor.as_deref(), &bytes) {
+                    Ok((index, t)) => {
+                        let (name, shape) = (t.name, t.shape);
+                        let parsed = Response::Parsed { index, name, shape };
+                        post(&parsed, Some(&t.values))
+                    }
+                    Err(message) => {
+                        let generation = 0;
+                        post(
+                            &Response::Failed {
+                                generation,
+                                message,
+                            },
+                            None,
+                        )
+                    }
+                };
+            }
+            let values = message
+                .get(1)
+                .dyn_into::<Float32Array>()
+                .map(|v| v.to_vec())
+                .unwrap_or_default();
+            if let Some(answer) = analyst.borrow_mut().handle(request, &values) {
+                post(&answer, None);
+            }
+        }
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_message.forget();
+    post(&Response::Ready, None);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!(
+        "bitbudget-worker runs inside a browser's Web Worker: Trunk builds it for \
+         wasm32-unknown-unknown from index.html (see README)"
+    );
+    std::process::exit(2);
+}

@@ -1,0 +1,180 @@
+//! Computing the lab's results: in the page's Web Workers ([`lab_workers`]) on the CPU, or on
+//! the page's own thread, a part at a time, on the GPU or where workers cannot start.
+
+use super::{now, yield_now, LabResults, QuantState, CHUNK_VALUES};
+use crate::ui::gpu_lab::{give_up_gpu, step_on_gpu, GpuStatus, PartFailure};
+use crate::ui::lab_workers;
+use crate::ui::quant_query::{Device, QuantQuery};
+use bitbudget_math::quant::lab::{Overview, SchemeRun};
+use bitbudget_math::quant::scheme::Scheme;
+use bitbudget_math::quant::tensor_io::Tensor;
+use leptos::prelude::*;
+use std::sync::Arc;
+
+/// Milliseconds of work between yields to the browser (about two frames at 60 Hz).
+const SLICE_MS: f64 = 32.0;
+
+/// Makes the next part of `run`: on the GPU while `device` is [`Device::Gpu`] and it works (a
+/// scheme without a GPU kernel falls back to the CPU for that scheme, noted in `cpu_only`; a GPU
+/// that fails is given up for the rest of the page, the status says why), else on the CPU.
+async fn next_part(
+    state: QuantState,
+    run: &mut SchemeRun<'_>,
+    device: &mut Device,
+    cpu_only: &mut Vec<Scheme>,
+) -> Result<(), String> {
+    if *device == Device::Gpu && !cpu_only.contains(&run.quantizer().scheme()) {
+        match step_on_gpu(run).await {
+            Ok(()) => return Ok(()),
+            Err(PartFailure::Unsupported(_)) => cpu_only.push(run.quantizer().scheme()),
+            Err(PartFailure::Failed(why)) => {
+                *device = Device::Cpu;
+                give_up_gpu(state.gpu, why);
+            }
+        }
+    }
+    run.step().map_err(|e| e.to_string())
+}
+
+/// Where a computation ran, in one sentence; `off_thread` says why Web Workers were not used,
+/// when the CPU computed on the page's thread for lack of them.
+fn ran_on(
+    device: Device,
+    gpu: &GpuStatus,
+    cpu_only: &[Scheme],
+    off_thread: Option<&str>,
+) -> String {
+    match (device, gpu) {
+        (Device::Gpu, GpuStatus::Ready(name)) if cpu_only.is_empty() => {
+            format!("Computed on the GPU: {name}.")
+        }
+        (Device::Gpu, GpuStatus::Ready(name)) => {
+            let names: Vec<&str> = cpu_only.iter().map(|s| s.name()).collect();
+            format!(
+                "Computed on the GPU: {name}; {} on the CPU (no GPU quantize kernel).",
+                names.join(", ")
+            )
+        }
+        _ => match off_thread {
+            Some(why) => {
+                format!("Computed on the CPU (WebAssembly), on the page's own thread: {why}.")
+            }
+            None => "Computed on the CPU (WebAssembly).".into(),
+        },
+    }
+}
+
+/// Where a computation in `n` Web Workers ran, in one sentence.
+fn ran_in_workers(n: usize) -> String {
+    let workers = if n == 1 { "Web Worker" } else { "Web Workers" };
+    format!("Computed on the CPU (WebAssembly), in {n} {workers}.")
+}
+
+/// Analyses `tensor` under every scheme and publishes the results unless a newer computation
+/// started meanwhile: on the CPU in the page's Web Workers ([`lab_workers`]); on the page's own
+/// thread, a part at a time, on the GPU or when workers cannot start (the result says why).
+pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, generation: u64) {
+    let outdated = move || state.generation.get_value() != generation;
+    let on_gpu = query.device == Device::Gpu && state.gpu.with_untracked(GpuStatus::ready);
+    let mut off_thread = None;
+    if !on_gpu {
+        let progress = move |p| state.progress.set(p);
+        match lab_workers::analyse(
+            &tensor,
+            &query,
+            generation,
+            CHUNK_VALUES,
+            outdated,
+            progress,
+        )
+        .await
+        {
+            Ok(Some(done)) => {
+                state.results.set(Some(LabResults {
+                    tensor: tensor.clone(),
+                    overview: Arc::new(done.overview),
+                    rows: done.rows,
+                    details: done.details.into_iter().map(Arc::new).collect(),
+                    ran_on: ran_in_workers(done.workers),
+                }));
+                state.progress.set(1.0);
+                return;
+            }
+            Ok(None) => return,
+            Err(why) => off_thread = Some(why),
+        }
+    }
+    compute_here(state, tensor, query, generation, off_thread).await;
+}
+
+/// [`compute`] on the page's own thread, a part at a time, yielding to the browser about every
+/// frame; `off_thread` says why workers were not used.
+async fn compute_here(
+    state: QuantState,
+    tensor: Arc<Tensor>,
+    query: QuantQuery,
+    generation: u64,
+    off_thread: Option<String>,
+) {
+    let outdated = move || state.generation.get_value() != generation;
+    let values = &tensor.values;
+    let overview = Arc::new(Overview::new(values));
+    let mut rows = Vec::with_capacity(Scheme::ALL.len());
+    let mut details = Vec::with_capacity(Scheme::ALL.len());
+    let mut device = match query.device {
+        Device::Gpu if state.gpu.with_untracked(GpuStatus::ready) => Device::Gpu,
+        _ => Device::Cpu,
+    };
+    let mut cpu_only = Vec::new();
+    let mut slice_start = now();
+    for (k, scheme) in Scheme::ALL.into_iter().enumerate() {
+        let block = query.block_for(scheme);
+        let mut run = SchemeRun::new(
+            scheme,
+            values,
+            block,
+            query.double_quant,
+            &overview,
+            CHUNK_VALUES,
+        );
+        while !run.done() {
+            let on_gpu = device == Device::Gpu;
+            if let Err(e) = next_part(state, &mut run, &mut device, &mut cpu_only).await {
+                web_sys::console::warn_1(&format!("{scheme}: {e}").into());
+                break;
+            }
+            if on_gpu && outdated() {
+                return;
+            }
+            let part = run.parts_done() as f64 / run.parts().max(1) as f64;
+            // Yield about every frame, not after every part: each zero-delay timeout costs at
+            // least 4 ms once nested, which added up to seconds on large tensors.
+            if now() - slice_start >= SLICE_MS {
+                state
+                    .progress
+                    .set(((k as f64 + part) / Scheme::ALL.len() as f64).min(0.99));
+                yield_now().await;
+                if outdated() {
+                    return;
+                }
+                slice_start = now();
+            }
+        }
+        let (row, detail) = run.finish();
+        rows.push(row);
+        details.push(Arc::new(detail));
+    }
+    if !outdated() {
+        let ran_on = state
+            .gpu
+            .with_untracked(|g| ran_on(device, g, &cpu_only, off_thread.as_deref()));
+        state.results.set(Some(LabResults {
+            tensor: tensor.clone(),
+            overview,
+            rows,
+            details,
+            ran_on,
+        }));
+        state.progress.set(1.0);
+    }
+}
