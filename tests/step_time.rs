@@ -73,7 +73,7 @@ async fn the_strategies_chart_reorders_by_step_time() {
     let by_time = canvas_fingerprint(&root, "strategies-chart");
     assert_ne!(by_table.0, by_memory.0, "sorting by memory did not redraw");
     assert_ne!(by_memory.0, by_time.0, "sorting by time did not redraw");
-    let search = web_sys::window().unwrap().location().search().unwrap();
+    let search = address_bar().await;
     assert_has(&search, "order=time");
     // The link opens the chart in the same order.
     let (again, _app2) = mount(parse_query(&search).memory);
