@@ -30,7 +30,11 @@ async function check(name, width, url, assertions, colorScheme = 'light', on = b
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     if (overflow > 0) throw new Error(`the page is ${overflow}px wider than the ${w}px window (horizontal scrolling)`);
     if (errors.length) throw new Error(`console: ${errors.join(' | ')}`);
-    if (shotsDir) await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
+    if (shotsDir) {
+      // Back to the top, as a reader arrives (the controls are sticky: they follow the scroll).
+      await page.evaluate(() => new Promise((r) => { window.scrollTo(0, 0); requestAnimationFrame(() => requestAnimationFrame(r)); }));
+      await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
+    }
     passed += 1;
     console.log(`ok   ${name}`);
   } catch (e) {
