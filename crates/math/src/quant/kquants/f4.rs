@@ -94,6 +94,16 @@ impl F4 {
     pub fn is_nan(self) -> M4 {
         M4(unsafe { _mm_cmpunord_ps(self.0, self.0) })
     }
+    /// `!(self < o)` per lane: true where `self ≥ o` or either is NaN.
+    #[inline(always)]
+    pub fn not_lt(self, o: F4) -> M4 {
+        M4(unsafe { _mm_cmpnlt_ps(self.0, o.0) })
+    }
+    /// `if m { a } else { 0.0 }` per lane.
+    #[inline(always)]
+    pub fn masked(m: M4, a: F4) -> F4 {
+        F4(unsafe { _mm_and_ps(m.0, a.0) })
+    }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
     pub fn eq(self, o: F4) -> M4 {
@@ -218,6 +228,16 @@ impl F4 {
     pub fn is_nan(self) -> M4 {
         M4(f32x4_ne(self.0, self.0))
     }
+    /// `!(self < o)` per lane: true where `self ≥ o` or either is NaN.
+    #[inline(always)]
+    pub fn not_lt(self, o: F4) -> M4 {
+        M4(v128_not(f32x4_lt(self.0, o.0)))
+    }
+    /// `if m { a } else { 0.0 }` per lane.
+    #[inline(always)]
+    pub fn masked(m: M4, a: F4) -> F4 {
+        F4(v128_and(m.0, a.0))
+    }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
     pub fn eq(self, o: F4) -> M4 {
@@ -336,6 +356,17 @@ impl F4 {
     #[inline(always)]
     pub fn is_nan(self) -> M4 {
         self.cmp(self, |a, _| a.is_nan())
+    }
+    /// `!(self < o)` per lane: true where `self ≥ o` or either is NaN.
+    #[inline(always)]
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    pub fn not_lt(self, o: F4) -> M4 {
+        self.cmp(o, |a, b| !(a < b))
+    }
+    /// `if m { a } else { 0.0 }` per lane.
+    #[inline(always)]
+    pub fn masked(m: M4, a: F4) -> F4 {
+        F4([0, 1, 2, 3].map(|k| if m.0[k] { a.0[k] } else { 0.0 }))
     }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
