@@ -87,14 +87,10 @@ pub fn nearest_level(x: f32) -> (usize, f32) {
     (index, KVALUES_IQ4NL[index] as f32)
 }
 
-/// [`nearest_level`]'s indices of four products at once: the midpoints each is not below.
+/// [`nearest_level`]'s indices of four products at once: 15 less the midpoints each is below.
 #[inline(always)]
 fn indices4(y: F4) -> [u8; 4] {
-    let mut n = F4::splat(0.0);
-    for &m in &MIDPOINTS[..15] {
-        n = n.add(F4::masked(y.not_lt(F4::splat(m)), F4::splat(1.0)));
-    }
-    n.to_array().map(|f| f as u8)
+    y.count_below(&MIDPOINTS[..15]).map(|n| 15 - n as u8)
 }
 
 /// The level indices of `id · x` for 32 weights, four at a time.
@@ -139,12 +135,14 @@ fn trial_sums(x: &[f32; QK4_NL], max: f32, ntry: i32) -> ([f32; TRIALS], [f32; T
     let (mut sqx, mut sq2) = ([zero; TRIALS / 4], [zero; TRIALS / 4]);
     for (&xj, &l) in x.iter().zip(&lowest) {
         let l = l as usize;
-        let base = F4::splat(KVALUES_IQ4NL[l] as f32);
+        // The level above the next midpoint, less its gap where a product is below that
+        // midpoint (a NaN product has l = 15 and no gap).
+        let above = F4::splat(KVALUES_IQ4NL[l] as f32 + GAPS[l]);
         let (next, gap) = (F4::splat(MIDPOINTS[l]), F4::splat(GAPS[l]));
         let xv = F4::splat(xj);
         let w = xv.mul(xv);
         for v in 0..TRIALS / 4 {
-            let q = base.add(F4::masked(id[v].mul(xv).not_lt(next), gap));
+            let q = above.sub(F4::masked(id[v].mul(xv).lt(next), gap));
             let wq = w.mul(q);
             sqx[v] = sqx[v].add(wq.mul(xv));
             sq2[v] = sq2[v].add(wq.mul(q));

@@ -94,15 +94,24 @@ impl F4 {
     pub fn is_nan(self) -> M4 {
         M4(unsafe { _mm_cmpunord_ps(self.0, self.0) })
     }
-    /// `!(self < o)` per lane: true where `self ≥ o` or either is NaN.
-    #[inline(always)]
-    pub fn not_lt(self, o: F4) -> M4 {
-        M4(unsafe { _mm_cmpnlt_ps(self.0, o.0) })
-    }
     /// `if m { a } else { 0.0 }` per lane.
     #[inline(always)]
     pub fn masked(m: M4, a: F4) -> F4 {
         F4(unsafe { _mm_and_ps(m.0, a.0) })
+    }
+    /// Per lane, how many of `thresholds` the lane is below (`self < t`; NaN is below none).
+    #[inline(always)]
+    pub fn count_below(self, thresholds: &[f32]) -> [u32; 4] {
+        let mut a = [0i32; 4];
+        unsafe {
+            // Each comparison gives −1 (all bits set) where true: the sum is minus the count.
+            let mut n = _mm_setzero_si128();
+            for &t in thresholds {
+                n = _mm_add_epi32(n, _mm_castps_si128(_mm_cmplt_ps(self.0, _mm_set1_ps(t))));
+            }
+            _mm_storeu_si128(a.as_mut_ptr().cast(), n);
+        }
+        a.map(|n| n.unsigned_abs())
     }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
@@ -228,15 +237,25 @@ impl F4 {
     pub fn is_nan(self) -> M4 {
         M4(f32x4_ne(self.0, self.0))
     }
-    /// `!(self < o)` per lane: true where `self ≥ o` or either is NaN.
-    #[inline(always)]
-    pub fn not_lt(self, o: F4) -> M4 {
-        M4(v128_not(f32x4_lt(self.0, o.0)))
-    }
     /// `if m { a } else { 0.0 }` per lane.
     #[inline(always)]
     pub fn masked(m: M4, a: F4) -> F4 {
         F4(v128_and(m.0, a.0))
+    }
+    /// Per lane, how many of `thresholds` the lane is below (`self < t`; NaN is below none).
+    #[inline(always)]
+    pub fn count_below(self, thresholds: &[f32]) -> [u32; 4] {
+        // Each comparison gives −1 (all bits set) where true: the sum is minus the count.
+        let mut n = i32x4_splat(0);
+        for &t in thresholds {
+            n = i32x4_add(n, f32x4_lt(self.0, f32x4_splat(t)));
+        }
+        [
+            i32x4_extract_lane::<0>(n).unsigned_abs(),
+            i32x4_extract_lane::<1>(n).unsigned_abs(),
+            i32x4_extract_lane::<2>(n).unsigned_abs(),
+            i32x4_extract_lane::<3>(n).unsigned_abs(),
+        ]
     }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
@@ -357,16 +376,16 @@ impl F4 {
     pub fn is_nan(self) -> M4 {
         self.cmp(self, |a, _| a.is_nan())
     }
-    /// `!(self < o)` per lane: true where `self ≥ o` or either is NaN.
-    #[inline(always)]
-    #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    pub fn not_lt(self, o: F4) -> M4 {
-        self.cmp(o, |a, b| !(a < b))
-    }
     /// `if m { a } else { 0.0 }` per lane.
     #[inline(always)]
     pub fn masked(m: M4, a: F4) -> F4 {
         F4([0, 1, 2, 3].map(|k| if m.0[k] { a.0[k] } else { 0.0 }))
+    }
+    /// Per lane, how many of `thresholds` the lane is below (`self < t`; NaN is below none).
+    #[inline(always)]
+    pub fn count_below(self, thresholds: &[f32]) -> [u32; 4] {
+        self.0
+            .map(|v| thresholds.iter().filter(|&&t| v < t).count() as u32)
     }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
