@@ -376,7 +376,8 @@ mod tests {
         a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
     }
 
-    #[test]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn every_trial_of_the_side_by_side_search_sums_as_llama_cpp_does() {
         for x in test_blocks(20_000) {
             let (max, amax) = signed_absmax(&x);
@@ -398,7 +399,8 @@ mod tests {
         }
     }
 
-    #[test]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn both_paths_write_the_bytes_of_the_line_by_line_port_of_llama_cpp() {
         for x in test_blocks(20_000) {
             for ntry in [7, 0, -1] {
@@ -430,7 +432,8 @@ mod tests {
         }
     }
 
-    #[test]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn branch_free_nearest_level_equals_llama_cpps_binary_search() {
         let mut probes = vec![
             f32::NAN,
@@ -458,7 +461,8 @@ mod tests {
         }
     }
 
-    #[test]
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
     fn nearest_level_agrees_with_a_full_scan_between_every_pair_of_levels() {
         for i in 0..15 {
             let (a, b) = (KVALUES_IQ4NL[i] as f32, KVALUES_IQ4NL[i + 1] as f32);
