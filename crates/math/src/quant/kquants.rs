@@ -64,7 +64,7 @@
 //! they match llama.cpp on x86-64 natively, and may differ elsewhere only where IEEE leaves a NaN's
 //! sign or payload open (WebAssembly does).
 
-mod f4;
+pub(crate) mod f4;
 pub mod fit;
 mod kind;
 pub mod q2_k;

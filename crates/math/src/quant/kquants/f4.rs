@@ -94,6 +94,25 @@ impl F4 {
     pub fn is_nan(self) -> M4 {
         M4(unsafe { _mm_cmpunord_ps(self.0, self.0) })
     }
+    /// `if m { a } else { 0.0 }` per lane.
+    #[inline(always)]
+    pub fn masked(m: M4, a: F4) -> F4 {
+        F4(unsafe { _mm_and_ps(m.0, a.0) })
+    }
+    /// Per lane, how many of `thresholds` the lane is below (`self < t`; NaN is below none).
+    #[inline(always)]
+    pub fn count_below(self, thresholds: &[f32]) -> [u32; 4] {
+        let mut a = [0i32; 4];
+        unsafe {
+            // Each comparison gives −1 (all bits set) where true: the sum is minus the count.
+            let mut n = _mm_setzero_si128();
+            for &t in thresholds {
+                n = _mm_add_epi32(n, _mm_castps_si128(_mm_cmplt_ps(self.0, _mm_set1_ps(t))));
+            }
+            _mm_storeu_si128(a.as_mut_ptr().cast(), n);
+        }
+        a.map(|n| n.unsigned_abs())
+    }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
     pub fn eq(self, o: F4) -> M4 {
@@ -218,6 +237,26 @@ impl F4 {
     pub fn is_nan(self) -> M4 {
         M4(f32x4_ne(self.0, self.0))
     }
+    /// `if m { a } else { 0.0 }` per lane.
+    #[inline(always)]
+    pub fn masked(m: M4, a: F4) -> F4 {
+        F4(v128_and(m.0, a.0))
+    }
+    /// Per lane, how many of `thresholds` the lane is below (`self < t`; NaN is below none).
+    #[inline(always)]
+    pub fn count_below(self, thresholds: &[f32]) -> [u32; 4] {
+        // Each comparison gives −1 (all bits set) where true: the sum is minus the count.
+        let mut n = i32x4_splat(0);
+        for &t in thresholds {
+            n = i32x4_add(n, f32x4_lt(self.0, f32x4_splat(t)));
+        }
+        [
+            i32x4_extract_lane::<0>(n).unsigned_abs(),
+            i32x4_extract_lane::<1>(n).unsigned_abs(),
+            i32x4_extract_lane::<2>(n).unsigned_abs(),
+            i32x4_extract_lane::<3>(n).unsigned_abs(),
+        ]
+    }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
     pub fn eq(self, o: F4) -> M4 {
@@ -336,6 +375,17 @@ impl F4 {
     #[inline(always)]
     pub fn is_nan(self) -> M4 {
         self.cmp(self, |a, _| a.is_nan())
+    }
+    /// `if m { a } else { 0.0 }` per lane.
+    #[inline(always)]
+    pub fn masked(m: M4, a: F4) -> F4 {
+        F4([0, 1, 2, 3].map(|k| if m.0[k] { a.0[k] } else { 0.0 }))
+    }
+    /// Per lane, how many of `thresholds` the lane is below (`self < t`; NaN is below none).
+    #[inline(always)]
+    pub fn count_below(self, thresholds: &[f32]) -> [u32; 4] {
+        self.0
+            .map(|v| thresholds.iter().filter(|&&t| v < t).count() as u32)
     }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]

@@ -126,8 +126,10 @@ pub fn scale_and_min<const N: usize, const L: usize>(
     let (mut min, mut max) = (xv[0], xv[0]);
     let mut sum_w = wv[0];
     let mut sum_x = [zero; MAX_VECTORS];
+    let mut has_nan = [zero.is_nan(); MAX_VECTORS];
     for v in 0..nv {
         sum_x[v] = sum_w[v].mul(xv[0][v]);
+        has_nan[v] = xv[0][v].is_nan();
     }
     for i in 1..N {
         for v in 0..nv {
@@ -136,8 +138,11 @@ pub fn scale_and_min<const N: usize, const L: usize>(
             max[v] = F4::select(xi.gt(max[v]), xi, max[v]);
             sum_w[v] = sum_w[v].add(wv[i][v]);
             sum_x[v] = sum_x[v].add(wv[i][v].mul(xi));
+            has_nan[v] = has_nan[v].or(xi.is_nan());
         }
     }
+    // The smallest value before `min` is capped at 0: with `max` it bounds every `x − min`.
+    let lowest = min;
     let mut constant = [zero.is_nan(); MAX_VECTORS];
     let mut iscale = [zero; MAX_VECTORS];
     let mut scale = [zero; MAX_VECTORS];
@@ -160,7 +165,9 @@ pub fn scale_and_min<const N: usize, const L: usize>(
     }
     // The candidate scales (llama.cpp's `for is in 0..=nstep` loop). `x − min` changes only when
     // a kept candidate moves `min`: computed then, with each lane's largest |x − min| (infinite
-    // where NaN), which bounds every scaled value of later trials.
+    // where NaN), which bounds every scaled value of later trials. Since `x − min` rounds
+    // monotonically in x, that largest value is the larger of `|lowest − min|` and
+    // `|max − min|` unless some x is NaN.
     let mut shifted = [[zero; MAX_VECTORS]; N];
     let mut reach = [zero; MAX_VECTORS];
     let mut min_changed = true;
@@ -171,14 +178,12 @@ pub fn scale_and_min<const N: usize, const L: usize>(
         let step = F4::splat(rmin + rdelta * is as f32 + nmax as f32);
         if min_changed {
             for v in 0..nv {
-                let (mut r, mut nan) = (zero, zero.is_nan());
                 for i in 0..N {
-                    let d = xv[i][v].sub(min[v]);
-                    shifted[i][v] = d;
-                    let a = d.abs();
-                    r = F4::select(a.gt(r), a, r);
-                    nan = nan.or(a.is_nan());
+                    shifted[i][v] = xv[i][v].sub(min[v]);
                 }
+                let (a, b) = (lowest[v].sub(min[v]).abs(), max[v].sub(min[v]).abs());
+                let r = F4::select(a.gt(b), a, b);
+                let nan = has_nan[v].or(a.is_nan()).or(b.is_nan());
                 reach[v] = F4::select(nan, F4::splat(f32::INFINITY), r);
             }
             min_changed = false;
