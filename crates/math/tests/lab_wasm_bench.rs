@@ -69,12 +69,18 @@ fn the_lab_measuring_pass_and_pipeline_are_timed_in_webassembly() {
         });
         drop(parts);
         let pipeline = best_rate(bytes, 2, || {
-            std::hint::black_box(analyse(s, std::hint::black_box(&x), block, false).expect("blocks"));
+            std::hint::black_box(
+                analyse(s, std::hint::black_box(&x), block, false).expect("blocks"),
+            );
         });
         lines.push(format!(
             "{:<12} measure {measure:6.3} GB/s  pipeline {pipeline:6.3} GB/s",
             s.name()
         ));
     }
-    console_log!("wasm lab throughput, {} values:\n{}", x.len(), lines.join("\n"));
+    console_log!(
+        "wasm lab throughput, {} values:\n{}",
+        x.len(),
+        lines.join("\n")
+    );
 }

@@ -9,7 +9,7 @@
 //! pushing the pairs one by one (`lab`'s tests compare them with `error_metrics` and the
 //! whole-tensor histograms).
 
-use crate::quant::histogram::{Bins, GrowingHistogram};
+use crate::quant::histogram::{add_in_lanes, Bins, GrowingHistogram};
 use crate::quant::metrics::MetricsAccumulator;
 
 use super::MAX_HEAT_CELLS;
@@ -114,15 +114,48 @@ impl PairMeasures {
     /// previous call ended. One pass over the part in runs of [`RUN`] pairs: each run's
     /// histograms and sums are taken while its values are still in the L1 cache.
     pub(super) fn add(&mut self, original: &[f32], approx: &[f32]) {
+        let (mut values_at, mut errors_at) = ([0u32; RUN], [0u32; RUN]);
         for (a, b) in original.chunks(RUN).zip(approx.chunks(RUN)) {
-            self.bins.count(b, &mut self.dequantized);
-            self.errors.add_differences(a, b);
-            let mut at = 0;
-            while at < a.len() {
-                let take = (self.heat.block - self.heat.in_block).min(a.len() - at);
-                self.add_in_block(&a[at..at + take], &b[at..at + take]);
-                at += take;
+            let (values_at, errors_at) = (&mut values_at[..a.len()], &mut errors_at[..a.len()]);
+            self.bins.indices(b, values_at);
+            if self.errors.fine_bins(a, b, errors_at) {
+                self.add_counted_run(a, b, values_at, errors_at);
+            } else {
+                add_in_lanes(values_at, &mut self.dequantized);
+                self.errors.add_differences(a, b);
+                let mut at = 0;
+                while at < a.len() {
+                    let take = (self.heat.block - self.heat.in_block).min(a.len() - at);
+                    self.add_in_block(&a[at..at + take], &b[at..at + take]);
+                    at += take;
+                }
             }
+        }
+    }
+
+    /// A run whose pairs are all finite and whose errors fit the error histogram's range (see
+    /// [`GrowingHistogram::fine_bins`]), with its values' bins and its errors' fine bins: one
+    /// loop per error-map block counts both and takes the sums, so the counting fills the time
+    /// the sums spend waiting on their own additions.
+    fn add_counted_run(&mut self, a: &[f32], b: &[f32], values_at: &[u32], errors_at: &[u32]) {
+        let lanes = self.errors.lanes_for(a.len());
+        let (dequantized, heat) = (&mut self.dequantized, &mut self.heat);
+        let mut at = 0;
+        while at < a.len() {
+            let take = (heat.block - heat.in_block).min(a.len() - at);
+            let (values_at, errors_at) = (&values_at[at..at + take], &errors_at[at..at + take]);
+            heat.se = self
+                .metrics
+                .add_finite(&a[at..at + take], &b[at..at + take], heat.se, |j| {
+                    dequantized[values_at[j] as usize][j % 4] += 1;
+                    lanes[errors_at[j] as usize][j % 4] += 1;
+                });
+            heat.count += take;
+            heat.in_block += take;
+            if heat.in_block == heat.block {
+                heat.end_block();
+            }
+            at += take;
         }
     }
 
@@ -152,7 +185,7 @@ impl PairMeasures {
     fn add_in_block(&mut self, original: &[f32], approx: &[f32]) {
         let heat = &mut self.heat;
         if all_finite(original, approx) {
-            heat.se = self.metrics.add_finite(original, approx, heat.se);
+            heat.se = self.metrics.add_finite(original, approx, heat.se, |_| {});
             heat.count += original.len();
         } else {
             let (mut se, mut count, mut lost) = (heat.se, heat.count, heat.lost);
