@@ -2,7 +2,7 @@
 //! (`SchemeRun::measure` on parts already quantized and dequantized: metrics, value and error
 //! histograms, error map, first values, peak levels) and its whole pipeline (`lab::analyse`:
 //! quantize, dequantize, measure) in WebAssembly (simd128 on), printed to the console in GB/s of
-//! f32 input (10^9 bytes per second), best of a few runs after a warm-up, on the same 4M-value
+//! f32 input (10^9 bytes per second), best of a few runs, on the same 4M-value
 //! N(0, 0.02²) tensor as the native `cargo bench -p bitbudget-math --bench lab_measure`. It runs
 //! in Node.js (V8, the engine of Chromium) and times the process's CPU time, as
 //! `kquant_wasm_bench` does. The only assertion is that every part is measured.
@@ -11,34 +11,19 @@
 #![cfg(target_arch = "wasm32")]
 
 use bitbudget_math::quant::generate::{generate, Distribution};
-use bitbudget_math::quant::lab::{analyse, CpuBackend, Overview, PartBackend, SchemeRun};
+use bitbudget_math::quant::lab::{analyse, Overview, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
-use wasm_bindgen::prelude::*;
+use lab_parts::produced_parts;
 use wasm_bindgen_test::*;
+use wasm_timing::best_rate;
 
-#[wasm_bindgen(inline_js = "export function cpu_ms() { \
-    return typeof process !== 'undefined' && process.cpuUsage \
-        ? process.cpuUsage().user / 1000 : performance.now(); }")]
-extern "C" {
-    /// The process's user CPU time in milliseconds (Node.js), else `performance.now()`.
-    fn cpu_ms() -> f64;
-}
+#[path = "../benches/common/lab_parts.rs"]
+mod lab_parts;
+#[path = "common/wasm_timing.rs"]
+mod wasm_timing;
 
 /// Values per part, as `lab::analyse` uses.
 const PART: usize = 1 << 18;
-
-/// Best of `reps` runs of `run` after one warm-up, in GB/s of `bytes` input bytes.
-fn best_rate(bytes: usize, reps: usize, mut run: impl FnMut()) -> f64 {
-    run();
-    let mut best = 0f64;
-    for _ in 0..reps {
-        let t0 = cpu_ms();
-        run();
-        let elapsed = (cpu_ms() - t0).max(1e-3);
-        best = best.max(bytes as f64 / (elapsed / 1e3) / 1e9);
-    }
-    best
-}
 
 #[wasm_bindgen_test]
 fn the_lab_measuring_pass_and_pipeline_are_timed_in_webassembly() {
@@ -50,16 +35,8 @@ fn the_lab_measuring_pass_and_pipeline_are_timed_in_webassembly() {
     let mut lines = Vec::new();
     for s in Scheme::ALL {
         let block = s.block(None).expect("default block");
-        let mut run = SchemeRun::new(s, &x, block, false, &overview, PART);
-        let mut parts = Vec::new();
-        while !run.done() {
-            let part = CpuBackend
-                .produce(run.quantizer(), &run.padded_part())
-                .expect("whole blocks");
-            run.measure(&part).expect("part lengths");
-            parts.push(part);
-        }
-        assert_eq!(run.parts_done(), parts.len(), "{}", s.name());
+        let parts = produced_parts(SchemeRun::new(s, &x, block, false, &overview, PART));
+        assert_eq!(parts.len(), x.len().div_ceil(PART), "{}", s.name());
         let measure = best_rate(bytes, 3, || {
             let mut run = SchemeRun::new(s, &x, block, false, &overview, PART);
             for part in &parts {
@@ -68,7 +45,7 @@ fn the_lab_measuring_pass_and_pipeline_are_timed_in_webassembly() {
             std::hint::black_box(run.finish());
         });
         drop(parts);
-        let pipeline = best_rate(bytes, 2, || {
+        let pipeline = best_rate(bytes, 3, || {
             std::hint::black_box(
                 analyse(s, std::hint::black_box(&x), block, false).expect("blocks"),
             );
