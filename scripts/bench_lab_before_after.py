@@ -3,7 +3,7 @@
 after (this tree), in one run (issue #16).
 
 Exports the ref's tree with `git archive` into a temporary directory, adds this tree's
-crates/math/benches/lab_measure.rs (and benches/common/cpu_time.rs) to it, runs that criterion
+crates/math/benches/lab_measure.rs (and its benches/common/ helpers) to it, runs that criterion
 bench there and here (one core, thread CPU time, the same generated input), and prints GB/s
 (10^9 bytes of f32 input per CPU second) side by side with the ratio after / before.
 
@@ -23,7 +23,7 @@ from criterion_results import bench_gbs  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BENCH = "crates/math/benches/lab_measure.rs"
-HELPER = "crates/math/benches/common/cpu_time.rs"
+HELPERS = ("crates/math/benches/common/cpu_time.rs", "crates/math/benches/common/lab_parts.rs")
 
 
 def export(ref, into):
@@ -31,7 +31,7 @@ def export(ref, into):
     archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    for rel in (BENCH, HELPER):
+    for rel in (BENCH, *HELPERS):
         (into / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / rel, into / rel)
     toml = into / "crates/math/Cargo.toml"
@@ -44,7 +44,12 @@ def export(ref, into):
 
 
 def run(tree, filt):
-    """{(group, scheme): GB/s} of the bench in `tree`."""
+    """{(group, scheme): GB/s} of the bench in `tree`. Cargo builds bitbudget-math of both trees
+    into one target directory under one name and judges freshness by file times alone (an export
+    keeps the commit's old times), so the crate's sources are touched first: otherwise both runs
+    would time whichever tree was built last."""
+    for source in (tree / "crates/math/src").rglob("*.rs"):
+        source.touch()
     return bench_gbs(tree, "lab_measure", "lab_measure|lab_pipeline", args=[filt] if filt else [])
 
 

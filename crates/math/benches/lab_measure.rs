@@ -9,14 +9,17 @@
 //! ≥ 1 GB/s natively; every scheme's pipeline ≥ 3× main's.
 
 use bitbudget_math::quant::generate::{generate, Distribution};
-use bitbudget_math::quant::lab::{analyse, CpuBackend, Overview, PartBackend, SchemeRun};
+use bitbudget_math::quant::lab::{analyse, Overview, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
 use cpu_time::ThreadCpuTime;
 use criterion::{Criterion, Throughput};
+use lab_parts::produced_parts;
 
 #[macro_use]
 #[path = "common/cpu_time.rs"]
 mod cpu_time;
+#[path = "common/lab_parts.rs"]
+mod lab_parts;
 
 /// Values per part, as `lab::analyse` uses.
 const PART: usize = 1 << 18;
@@ -29,15 +32,7 @@ fn bench(c: &mut Criterion<ThreadCpuTime>) {
     group.sample_size(10);
     for s in Scheme::ALL {
         let block = s.block(None).expect("default block");
-        let mut run = SchemeRun::new(s, &x, block, false, &overview, PART);
-        let mut parts = Vec::new();
-        while !run.done() {
-            let part = CpuBackend
-                .produce(run.quantizer(), &run.padded_part())
-                .expect("whole blocks");
-            run.measure(&part).expect("part lengths");
-            parts.push(part);
-        }
+        let parts = produced_parts(SchemeRun::new(s, &x, block, false, &overview, PART));
         group.bench_function(s.name(), |b| {
             b.iter(|| {
                 let mut run = SchemeRun::new(s, &x, block, false, &overview, PART);

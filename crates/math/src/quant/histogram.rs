@@ -73,25 +73,40 @@ impl Bins {
         }
     }
 
+    /// Writes the bin of each of `values` to `at` (as [`Bins::index_or_past_end`]; zipped, the
+    /// shorter length wins): a loop without branches.
+    #[inline]
+    pub fn indices(&self, values: &[f32], at: &mut [u32]) {
+        for (i, v) in at.iter_mut().zip(values) {
+            *i = self.index_or_past_end(*v) as u32;
+        }
+    }
+
     /// Adds the bins of `values` to `counts` (at least [`Bins::index_or_past_end`]'s largest
     /// index + 1 long; NaN lands one past the last bin). Four interleaved sets of counts keep
     /// consecutive values in the same bin from waiting on each other's increments.
     pub fn count(&self, values: &[f32], counts: &mut [[u32; 4]]) {
-        let mut at = [0usize; 256];
+        let mut at = [0u32; 256];
         for run in values.chunks(256) {
-            for (i, v) in at.iter_mut().zip(run) {
-                *i = self.index_or_past_end(*v);
-            }
-            let mut lanes = at[..run.len()].chunks_exact(4);
-            for four in &mut lanes {
-                for (lane, i) in four.iter().enumerate() {
-                    counts[*i][lane] += 1;
-                }
-            }
-            for i in lanes.remainder() {
-                counts[*i][0] += 1;
-            }
+            let at = &mut at[..run.len()];
+            self.indices(run, at);
+            add_in_lanes(at, counts);
         }
+    }
+}
+
+/// Adds one to `counts[i][lane]` for each bin `i` in `at`, the lane cycling through the four so
+/// that consecutive values in one bin do not wait on each other's increments.
+#[inline]
+pub(crate) fn add_in_lanes(at: &[u32], counts: &mut [[u32; 4]]) {
+    let mut four = at.chunks_exact(4);
+    for f in &mut four {
+        for (lane, i) in f.iter().enumerate() {
+            counts[*i as usize][lane] += 1;
+        }
+    }
+    for i in four.remainder() {
+        counts[*i as usize][0] += 1;
     }
 }
 
@@ -157,46 +172,58 @@ impl GrowingHistogram {
     /// Adds `b[i] − a[i]` for every i (zipped), as [`GrowingHistogram::push`] of each would:
     /// runs whose differences are all finite and inside the range take a loop without branches.
     pub fn add_differences(&mut self, a: &[f32], b: &[f32]) {
-        let mut e = [0f32; 256];
         let mut at = [0u32; 256];
         for (a, b) in a.chunks(256).zip(b.chunks(256)) {
-            let e = &mut e[..a.len().min(b.len())];
-            // Whether every |e| ≤ R (so none is NaN or infinite): R as an f32, at most the
-            // largest finite f32, so the test stays exact and ±inf never passes it.
-            let r = self.r.min(f32::MAX as f64) as f32;
-            let mut inside = self.r > 0.0;
-            for ((e, a), b) in e.iter_mut().zip(a).zip(b) {
-                *e = b - a;
-                inside &= e.abs() <= r;
-            }
-            if inside {
-                // |v| ≤ R: the position is in [0, FINE], and only FINE itself needs clamping.
-                let last = (FINE - 1) as f64;
-                for (i, v) in at.iter_mut().zip(e.iter()) {
-                    let p = (*v as f64 + self.r) * self.scale;
-                    let p = if p < last { p } else { last };
-                    // SAFETY: |v| ≤ R makes p finite and in [0, FINE − 1] here.
-                    *i = unsafe { p.to_int_unchecked::<i32>() } as u32;
-                }
-                if self.in_lanes + e.len() as u64 > u32::MAX as u64 {
-                    self.settle();
-                }
-                let mut four = at[..e.len()].chunks_exact(4);
-                for f in &mut four {
-                    for (lane, i) in f.iter().enumerate() {
-                        self.lanes[*i as usize][lane] += 1;
-                    }
-                }
-                for i in four.remainder() {
-                    self.counts[*i as usize] += 1;
-                }
-                self.in_lanes += e.len() as u64;
+            let at = &mut at[..a.len().min(b.len())];
+            if self.fine_bins(a, b, at) {
+                add_in_lanes(at, self.lanes_for(at.len()));
             } else {
-                for v in e.iter() {
-                    self.push(*v);
+                for (a, b) in a.iter().zip(b) {
+                    self.push(b - a);
                 }
             }
         }
+    }
+
+    /// Writes the fine bin of each difference `b[i] − a[i]` (zipped, at most `at.len()` of them)
+    /// to `at` and returns true when every difference is finite and within the current range,
+    /// so adding them changes no range; otherwise returns false (`at` then means nothing) and
+    /// the differences must be pushed one by one. A NaN or ±inf in `a` or `b` makes its
+    /// difference fail the test, so true also says every value of both is finite.
+    #[inline]
+    pub(crate) fn fine_bins(&self, a: &[f32], b: &[f32], at: &mut [u32]) -> bool {
+        if self.r == 0.0 {
+            return false;
+        }
+        // Whether every |e| ≤ R (so none is NaN or infinite): R as an f32, at most the largest
+        // finite f32, so the test stays exact and ±inf never passes it.
+        let r = self.r.min(f32::MAX as f64) as f32;
+        let mut inside = 1u32;
+        // |e| ≤ R: the position is in [0, FINE], and only FINE itself needs clamping.
+        let last = (FINE - 1) as f64;
+        for ((i, a), b) in at.iter_mut().zip(a).zip(b) {
+            let e = b - a;
+            inside &= (e.abs() <= r) as u32;
+            let p = (e as f64 + self.r) * self.scale;
+            let p = if p < last { p } else { last };
+            let p = if p > 0.0 { p } else { 0.0 };
+            // SAFETY: p is in [0, FINE − 1] (a NaN fails `p < last` and becomes FINE − 1), so
+            // it fits an i32.
+            *i = unsafe { p.to_int_unchecked::<i32>() } as u32;
+        }
+        inside == 1
+    }
+
+    /// The four-lane counts to add `n` more values to with [`add_in_lanes`] (bins from
+    /// [`GrowingHistogram::fine_bins`]), moved into the main counts first when a lane could
+    /// otherwise overflow.
+    #[inline]
+    pub(crate) fn lanes_for(&mut self, n: usize) -> &mut [[u32; 4]] {
+        if self.in_lanes + n as u64 > u32::MAX as u64 {
+            self.settle();
+        }
+        self.in_lanes += n as u64;
+        &mut self.lanes
     }
 
     /// Adds one value (NaN and ±inf are skipped).

@@ -52,9 +52,12 @@ impl Overview {
     /// One pass over `x`.
     pub fn new(x: &[f32]) -> Self {
         let (mut lo, mut hi, mut peak, mut peak_abs) = (f32::INFINITY, f32::NEG_INFINITY, 0, -1f32);
-        for (i, v) in x.iter().enumerate().filter(|(_, v)| v.is_finite()) {
-            lo = lo.min(*v);
-            hi = hi.max(*v);
+        for (i, &v) in x.iter().enumerate().filter(|(_, v)| v.is_finite()) {
+            // `lo.min(v)` and `hi.max(v)` as selects: the same value for non-NaN operands (an
+            // equal v, such as -0 against 0, wins, as in libm's `fminf`), without the call to
+            // `fminf`/`fmaxf` that wasm makes for them.
+            lo = if lo < v { lo } else { v };
+            hi = if hi < v { v } else { hi };
             if v.abs() > peak_abs {
                 (peak, peak_abs) = (i, v.abs());
             }
@@ -368,7 +371,7 @@ pub fn analyse(
 mod tests {
     use super::*;
     use crate::quant::generate::{generate, Distribution};
-    use crate::quant::metrics::error_metrics;
+    use crate::quant::metrics::{error_metrics, ErrorMetrics};
     use crate::quant::scheme::{dequantize, nf4_double_quant_bytes, quantize};
 
     /// Whole-tensor reference: pad, quantize, dequantize, measure.
@@ -548,6 +551,59 @@ mod tests {
         // Block 2 (128..192): scale 3/127, levels -127, 64 and the code of 0.01 (0).
         assert_eq!(d.levels.len(), 3, "{:?}", d.levels);
         assert_eq!(d.levels[0], -3.0);
+    }
+
+    #[test]
+    fn the_one_pass_measures_equal_measuring_pair_by_pair() {
+        // Non-finite values and an error that widens the error histogram's range, in and across
+        // the pass's runs of 256, parts of about 700, error-map blocks of 32 and 64.
+        let mut x = generate(Distribution::Laplace, 5, 1000, 0.05, 21);
+        for (at, v) in [
+            (5, f32::NAN),
+            (255, f32::INFINITY),
+            (256, -1e-30),
+            (1300, 40.0),
+            (2047, f32::NEG_INFINITY),
+            (4321, 0.0),
+        ] {
+            x[at] = v;
+        }
+        let overview = Overview::new(&x);
+        for (s, block) in [
+            (Scheme::AbsmaxInt8, 64),
+            (Scheme::Bf16, 1),
+            (Scheme::Nf4, 64),
+        ] {
+            let (row, detail) = run_on_cpu(s, &x, block, false, &overview).finish();
+            let (_, y) = whole(s, &x, block, false);
+            let y = &y[..x.len()];
+            // Debug text: every digit of each figure, and a NaN cosine equals a NaN cosine.
+            let exact = |m: ErrorMetrics| format!("{m:?}");
+            assert_eq!(exact(row.metrics), exact(error_metrics(&x, y)), "{s}");
+            assert_eq!(
+                detail.dequantized,
+                histogram(y, overview.lo, overview.hi, BINS),
+                "{s}"
+            );
+            let mut errors = crate::quant::histogram::GrowingHistogram::default();
+            for (a, b) in x.iter().zip(y) {
+                errors.push(b - a);
+            }
+            assert_eq!(detail.errors, errors.finish(BINS), "{s}");
+            let heat: Vec<f32> = x
+                .chunks(detail.heat_block)
+                .zip(y.chunks(detail.heat_block))
+                .map(|(a, b)| error_metrics(a, b))
+                .map(|m| {
+                    if m.lost > 0 {
+                        f32::INFINITY
+                    } else {
+                        m.rmse as f32
+                    }
+                })
+                .collect();
+            assert_eq!(detail.heat, heat, "{s}");
+        }
     }
 
     #[test]

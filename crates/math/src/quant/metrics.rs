@@ -100,6 +100,41 @@ impl MetricsAccumulator {
         Some(squared)
     }
 
+    /// Adds pairs that are all finite (the caller has checked), exactly as
+    /// [`MetricsAccumulator::push_measured`] of each in order would, and returns `block_se` plus
+    /// their squared errors, added one by one in order: the sums live in registers for the
+    /// whole run instead of in `self`, and nothing branches per pair. `each` is called with
+    /// each pair's index in the same loop (to count it elsewhere while the sums wait on each
+    /// other's additions).
+    #[inline(always)]
+    pub(crate) fn add_finite(
+        &mut self,
+        original: &[f32],
+        approx: &[f32],
+        block_se: f64,
+        mut each: impl FnMut(usize),
+    ) -> f64 {
+        let (mut se, mut sx, mut sy, mut sxy, mut max) =
+            (self.se, self.sx, self.sy, self.sxy, self.max);
+        let mut block_se = block_se;
+        for (j, (a, b)) in original.iter().zip(approx).enumerate() {
+            each(j);
+            let (a, b) = (*a as f64, *b as f64);
+            let e = a - b;
+            let squared = e * e;
+            se += squared;
+            block_se += squared;
+            sx += a * a;
+            sy += b * b;
+            sxy += a * b;
+            // Finite pairs: no NaN, so the select is `push_measured`'s comparison.
+            max = if e.abs() > max { e.abs() } else { max };
+        }
+        (self.se, self.sx, self.sy, self.sxy, self.max) = (se, sx, sy, sxy, max);
+        self.n += original.len().min(approx.len());
+        block_se
+    }
+
     /// Adds sums measured elsewhere (a GPU's reduction of one part). The result is within the
     /// tolerance of those sums, not bit for bit what [`MetricsAccumulator::add`] of the same pairs
     /// gives; the counts are exact.

@@ -1,14 +1,15 @@
 //! The lab's measuring pass over (original, dequantized) pairs: metrics, the histogram of the
 //! dequantized values, the histogram of the errors and the per-block error map, in one loop.
 //!
-//! Each histogram is a loop of its own over the part; the sums walk the error map's blocks, so
-//! the end of a block is one check per block rather than one per value, and the squared error
-//! the metrics compute is the one the map adds. Every
+//! The part is taken in runs of 256 pairs that stay in the L1 cache: each histogram is a loop of
+//! its own over the run; the sums walk the error map's blocks, so the end of a block is one check
+//! per block rather than one per value, a block of finite pairs takes a loop without branches,
+//! and the squared error the metrics compute is the one the map adds. Every
 //! sum is taken in the same order as one value at a time, so the results are exactly those of
 //! pushing the pairs one by one (`lab`'s tests compare them with `error_metrics` and the
 //! whole-tensor histograms).
 
-use crate::quant::histogram::{Bins, GrowingHistogram};
+use crate::quant::histogram::{add_in_lanes, Bins, GrowingHistogram};
 use crate::quant::metrics::MetricsAccumulator;
 
 use super::MAX_HEAT_CELLS;
@@ -110,14 +111,50 @@ pub(super) struct PairMeasures {
 
 impl PairMeasures {
     /// Measures the pairs of `original` and `approx` (the same length), continuing where the
-    /// previous call ended.
+    /// previous call ended. One pass over the part in runs of [`RUN`] pairs: each run's
+    /// histograms and sums are taken while its values are still in the L1 cache.
     pub(super) fn add(&mut self, original: &[f32], approx: &[f32]) {
-        self.bins.count(approx, &mut self.dequantized);
-        self.errors.add_differences(original, approx);
+        let (mut values_at, mut errors_at) = ([0u32; RUN], [0u32; RUN]);
+        for (a, b) in original.chunks(RUN).zip(approx.chunks(RUN)) {
+            let (values_at, errors_at) = (&mut values_at[..a.len()], &mut errors_at[..a.len()]);
+            self.bins.indices(b, values_at);
+            if self.errors.fine_bins(a, b, errors_at) {
+                self.add_counted_run(a, b, values_at, errors_at);
+            } else {
+                add_in_lanes(values_at, &mut self.dequantized);
+                self.errors.add_differences(a, b);
+                let mut at = 0;
+                while at < a.len() {
+                    let take = (self.heat.block - self.heat.in_block).min(a.len() - at);
+                    self.add_in_block(&a[at..at + take], &b[at..at + take]);
+                    at += take;
+                }
+            }
+        }
+    }
+
+    /// A run whose pairs are all finite and whose errors fit the error histogram's range (see
+    /// [`GrowingHistogram::fine_bins`]), with its values' bins and its errors' fine bins: one
+    /// loop per error-map block counts both and takes the sums, so the counting fills the time
+    /// the sums spend waiting on their own additions.
+    fn add_counted_run(&mut self, a: &[f32], b: &[f32], values_at: &[u32], errors_at: &[u32]) {
+        let lanes = self.errors.lanes_for(a.len());
+        let (dequantized, heat) = (&mut self.dequantized, &mut self.heat);
         let mut at = 0;
-        while at < original.len() {
-            let take = (self.heat.block - self.heat.in_block).min(original.len() - at);
-            self.add_in_block(&original[at..at + take], &approx[at..at + take]);
+        while at < a.len() {
+            let take = (heat.block - heat.in_block).min(a.len() - at);
+            let (values_at, errors_at) = (&values_at[at..at + take], &errors_at[at..at + take]);
+            heat.se = self
+                .metrics
+                .add_finite(&a[at..at + take], &b[at..at + take], heat.se, |j| {
+                    dequantized[values_at[j] as usize][j % 4] += 1;
+                    lanes[errors_at[j] as usize][j % 4] += 1;
+                });
+            heat.count += take;
+            heat.in_block += take;
+            if heat.in_block == heat.block {
+                heat.end_block();
+            }
             at += take;
         }
     }
@@ -147,20 +184,41 @@ impl PairMeasures {
     #[inline]
     fn add_in_block(&mut self, original: &[f32], approx: &[f32]) {
         let heat = &mut self.heat;
-        let (mut se, mut count, mut lost) = (heat.se, heat.count, heat.lost);
-        for (a, b) in original.iter().zip(approx) {
-            match self.metrics.push_measured(*a, *b) {
-                Some(squared) => {
-                    se += squared;
-                    count += 1;
+        if all_finite(original, approx) {
+            heat.se = self.metrics.add_finite(original, approx, heat.se, |_| {});
+            heat.count += original.len();
+        } else {
+            let (mut se, mut count, mut lost) = (heat.se, heat.count, heat.lost);
+            for (a, b) in original.iter().zip(approx) {
+                match self.metrics.push_measured(*a, *b) {
+                    Some(squared) => {
+                        se += squared;
+                        count += 1;
+                    }
+                    None => lost |= a.is_finite(),
                 }
-                None => lost |= a.is_finite(),
             }
+            (heat.se, heat.count, heat.lost) = (se, count, lost);
         }
-        (heat.se, heat.count, heat.lost) = (se, count, lost);
         heat.in_block += original.len();
         if heat.in_block == heat.block {
             heat.end_block();
         }
     }
+}
+
+/// Pairs per run of [`PairMeasures::add`]: two runs of f32 values fit the L1 cache many times
+/// over, and [`Bins::count`] and [`GrowingHistogram::add_differences`] work in runs of this size.
+const RUN: usize = 256;
+
+/// Whether every value of both slices is finite, without branching per value (so it
+/// vectorizes): the exponent bits of each are not all ones.
+#[inline]
+fn all_finite(a: &[f32], b: &[f32]) -> bool {
+    const EXP: u32 = 0x7f80_0000;
+    let finite = |v: &f32| (v.to_bits() & EXP != EXP) as u32;
+    a.iter()
+        .zip(b)
+        .fold(1u32, |all, (a, b)| all & finite(a) & finite(b))
+        == 1
 }
