@@ -5,7 +5,7 @@
 //! Where no worker can start, the caller reads the file on its own thread.
 
 use crate::ui::lab_workers::{post, spawn_worker, workers_off};
-use crate::ui::quant_state::{now, yield_now};
+use crate::ui::quant_state::Pacer;
 use bitbudget_math::quant::tensor_io::{Tensor, TensorInfo};
 use bitbudget_worker::{decode, Request, Response};
 use futures_channel::mpsc::unbounded;
@@ -32,15 +32,12 @@ async fn copy_sliced<T: Copy + Default>(
     copy: impl Fn(usize, usize, &mut [T]),
 ) -> Vec<T> {
     let mut out: Vec<T> = Vec::with_capacity(len);
-    let mut started = now();
+    let mut pacer = Pacer::new(SLICE_MS);
     while out.len() < len {
         let (from, to) = (out.len(), (out.len() + SLICE).min(len));
         out.resize(to, T::default());
         copy(from, to, &mut out[from..to]);
-        if now() - started >= SLICE_MS {
-            yield_now().await;
-            started = now();
-        }
+        pacer.pace().await;
     }
     out
 }
@@ -49,15 +46,12 @@ async fn copy_sliced<T: Copy + Default>(
 /// slices.
 async fn to_js_sliced(bytes: &[u8]) -> Uint8Array {
     let out = Uint8Array::new_with_length(bytes.len() as u32);
-    let mut started = now();
+    let mut pacer = Pacer::new(SLICE_MS);
     for (k, slice) in bytes.chunks(SLICE).enumerate() {
         let from = (k * SLICE) as u32;
         out.subarray(from, from + slice.len() as u32)
             .copy_from(slice);
-        if now() - started >= SLICE_MS {
-            yield_now().await;
-            started = now();
-        }
+        pacer.pace().await;
     }
     out
 }

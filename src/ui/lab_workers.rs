@@ -16,7 +16,7 @@ use pool::{begin, turn_off, with_slot, Event, PoolState, Slot, POOL, SCRIPT, STA
 pub(crate) use pool::{post, spawn_worker, workers_off};
 
 use crate::ui::quant_query::QuantQuery;
-use crate::ui::quant_state::{now, yield_now};
+use crate::ui::quant_state::{now, Pacer};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail};
 use bitbudget_math::quant::scheme::Scheme;
@@ -56,7 +56,7 @@ async fn send_tensor(
     outdated: &impl Fn() -> bool,
 ) -> Result<bool, String> {
     let mut offset = 0;
-    let mut started = now();
+    let mut pacer = Pacer::new(SEND_MS);
     loop {
         let end = (offset + SEND_VALUES).min(values.len());
         let part = Float32Array::new_with_length((end - offset) as u32);
@@ -71,12 +71,8 @@ async fn send_tensor(
         if offset >= values.len() {
             return Ok(true);
         }
-        if now() - started >= SEND_MS {
-            yield_now().await;
-            if outdated() {
-                return Ok(false);
-            }
-            started = now();
+        if pacer.pace().await && outdated() {
+            return Ok(false);
         }
     }
 }

@@ -305,6 +305,44 @@ pub async fn yield_now() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
+/// Long work on the page's thread, paced to the browser's frames: it yields once `budget_ms` of
+/// work has run since the last yield (a yield after every small step would cost at least 4 ms
+/// each once timeouts nest).
+pub struct Pacer {
+    budget_ms: f64,
+    started: f64,
+}
+
+impl Pacer {
+    /// A pacer whose budget starts now.
+    pub fn new(budget_ms: f64) -> Self {
+        Self {
+            budget_ms,
+            started: now(),
+        }
+    }
+
+    /// Whether the budget is spent (time to yield).
+    pub fn due(&self) -> bool {
+        now() - self.started >= self.budget_ms
+    }
+
+    /// Yields to the browser, then starts a new budget.
+    pub async fn yield_now(&mut self) {
+        yield_now().await;
+        self.started = now();
+    }
+
+    /// Yields if the budget is spent; returns whether it did.
+    pub async fn pace(&mut self) -> bool {
+        let due = self.due();
+        if due {
+            self.yield_now().await;
+        }
+        due
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! Computing the lab's results: in the page's Web Workers ([`lab_workers`]) on the CPU, or on
 //! the page's own thread, a part at a time, on the GPU or where workers cannot start.
 
-use super::{now, yield_now, LabResults, QuantState, CHUNK_VALUES};
+use super::{LabResults, Pacer, QuantState, CHUNK_VALUES};
 use crate::ui::gpu_lab::{give_up_gpu, step_on_gpu, GpuStatus, PartFailure};
 use crate::ui::lab_workers;
 use crate::ui::quant_query::{Device, QuantQuery};
@@ -126,7 +126,7 @@ async fn compute_here(
         _ => Device::Cpu,
     };
     let mut cpu_only = Vec::new();
-    let mut slice_start = now();
+    let mut pacer = Pacer::new(SLICE_MS);
     for (k, scheme) in Scheme::ALL.into_iter().enumerate() {
         let block = query.block_for(scheme);
         let mut run = SchemeRun::new(
@@ -146,18 +146,15 @@ async fn compute_here(
             if on_gpu && outdated() {
                 return;
             }
-            let part = run.parts_done() as f64 / run.parts().max(1) as f64;
-            // Yield about every frame, not after every part: each zero-delay timeout costs at
-            // least 4 ms once nested, which added up to seconds on large tensors.
-            if now() - slice_start >= SLICE_MS {
+            if pacer.due() {
+                let part = run.parts_done() as f64 / run.parts().max(1) as f64;
                 state
                     .progress
                     .set(((k as f64 + part) / Scheme::ALL.len() as f64).min(0.99));
-                yield_now().await;
+                pacer.yield_now().await;
                 if outdated() {
                     return;
                 }
-                slice_start = now();
             }
         }
         let (row, detail) = run.finish();
