@@ -122,6 +122,8 @@ await check('memory-embed', 900, '?tab=memory&model=mixtral-8x7b&mode=inference&
   expectEq(kv, String(2 * 32 * 8 * 128 * 32768 * 4 * 2), 'Mixtral KV cache, 4 × 32k tokens in BF16');
 });
 await check('memory-dark', 1280, '?tab=memory&model=llama-2-70b&mode=qlora&flash-attention=1&gpu=a100-80gb', async (page) => {
+  // The palette's colours are set by the app once its wasm runs, which can be after 'load'.
+  await page.locator('[data-testid="memory-bar"]').waitFor({ timeout: 20000 });
   const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   expectEq(bg, 'rgb(21, 22, 24)', 'dark background from the palette');
   const colours = await canvasInk(page, 'memory-bar');
