@@ -44,6 +44,19 @@ fn the_lab_measuring_pass_and_pipeline_are_timed_in_webassembly() {
             }
             std::hint::black_box(run.finish());
         });
+        let quantizer = SchemeRun::new(s, &x, block, false, &overview, PART)
+            .quantizer()
+            .clone();
+        let quantize = best_rate(bytes, 3, || {
+            for chunk in x.chunks(PART) {
+                std::hint::black_box(quantizer.part(chunk).expect("whole blocks"));
+            }
+        });
+        let dequantize = best_rate(bytes, 3, || {
+            for part in &parts {
+                std::hint::black_box(quantizer.dequantize_part(&part.bytes).expect("bytes"));
+            }
+        });
         drop(parts);
         let pipeline = best_rate(bytes, 3, || {
             std::hint::black_box(
@@ -51,7 +64,7 @@ fn the_lab_measuring_pass_and_pipeline_are_timed_in_webassembly() {
             );
         });
         lines.push(format!(
-            "{:<12} measure {measure:6.3} GB/s  pipeline {pipeline:6.3} GB/s",
+            "{:<15} quantize {quantize:6.3}  dequantize {dequantize:6.3}  measure {measure:6.3}  pipeline {pipeline:6.3} GB/s",
             s.name()
         ));
     }

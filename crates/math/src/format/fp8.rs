@@ -1,14 +1,16 @@
-//! Fast FP8 (OCP E4M3 and E5M2) conversions on bit patterns for the quantizers' hot loops. They
-//! give exactly what the general codec gives (`encode(v as f64, Overflow::Saturate)` and `decode`),
-//! which the tests check on every FP8 value, every rounding midpoint and its neighbours, and a
-//! stride through all f32.
+//! Fast FP8 (OCP E4M3 and E5M2) and FP6 (OCP MX E3M2 and E2M3) conversions on bit patterns for
+//! the quantizers' hot loops. They give exactly what the general codec gives
+//! (`encode(v as f64, Overflow::Saturate)` and `decode`), which the tests check on every pattern,
+//! every rounding midpoint and its neighbours, and a stride through all f32.
 
 use super::{FormatId, Overflow, Spec};
 use std::sync::OnceLock;
 
-/// One FP8 format's saturating encoder and decoding table.
+/// One FP8 or FP6 format's saturating encoder and decoding table.
 #[derive(Clone, Debug)]
 pub struct Fp8Codec {
+    /// Where the sign goes in a pattern (7 for FP8, 5 for FP6).
+    sign_bit: u32,
     /// Stored mantissa bits (3 for E4M3, 2 for E5M2).
     man_bits: u32,
     /// f32 exponent field of the smallest normal FP8 value.
@@ -35,6 +37,7 @@ impl Fp8Codec {
             *t = id.decode(b as u32) as f32;
         }
         Self {
+            sign_bit: f.exp_bits + f.man_bits,
             man_bits: f.man_bits,
             min_normal_field: (127 + emin) as u32,
             to_steps: 2f32.powi(f.man_bits as i32 - emin),
@@ -46,11 +49,12 @@ impl Fp8Codec {
 
     /// The pattern nearest to `v`, ties to even; beyond the largest finite value (±inf included)
     /// saturates to ±max; values below half the smallest subnormal become ±0 (keeping the sign);
-    /// NaN becomes the canonical positive NaN.
+    /// NaN becomes the canonical positive NaN (for FP6, which has none, what the general codec
+    /// gives for NaN).
     #[inline]
     pub fn encode_saturating(&self, v: f32) -> u8 {
         let bits = v.to_bits();
-        let sign = (bits >> 24) & 0x80;
+        let sign = (bits >> 31) << self.sign_bit;
         let abs = bits & 0x7FFF_FFFF;
         if abs > 0x7F80_0000 {
             return self.nan_bits;
@@ -89,6 +93,18 @@ pub fn e5m2() -> &'static Fp8Codec {
     CODEC.get_or_init(|| Fp8Codec::new(FormatId::F8E5M2))
 }
 
+/// The FP6 E3M2 codec of the MX formats (built once; patterns 0..64).
+pub fn e3m2() -> &'static Fp8Codec {
+    static CODEC: OnceLock<Fp8Codec> = OnceLock::new();
+    CODEC.get_or_init(|| Fp8Codec::new(FormatId::F6E3M2))
+}
+
+/// The FP6 E2M3 codec of the MX formats (built once; patterns 0..64).
+pub fn e2m3() -> &'static Fp8Codec {
+    static CODEC: OnceLock<Fp8Codec> = OnceLock::new();
+    CODEC.get_or_init(|| Fp8Codec::new(FormatId::F6E2M3))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,14 +119,19 @@ mod tests {
         );
     }
 
-    fn both() -> [(FormatId, &'static Fp8Codec); 2] {
-        [(FormatId::F8E4M3, e4m3()), (FormatId::F8E5M2, e5m2())]
+    fn both() -> [(FormatId, &'static Fp8Codec); 4] {
+        [
+            (FormatId::F8E4M3, e4m3()),
+            (FormatId::F8E5M2, e5m2()),
+            (FormatId::F6E3M2, e3m2()),
+            (FormatId::F6E2M3, e2m3()),
+        ]
     }
 
     #[test]
     fn decode_matches_the_codec_for_every_pattern() {
         for (id, codec) in both() {
-            for b in 0..=255u8 {
+            for b in (0..1u32 << (codec.sign_bit + 1)).map(|b| b as u8) {
                 let slow = id.decode(b as u32) as f32;
                 let fast = codec.decode(b);
                 assert!(
@@ -124,7 +145,7 @@ mod tests {
     #[test]
     fn encode_matches_the_codec_at_every_value_midpoint_and_neighbour() {
         for (id, codec) in both() {
-            let mut values: Vec<f32> = (0..=0x7Fu32)
+            let mut values: Vec<f32> = (0..1u32 << codec.sign_bit)
                 .map(|b| id.decode(b) as f32)
                 .filter(|v| v.is_finite())
                 .collect();

@@ -43,7 +43,7 @@ use super::layout::{bit_string_code, pack_bit_string};
 use crate::format::catalog::{FP6_E2M3, FP6_E3M2, FP8_E4M3, FP8_E5M2};
 use crate::format::fp8::{self, Fp8Codec};
 use crate::format::minifloat::pow2;
-use crate::format::{Minifloat, Overflow};
+use crate::format::Minifloat;
 
 /// Elements per MX block (MX v1.0 §5: k = 32 for every concrete format).
 pub const MX_BLOCK: usize = 32;
@@ -166,39 +166,30 @@ pub fn quantize_block(
     });
     let scale = shared_scale(format, amax);
     out[0] = scale;
-    let element = format.element();
     let mut codes = [0u32; MX_BLOCK];
     if scale != E8M0_NAN {
-        let inverse = pow2(E8M0_BIAS - scale as i32);
-        match fp8_codec(format) {
-            Some(codec) => {
-                let factor = inverse as f32;
-                for (c, &v) in codes.iter_mut().zip(x) {
-                    *c = codec.encode_saturating(v * factor) as u32;
-                }
-            }
-            None => {
-                for (c, &v) in codes.iter_mut().zip(x) {
-                    // v · 2^-e is exact in f64, so the element sees one rounding.
-                    *c = element.encode(v as f64 * inverse, Overflow::Saturate);
-                }
-            }
+        let factor = pow2(E8M0_BIAS - scale as i32) as f32;
+        let codec = codec(format);
+        for (c, &v) in codes.iter_mut().zip(x) {
+            *c = codec.encode_saturating(v * factor) as u32;
         }
     }
     pack(format, &codes, &mut out[1..]);
     Ok(())
 }
 
-/// The FP8 elements' fast encoder (the same OCP E4M3 and E5M2 as the FP8 schemes), or `None`
-/// for FP6. `v · 2^-e` in f32 is exact wherever it matters: the block's scale keeps it below
-/// 2^(emax+1), and only values far below the smallest FP8 subnormal (2^-16) can become inexact
-/// f32 subnormals, which round to ±0 either way. `encode_saturating` rounds to nearest even and
-/// saturates like `Minifloat::encode(…, Overflow::Saturate)` (checked in the tests below).
-fn fp8_codec(format: MxFormat) -> Option<&'static Fp8Codec> {
+/// The element format's fast codec. `v · 2^-e` in f32 is exact wherever it matters: the
+/// block's scale keeps it below 2^(emax+1), and only values far below the smallest element
+/// subnormal (2^-16 for E5M2, larger for the others) can become inexact f32 subnormals, which
+/// round to ±0 either way. `encode_saturating` rounds to nearest even and saturates like
+/// `Minifloat::encode(…, Overflow::Saturate)` (checked in the tests below and in
+/// `format::fp8`'s).
+fn codec(format: MxFormat) -> &'static Fp8Codec {
     match format {
-        MxFormat::Fp8E4M3 => Some(fp8::e4m3()),
-        MxFormat::Fp8E5M2 => Some(fp8::e5m2()),
-        MxFormat::Fp6E3M2 | MxFormat::Fp6E2M3 => None,
+        MxFormat::Fp8E4M3 => fp8::e4m3(),
+        MxFormat::Fp8E5M2 => fp8::e5m2(),
+        MxFormat::Fp6E3M2 => fp8::e3m2(),
+        MxFormat::Fp6E2M3 => fp8::e2m3(),
     }
 }
 
@@ -224,10 +215,18 @@ pub fn dequantize_block(
         y.fill(f32::NAN);
         return Ok(());
     }
-    let scale = pow2(b[0] as i32 - E8M0_BIAS);
-    let element = format.element();
-    for (i, v) in y.iter_mut().enumerate() {
-        *v = (element.to_f64(code(format, &b[1..], i)) * scale) as f32;
+    // An element times 2^k is exact in f64, so one f32 multiplication (by 2^k as an f32, exact
+    // down to the subnormal 2^-127) rounds it exactly as the f64 product rounded to f32 would.
+    let scale = pow2(b[0] as i32 - E8M0_BIAS) as f32;
+    let codec = codec(format);
+    if format.element_bits() == 8 {
+        for (v, c) in y.iter_mut().zip(&b[1..]) {
+            *v = codec.decode(*c) * scale;
+        }
+    } else {
+        for (i, v) in y.iter_mut().enumerate() {
+            *v = codec.decode(code(format, &b[1..], i) as u8) * scale;
+        }
     }
     Ok(())
 }
@@ -278,12 +277,13 @@ pub fn dequantize(format: MxFormat, blocks: &[u8], out: &mut [f32]) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::Overflow;
 
     #[test]
-    fn the_fp8_element_fast_path_equals_the_exact_encoder_at_every_scale() {
+    fn the_element_fast_path_equals_the_exact_encoder_at_every_scale() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for format in [MxFormat::Fp8E4M3, MxFormat::Fp8E5M2] {
-            let codec = fp8_codec(format).expect("an FP8 format");
+        for format in MxFormat::ALL {
+            let codec = codec(format);
             for scale in 0..=254u8 {
                 let inverse = pow2(E8M0_BIAS - scale as i32);
                 // Values whose block could have this scale: at most 2^(emax + 1) once scaled.
@@ -315,6 +315,34 @@ mod tests {
                         .encode(v as f64 * inverse, Overflow::Saturate);
                     let fast = codec.encode_saturating(v * inverse as f32) as u32;
                     assert_eq!(fast, exact, "{format:?} scale {scale} v {v:e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dequantizing_equals_the_element_times_the_scale_rounded_once_for_every_scale_and_pattern() {
+        for format in MxFormat::ALL {
+            let element = format.element();
+            let patterns = 1u32 << format.element_bits();
+            for scale in 0..=254u8 {
+                for first in (0..patterns).step_by(MX_BLOCK) {
+                    let mut codes = [0u32; MX_BLOCK];
+                    for (j, c) in codes.iter_mut().enumerate() {
+                        *c = (first + j as u32) % patterns;
+                    }
+                    let mut block = vec![0u8; format.block_bytes()];
+                    block[0] = scale;
+                    pack(format, &codes, &mut block[1..]);
+                    let mut y = [0f32; MX_BLOCK];
+                    dequantize_block(format, &block, &mut y).unwrap();
+                    for (c, v) in codes.iter().zip(y) {
+                        let exact = (element.to_f64(*c) * pow2(scale as i32 - E8M0_BIAS)) as f32;
+                        assert!(
+                            v.to_bits() == exact.to_bits() || (v.is_nan() && exact.is_nan()),
+                            "{format:?} scale {scale} pattern {c:#x}: {v:e} against {exact:e}"
+                        );
+                    }
                 }
             }
         }

@@ -269,14 +269,15 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, QuantErro
         Scheme::ZeroPointUint8 | Scheme::ZeroPointInt4 => {
             let bits = layout.code_bits;
             out.resize(layout.bytes_for(x.len()), 0);
+            let mut codes = vec![0; block];
             for (chunk, o) in x
                 .chunks_exact(block)
                 .zip(out.chunks_exact_mut(layout.block_bytes))
             {
-                let q = zeropoint::quantize(chunk, bits);
-                o[..4].copy_from_slice(&q.scale.to_le_bytes());
-                o[4] = q.zero_point;
-                layout.pack_codes(&q.codes, &mut o[layout.code_offset..]);
+                let (scale, zero_point) = zeropoint::quantize_into(chunk, bits, &mut codes);
+                o[..4].copy_from_slice(&scale.to_le_bytes());
+                o[4] = zero_point;
+                layout.pack_codes(&codes, &mut o[layout.code_offset..]);
             }
         }
         Scheme::Bf16 | Scheme::F16 => {
@@ -373,14 +374,15 @@ pub fn dequantize(s: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, Qua
     }
     let mut out = vec![0f32; body.len() / stride * layout.values];
     match s {
-        Scheme::Bf16 | Scheme::F16 => {
-            let id = if s == Scheme::Bf16 {
-                FormatId::Bf16
-            } else {
-                FormatId::F16
-            };
+        Scheme::Bf16 => {
+            // A bfloat16 is the upper half of the f32 with the same value.
             for (o, c) in out.iter_mut().zip(body.chunks_exact(2)) {
-                *o = id.decode(u16::from_le_bytes([c[0], c[1]]) as u32) as f32;
+                *o = f32::from_bits((u16::from_le_bytes([c[0], c[1]]) as u32) << 16);
+            }
+        }
+        Scheme::F16 => {
+            for (o, c) in out.iter_mut().zip(body.chunks_exact(2)) {
+                *o = half::f16_bits_to_f32(u16::from_le_bytes([c[0], c[1]]));
             }
         }
         Scheme::F8E4M3 | Scheme::F8E5M2 => {
@@ -429,6 +431,21 @@ fn dequantize_block(s: Scheme, layout: &Layout, b: &[u8], codes: &mut [u8], out:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bf16_and_f16_dequantize_to_the_general_codecs_value_for_every_pattern() {
+        for (scheme, id) in [(Scheme::Bf16, FormatId::Bf16), (Scheme::F16, FormatId::F16)] {
+            let bytes: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
+            let values = dequantize(scheme, &bytes, 1).unwrap();
+            for (h, v) in values.iter().enumerate() {
+                let exact = id.decode(h as u32) as f32;
+                assert!(
+                    v.to_bits() == exact.to_bits() || (v.is_nan() && exact.is_nan()),
+                    "{scheme:?} {h:#06x}: {v:e} against {exact:e}"
+                );
+            }
+        }
+    }
 
     /// The FP8 scale comes from the largest finite |x|: NaN and ±inf are left out.
     #[test]

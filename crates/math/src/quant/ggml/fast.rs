@@ -163,8 +163,35 @@ fn lanes_min_max(x: &Block) -> ([f32; 4], [f32; 4]) {
     (lo, hi)
 }
 
-/// Eight lanes of compare-and-select, which LLVM vectorizes where it can (wasm simd128).
-#[cfg(not(target_arch = "x86_64"))]
+/// Eight lanes of simd128's `pmin`/`pmax` (`b < a ? b : a`: the running lane wins against a
+/// NaN, as with SSE2's), in two vectors so that consecutive steps do not wait on each other.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn lanes_min_max(x: &Block) -> ([f32; 8], [f32; 8]) {
+    use core::arch::wasm32::{f32x4, f32x4_pmax, f32x4_pmin, f32x4_splat, v128};
+    let load = |c: &[f32]| f32x4(c[0], c[1], c[2], c[3]);
+    let lanes = |a: v128, b: v128| -> [f32; 8] {
+        // SAFETY: two v128 are 32 bytes, as [f32; 8] is, and every bit pattern is an f32.
+        unsafe { std::mem::transmute([a, b]) }
+    };
+    let (mut l0, mut l1) = (f32x4_splat(f32::INFINITY), f32x4_splat(f32::INFINITY));
+    let (mut h0, mut h1) = (
+        f32x4_splat(f32::NEG_INFINITY),
+        f32x4_splat(f32::NEG_INFINITY),
+    );
+    for c in x.chunks_exact(8) {
+        let (a, b) = (load(&c[..4]), load(&c[4..]));
+        (l0, l1) = (f32x4_pmin(l0, a), f32x4_pmin(l1, b));
+        (h0, h1) = (f32x4_pmax(h0, a), f32x4_pmax(h1, b));
+    }
+    (lanes(l0, l1), lanes(h0, h1))
+}
+
+/// Eight lanes of compare-and-select, which LLVM vectorizes where it can.
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
 #[inline(always)]
 fn lanes_min_max(x: &Block) -> ([f32; 8], [f32; 8]) {
     let mut lo = [f32::INFINITY; 8];
