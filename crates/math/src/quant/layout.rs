@@ -368,6 +368,22 @@ impl Layout {
 /// Packs codes of `bits` bits (1..=8; higher bits dropped) as a little-endian bit string: code
 /// j in bits `j·bits ..` of `out` (zeroed first; MXFP6: four codes in three bytes).
 pub fn pack_bit_string(codes: &[u32], bits: u32, out: &mut [u8]) {
+    if bits == 8 {
+        for (o, c) in out.iter_mut().zip(codes) {
+            *o = *c as u8;
+        }
+        let written = codes.len().min(out.len());
+        out[written..].fill(0);
+        return;
+    }
+    if bits == 6 && codes.len() % 4 == 0 && out.len() == codes.len() / 4 * 3 {
+        // Four 6-bit codes fill three bytes exactly: the same bit string, 24 bits at a time.
+        for (four, o) in codes.chunks_exact(4).zip(out.chunks_exact_mut(3)) {
+            let word = four.iter().rev().fold(0u32, |w, c| (w << 6) | (c & 0x3F));
+            o.copy_from_slice(&word.to_le_bytes()[..3]);
+        }
+        return;
+    }
     out.fill(0);
     let bits = bits as usize;
     for (j, c) in codes.iter().enumerate() {
@@ -376,6 +392,27 @@ pub fn pack_bit_string(codes: &[u32], bits: u32, out: &mut [u8]) {
             if let Some(o) = out.get_mut(j * bits / 8 + k) {
                 *o |= b;
             }
+        }
+    }
+}
+
+/// Every code of a bit string written by [`pack_bit_string`] with `bits` (6 or 8, else one
+/// [`bit_string_code`] at a time) bits per code, into `out` (`out.len()` codes; `bytes` must
+/// hold them).
+#[inline]
+pub fn bit_string_codes(bytes: &[u8], bits: u32, out: &mut [u8]) {
+    if bits == 8 {
+        out.copy_from_slice(&bytes[..out.len()]);
+    } else if bits == 6 && out.len() % 4 == 0 {
+        for (three, four) in bytes.chunks_exact(3).zip(out.chunks_exact_mut(4)) {
+            let word = u32::from_le_bytes([three[0], three[1], three[2], 0]);
+            for (k, c) in four.iter_mut().enumerate() {
+                *c = (word >> (6 * k)) as u8 & 0x3F;
+            }
+        }
+    } else {
+        for (j, c) in out.iter_mut().enumerate() {
+            *c = bit_string_code(bytes, j, bits) as u8;
         }
     }
 }
@@ -471,6 +508,32 @@ pub fn unpack_u32(words: &[u32], len: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_six_and_eight_bit_fast_paths_pack_and_unpack_the_general_bit_string() {
+        for bits in [6u32, 8] {
+            for n in [4usize, 8, 32] {
+                let codes: Vec<u32> = (0..n as u32).map(|j| (j * 37 + 11) % (1 << bits)).collect();
+                let mut fast = vec![0xAAu8; n * bits as usize / 8];
+                pack_bit_string(&codes, bits, &mut fast);
+                let mut general = vec![0u8; fast.len()];
+                for (j, c) in codes.iter().enumerate() {
+                    for k in 0..bits as usize {
+                        let at = j * bits as usize + k;
+                        general[at / 8] |= (((c >> k) & 1) as u8) << (at % 8);
+                    }
+                }
+                assert_eq!(fast, general, "{bits} bits, {n} codes");
+                let mut back = vec![0u8; n];
+                bit_string_codes(&fast, bits, &mut back);
+                let each: Vec<u8> = (0..n)
+                    .map(|j| bit_string_code(&fast, j, bits) as u8)
+                    .collect();
+                assert_eq!(back, each, "{bits} bits, {n} codes");
+                assert!(back.iter().zip(&codes).all(|(b, c)| *b as u32 == *c));
+            }
+        }
+    }
     use crate::quant::scheme::quantize;
     use std::mem::size_of;
 

@@ -38,8 +38,9 @@
 //!   the product leaves f32's range (E5M2 elements with scales near 2^127 overflow to ±infinity;
 //!   tiny products become f32 subnormals).
 
+use super::kernels::absmax;
 use super::kquants::LengthError;
-use super::layout::{bit_string_code, pack_bit_string};
+use super::layout::{bit_string_codes, pack_bit_string};
 use crate::format::catalog::{FP6_E2M3, FP6_E3M2, FP8_E4M3, FP8_E5M2};
 use crate::format::fp8::{self, Fp8Codec};
 use crate::format::minifloat::pow2;
@@ -156,14 +157,12 @@ pub fn quantize_block(
     out: &mut [u8],
 ) -> Result<(), LengthError> {
     check(format, MX_BLOCK, out.len())?;
-    // Any NaN makes the amax NaN; f32::max would skip it.
-    let amax = x.iter().fold(0f32, |m, v| {
-        if v.is_nan() || m.is_nan() {
-            f32::NAN
-        } else {
-            m.max(v.abs())
-        }
-    });
+    // Any NaN makes the amax NaN (`absmax` skips NaN, so it is looked for first).
+    let amax = if x.iter().any(|v| v.is_nan()) {
+        f32::NAN
+    } else {
+        absmax(x)
+    };
     let scale = shared_scale(format, amax);
     out[0] = scale;
     let mut codes = [0u32; MX_BLOCK];
@@ -198,11 +197,6 @@ fn pack(format: MxFormat, codes: &[u32; MX_BLOCK], out: &mut [u8]) {
     pack_bit_string(codes, format.element_bits() as u32, out);
 }
 
-/// Element i's code from a block's element bytes.
-fn code(format: MxFormat, elements: &[u8], i: usize) -> u32 {
-    bit_string_code(elements, i, format.element_bits() as u32)
-}
-
 /// Dequantizes one block (`format.block_bytes()` long) into 32 values: `P_i × X` rounded once
 /// to f32, or NaN throughout when X is the NaN byte. A wrong length writes nothing and errs.
 pub fn dequantize_block(
@@ -219,14 +213,10 @@ pub fn dequantize_block(
     // down to the subnormal 2^-127) rounds it exactly as the f64 product rounded to f32 would.
     let scale = pow2(b[0] as i32 - E8M0_BIAS) as f32;
     let codec = codec(format);
-    if format.element_bits() == 8 {
-        for (v, c) in y.iter_mut().zip(&b[1..]) {
-            *v = codec.decode(*c) * scale;
-        }
-    } else {
-        for (i, v) in y.iter_mut().enumerate() {
-            *v = codec.decode(code(format, &b[1..], i) as u8) * scale;
-        }
+    let mut codes = [0u8; MX_BLOCK];
+    bit_string_codes(&b[1..], format.element_bits() as u32, &mut codes);
+    for (v, c) in y.iter_mut().zip(codes) {
+        *v = codec.decode(c) * scale;
     }
     Ok(())
 }
