@@ -137,12 +137,13 @@ pub struct GrowingHistogram {
     /// FINE / 2R. R and this are powers of two, so the bin arithmetic is exact.
     scale: f64,
     counts: Vec<u64>,
-    /// Counts added by [`GrowingHistogram::add_differences`], in four interleaved lanes per fine
-    /// bin so that consecutive values in one bin do not wait on each other's increments; moved
-    /// into `counts` before the range doubles, at the end, and before a lane could overflow.
-    lanes: Vec<[u32; 4]>,
-    /// Values in `lanes`.
-    in_lanes: u64,
+    /// Counts added by [`GrowingHistogram::add_differences`] and the lab's measuring pass, in
+    /// 32 bits so that the [`FINE`] bins take 16 KiB and stay in the L1 cache (consecutive
+    /// errors rarely share one of 4096 bins, so one lane per bin is enough); moved into `counts`
+    /// before the range doubles, at the end, and before a count could overflow.
+    recent: Vec<u32>,
+    /// Values in `recent`.
+    in_recent: u64,
     /// Zeros seen before any non-zero value (they belong in the bin just right of 0).
     zeros: u64,
 }
@@ -154,8 +155,8 @@ impl Default for GrowingHistogram {
             r: 0.0,
             scale: 0.0,
             counts: vec![0; FINE],
-            lanes: vec![[0; 4]; FINE],
-            in_lanes: 0,
+            recent: vec![0; FINE],
+            in_recent: 0,
             zeros: 0,
         }
     }
@@ -176,7 +177,10 @@ impl GrowingHistogram {
         for (a, b) in a.chunks(256).zip(b.chunks(256)) {
             let at = &mut at[..a.len().min(b.len())];
             if self.fine_bins(a, b, at) {
-                add_in_lanes(at, self.lanes_for(at.len()));
+                let recent = self.recent_for(at.len());
+                for i in at.iter() {
+                    recent[*i as usize] += 1;
+                }
             } else {
                 for (a, b) in a.iter().zip(b) {
                     self.push(b - a);
@@ -214,16 +218,16 @@ impl GrowingHistogram {
         inside == 1
     }
 
-    /// The four-lane counts to add `n` more values to with [`add_in_lanes`] (bins from
-    /// [`GrowingHistogram::fine_bins`]), moved into the main counts first when a lane could
+    /// The counts to add `n` more values to, one per fine bin (bins from
+    /// [`GrowingHistogram::fine_bins`]), moved into the main counts first when one could
     /// otherwise overflow.
     #[inline]
-    pub(crate) fn lanes_for(&mut self, n: usize) -> &mut [[u32; 4]] {
-        if self.in_lanes + n as u64 > u32::MAX as u64 {
+    pub(crate) fn recent_for(&mut self, n: usize) -> &mut [u32] {
+        if self.in_recent + n as u64 > u32::MAX as u64 {
             self.settle();
         }
-        self.in_lanes += n as u64;
-        &mut self.lanes
+        self.in_recent += n as u64;
+        &mut self.recent
     }
 
     /// Adds one value (NaN and ±inf are skipped).
@@ -324,8 +328,8 @@ impl GrowingHistogram {
     /// range was set included in the bin right of 0): what two histograms compare by.
     pub fn fine_counts(&self) -> Vec<u64> {
         let mut counts = self.counts.clone();
-        for (c, l) in counts.iter_mut().zip(&self.lanes) {
-            *c += l.iter().map(|v| *v as u64).sum::<u64>();
+        for (c, l) in counts.iter_mut().zip(&self.recent) {
+            *c += *l as u64;
         }
         counts[FINE / 2] += self.zeros;
         counts
@@ -342,14 +346,14 @@ impl GrowingHistogram {
         self.add_fine(None, &[other.zeros]);
     }
 
-    /// Moves the lanes' counts into `counts`.
+    /// Moves the recent counts into `counts`.
     fn settle(&mut self) {
-        if self.in_lanes > 0 {
-            for (c, l) in self.counts.iter_mut().zip(&mut self.lanes) {
-                *c += l.iter().map(|v| *v as u64).sum::<u64>();
-                *l = [0; 4];
+        if self.in_recent > 0 {
+            for (c, l) in self.counts.iter_mut().zip(&mut self.recent) {
+                *c += *l as u64;
+                *l = 0;
             }
-            self.in_lanes = 0;
+            self.in_recent = 0;
         }
     }
 

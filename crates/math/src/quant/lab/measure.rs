@@ -138,7 +138,7 @@ impl PairMeasures {
     /// loop per error-map block counts both and takes the sums, so the counting fills the time
     /// the sums spend waiting on their own additions.
     fn add_counted_run(&mut self, a: &[f32], b: &[f32], values_at: &[u32], errors_at: &[u32]) {
-        let lanes = self.errors.lanes_for(a.len());
+        let recent = self.errors.recent_for(a.len());
         let (dequantized, heat) = (&mut self.dequantized, &mut self.heat);
         let mut at = 0;
         while at < a.len() {
@@ -148,7 +148,7 @@ impl PairMeasures {
                 .metrics
                 .add_finite(&a[at..at + take], &b[at..at + take], heat.se, |j| {
                     dequantized[values_at[j] as usize][j % 4] += 1;
-                    lanes[errors_at[j] as usize][j % 4] += 1;
+                    recent[errors_at[j] as usize] += 1;
                 });
             heat.count += take;
             heat.in_block += take;
