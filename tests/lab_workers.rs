@@ -183,9 +183,10 @@ async fn a_worker_script_that_cannot_load_leaves_the_lab_on_the_page_s_thread_an
     use_worker_script(WORKER);
 }
 
-/// `bytes` in a fresh `ArrayBuffer`, as the browser hands over a chosen file.
-fn buffer(bytes: &[u8]) -> js_sys::ArrayBuffer {
-    js_sys::Uint8Array::from(bytes).buffer()
+/// `bytes` in a `Blob`, as the browser hands over a chosen file.
+fn blob(bytes: &[u8]) -> web_sys::Blob {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    web_sys::Blob::new_with_u8_array_sequence(&parts).expect("a blob")
 }
 
 #[wasm_bindgen_test]
@@ -194,7 +195,7 @@ async fn an_upload_is_read_in_a_worker_exactly_as_on_the_page_s_thread() {
     let values = tensor(8, 100_000).values.clone();
     let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     let npy = bitbudget_math::quant::tensor_io::npy_file("<f4", &[250, 400], &data);
-    let (index, t, bytes) = read_off_thread("w.npy", &buffer(&npy))
+    let (index, t, bytes) = read_off_thread("w.npy", &blob(&npy))
         .await
         .expect("a good file")
         .expect("a worker read it");
@@ -208,7 +209,7 @@ async fn an_upload_is_read_in_a_worker_exactly_as_on_the_page_s_thread() {
     assert!(bytes.is_empty(), "a .npy's bytes are not kept");
     // A bad file: the worker's sentence is the page's.
     let bad = &npy[..npy.len() - 3];
-    let err = read_off_thread("w.npy", &buffer(bad)).await.unwrap_err();
+    let err = read_off_thread("w.npy", &blob(bad)).await.unwrap_err();
     assert_eq!(err, read_upload("w.npy", bad).unwrap_err());
 }
 
@@ -216,13 +217,9 @@ async fn an_upload_is_read_in_a_worker_exactly_as_on_the_page_s_thread() {
 async fn without_workers_an_upload_is_left_to_the_page_s_thread() {
     set_lab_workers(false);
     let npy = bitbudget_math::quant::tensor_io::npy_file("<f4", &[1], &1f32.to_le_bytes());
-    let kept = buffer(&npy);
+    let kept = blob(&npy);
     assert_eq!(read_off_thread("one.npy", &kept).await, Ok(None));
-    assert_eq!(
-        kept.byte_length() as usize,
-        npy.len(),
-        "the bytes are still here"
-    );
+    assert_eq!(kept.size() as usize, npy.len(), "the file is still here");
     use_worker_script(WORKER);
 }
 
@@ -239,6 +236,16 @@ async fn another_tensor_of_a_kept_safetensors_file_is_read_in_a_worker() {
     for v in [1.0f32, -2.0, 0.5, 4.0] {
         file.extend_from_slice(&((v.to_bits() >> 16) as u16).to_le_bytes());
     }
+    // Chosen, the file is read in a worker and its bytes are kept on the page, read in slices.
+    let (index, first, kept) = read_off_thread("two.safetensors", &blob(&file))
+        .await
+        .expect("a good file")
+        .expect("a worker read it");
+    assert_eq!(
+        (index, first),
+        read_upload("two.safetensors", &file).unwrap()
+    );
+    assert_eq!(*kept, file, "the kept bytes are the file's");
     let picked = pick_off_thread(&file, "b")
         .await
         .expect("a good tensor")

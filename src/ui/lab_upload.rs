@@ -10,16 +10,18 @@ use bitbudget_math::quant::tensor_io::{Tensor, TensorInfo};
 use bitbudget_worker::{decode, Request, Response};
 use futures_channel::mpsc::unbounded;
 use futures_util::StreamExt;
-use js_sys::{Array, ArrayBuffer, Float32Array, Uint8Array};
+use js_sys::{Array, Float32Array, Uint8Array};
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::Blob;
 use web_sys::{ErrorEvent, MessageEvent};
 
 /// Bytes (or values) copied at a time: 1 Mi (4 MiB of values, about a millisecond).
 const SLICE: usize = 1 << 20;
 /// Milliseconds of copying between yields to the browser.
-const SLICE_MS: f64 = 8.0;
+const SLICE_MS: f64 = 12.0;
 
 /// A file read: its tensors (empty for .npy), the tensor, and the file's bytes where another of
 /// its tensors can be picked (empty for .npy).
@@ -42,6 +44,26 @@ async fn copy_sliced<T: Copy + Default>(
     out
 }
 
+/// The bytes of `blob`, read a slice at a time, yielding to the browser between slices.
+async fn read_sliced(blob: &Blob) -> Result<Vec<u8>, String> {
+    let size = blob.size() as usize;
+    let mut out = vec![0u8; size];
+    let mut pacer = Pacer::new(SLICE_MS);
+    for (k, slice) in out.chunks_mut(SLICE).enumerate() {
+        let from = (k * SLICE) as f64;
+        let buffer = match blob.slice_with_f64_and_f64(from, from + slice.len() as f64) {
+            Ok(part) => JsFuture::from(part.array_buffer()).await.ok(),
+            Err(_) => None,
+        };
+        let Some(buffer) = buffer else {
+            return Err("the browser could not read the file".into());
+        };
+        Uint8Array::new(&buffer).copy_to(slice);
+        pacer.pace().await;
+    }
+    Ok(out)
+}
+
 /// `bytes` in a new `Uint8Array`, copied a slice at a time, yielding to the browser between
 /// slices.
 async fn to_js_sliced(bytes: &[u8]) -> Uint8Array {
@@ -62,11 +84,13 @@ enum Heard {
     Failed(String),
 }
 
-/// Reads `file` (its bytes in `buffer`) in a Web Worker. `Ok(None)`: no worker could start (the
-/// buffer is untouched; read it on the page's thread); `Err`: the file is bad, or the worker
-/// failed once it had the bytes (a sentence saying why).
-pub async fn read_off_thread(file: &str, buffer: &ArrayBuffer) -> Result<Option<ReadFile>, String> {
-    in_worker(file, None, Source::Buffer(buffer)).await
+/// Reads the chosen file `file` (named `name`) in a Web Worker, which reads its bytes itself, so
+/// the page's thread never holds the whole file at once; a safetensors file's bytes are also
+/// read here, a slice at a time, to pick its other tensors later. `Ok(None)`: no worker could
+/// start (read it on the page's thread); `Err`: the file is bad, or the worker failed once it
+/// had the file (a sentence saying why).
+pub async fn read_off_thread(name: &str, file: &Blob) -> Result<Option<ReadFile>, String> {
+    in_worker(name, None, Source::File(file)).await
 }
 
 /// Reads tensor `name` of the safetensors file `bytes` (which the page keeps) in a Web Worker,
@@ -78,8 +102,8 @@ pub async fn pick_off_thread(bytes: &[u8], name: &str) -> Result<Option<Tensor>,
 
 /// Where a file's bytes are.
 enum Source<'a> {
-    /// The browser's buffer of a chosen file (moved to the worker).
-    Buffer(&'a ArrayBuffer),
+    /// A chosen file (the worker reads it).
+    File(&'a Blob),
     /// Bytes the page keeps (copied to the worker).
     Kept(&'a [u8]),
 }
@@ -125,22 +149,17 @@ async fn read_in(
         Some(Heard::Message(m)) if matches!(answer(&m), Ok((Response::Ready, _))) => {}
         _ => return Ok(None),
     }
-    let (sent, bytes) = match source {
-        Source::Buffer(buffer) => {
-            let sent = Uint8Array::new(buffer);
-            // A safetensors file stays in the page, to pick its other tensors: copied before
-            // the bytes go to the worker (they are moved, not copied).
+    let (sent, bytes): (js_sys::Object, _) = match source {
+        Source::File(blob) => {
+            // A safetensors file stays in the page, to pick its other tensors.
             let bytes = if file.ends_with(".npy") {
                 Vec::new()
             } else {
-                let copy = |from: usize, to: usize, out: &mut [u8]| {
-                    sent.subarray(from as u32, to as u32).copy_to(out)
-                };
-                copy_sliced(sent.length() as usize, copy).await
+                read_sliced(blob).await?
             };
-            (sent, bytes)
+            (blob.clone().into(), bytes)
         }
-        Source::Kept(kept) => (to_js_sliced(kept).await, Vec::new()),
+        Source::Kept(kept) => (to_js_sliced(kept).await.into(), Vec::new()),
     };
     let request = Request::Parse {
         file: file.into(),

@@ -13,6 +13,7 @@ use bitbudget_math::quant::tensor_io::{read_safetensors, Tensor, TensorInfo};
 use bitbudget_worker::read_upload;
 use leptos::prelude::*;
 use std::sync::Arc;
+use wasm_bindgen::prelude::{Closure, JsValue};
 use wasm_bindgen::JsCast;
 
 mod compute;
@@ -163,21 +164,25 @@ impl QuantState {
     /// after the other, the last one chosen is used, whichever is read first.
     pub async fn load_chosen(self, name: String, file: web_sys::File) {
         let read = self.next_read();
-        let Ok(buffer) = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await else {
-            let why = format!("{name}: the browser could not read the file");
-            return self.upload_error.set(Some(why));
-        };
-        let (file, buffer) = (name, buffer.unchecked_into());
-        let result = lab_upload::read_off_thread(&file, &buffer).await;
+        let result = lab_upload::read_off_thread(&name, &file).await;
         if self.reads.get_value() != read {
             return;
         }
         match result {
             Ok(Some((index, tensor, bytes))) => {
-                self.accept_upload(file, Ok((index, tensor)), bytes)
+                self.accept_upload(name, Ok((index, tensor)), bytes)
             }
-            Ok(None) => self.load_file(file, js_sys::Uint8Array::new(&buffer).to_vec()),
-            Err(e) => self.upload_error.set(Some(format!("{file}: {e}"))),
+            Ok(None) => {
+                let Ok(buffer) = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await
+                else {
+                    let why = format!("{name}: the browser could not read the file");
+                    return self.upload_error.set(Some(why));
+                };
+                if self.reads.get_value() == read {
+                    self.load_file(name, js_sys::Uint8Array::new(&buffer).to_vec())
+                }
+            }
+            Err(e) => self.upload_error.set(Some(format!("{name}: {e}"))),
         }
     }
 
@@ -295,19 +300,31 @@ pub fn now() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
-/// Yields to the browser's event loop (a zero-delay timeout).
+/// Yields to the browser until it has drawn a frame: a zero-delay timeout queued from the next
+/// animation-frame callback runs once that frame is rendered. (A bare zero-delay timeout does
+/// not do it: Chromium may run many timer tasks before it renders, so frames came 50-65 ms
+/// apart while an upload was copied in 8 ms steps.) A hidden page draws no frames, so a
+/// 100 ms timeout ends the wait there.
 pub async fn yield_now() {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-        }
+        let Some(w) = web_sys::window() else {
+            let _ = resolve.call0(&JsValue::NULL);
+            return;
+        };
+        let after_frame = {
+            let (w, resolve) = (w.clone(), resolve.clone());
+            Closure::once_into_js(move || {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+            })
+        };
+        let _ = w.request_animation_frame(after_frame.unchecked_ref());
+        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 100);
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
-/// Long work on the page's thread, paced to the browser's frames: it yields once `budget_ms` of
-/// work has run since the last yield (a yield after every small step would cost at least 4 ms
-/// each once timeouts nest).
+/// Long work on the page's thread, paced to the browser's frames: it yields (until a frame is
+/// drawn, [`yield_now`]) once `budget_ms` of work has run since the last yield.
 pub struct Pacer {
     budget_ms: f64,
     started: f64,

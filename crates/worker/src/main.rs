@@ -1,7 +1,8 @@
 //! The Quantize lab's Web Worker (built by Trunk from `index.html`'s `data-type="worker"` link,
 //! started by the page from `bitbudget-worker_loader.js`). Each message is an array: a CBOR
 //! [`bitbudget_worker::Request`] in a `Uint8Array`, then a tensor part's values in a
-//! `Float32Array` or a file's bytes in a `Uint8Array`. Answers are a CBOR
+//! `Float32Array`, or a file's bytes in a `Uint8Array` or the chosen file itself (a `Blob`,
+//! read here so that the page's thread never holds the whole file). Answers are a CBOR
 //! [`bitbudget_worker::Response`] in a transferred `Uint8Array`, then a read file's values.
 
 #[cfg(target_arch = "wasm32")]
@@ -50,8 +51,12 @@ fn main() {
                 }
             };
             if let Request::Parse { file, tensor } = &request {
-                let bytes = Uint8Array::new(&message.get(1)).to_vec();
-                return match read_request(file, tensor.as_deref(), &bytes) {
+                let read = match message.get(1).dyn_into::<web_sys::Blob>() {
+                    Ok(blob) => read_blob(&blob),
+                    Err(bytes) => Ok(Uint8Array::new(&bytes).to_vec()),
+                };
+                let parsed = read.and_then(|bytes| read_request(file, tensor.as_deref(), &bytes));
+                return match parsed {
                     Ok((index, t)) => {
                         let (name, shape) = (t.name, t.shape);
                         let parsed = Response::Parsed { index, name, shape };
@@ -79,6 +84,15 @@ fn main() {
             }
         }
     });
+    /// A chosen file's bytes, read synchronously (a worker may block; the page never does).
+    fn read_blob(blob: &web_sys::Blob) -> Result<Vec<u8>, String> {
+        let reader = web_sys::FileReaderSync::new()
+            .map_err(|_| "this browser cannot read files in a Web Worker".to_string())?;
+        let buffer = reader
+            .read_as_array_buffer(blob)
+            .map_err(|_| "the browser could not read the file".to_string())?;
+        Ok(Uint8Array::new(&buffer).to_vec())
+    }
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     on_message.forget();

@@ -238,8 +238,9 @@ pub(super) fn with_slot<T>(k: usize, f: impl FnOnce(&mut Slot) -> T) -> Option<T
     })
 }
 
-/// Posts `request` to `worker`, and `payload` (a typed array: values or a file's bytes) after
-/// it; the payload's buffer is transferred (moved, not copied).
+/// Posts `request` to `worker`, and `payload` (a typed array: values or a file's bytes; or a
+/// chosen file's `Blob`) after it; a typed array's buffer is transferred (moved, not copied), a
+/// `Blob` is a handle the worker reads.
 pub(crate) fn post(
     worker: &Worker,
     request: &Request,
@@ -249,7 +250,10 @@ pub(crate) fn post(
     let message = Array::of1(&header);
     let transfer = Array::of1(&header.buffer());
     if let Some(p) = payload {
-        transfer.push(&js_sys::Reflect::get(p, &"buffer".into()).unwrap_or_default());
+        let buffer = js_sys::Reflect::get(p, &"buffer".into()).unwrap_or_default();
+        if buffer.is_instance_of::<js_sys::ArrayBuffer>() {
+            transfer.push(&buffer);
+        }
         message.push(p);
     }
     worker
