@@ -209,6 +209,12 @@ await check('theme-url-beats-system', { url: '?tab=memory&theme=dark', colorSche
   const url = await urlOnceWritten(page);
   expect(url.includes('theme=light'), `the URL keeps the old theme: ${url}`);
 });
+// The palette's stylesheet (assets/palette.css) colours the page before its wasm has run (here:
+// never, scripts off), so a dark system gets no white flash.
+await check('theme-dark-before-the-wasm-runs', { colorScheme: 'dark', context: { javaScriptEnabled: false } }, async (page) => {
+  await page.goto(base + '?tab=memory', { waitUntil: 'load' });
+  expect(await bg(page) === DARK_BG, `a dark system sees ${await bg(page)} until the wasm runs`);
+});
 await check('theme-light-on-dark-system', { url: '?tab=bits&theme=light&embed=1', colorScheme: 'dark' }, async (page) => {
   await byId(page, 'value-input').waitFor();
   expect(await bg(page) !== DARK_BG, 'theme=light on a dark system shows the dark background');

@@ -159,6 +159,12 @@ fn named_colours(t: &Theme) -> [(&'static str, Rgb); 18] {
     ]
 }
 
+/// The first line of `assets/palette.css`, which holds [`stylesheet`] after it.
+pub const PALETTE_CSS_HEADER: &str =
+    "/* Generated from crates/charts/src/palette.rs (stylesheet()); \
+     a test there checks it (BITBUDGET_WRITE_PALETTE=1 rewrites it). The page has these colours \
+     before its wasm runs, light or dark as the system prefers. */\n";
+
 /// CSS custom properties for both themes; dark follows `prefers-color-scheme`.
 pub fn stylesheet() -> String {
     format!(
@@ -171,6 +177,21 @@ pub fn stylesheet() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn assets_palette_css_is_the_palette() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/palette.css");
+        let want = format!("{PALETTE_CSS_HEADER}{}\n", stylesheet());
+        if std::env::var_os("BITBUDGET_WRITE_PALETTE").is_some() {
+            std::fs::write(path, &want).expect("assets/palette.css written");
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "assets/palette.css is not the palette: run \
+             `BITBUDGET_WRITE_PALETTE=1 cargo test -p bitbudget-charts assets_palette_css`"
+        );
+    }
 
     #[test]
     fn stylesheet_defines_both_themes() {
