@@ -6,6 +6,11 @@
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 use core::arch::wasm32::*;
 
+/// 1.5·2^23: adding it to a value below 2^22 in magnitude and subtracting it again rounds the
+/// value to an integer, ties to even (the float form of llama.cpp's `nearest_int`).
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+const ROUNDER: f32 = 12_582_912.0;
+
 /// Four `f32` values.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[derive(Clone, Copy)]
@@ -122,6 +127,14 @@ impl F4 {
     #[inline(always)]
     pub fn neg(self) -> F4 {
         F4(unsafe { _mm_xor_ps(self.0, _mm_set1_ps(-0.0)) })
+    }
+    /// Rounded to an integer, ties to even, for lanes below 2^22 in magnitude (SSE2 has no
+    /// rounding instruction: adding and subtracting 1.5·2^23 does it; a lane in (−0.5, 0) gives
+    /// +0 here and −0 in WebAssembly).
+    #[inline(always)]
+    pub fn round_even_small(self) -> F4 {
+        let r = F4::splat(ROUNDER);
+        self.add(r).sub(r)
     }
     /// `if m { a } else { b }` per lane.
     #[inline(always)]
@@ -267,6 +280,13 @@ impl F4 {
     pub fn neg(self) -> F4 {
         F4(f32x4_neg(self.0))
     }
+    /// Rounded to an integer, ties to even (`f32x4.nearest`, one instruction), for lanes below
+    /// 2^22 in magnitude, where it equals the other targets' 1.5·2^23 trick except that a lane in
+    /// (−0.5, 0) gives −0 here and +0 there.
+    #[inline(always)]
+    pub fn round_even_small(self) -> F4 {
+        F4(f32x4_nearest(self.0))
+    }
     /// `if m { a } else { b }` per lane.
     #[inline(always)]
     pub fn select(m: M4, a: F4, b: F4) -> F4 {
@@ -396,6 +416,13 @@ impl F4 {
     #[inline(always)]
     pub fn neg(self) -> F4 {
         self.map2(self, |a, _| -a)
+    }
+    /// Rounded to an integer, ties to even, for lanes below 2^22 in magnitude (adding and
+    /// subtracting 1.5·2^23; a lane in (−0.5, 0) gives +0).
+    #[inline(always)]
+    pub fn round_even_small(self) -> F4 {
+        let r = F4::splat(ROUNDER);
+        self.add(r).sub(r)
     }
     /// `if m { a } else { b }` per lane.
     #[inline(always)]

@@ -24,12 +24,9 @@ fn signed_absmax(x: &[f32]) -> (f32, f32) {
     (max, amax)
 }
 
-/// 1.5·2^23: adding it to a value in `[0, 2^22)` and subtracting it again rounds the value to an
-/// integer, ties to even (the float form of [`nearest_int`]).
-const ROUNDER: f32 = 12_582_912.0;
-
 /// The largest magnitude of a scaled value for which clamping to the code range before rounding
-/// with [`ROUNDER`] equals [`nearest_int`] followed by the clamp (below 2^22 the trick is exact).
+/// with [`F4::round_even_small`] equals [`nearest_int`] followed by the clamp (below 2^22 both are
+/// exact).
 const SAFE_REACH: f32 = 4_000_000.0;
 
 /// Where every scaled value is below [`SAFE_REACH`] in magnitude (always, for finite sub-blocks
@@ -37,8 +34,7 @@ const SAFE_REACH: f32 = 4_000_000.0;
 /// float domain, which equals `nearest_int(t).clamp(lo, hi)` there and needs no integer lanes.
 #[inline(always)]
 fn clamped_code(t: F4, lo: F4, hi: F4) -> F4 {
-    let rounder = F4::splat(ROUNDER);
-    t.pmax(lo).pmin(hi).add(rounder).sub(rounder)
+    t.pmax(lo).pmin(hi).round_even_small()
 }
 
 /// The codes re-derived from a sub-block's stored scale, four at a time: for each `x`,
@@ -197,26 +193,16 @@ pub fn scale_and_min<const N: usize, const L: usize>(
                 .lt(F4::splat(SAFE_REACH))
                 .all();
         }
-        let (mut sl, mut sl2, mut sxl) = (
-            [zero; MAX_VECTORS],
-            [zero; MAX_VECTORS],
-            [zero; MAX_VECTORS],
-        );
-        for i in 0..N {
-            for v in 0..nv {
-                let t = iscale[v].mul(shifted[i][v]);
-                let lf = if safe {
-                    clamped_code(t, zero, top)
-                } else {
-                    F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32))
-                };
-                aux[i][v] = lf;
-                let wl = wv[i][v].mul(lf);
-                sl[v] = sl[v].add(wl);
-                sl2[v] = sl2[v].add(wl.mul(lf));
-                sxl[v] = sxl[v].add(wl.mul(xv[i][v]));
-            }
-        }
+        // The branch is taken once per trial, outside the loop over the values.
+        let (sl, sl2, sxl) = if safe {
+            codes_and_sums(nv, &iscale, &shifted, &xv, &wv, &mut aux, |t| {
+                clamped_code(t, zero, top)
+            })
+        } else {
+            codes_and_sums(nv, &iscale, &shifted, &xv, &wv, &mut aux, |t| {
+                F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32))
+            })
+        };
         let (mut this_scale, mut this_min, mut usable) = (
             [zero; MAX_VECTORS],
             [zero; MAX_VECTORS],
@@ -266,6 +252,37 @@ pub fn scale_and_min<const N: usize, const L: usize>(
         }
     }
     (scales, neg_mins)
+}
+
+/// One trial of [`scale_and_min`] over its `nv` vectors of lanes: each code `aux = code(iscale ·
+/// shifted)`, and the sums `Σw·l`, `Σw·l·l` and `Σw·l·x` in the reference's order (`w·l` first).
+#[inline(always)]
+fn codes_and_sums<const N: usize>(
+    nv: usize,
+    iscale: &[F4; MAX_VECTORS],
+    shifted: &[[F4; MAX_VECTORS]; N],
+    xv: &[[F4; MAX_VECTORS]; N],
+    wv: &[[F4; MAX_VECTORS]; N],
+    aux: &mut [[F4; MAX_VECTORS]; N],
+    code: impl Fn(F4) -> F4,
+) -> ([F4; MAX_VECTORS], [F4; MAX_VECTORS], [F4; MAX_VECTORS]) {
+    let zero = F4::splat(0.0);
+    let (mut sl, mut sl2, mut sxl) = (
+        [zero; MAX_VECTORS],
+        [zero; MAX_VECTORS],
+        [zero; MAX_VECTORS],
+    );
+    for i in 0..N {
+        for v in 0..nv {
+            let lf = code(iscale[v].mul(shifted[i][v]));
+            aux[i][v] = lf;
+            let wl = wv[i][v].mul(lf);
+            sl[v] = sl[v].add(wl);
+            sl2[v] = sl2[v].add(wl.mul(lf));
+            sxl[v] = sxl[v].add(wl.mul(xv[i][v]));
+        }
+    }
+    (sl, sl2, sxl)
 }
 
 /// The start shared by [`symmetric`] and its line-by-line reference: codes from the scale
