@@ -128,6 +128,12 @@ impl F4 {
     pub fn neg(self) -> F4 {
         F4(unsafe { _mm_xor_ps(self.0, _mm_set1_ps(-0.0)) })
     }
+    /// `if self < 0 { +0 } else { self }` per lane, for lanes that are not NaN (−0 may stay −0
+    /// here and become +0 in WebAssembly).
+    #[inline(always)]
+    pub fn max_zero(self) -> F4 {
+        F4(unsafe { _mm_max_ps(_mm_setzero_ps(), self.0) })
+    }
     /// Rounded to an integer, ties to even, for lanes below 2^22 in magnitude (SSE2 has no
     /// rounding instruction: adding and subtracting 1.5·2^23 does it; a lane in (−0.5, 0) gives
     /// +0 here and −0 in WebAssembly).
@@ -280,6 +286,12 @@ impl F4 {
     pub fn neg(self) -> F4 {
         F4(f32x4_neg(self.0))
     }
+    /// `if self < 0 { +0 } else { self }` per lane, for lanes that are not NaN (one signed
+    /// integer maximum: the bits of a negative float are a negative integer; −0 becomes +0 here).
+    #[inline(always)]
+    pub fn max_zero(self) -> F4 {
+        F4(i32x4_max(self.0, i32x4_splat(0)))
+    }
     /// Rounded to an integer, ties to even (`f32x4.nearest`, one instruction), for lanes below
     /// 2^22 in magnitude, where it equals the other targets' 1.5·2^23 trick except that a lane in
     /// (−0.5, 0) gives −0 here and +0 there.
@@ -416,6 +428,11 @@ impl F4 {
     #[inline(always)]
     pub fn neg(self) -> F4 {
         self.map2(self, |a, _| -a)
+    }
+    /// `if self < 0 { +0 } else { self }` per lane, for lanes that are not NaN.
+    #[inline(always)]
+    pub fn max_zero(self) -> F4 {
+        self.map2(self, |a, _| if a < 0.0 { 0.0 } else { a })
     }
     /// Rounded to an integer, ties to even, for lanes below 2^22 in magnitude (adding and
     /// subtracting 1.5·2^23; a lane in (−0.5, 0) gives +0).

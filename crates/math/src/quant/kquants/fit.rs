@@ -195,8 +195,10 @@ pub fn scale_and_min<const N: usize, const L: usize>(
         }
         // The branch is taken once per trial, outside the loop over the values.
         let (sl, sl2, sxl) = if safe {
+            // No NaN here, so the lower clamp is `max_zero` (one instruction in WebAssembly,
+            // where LLVM turns `pmax(t, 0)` into two).
             codes_and_sums(nv, &iscale, &shifted, &xv, &wv, &mut aux, |t| {
-                clamped_code(t, zero, top)
+                t.max_zero().pmin(top).round_even_small()
             })
         } else {
             codes_and_sums(nv, &iscale, &shifted, &xv, &wv, &mut aux, |t| {
@@ -338,30 +340,19 @@ pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -
     // For finite x, |iscale·x| ≤ (nmax + 0.9)·|x|/|max| is at most about nmax + 1: the float
     // rounding of `clamped_code` equals nearest_int there. Infinities and NaN take the
     // reference's integer trick.
-    let finite = x.iter().all(|v| v.is_finite());
+    // The branch is taken once, outside the loop over the values.
     let (lo, hi) = (F4::splat(-nmax as f32), F4::splat((nmax - 1) as f32));
-    let zero = F4::splat(0.0);
-    let mut trial = [[zero; 5]; N];
-    let (mut slx, mut sl2) = ([zero; 5], [zero; 5]);
-    for i in 0..N {
-        let xi = F4::splat(x[i]);
-        let w = xi.mul(xi);
-        let wx = w.mul(xi);
-        for v in 0..5 {
-            let t = iscale[v].mul(xi);
-            let lf = if finite {
-                clamped_code(t, lo, hi)
-            } else {
-                F4::new(
-                    t.to_array()
-                        .map(|t| nearest_int(t).clamp(-nmax, nmax - 1) as f32),
-                )
-            };
-            trial[i][v] = lf;
-            slx[v] = slx[v].add(wx.mul(lf));
-            sl2[v] = sl2[v].add(w.mul(lf).mul(lf));
-        }
-    }
+    let mut trial = [[F4::splat(0.0); 5]; N];
+    let (slx, sl2) = if x.iter().all(|v| v.is_finite()) {
+        symmetric_trials(x, &iscale, &mut trial, |t| clamped_code(t, lo, hi))
+    } else {
+        symmetric_trials(x, &iscale, &mut trial, |t| {
+            F4::new(
+                t.to_array()
+                    .map(|t| nearest_int(t).clamp(-nmax, nmax - 1) as f32),
+            )
+        })
+    };
     let (slx, sl2) = (slx.map(F4::to_array), sl2.map(F4::to_array));
     for t in 0..18 {
         let (v, k) = (t / 4, t % 4);
@@ -374,6 +365,31 @@ pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -
         }
     }
     scale
+}
+
+/// The trials of [`symmetric`], four per vector: each trial's codes `code(iscale · x)` and its
+/// sums `Σw·x·l` and `Σw·l·l` under weights `w = x²`, in the reference's order.
+#[inline(always)]
+fn symmetric_trials<const N: usize>(
+    x: &[f32; N],
+    iscale: &[F4; 5],
+    trial: &mut [[F4; 5]; N],
+    code: impl Fn(F4) -> F4,
+) -> ([F4; 5], [F4; 5]) {
+    let zero = F4::splat(0.0);
+    let (mut slx, mut sl2) = ([zero; 5], [zero; 5]);
+    for i in 0..N {
+        let xi = F4::splat(x[i]);
+        let w = xi.mul(xi);
+        let wx = w.mul(xi);
+        for v in 0..5 {
+            let lf = code(iscale[v].mul(xi));
+            trial[i][v] = lf;
+            slx[v] = slx[v].add(wx.mul(lf));
+            sl2[v] = sl2[v].add(w.mul(lf).mul(lf));
+        }
+    }
+    (slx, sl2)
 }
 
 /// Q3_K's fit (llama.cpp `make_q3_quants` with `do_rmse`): codes `l` in `-nmax..nmax` start from
