@@ -150,11 +150,19 @@ pub fn scale_and_min<const N: usize, const L: usize>(
     }
     let start_min = min;
     let mut best_error = [zero; MAX_VECTORS];
+    // With at most two vectors (Q4_K, Q5_K) the best codes are not copied on each keep: the
+    // scale and min that gave them are kept, and the codes recomputed from them at the end with
+    // the same operations. With four (Q2_K) the copies measured faster in WebAssembly (the kept
+    // scales and mins crowd the registers).
+    let recompute = nv <= 2;
+    let (mut best_iscale, mut best_shift) = (iscale, min);
     let mut best_codes = [[zero; MAX_VECTORS]; N];
     for i in 0..N {
         for v in 0..nv {
             let lf = code_of(iscale[v].mul(xv[i][v].sub(min[v])));
-            best_codes[i][v] = lf;
+            if !recompute {
+                best_codes[i][v] = lf;
+            }
             let diff = scale[v].mul(lf).add(min[v]).sub(xv[i][v]);
             best_error[v] = best_error[v].add(wv[i][v].mul(error(diff)));
         }
@@ -231,11 +239,16 @@ pub fn scale_and_min<const N: usize, const L: usize>(
             if keep.any() {
                 best_error[v] = F4::select(keep, cur[v], best_error[v]);
                 scale[v] = F4::select(keep, this_scale[v], scale[v]);
+                if recompute {
+                    best_iscale[v] = F4::select(keep, iscale[v], best_iscale[v]);
+                    best_shift[v] = F4::select(keep, min[v], best_shift[v]);
+                } else {
+                    for i in 0..N {
+                        best_codes[i][v] = F4::select(keep, aux[i][v], best_codes[i][v]);
+                    }
+                }
                 min_changed |= keep.and(this_min[v].bits_ne(min[v])).any();
                 min[v] = F4::select(keep, this_min[v], min[v]);
-                for i in 0..N {
-                    best_codes[i][v] = F4::select(keep, aux[i][v], best_codes[i][v]);
-                }
             }
         }
     }
@@ -247,7 +260,12 @@ pub fn scale_and_min<const N: usize, const L: usize>(
         scales[4 * v..4 * v + 4].copy_from_slice(&sc.to_array());
         neg_mins[4 * v..4 * v + 4].copy_from_slice(&m.neg().to_array());
         for i in 0..N {
-            let c = F4::select(constant[v], zero, best_codes[i][v]).to_array();
+            let best = if recompute {
+                code_of(best_iscale[v].mul(xv[i][v].sub(best_shift[v])))
+            } else {
+                best_codes[i][v]
+            };
+            let c = F4::select(constant[v], zero, best).to_array();
             for (out, f) in codes[i][4 * v..4 * v + 4].iter_mut().zip(c) {
                 *out = f as u8;
             }
