@@ -118,6 +118,12 @@ impl F4 {
         }
         a.map(|n| n.unsigned_abs())
     }
+    /// Per lane, how many of the 15 ascending `thresholds` the lane is not below (`!(self < t)`,
+    /// so NaN passes all 15): 15 less [`F4::count_below`].
+    #[inline(always)]
+    pub fn rank_sorted15(self, thresholds: &[f32; 15]) -> [u8; 4] {
+        self.count_below(thresholds).map(|n| 15 - n as u8)
+    }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
     pub fn eq(self, o: F4) -> M4 {
@@ -261,19 +267,35 @@ impl F4 {
     pub fn masked(m: M4, a: F4) -> F4 {
         F4(v128_and(m.0, a.0))
     }
-    /// Per lane, how many of `thresholds` the lane is below (`self < t`; NaN is below none).
+    /// Per lane, how many of the 15 ascending `thresholds` the lane is not below (`!(self < t)`,
+    /// so NaN passes all 15), in two steps instead of fifteen comparisons. The comparisons with thresholds 3, 7 and 11 pick the lane's run of four
+    /// (`q` in 0..4); a byte shuffle fetches that run's first three thresholds for each lane,
+    /// and the rank is `4q` plus the ones of those three it is not below. Exact for any lane as
+    /// the thresholds ascend: the lane is below every threshold after its run and none before.
     #[inline(always)]
-    pub fn count_below(self, thresholds: &[f32]) -> [u32; 4] {
-        // Each comparison gives −1 (all bits set) where true: the sum is minus the count.
-        let mut n = i32x4_splat(0);
-        for &t in thresholds {
-            n = i32x4_add(n, f32x4_lt(self.0, f32x4_splat(t)));
+    pub fn rank_sorted15(self, thresholds: &[f32; 15]) -> [u8; 4] {
+        let t = thresholds;
+        let below = |v: f32| f32x4_lt(self.0, f32x4_splat(v));
+        // −(runs the lane is below): −3..=0; its run is q = 3 + that.
+        let coarse = i32x4_add(i32x4_add(below(t[3]), below(t[7])), below(t[11]));
+        // Bytes 4q..4q+4 of each table: lane value (3 + coarse)·0x04040404 + 0x03020100.
+        let at = i32x4_add(
+            i32x4_mul(coarse, i32x4_splat(0x0404_0404)),
+            i32x4_splat(0x0F0E_0D0C),
+        );
+        let mut fine = i32x4_splat(0);
+        for j in 0..3 {
+            let table = f32x4(t[j], t[4 + j], t[8 + j], t[12 + j]);
+            let threshold = i8x16_swizzle(table, at);
+            fine = i32x4_add(fine, f32x4_lt(self.0, threshold));
         }
+        // 4q + (3 − fine ones below) = 15 + 4·coarse + fine.
+        let rank = i32x4_add(i32x4_add(i32x4_shl(coarse, 2), fine), i32x4_splat(15));
         [
-            i32x4_extract_lane::<0>(n).unsigned_abs(),
-            i32x4_extract_lane::<1>(n).unsigned_abs(),
-            i32x4_extract_lane::<2>(n).unsigned_abs(),
-            i32x4_extract_lane::<3>(n).unsigned_abs(),
+            i32x4_extract_lane::<0>(rank) as u8,
+            i32x4_extract_lane::<1>(rank) as u8,
+            i32x4_extract_lane::<2>(rank) as u8,
+            i32x4_extract_lane::<3>(rank) as u8,
         ]
     }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
@@ -418,6 +440,12 @@ impl F4 {
     pub fn count_below(self, thresholds: &[f32]) -> [u32; 4] {
         self.0
             .map(|v| thresholds.iter().filter(|&&t| v < t).count() as u32)
+    }
+    /// Per lane, how many of the 15 ascending `thresholds` the lane is not below (`!(self < t)`,
+    /// so NaN passes all 15): 15 less [`F4::count_below`].
+    #[inline(always)]
+    pub fn rank_sorted15(self, thresholds: &[f32; 15]) -> [u8; 4] {
+        self.count_below(thresholds).map(|n| 15 - n as u8)
     }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
