@@ -110,15 +110,6 @@ pub fn scale_and_min<const N: usize, const L: usize>(
     let wv: [[F4; MAX_VECTORS]; N] = std::array::from_fn(|i| vectors(&weights[i]));
     let error = |d: F4| if use_mad { d.abs() } else { d.mul(d) };
     let top = F4::splat(nmax as f32);
-    // Codes of `t`: the float-domain rounding where every lane is below SAFE_REACH (NaN is not),
-    // else the reference's integer trick lane by lane.
-    let code_of = |t: F4| {
-        if t.abs().lt(F4::splat(SAFE_REACH)).all() {
-            clamped_code(t, zero, top)
-        } else {
-            F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32))
-        }
-    };
     let (mut min, mut max) = (xv[0], xv[0]);
     let mut sum_w = wv[0];
     let mut sum_x = [zero; MAX_VECTORS];
@@ -149,6 +140,25 @@ pub fn scale_and_min<const N: usize, const L: usize>(
         scale[v] = F4::splat(1.0).div(iscale[v]);
     }
     let start_min = min;
+    // Each lane's largest |x − min| (infinite where NaN), which bounds every scaled value
+    // `iscale·(x − min)`. Since `x − min` rounds monotonically in x, it is the larger of
+    // `|lowest − min|` and `|max − min|` unless some x is NaN.
+    let reach_of = |v: usize, min: F4| {
+        let (a, b) = (lowest[v].sub(min).abs(), max[v].sub(min).abs());
+        let r = F4::select(a.gt(b), a, b);
+        let nan = has_nan[v].or(a.is_nan()).or(b.is_nan());
+        F4::select(nan, F4::splat(f32::INFINITY), r)
+    };
+    // Whether every scaled value `iscale·(x − min)` is below SAFE_REACH in magnitude.
+    let safe_for = |iscale: &[F4; MAX_VECTORS], reach: &[F4; MAX_VECTORS]| {
+        (0..nv).all(|v| {
+            iscale[v]
+                .abs()
+                .mul(reach[v])
+                .lt(F4::splat(SAFE_REACH))
+                .all()
+        })
+    };
     let mut best_error = [zero; MAX_VECTORS];
     // With at most two vectors (Q4_K, Q5_K) the best codes are not copied on each keep: the
     // scale and min that gave them are kept, and the codes recomputed from them at the end with
@@ -156,26 +166,32 @@ pub fn scale_and_min<const N: usize, const L: usize>(
     // scales and mins crowd the registers).
     let recompute = nv <= 2;
     let (mut best_iscale, mut best_shift) = (iscale, min);
-    let mut best_codes = [[zero; MAX_VECTORS]; N];
+    let mut aux = [[zero; MAX_VECTORS]; N];
+    let reach: [F4; MAX_VECTORS] = std::array::from_fn(|v| reach_of(v, min[v]));
+    shifted_codes(
+        nv,
+        &iscale,
+        &min,
+        &xv,
+        safe_for(&iscale, &reach),
+        nmax,
+        &mut aux,
+    );
     for i in 0..N {
         for v in 0..nv {
-            let lf = code_of(iscale[v].mul(xv[i][v].sub(min[v])));
-            if !recompute {
-                best_codes[i][v] = lf;
-            }
-            let diff = scale[v].mul(lf).add(min[v]).sub(xv[i][v]);
+            let diff = scale[v].mul(aux[i][v]).add(min[v]).sub(xv[i][v]);
             best_error[v] = best_error[v].add(wv[i][v].mul(error(diff)));
         }
     }
+    let mut best_codes = [[zero; MAX_VECTORS]; N];
+    if !recompute {
+        best_codes = aux;
+    }
     // The candidate scales (llama.cpp's `for is in 0..=nstep` loop). `x − min` changes only when
-    // a kept candidate moves `min`: computed then, with each lane's largest |x − min| (infinite
-    // where NaN), which bounds every scaled value of later trials. Since `x − min` rounds
-    // monotonically in x, that largest value is the larger of `|lowest − min|` and
-    // `|max − min|` unless some x is NaN.
+    // a kept candidate moves `min`: computed then, with its reach.
     let mut shifted = [[zero; MAX_VECTORS]; N];
-    let mut reach = [zero; MAX_VECTORS];
+    let mut reach = reach;
     let mut min_changed = true;
-    let mut aux = [[zero; MAX_VECTORS]; N];
     // llama.cpp skips the search when nstep < 1.
     let trials = 0..=if nstep >= 1 { nstep } else { -1 };
     for is in trials {
@@ -185,22 +201,14 @@ pub fn scale_and_min<const N: usize, const L: usize>(
                 for i in 0..N {
                     shifted[i][v] = xv[i][v].sub(min[v]);
                 }
-                let (a, b) = (lowest[v].sub(min[v]).abs(), max[v].sub(min[v]).abs());
-                let r = F4::select(a.gt(b), a, b);
-                let nan = has_nan[v].or(a.is_nan()).or(b.is_nan());
-                reach[v] = F4::select(nan, F4::splat(f32::INFINITY), r);
+                reach[v] = reach_of(v, min[v]);
             }
             min_changed = false;
         }
-        let mut safe = true;
         for v in 0..nv {
             iscale[v] = step.div(max[v].sub(min[v]));
-            safe &= iscale[v]
-                .abs()
-                .mul(reach[v])
-                .lt(F4::splat(SAFE_REACH))
-                .all();
         }
+        let safe = safe_for(&iscale, &reach);
         // The branch is taken once per trial, outside the loop over the values.
         let (sl, sl2, sxl) = if safe {
             // No NaN here, so the lower clamp is `max_zero` (one instruction in WebAssembly,
@@ -252,6 +260,19 @@ pub fn scale_and_min<const N: usize, const L: usize>(
             }
         }
     }
+    if recompute {
+        let reach: [F4; MAX_VECTORS] = std::array::from_fn(|v| reach_of(v, best_shift[v]));
+        let safe = safe_for(&best_iscale, &reach);
+        shifted_codes(
+            nv,
+            &best_iscale,
+            &best_shift,
+            &xv,
+            safe,
+            nmax,
+            &mut best_codes,
+        );
+    }
     // A constant sub-block: scale 0, codes 0 and its starting min.
     let (mut scales, mut neg_mins) = ([0f32; L], [0f32; L]);
     for v in 0..nv {
@@ -260,18 +281,45 @@ pub fn scale_and_min<const N: usize, const L: usize>(
         scales[4 * v..4 * v + 4].copy_from_slice(&sc.to_array());
         neg_mins[4 * v..4 * v + 4].copy_from_slice(&m.neg().to_array());
         for i in 0..N {
-            let best = if recompute {
-                code_of(best_iscale[v].mul(xv[i][v].sub(best_shift[v])))
-            } else {
-                best_codes[i][v]
-            };
-            let c = F4::select(constant[v], zero, best).to_array();
+            let c = F4::select(constant[v], zero, best_codes[i][v]).to_array();
             for (out, f) in codes[i][4 * v..4 * v + 4].iter_mut().zip(c) {
                 *out = f as u8;
             }
         }
     }
     (scales, neg_mins)
+}
+
+/// The codes `nearest_int(iscale · (x − shift)).clamp(0, nmax)` of [`scale_and_min`]'s `nv`
+/// vectors of lanes, with the float-domain rounding when `safe` (every scaled value below
+/// [`SAFE_REACH`] in magnitude, NaN excluded) and the reference's integer trick otherwise: the
+/// branch is taken once, outside the loop.
+#[inline(always)]
+fn shifted_codes<const N: usize>(
+    nv: usize,
+    iscale: &[F4; MAX_VECTORS],
+    shift: &[F4; MAX_VECTORS],
+    xv: &[[F4; MAX_VECTORS]; N],
+    safe: bool,
+    nmax: i32,
+    out: &mut [[F4; MAX_VECTORS]; N],
+) {
+    let top = F4::splat(nmax as f32);
+    if safe {
+        for i in 0..N {
+            for v in 0..nv {
+                let t = iscale[v].mul(xv[i][v].sub(shift[v]));
+                out[i][v] = t.max_zero().pmin(top).round_even_small();
+            }
+        }
+    } else {
+        for i in 0..N {
+            for v in 0..nv {
+                let t = iscale[v].mul(xv[i][v].sub(shift[v]));
+                out[i][v] = F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32));
+            }
+        }
+    }
 }
 
 /// One trial of [`scale_and_min`] over its `nv` vectors of lanes: each code `aux = code(iscale ·
