@@ -294,9 +294,8 @@ pub(crate) fn finish_k4_k5(
             continue;
         }
         let dm = dmin_all * m as f32;
-        fit::divided_codes(&x[32 * j..32 * j + 32], Some(dm), d, 0, top, |i, c| {
-            codes[32 * j + i] = c;
-        });
+        let (xs, cs) = (&x[32 * j..32 * j + 32], &mut codes[32 * j..32 * j + 32]);
+        fit::divided_codes(xs, Some(dm), d, 0, top, cs, |c| c);
     }
 }
 

@@ -40,19 +40,20 @@ fn clamped_code(t: F4, lo: F4, hi: F4) -> F4 {
 /// The codes re-derived from a sub-block's stored scale, four at a time: for each `x`,
 /// `nearest_int(t).clamp(lo, hi) − lo` with `t = (x + offset) / d` (or `x / d` without an
 /// offset), the same f32 operations as the reference's loop. Lanes whose `t` is at least
-/// [`SAFE_REACH`] in magnitude or NaN take `nearest_int` itself. `xs` is a multiple of 4 long;
-/// `put(i, code)` receives each code.
-pub(crate) fn divided_codes(
+/// [`SAFE_REACH`] in magnitude or NaN take `nearest_int` itself. `xs` is a multiple of 4 long
+/// and `out` as long: `out[i]` receives `cast(code)` of `xs[i]`.
+pub(crate) fn divided_codes<T>(
     xs: &[f32],
     offset: Option<f32>,
     d: f32,
     lo: i32,
     hi: i32,
-    mut put: impl FnMut(usize, u8),
+    out: &mut [T],
+    cast: impl Fn(u8) -> T,
 ) {
     let (dv, lov, hiv) = (F4::splat(d), F4::splat(lo as f32), F4::splat(hi as f32));
     let reach = F4::splat(SAFE_REACH);
-    for (c, x4) in xs.chunks_exact(4).enumerate() {
+    for (x4, out4) in xs.chunks_exact(4).zip(out.chunks_exact_mut(4)) {
         let x = F4::new([x4[0], x4[1], x4[2], x4[3]]);
         let t = match offset {
             Some(m) => x.add(F4::splat(m)).div(dv),
@@ -63,8 +64,8 @@ pub(crate) fn divided_codes(
         } else {
             t.to_array().map(|t| nearest_int(t).clamp(lo, hi))
         };
-        for (k, code) in codes.into_iter().enumerate() {
-            put(4 * c + k, (code - lo) as u8);
+        for (o, code) in out4.iter_mut().zip(codes) {
+            *o = cast((code - lo) as u8);
         }
     }
 }

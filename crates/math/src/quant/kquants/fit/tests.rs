@@ -264,7 +264,7 @@ fn vector_code_rederivation_equals_the_reference_loop() {
         let offset = [None, Some(0.25f32), Some(1e7)][case % 3];
         let (lo, hi) = [(0, 3), (-4, 3), (0, 15), (-32, 31)][case % 4];
         let mut got = [0u8; 16];
-        divided_codes(&x, offset, d, lo, hi, |i, c| got[i] = c);
+        divided_codes(&x, offset, d, lo, hi, &mut got, |c| c);
         let want = x.map(|v| {
             let t = match offset {
                 Some(m) => (v + m) / d,
