@@ -87,10 +87,21 @@ pub fn nearest_level(x: f32) -> (usize, f32) {
     (index, KVALUES_IQ4NL[index] as f32)
 }
 
-/// [`nearest_level`]'s indices of four products at once: 15 less the midpoints each is below.
+/// The 15 midpoints of [`MIDPOINTS`] without its sentinel.
+const INNER_MIDPOINTS: [f32; 15] = {
+    let mut m = [0f32; 15];
+    let mut i = 0;
+    while i < 15 {
+        m[i] = MIDPOINTS[i];
+        i += 1;
+    }
+    m
+};
+
+/// [`nearest_level`]'s indices of four products at once: the midpoints each is not below.
 #[inline(always)]
 fn indices4(y: F4) -> [u8; 4] {
-    y.count_below(&MIDPOINTS[..15]).map(|n| 15 - n as u8)
+    y.rank_sorted15(&INNER_MIDPOINTS)
 }
 
 /// The level indices of `id · x` for 32 weights, four at a time.
@@ -134,7 +145,8 @@ fn trial_sums(x: &[f32; QK4_NL], max: f32, ntry: i32) -> ([f32; TRIALS], [f32; T
     let zero = F4::splat(0.0);
     let (mut sqx, mut sq2) = ([zero; TRIALS / 4], [zero; TRIALS / 4]);
     for (&xj, &l) in x.iter().zip(&lowest) {
-        let l = l as usize;
+        // An index is at most 15: the mask only spares the table reads their bounds checks.
+        let l = (l & 15) as usize;
         // The level above the next midpoint, less its gap where a product is below that
         // midpoint (a NaN product has l = 15 and no gap).
         let above = F4::splat(KVALUES_IQ4NL[l] as f32 + GAPS[l]);
@@ -176,7 +188,7 @@ fn quantize_block_with(x: &[f32; QK4_NL], out: &mut [u8; BLOCK_BYTES], ntry: i32
         codes = indices(x, 1.0 / d);
         let (mut sumqx, mut sumq2) = (0f32, 0f32);
         for (&c, &xj) in codes.iter().zip(x) {
-            let q = KVALUES_IQ4NL[c as usize] as f32;
+            let q = KVALUES_IQ4NL[(c & 15) as usize] as f32;
             let w = xj * xj;
             sumqx += w * q * xj;
             sumq2 += w * q * q;
@@ -458,6 +470,32 @@ mod tests {
             let (l, q) = nearest_level(x);
             assert_eq!(l, best_index_int8(x), "x = {x:e}");
             assert_eq!(q, KVALUES_IQ4NL[l] as f32, "x = {x:e}");
+        }
+    }
+
+    #[cfg_attr(not(target_arch = "wasm32"), test)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+    fn vector_indices_equal_nearest_level_in_every_lane() {
+        let mut probes = vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0];
+        for &m in &INNER_MIDPOINTS {
+            for step in -3i32..=3 {
+                probes.push(f32::from_bits((m.to_bits() as i32 + step) as u32));
+            }
+        }
+        probes.extend((0..30_000).map(|i| i as f32 * 0.0097 - 145.0));
+        // Each probe in every lane, beside three different neighbours.
+        for (k, &x) in probes.iter().enumerate() {
+            let others = [1, 7, 13].map(|d| probes[(k + d) % probes.len()]);
+            for lane in 0..4 {
+                let mut four = [0f32; 4];
+                let mut o = others.iter();
+                for (j, v) in four.iter_mut().enumerate() {
+                    *v = if j == lane { x } else { *o.next().unwrap() };
+                }
+                let got = indices4(F4::new(four));
+                let want = four.map(|v| nearest_level(v).0 as u8);
+                assert_eq!(got, want, "{four:?}");
+            }
         }
     }
 

@@ -76,6 +76,7 @@ pub mod q6_k;
 pub use kind::{KType, Rebuild};
 
 use crate::format::half::{f16_bits_to_f32, f32_to_f16_bits};
+use f4::F4;
 use std::fmt;
 
 /// Weights per K-quant super-block (llama.cpp `QK_K`).
@@ -294,9 +295,8 @@ pub(crate) fn finish_k4_k5(
             continue;
         }
         let dm = dmin_all * m as f32;
-        fit::divided_codes(&x[32 * j..32 * j + 32], Some(dm), d, 0, top, |i, c| {
-            codes[32 * j + i] = c;
-        });
+        let (xs, cs) = (&x[32 * j..32 * j + 32], &mut codes[32 * j..32 * j + 32]);
+        fit::divided_codes(xs, Some(dm), d, 0, top, cs, |c| c);
     }
 }
 
@@ -375,17 +375,26 @@ pub(crate) fn fit_k4_k5(
     codes: &mut [u8; QK_K],
 ) -> ([f32; 8], [f32; 8]) {
     let mut xt = [[0f32; 8]; 32];
-    let mut wt = [[0f32; 8]; 32];
-    for j in 0..8 {
-        let xs = &x[32 * j..32 * j + 32];
-        let mut sum_x2 = 0f32;
-        for &v in xs {
-            sum_x2 += v * v;
+    for (j, xs) in x.chunks_exact(32).enumerate() {
+        for (row, &v) in xt.iter_mut().zip(xs) {
+            row[j] = v;
         }
-        let av_x = (sum_x2 / 32.0).sqrt();
-        for (i, &v) in xs.iter().enumerate() {
-            xt[i][j] = v;
-            wt[i][j] = av_x + v.abs();
+    }
+    // Each sub-block's Σx², in order, as the lanes of two vectors: eight independent chains
+    // of additions side by side instead of one after another.
+    let mut sum_x2 = [F4::splat(0.0); 2];
+    for row in &xt {
+        for (h, s) in sum_x2.iter_mut().enumerate() {
+            let v = F4::new([row[4 * h], row[4 * h + 1], row[4 * h + 2], row[4 * h + 3]]);
+            *s = s.add(v.mul(v));
+        }
+    }
+    let sums = [sum_x2[0].to_array(), sum_x2[1].to_array()];
+    let av_x: [f32; 8] = std::array::from_fn(|j| (sums[j / 4][j % 4] / 32.0).sqrt());
+    let mut wt = [[0f32; 8]; 32];
+    for (wr, xr) in wt.iter_mut().zip(&xt) {
+        for j in 0..8 {
+            wr[j] = av_x[j] + xr[j].abs();
         }
     }
     let mut ct = [[0u8; 8]; 32];

@@ -6,6 +6,11 @@
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 use core::arch::wasm32::*;
 
+/// 1.5·2^23: adding it to a value below 2^22 in magnitude and subtracting it again rounds the
+/// value to an integer, ties to even (the float form of llama.cpp's `nearest_int`).
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+const ROUNDER: f32 = 12_582_912.0;
+
 /// Four `f32` values.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[derive(Clone, Copy)]
@@ -113,6 +118,12 @@ impl F4 {
         }
         a.map(|n| n.unsigned_abs())
     }
+    /// Per lane, how many of the 15 ascending `thresholds` the lane is not below (`!(self < t)`,
+    /// so NaN passes all 15): 15 less [`F4::count_below`].
+    #[inline(always)]
+    pub fn rank_sorted15(self, thresholds: &[f32; 15]) -> [u8; 4] {
+        self.count_below(thresholds).map(|n| 15 - n as u8)
+    }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
     pub fn eq(self, o: F4) -> M4 {
@@ -122,6 +133,20 @@ impl F4 {
     #[inline(always)]
     pub fn neg(self) -> F4 {
         F4(unsafe { _mm_xor_ps(self.0, _mm_set1_ps(-0.0)) })
+    }
+    /// `if self < 0 { +0 } else { self }` per lane, for lanes that are not NaN (−0 may stay −0
+    /// here and become +0 in WebAssembly).
+    #[inline(always)]
+    pub fn max_zero(self) -> F4 {
+        F4(unsafe { _mm_max_ps(_mm_setzero_ps(), self.0) })
+    }
+    /// Rounded to an integer, ties to even, for lanes below 2^22 in magnitude (SSE2 has no
+    /// rounding instruction: adding and subtracting 1.5·2^23 does it; a lane in (−0.5, 0) gives
+    /// +0 here and −0 in WebAssembly).
+    #[inline(always)]
+    pub fn round_even_small(self) -> F4 {
+        let r = F4::splat(ROUNDER);
+        self.add(r).sub(r)
     }
     /// `if m { a } else { b }` per lane.
     #[inline(always)]
@@ -242,19 +267,35 @@ impl F4 {
     pub fn masked(m: M4, a: F4) -> F4 {
         F4(v128_and(m.0, a.0))
     }
-    /// Per lane, how many of `thresholds` the lane is below (`self < t`; NaN is below none).
+    /// Per lane, how many of the 15 ascending `thresholds` the lane is not below (`!(self < t)`,
+    /// so NaN passes all 15), in two steps instead of fifteen comparisons. The comparisons with thresholds 3, 7 and 11 pick the lane's run of four
+    /// (`q` in 0..4); a byte shuffle fetches that run's first three thresholds for each lane,
+    /// and the rank is `4q` plus the ones of those three it is not below. Exact for any lane as
+    /// the thresholds ascend: the lane is below every threshold after its run and none before.
     #[inline(always)]
-    pub fn count_below(self, thresholds: &[f32]) -> [u32; 4] {
-        // Each comparison gives −1 (all bits set) where true: the sum is minus the count.
-        let mut n = i32x4_splat(0);
-        for &t in thresholds {
-            n = i32x4_add(n, f32x4_lt(self.0, f32x4_splat(t)));
+    pub fn rank_sorted15(self, thresholds: &[f32; 15]) -> [u8; 4] {
+        let t = thresholds;
+        let below = |v: f32| f32x4_lt(self.0, f32x4_splat(v));
+        // −(runs the lane is below): −3..=0; its run is q = 3 + that.
+        let coarse = i32x4_add(i32x4_add(below(t[3]), below(t[7])), below(t[11]));
+        // Bytes 4q..4q+4 of each table: lane value (3 + coarse)·0x04040404 + 0x03020100.
+        let at = i32x4_add(
+            i32x4_mul(coarse, i32x4_splat(0x0404_0404)),
+            i32x4_splat(0x0F0E_0D0C),
+        );
+        let mut fine = i32x4_splat(0);
+        for j in 0..3 {
+            let table = f32x4(t[j], t[4 + j], t[8 + j], t[12 + j]);
+            let threshold = i8x16_swizzle(table, at);
+            fine = i32x4_add(fine, f32x4_lt(self.0, threshold));
         }
+        // 4q + (3 − fine ones below) = 15 + 4·coarse + fine.
+        let rank = i32x4_add(i32x4_add(i32x4_shl(coarse, 2), fine), i32x4_splat(15));
         [
-            i32x4_extract_lane::<0>(n).unsigned_abs(),
-            i32x4_extract_lane::<1>(n).unsigned_abs(),
-            i32x4_extract_lane::<2>(n).unsigned_abs(),
-            i32x4_extract_lane::<3>(n).unsigned_abs(),
+            i32x4_extract_lane::<0>(rank) as u8,
+            i32x4_extract_lane::<1>(rank) as u8,
+            i32x4_extract_lane::<2>(rank) as u8,
+            i32x4_extract_lane::<3>(rank) as u8,
         ]
     }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
@@ -266,6 +307,19 @@ impl F4 {
     #[inline(always)]
     pub fn neg(self) -> F4 {
         F4(f32x4_neg(self.0))
+    }
+    /// `if self < 0 { +0 } else { self }` per lane, for lanes that are not NaN (one signed
+    /// integer maximum: the bits of a negative float are a negative integer; −0 becomes +0 here).
+    #[inline(always)]
+    pub fn max_zero(self) -> F4 {
+        F4(i32x4_max(self.0, i32x4_splat(0)))
+    }
+    /// Rounded to an integer, ties to even (`f32x4.nearest`, one instruction), for lanes below
+    /// 2^22 in magnitude, where it equals the other targets' 1.5·2^23 trick except that a lane in
+    /// (−0.5, 0) gives −0 here and +0 there.
+    #[inline(always)]
+    pub fn round_even_small(self) -> F4 {
+        F4(f32x4_nearest(self.0))
     }
     /// `if m { a } else { b }` per lane.
     #[inline(always)]
@@ -387,6 +441,12 @@ impl F4 {
         self.0
             .map(|v| thresholds.iter().filter(|&&t| v < t).count() as u32)
     }
+    /// Per lane, how many of the 15 ascending `thresholds` the lane is not below (`!(self < t)`,
+    /// so NaN passes all 15): 15 less [`F4::count_below`].
+    #[inline(always)]
+    pub fn rank_sorted15(self, thresholds: &[f32; 15]) -> [u8; 4] {
+        self.count_below(thresholds).map(|n| 15 - n as u8)
+    }
     /// IEEE `==` per lane (−0 equals +0, NaN equals nothing).
     #[inline(always)]
     pub fn eq(self, o: F4) -> M4 {
@@ -396,6 +456,18 @@ impl F4 {
     #[inline(always)]
     pub fn neg(self) -> F4 {
         self.map2(self, |a, _| -a)
+    }
+    /// `if self < 0 { +0 } else { self }` per lane, for lanes that are not NaN.
+    #[inline(always)]
+    pub fn max_zero(self) -> F4 {
+        self.map2(self, |a, _| if a < 0.0 { 0.0 } else { a })
+    }
+    /// Rounded to an integer, ties to even, for lanes below 2^22 in magnitude (adding and
+    /// subtracting 1.5·2^23; a lane in (−0.5, 0) gives +0).
+    #[inline(always)]
+    pub fn round_even_small(self) -> F4 {
+        let r = F4::splat(ROUNDER);
+        self.add(r).sub(r)
     }
     /// `if m { a } else { b }` per lane.
     #[inline(always)]

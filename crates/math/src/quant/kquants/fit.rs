@@ -24,12 +24,9 @@ fn signed_absmax(x: &[f32]) -> (f32, f32) {
     (max, amax)
 }
 
-/// 1.5·2^23: adding it to a value in `[0, 2^22)` and subtracting it again rounds the value to an
-/// integer, ties to even (the float form of [`nearest_int`]).
-const ROUNDER: f32 = 12_582_912.0;
-
 /// The largest magnitude of a scaled value for which clamping to the code range before rounding
-/// with [`ROUNDER`] equals [`nearest_int`] followed by the clamp (below 2^22 the trick is exact).
+/// with [`F4::round_even_small`] equals [`nearest_int`] followed by the clamp (below 2^22 both are
+/// exact).
 const SAFE_REACH: f32 = 4_000_000.0;
 
 /// Where every scaled value is below [`SAFE_REACH`] in magnitude (always, for finite sub-blocks
@@ -37,26 +34,26 @@ const SAFE_REACH: f32 = 4_000_000.0;
 /// float domain, which equals `nearest_int(t).clamp(lo, hi)` there and needs no integer lanes.
 #[inline(always)]
 fn clamped_code(t: F4, lo: F4, hi: F4) -> F4 {
-    let rounder = F4::splat(ROUNDER);
-    t.pmax(lo).pmin(hi).add(rounder).sub(rounder)
+    t.pmax(lo).pmin(hi).round_even_small()
 }
 
 /// The codes re-derived from a sub-block's stored scale, four at a time: for each `x`,
 /// `nearest_int(t).clamp(lo, hi) − lo` with `t = (x + offset) / d` (or `x / d` without an
 /// offset), the same f32 operations as the reference's loop. Lanes whose `t` is at least
-/// [`SAFE_REACH`] in magnitude or NaN take `nearest_int` itself. `xs` is a multiple of 4 long;
-/// `put(i, code)` receives each code.
-pub(crate) fn divided_codes(
+/// [`SAFE_REACH`] in magnitude or NaN take `nearest_int` itself. `xs` is a multiple of 4 long
+/// and `out` as long: `out[i]` receives `cast(code)` of `xs[i]`.
+pub(crate) fn divided_codes<T>(
     xs: &[f32],
     offset: Option<f32>,
     d: f32,
     lo: i32,
     hi: i32,
-    mut put: impl FnMut(usize, u8),
+    out: &mut [T],
+    cast: impl Fn(u8) -> T,
 ) {
     let (dv, lov, hiv) = (F4::splat(d), F4::splat(lo as f32), F4::splat(hi as f32));
     let reach = F4::splat(SAFE_REACH);
-    for (c, x4) in xs.chunks_exact(4).enumerate() {
+    for (x4, out4) in xs.chunks_exact(4).zip(out.chunks_exact_mut(4)) {
         let x = F4::new([x4[0], x4[1], x4[2], x4[3]]);
         let t = match offset {
             Some(m) => x.add(F4::splat(m)).div(dv),
@@ -67,8 +64,8 @@ pub(crate) fn divided_codes(
         } else {
             t.to_array().map(|t| nearest_int(t).clamp(lo, hi))
         };
-        for (k, code) in codes.into_iter().enumerate() {
-            put(4 * c + k, (code - lo) as u8);
+        for (o, code) in out4.iter_mut().zip(codes) {
+            *o = cast((code - lo) as u8);
         }
     }
 }
@@ -114,15 +111,6 @@ pub fn scale_and_min<const N: usize, const L: usize>(
     let wv: [[F4; MAX_VECTORS]; N] = std::array::from_fn(|i| vectors(&weights[i]));
     let error = |d: F4| if use_mad { d.abs() } else { d.mul(d) };
     let top = F4::splat(nmax as f32);
-    // Codes of `t`: the float-domain rounding where every lane is below SAFE_REACH (NaN is not),
-    // else the reference's integer trick lane by lane.
-    let code_of = |t: F4| {
-        if t.abs().lt(F4::splat(SAFE_REACH)).all() {
-            clamped_code(t, zero, top)
-        } else {
-            F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32))
-        }
-    };
     let (mut min, mut max) = (xv[0], xv[0]);
     let mut sum_w = wv[0];
     let mut sum_x = [zero; MAX_VECTORS];
@@ -153,25 +141,58 @@ pub fn scale_and_min<const N: usize, const L: usize>(
         scale[v] = F4::splat(1.0).div(iscale[v]);
     }
     let start_min = min;
+    // Each lane's largest |x − min| (infinite where NaN), which bounds every scaled value
+    // `iscale·(x − min)`. Since `x − min` rounds monotonically in x, it is the larger of
+    // `|lowest − min|` and `|max − min|` unless some x is NaN.
+    let reach_of = |v: usize, min: F4| {
+        let (a, b) = (lowest[v].sub(min).abs(), max[v].sub(min).abs());
+        let r = F4::select(a.gt(b), a, b);
+        let nan = has_nan[v].or(a.is_nan()).or(b.is_nan());
+        F4::select(nan, F4::splat(f32::INFINITY), r)
+    };
+    // Whether every scaled value `iscale·(x − min)` is below SAFE_REACH in magnitude.
+    let safe_for = |iscale: &[F4; MAX_VECTORS], reach: &[F4; MAX_VECTORS]| {
+        (0..nv).all(|v| {
+            iscale[v]
+                .abs()
+                .mul(reach[v])
+                .lt(F4::splat(SAFE_REACH))
+                .all()
+        })
+    };
     let mut best_error = [zero; MAX_VECTORS];
-    let mut best_codes = [[zero; MAX_VECTORS]; N];
+    // With at most two vectors (Q4_K, Q5_K) the best codes are not copied on each keep: the
+    // scale and min that gave them are kept, and the codes recomputed from them at the end with
+    // the same operations. With four (Q2_K) the copies measured faster in WebAssembly (the kept
+    // scales and mins crowd the registers).
+    let recompute = nv <= 2;
+    let (mut best_iscale, mut best_shift) = (iscale, min);
+    let mut aux = [[zero; MAX_VECTORS]; N];
+    let reach: [F4; MAX_VECTORS] = std::array::from_fn(|v| reach_of(v, min[v]));
+    shifted_codes(
+        nv,
+        &iscale,
+        &min,
+        &xv,
+        safe_for(&iscale, &reach),
+        nmax,
+        &mut aux,
+    );
     for i in 0..N {
         for v in 0..nv {
-            let lf = code_of(iscale[v].mul(xv[i][v].sub(min[v])));
-            best_codes[i][v] = lf;
-            let diff = scale[v].mul(lf).add(min[v]).sub(xv[i][v]);
+            let diff = scale[v].mul(aux[i][v]).add(min[v]).sub(xv[i][v]);
             best_error[v] = best_error[v].add(wv[i][v].mul(error(diff)));
         }
     }
+    let mut best_codes = [[zero; MAX_VECTORS]; N];
+    if !recompute {
+        best_codes = aux;
+    }
     // The candidate scales (llama.cpp's `for is in 0..=nstep` loop). `x − min` changes only when
-    // a kept candidate moves `min`: computed then, with each lane's largest |x − min| (infinite
-    // where NaN), which bounds every scaled value of later trials. Since `x − min` rounds
-    // monotonically in x, that largest value is the larger of `|lowest − min|` and
-    // `|max − min|` unless some x is NaN.
+    // a kept candidate moves `min`: computed then, with its reach.
     let mut shifted = [[zero; MAX_VECTORS]; N];
-    let mut reach = [zero; MAX_VECTORS];
+    let mut reach = reach;
     let mut min_changed = true;
-    let mut aux = [[zero; MAX_VECTORS]; N];
     // llama.cpp skips the search when nstep < 1.
     let trials = 0..=if nstep >= 1 { nstep } else { -1 };
     for is in trials {
@@ -181,42 +202,26 @@ pub fn scale_and_min<const N: usize, const L: usize>(
                 for i in 0..N {
                     shifted[i][v] = xv[i][v].sub(min[v]);
                 }
-                let (a, b) = (lowest[v].sub(min[v]).abs(), max[v].sub(min[v]).abs());
-                let r = F4::select(a.gt(b), a, b);
-                let nan = has_nan[v].or(a.is_nan()).or(b.is_nan());
-                reach[v] = F4::select(nan, F4::splat(f32::INFINITY), r);
+                reach[v] = reach_of(v, min[v]);
             }
             min_changed = false;
         }
-        let mut safe = true;
         for v in 0..nv {
             iscale[v] = step.div(max[v].sub(min[v]));
-            safe &= iscale[v]
-                .abs()
-                .mul(reach[v])
-                .lt(F4::splat(SAFE_REACH))
-                .all();
         }
-        let (mut sl, mut sl2, mut sxl) = (
-            [zero; MAX_VECTORS],
-            [zero; MAX_VECTORS],
-            [zero; MAX_VECTORS],
-        );
-        for i in 0..N {
-            for v in 0..nv {
-                let t = iscale[v].mul(shifted[i][v]);
-                let lf = if safe {
-                    clamped_code(t, zero, top)
-                } else {
-                    F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32))
-                };
-                aux[i][v] = lf;
-                let wl = wv[i][v].mul(lf);
-                sl[v] = sl[v].add(wl);
-                sl2[v] = sl2[v].add(wl.mul(lf));
-                sxl[v] = sxl[v].add(wl.mul(xv[i][v]));
-            }
-        }
+        let safe = safe_for(&iscale, &reach);
+        // The branch is taken once per trial, outside the loop over the values.
+        let (sl, sl2, sxl) = if safe {
+            // No NaN here, so the lower clamp is `max_zero` (one instruction in WebAssembly,
+            // where LLVM turns `pmax(t, 0)` into two).
+            codes_and_sums(nv, &iscale, &shifted, &xv, &wv, &mut aux, |t| {
+                t.max_zero().pmin(top).round_even_small()
+            })
+        } else {
+            codes_and_sums(nv, &iscale, &shifted, &xv, &wv, &mut aux, |t| {
+                F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32))
+            })
+        };
         let (mut this_scale, mut this_min, mut usable) = (
             [zero; MAX_VECTORS],
             [zero; MAX_VECTORS],
@@ -243,13 +248,31 @@ pub fn scale_and_min<const N: usize, const L: usize>(
             if keep.any() {
                 best_error[v] = F4::select(keep, cur[v], best_error[v]);
                 scale[v] = F4::select(keep, this_scale[v], scale[v]);
+                if recompute {
+                    best_iscale[v] = F4::select(keep, iscale[v], best_iscale[v]);
+                    best_shift[v] = F4::select(keep, min[v], best_shift[v]);
+                } else {
+                    for i in 0..N {
+                        best_codes[i][v] = F4::select(keep, aux[i][v], best_codes[i][v]);
+                    }
+                }
                 min_changed |= keep.and(this_min[v].bits_ne(min[v])).any();
                 min[v] = F4::select(keep, this_min[v], min[v]);
-                for i in 0..N {
-                    best_codes[i][v] = F4::select(keep, aux[i][v], best_codes[i][v]);
-                }
             }
         }
+    }
+    if recompute {
+        let reach: [F4; MAX_VECTORS] = std::array::from_fn(|v| reach_of(v, best_shift[v]));
+        let safe = safe_for(&best_iscale, &reach);
+        shifted_codes(
+            nv,
+            &best_iscale,
+            &best_shift,
+            &xv,
+            safe,
+            nmax,
+            &mut best_codes,
+        );
     }
     // A constant sub-block: scale 0, codes 0 and its starting min.
     let (mut scales, mut neg_mins) = ([0f32; L], [0f32; L]);
@@ -266,6 +289,69 @@ pub fn scale_and_min<const N: usize, const L: usize>(
         }
     }
     (scales, neg_mins)
+}
+
+/// The codes `nearest_int(iscale · (x − shift)).clamp(0, nmax)` of [`scale_and_min`]'s `nv`
+/// vectors of lanes, with the float-domain rounding when `safe` (every scaled value below
+/// [`SAFE_REACH`] in magnitude, NaN excluded) and the reference's integer trick otherwise: the
+/// branch is taken once, outside the loop.
+#[inline(always)]
+fn shifted_codes<const N: usize>(
+    nv: usize,
+    iscale: &[F4; MAX_VECTORS],
+    shift: &[F4; MAX_VECTORS],
+    xv: &[[F4; MAX_VECTORS]; N],
+    safe: bool,
+    nmax: i32,
+    out: &mut [[F4; MAX_VECTORS]; N],
+) {
+    let top = F4::splat(nmax as f32);
+    if safe {
+        for i in 0..N {
+            for v in 0..nv {
+                let t = iscale[v].mul(xv[i][v].sub(shift[v]));
+                out[i][v] = t.max_zero().pmin(top).round_even_small();
+            }
+        }
+    } else {
+        for i in 0..N {
+            for v in 0..nv {
+                let t = iscale[v].mul(xv[i][v].sub(shift[v]));
+                out[i][v] = F4::new(t.to_array().map(|t| nearest_int(t).clamp(0, nmax) as f32));
+            }
+        }
+    }
+}
+
+/// One trial of [`scale_and_min`] over its `nv` vectors of lanes: each code `aux = code(iscale ·
+/// shifted)`, and the sums `Σw·l`, `Σw·l·l` and `Σw·l·x` in the reference's order (`w·l` first).
+#[inline(always)]
+fn codes_and_sums<const N: usize>(
+    nv: usize,
+    iscale: &[F4; MAX_VECTORS],
+    shifted: &[[F4; MAX_VECTORS]; N],
+    xv: &[[F4; MAX_VECTORS]; N],
+    wv: &[[F4; MAX_VECTORS]; N],
+    aux: &mut [[F4; MAX_VECTORS]; N],
+    code: impl Fn(F4) -> F4,
+) -> ([F4; MAX_VECTORS], [F4; MAX_VECTORS], [F4; MAX_VECTORS]) {
+    let zero = F4::splat(0.0);
+    let (mut sl, mut sl2, mut sxl) = (
+        [zero; MAX_VECTORS],
+        [zero; MAX_VECTORS],
+        [zero; MAX_VECTORS],
+    );
+    for i in 0..N {
+        for v in 0..nv {
+            let lf = code(iscale[v].mul(shifted[i][v]));
+            aux[i][v] = lf;
+            let wl = wv[i][v].mul(lf);
+            sl[v] = sl[v].add(wl);
+            sl2[v] = sl2[v].add(wl.mul(lf));
+            sxl[v] = sxl[v].add(wl.mul(xv[i][v]));
+        }
+    }
+    (sl, sl2, sxl)
 }
 
 /// The start shared by [`symmetric`] and its line-by-line reference: codes from the scale
@@ -321,30 +407,19 @@ pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -
     // For finite x, |iscale·x| ≤ (nmax + 0.9)·|x|/|max| is at most about nmax + 1: the float
     // rounding of `clamped_code` equals nearest_int there. Infinities and NaN take the
     // reference's integer trick.
-    let finite = x.iter().all(|v| v.is_finite());
+    // The branch is taken once, outside the loop over the values.
     let (lo, hi) = (F4::splat(-nmax as f32), F4::splat((nmax - 1) as f32));
-    let zero = F4::splat(0.0);
-    let mut trial = [[zero; 5]; N];
-    let (mut slx, mut sl2) = ([zero; 5], [zero; 5]);
-    for i in 0..N {
-        let xi = F4::splat(x[i]);
-        let w = xi.mul(xi);
-        let wx = w.mul(xi);
-        for v in 0..5 {
-            let t = iscale[v].mul(xi);
-            let lf = if finite {
-                clamped_code(t, lo, hi)
-            } else {
-                F4::new(
-                    t.to_array()
-                        .map(|t| nearest_int(t).clamp(-nmax, nmax - 1) as f32),
-                )
-            };
-            trial[i][v] = lf;
-            slx[v] = slx[v].add(wx.mul(lf));
-            sl2[v] = sl2[v].add(w.mul(lf).mul(lf));
-        }
-    }
+    let mut trial = [[F4::splat(0.0); 5]; N];
+    let (slx, sl2) = if x.iter().all(|v| v.is_finite()) {
+        symmetric_trials(x, &iscale, &mut trial, |t| clamped_code(t, lo, hi))
+    } else {
+        symmetric_trials(x, &iscale, &mut trial, |t| {
+            F4::new(
+                t.to_array()
+                    .map(|t| nearest_int(t).clamp(-nmax, nmax - 1) as f32),
+            )
+        })
+    };
     let (slx, sl2) = (slx.map(F4::to_array), sl2.map(F4::to_array));
     for t in 0..18 {
         let (v, k) = (t / 4, t % 4);
@@ -357,6 +432,31 @@ pub fn symmetric<const N: usize>(x: &[f32; N], nmax: i32, codes: &mut [i8; N]) -
         }
     }
     scale
+}
+
+/// The trials of [`symmetric`], four per vector: each trial's codes `code(iscale · x)` and its
+/// sums `Σw·x·l` and `Σw·l·l` under weights `w = x²`, in the reference's order.
+#[inline(always)]
+fn symmetric_trials<const N: usize>(
+    x: &[f32; N],
+    iscale: &[F4; 5],
+    trial: &mut [[F4; 5]; N],
+    code: impl Fn(F4) -> F4,
+) -> ([F4; 5], [F4; 5]) {
+    let zero = F4::splat(0.0);
+    let (mut slx, mut sl2) = ([zero; 5], [zero; 5]);
+    for i in 0..N {
+        let xi = F4::splat(x[i]);
+        let w = xi.mul(xi);
+        let wx = w.mul(xi);
+        for v in 0..5 {
+            let lf = code(iscale[v].mul(xi));
+            trial[i][v] = lf;
+            slx[v] = slx[v].add(wx.mul(lf));
+            sl2[v] = sl2[v].add(w.mul(lf).mul(lf));
+        }
+    }
+    (slx, sl2)
 }
 
 /// Q3_K's fit (llama.cpp `make_q3_quants` with `do_rmse`): codes `l` in `-nmax..nmax` start from

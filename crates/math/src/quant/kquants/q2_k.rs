@@ -79,9 +79,8 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
             continue;
         }
         let dm = dmin_all * (p >> 4) as f32;
-        fit::divided_codes(&x[16 * j..16 * j + 16], Some(dm), d, 0, 3, |i, c| {
-            codes[16 * j + i] = c;
-        });
+        let (xs, cs) = (&x[16 * j..16 * j + 16], &mut codes[16 * j..16 * j + 16]);
+        fit::divided_codes(xs, Some(dm), d, 0, 3, cs, |c| c);
     }
     out[..16].copy_from_slice(&packed);
     KType::Q2K.pack_codes(&codes, &mut out[16..80]);

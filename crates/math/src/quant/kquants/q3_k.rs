@@ -70,9 +70,8 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
         if d == 0.0 {
             continue;
         }
-        fit::divided_codes(&x[16 * j..16 * j + 16], None, d, -4, 3, |i, c| {
-            codes[16 * j + i] = c as i8;
-        });
+        let (xs, cs) = (&x[16 * j..16 * j + 16], &mut codes[16 * j..16 * j + 16]);
+        fit::divided_codes(xs, None, d, -4, 3, cs, |c| c as i8);
     }
     // Every code is 0..=7 here.
     KType::Q3K.pack_codes(&codes.map(|c| c as u8), &mut out[..96]);

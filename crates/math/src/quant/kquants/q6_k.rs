@@ -55,9 +55,8 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
         if d == 0.0 {
             continue;
         }
-        fit::divided_codes(&x[16 * j..16 * j + 16], None, d, -32, 31, |i, c| {
-            codes[16 * j + i] = c as i8;
-        });
+        let (xs, cs) = (&x[16 * j..16 * j + 16], &mut codes[16 * j..16 * j + 16]);
+        fit::divided_codes(xs, None, d, -32, 31, cs, |c| c as i8);
     }
     // Every code is 0..=63 here.
     KType::Q6K.pack_codes(&codes.map(|c| c as u8), &mut out[..192]);
