@@ -2,6 +2,17 @@
 //! it on the device and measures the pairs there (`shaders/measure_lab.wgsl`), so only the bytes
 //! and a [`PartSummary`] come back, never the dequantized values.
 //!
+//! # Streaming
+//! Each chunk of a part is one submission: the quantize kernels (and NF4's `double_quantize`)
+//! write the block words and codes into device buffers, the dequantize kernel reads them there
+//! (the block words as its headers, `params.stride` = 4), and the measuring kernels read the
+//! chunk's weights and dequantized values; the codes, block words, counters and tile words are
+//! then copied out once. Chunks are double-buffered (`dispatch::Overlap`): chunk k + 1 is
+//! written and submitted before chunk k is read back. The one thing a chunk needs from those
+//! before it, the largest error so far (the error histogram's range), stays on the device too:
+//! `scan` carries it in `partials[0]`. NF4 with double quantization streams whole groups of 256
+//! blocks (their scales are reconstructed together).
+//!
 //! # Tolerance
 //! Counts (counted, skipped, lost), the value histogram, the error histogram and the error map's
 //! block boundaries are exact: the kernels bin with integer arithmetic on bit patterns that
@@ -62,8 +73,10 @@ const STATS_WORDS: usize = ERROR_BASE + FINE;
 /// measures the part on the device under `setup` (from
 /// `bitbudget_math::quant::lab::SchemeRun::measure_setup`): the part's bytes, exactly the CPU's,
 /// and its [`PartSummary`] for `SchemeRun::measure_summary`. Counts and histograms are exact; the
-/// sums are within [`crate::SUM_TOLERANCE`]. Errors as [`crate::quantize`], and a setup with more than
-/// 255 value bins is refused.
+/// sums are within [`crate::SUM_TOLERANCE`]. The bytes never leave the device between quantizing
+/// and measuring (see the module's "Streaming"). Errors as [`crate::quantize`] (and
+/// [`GpuError::TooLarge`] when 256 NF4 blocks with double quantization exceed the adapter's
+/// largest storage binding); a setup with more than 255 value bins is refused.
 pub async fn measure_part(
     gpu: &Gpu,
     quantizer: &PartQuantizer,
@@ -124,7 +137,8 @@ pub async fn measure_part(
     let most_groups = per_chunk.min(original.len()).div_ceil(GROUP);
     let partials = buffers.get(Role::Partials, 4 * (1 + most_groups) as u64);
     gpu.queue.write_buffer(&partials, 0, &[0; 4]);
-    // The measured values are the first of the quantized ones (then x is bound twice, read-only).
+    // The measured values are the first of the quantized ones (as `SchemeRun::padded_part`
+    // gives them): then the quantize kernels' input is the measuring kernels' `x` too.
     let same_values = original
         .iter()
         .zip(padded)
