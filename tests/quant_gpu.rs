@@ -40,7 +40,21 @@ fn weights() -> Vec<f32> {
 
 #[wasm_bindgen_test]
 async fn every_kernel_gives_the_cpu_bytes_through_the_browser_webgpu() {
-    let gpu = open_gpu().await;
+    every_kernel_gives_the_cpu_bytes(&open_gpu().await).await;
+}
+
+/// Chunks of two blocks: each chunk's readback (`map_async`, completed by the browser's event
+/// loop) overlaps the next chunk's upload and compute (double buffering).
+#[wasm_bindgen_test]
+async fn every_kernel_gives_the_cpu_bytes_through_double_buffered_chunks() {
+    every_kernel_gives_the_cpu_bytes(&open_gpu().await.with_chunk_limit(CHUNK)).await;
+}
+
+/// Weights per chunk of the chunked tests: [`weights`] streams through a dozen chunks.
+const CHUNK: usize = 128;
+
+/// Every scheme's quantize and dequantize kernels on `gpu` against the CPU.
+async fn every_kernel_gives_the_cpu_bytes(gpu: &Gpu) {
     let x = weights();
     let mut dequantized = 0;
     for s in Scheme::ALL {
@@ -48,12 +62,12 @@ async fn every_kernel_gives_the_cpu_bytes_through_the_browser_webgpu() {
         let cpu = scheme::quantize(s, &x, block).unwrap();
         if let Err(e) = bitbudget_gpu::has_kernel(s) {
             // A scheme without a quantize kernel says so, and the lab makes its parts on the CPU.
-            let refused = bitbudget_gpu::quantize(&gpu, s, &x, block)
+            let refused = bitbudget_gpu::quantize(gpu, s, &x, block)
                 .await
                 .unwrap_err();
             assert_eq!(refused, e, "{s}");
         } else {
-            let on_gpu = bitbudget_gpu::quantize(&gpu, s, &x, block)
+            let on_gpu = bitbudget_gpu::quantize(gpu, s, &x, block)
                 .await
                 .unwrap_or_else(|e| panic!("{s}: {e}"));
             let first = on_gpu.iter().zip(&cpu).position(|(a, b)| a != b);
@@ -66,7 +80,7 @@ async fn every_kernel_gives_the_cpu_bytes_through_the_browser_webgpu() {
         }
         dequantized += 1;
         let back_cpu = scheme::dequantize(s, &cpu, block).unwrap();
-        let back_gpu = bitbudget_gpu::dequantize(&gpu, s, &cpu, block)
+        let back_gpu = bitbudget_gpu::dequantize(gpu, s, &cpu, block)
             .await
             .unwrap_or_else(|e| panic!("{s}: {e}"));
         assert_eq!(back_gpu.len(), back_cpu.len(), "{s}: weight count");
@@ -89,28 +103,47 @@ async fn every_kernel_gives_the_cpu_bytes_through_the_browser_webgpu() {
 /// over parts of several blocks with NaN, ±∞ and a subnormal among the values.
 #[wasm_bindgen_test]
 async fn the_measuring_pass_gives_the_cpu_counts_and_histograms_through_the_browser_webgpu() {
+    the_measuring_pass_gives_the_cpu_counts_and_histograms(&open_gpu().await).await;
+}
+
+/// The same through chunks of two blocks (whole groups of 256 blocks for NF4's double
+/// quantization): the chunks of a part are double-buffered and never wait for each other's
+/// readback.
+#[wasm_bindgen_test]
+async fn the_measuring_pass_gives_the_cpu_counts_and_histograms_through_double_buffered_chunks() {
+    let gpu = open_gpu().await.with_chunk_limit(CHUNK);
+    the_measuring_pass_gives_the_cpu_counts_and_histograms(&gpu).await;
+}
+
+/// Every scheme's measuring pass on `gpu` (NF4 also with double quantization), part by part,
+/// against the CPU's summaries and bytes.
+async fn the_measuring_pass_gives_the_cpu_counts_and_histograms(gpu: &Gpu) {
     use bitbudget_math::quant::lab::{summarize, CpuBackend, Overview, PartBackend, SchemeRun};
-    let gpu = open_gpu().await;
     let x = weights();
     let overview = Overview::new(&x);
-    for s in Scheme::ALL
+    let cases = Scheme::ALL
         .into_iter()
         .filter(|s| bitbudget_gpu::has_kernel(*s).is_ok())
-    {
-        let mut run = SchemeRun::new(s, &x, s.default_block(), false, &overview, 512);
+        .map(|s| (s, false))
+        .chain([(Scheme::Nf4, true)]);
+    for (s, double_quant) in cases {
+        let mut run = SchemeRun::new(s, &x, s.default_block(), double_quant, &overview, 512);
         while let Some(range) = run.next_part() {
             let setup = run.measure_setup();
             let padded = run.padded_part();
             let part = &x[range.clone()];
             let (bytes, summary) =
-                bitbudget_gpu::measure_part(&gpu, run.quantizer(), &setup, part, &padded)
+                bitbudget_gpu::measure_part(gpu, run.quantizer(), &setup, part, &padded)
                     .await
-                    .unwrap_or_else(|e| panic!("{s}: {e}"));
+                    .unwrap_or_else(|e| panic!("{s} dq={double_quant}: {e}"));
             let cpu = CpuBackend.produce(run.quantizer(), &padded).unwrap();
-            assert!(bytes == cpu.bytes, "{s} part {range:?}: bytes");
+            assert!(
+                bytes == cpu.bytes,
+                "{s} dq={double_quant} part {range:?}: bytes"
+            );
             let reference = summarize(&setup, part, &cpu.values[..part.len()]);
             bitbudget_gpu::summary_within_tolerance(&summary, &reference, &setup)
-                .unwrap_or_else(|e| panic!("{s} part {range:?}: {e}"));
+                .unwrap_or_else(|e| panic!("{s} dq={double_quant} part {range:?}: {e}"));
             run.measure_summary(&bytes, &summary).unwrap();
         }
     }

@@ -1,8 +1,12 @@
 //! CPU vs GPU throughput (f32 input bytes per second), criterion: quantize alone, and the lab's
 //! whole pipeline (quantize, dequantize, measure: `analyse` on the CPU, `measure_part` per part
 //! on the GPU).
-//! Tensors of 1M, 4M, 16M and 64M weights (narrow with `BITBUDGET_BENCH_MIN_WEIGHTS` and
-//! `BITBUDGET_BENCH_MAX_WEIGHTS`, e.g. 4194304, on slow adapters); schemes with `BITBUDGET_BENCH_SCHEMES` (default "q8_0 nf4 f8e4m3 bf16").
+//! Tensors of 256K, 1M, 4M, 16M and 64M weights (from 1M unless narrowed with
+//! `BITBUDGET_BENCH_MIN_WEIGHTS` and `BITBUDGET_BENCH_MAX_WEIGHTS`, e.g. 4194304, on slow
+//! adapters); schemes with `BITBUDGET_BENCH_SCHEMES` (default "q8_0 nf4 f8e4m3 bf16").
+//! `BITBUDGET_BENCH_CHUNK_WEIGHTS` caps the GPU's chunks (`Gpu::with_chunk_limit`), to measure
+//! streaming in many chunks; `BITBUDGET_BENCH_CPU=0` leaves out the CPU rows and
+//! `BITBUDGET_BENCH_PHASES=0` the phase lines (to compare two builds of the GPU side quickly).
 //! The GPU time includes upload, both dispatches and readback: what a caller waits for. After
 //! each GPU measurement, the median of 5 `quantize_timed` calls splits it into upload, compute
 //! and readback (compute from timestamp queries when the adapter offers them, else host timing
@@ -33,7 +37,9 @@ mod native {
     }
 
     fn bench(c: &mut Criterion) {
+        let chunk: usize = env_or("BITBUDGET_BENCH_CHUNK_WEIGHTS", 0);
         let gpu = match block_on(Gpu::new()) {
+            Ok(gpu) if chunk > 0 => Some(gpu.with_chunk_limit(chunk)),
             Ok(gpu) => Some(gpu),
             Err(e) => {
                 eprintln!("\n*** SKIPPED: GPU side of the benchmark: {e} ***\n");
@@ -43,6 +49,8 @@ mod native {
         if let Some(gpu) = &gpu {
             eprintln!("GPU: {} ({:?})", gpu.name(), gpu.info().backend);
         }
+        let cpu = env_or("BITBUDGET_BENCH_CPU", 1) == 1;
+        let phases_too = env_or("BITBUDGET_BENCH_PHASES", 1) == 1;
         let min: usize = env_or("BITBUDGET_BENCH_MIN_WEIGHTS", 1 << 20);
         let max: usize = env_or("BITBUDGET_BENCH_MAX_WEIGHTS", 64 << 20);
         let schemes: Vec<Scheme> = env_or(
@@ -52,19 +60,27 @@ mod native {
         .split_whitespace()
         .map(|s| s.parse().expect("a scheme name"))
         .collect();
-        for weights in [1usize << 20, 4 << 20, 16 << 20, 64 << 20] {
+        for weights in [1usize << 18, 1 << 20, 4 << 20, 16 << 20, 64 << 20] {
             if weights < min || weights > max {
                 continue;
             }
             let x = generate(Distribution::Normal, weights / 1024, 1024, 0.02, 1);
-            let mut group = c.benchmark_group(format!("quantize {}M weights", weights >> 20));
+            let size = match weights >> 20 {
+                0 => format!("{}K", weights >> 10),
+                m => format!("{m}M"),
+            };
+            let mut group = c.benchmark_group(format!("quantize {size} weights"));
             group.throughput(Throughput::Bytes((weights * 4) as u64));
             group.sample_size(10);
             for &s in &schemes {
                 let block = s.block(None).expect("default block");
-                group.bench_function(format!("{s} cpu"), |b| {
-                    b.iter(|| quantize(s, std::hint::black_box(&x), block).expect("whole blocks"))
-                });
+                if cpu {
+                    group.bench_function(format!("{s} cpu"), |b| {
+                        b.iter(|| {
+                            quantize(s, std::hint::black_box(&x), block).expect("whole blocks")
+                        })
+                    });
+                }
                 if let Some(gpu) = &gpu {
                     group.bench_function(format!("{s} gpu"), |b| {
                         b.iter(|| {
@@ -77,11 +93,15 @@ mod native {
                             .expect("whole blocks")
                         })
                     });
-                    phases(gpu, s, &x, block);
+                    if phases_too {
+                        phases(gpu, s, &x, block);
+                    }
                 }
-                group.bench_function(format!("{s} whole lab cpu"), |b| {
-                    b.iter(|| analyse(s, std::hint::black_box(&x), block, false).expect("runs"))
-                });
+                if cpu {
+                    group.bench_function(format!("{s} whole lab cpu"), |b| {
+                        b.iter(|| analyse(s, std::hint::black_box(&x), block, false).expect("runs"))
+                    });
+                }
                 if let Some(gpu) = &gpu {
                     group.bench_function(format!("{s} whole lab gpu"), |b| {
                         b.iter(|| {

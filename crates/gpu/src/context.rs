@@ -59,14 +59,16 @@ pub(crate) enum Role {
     ReadBlocks,
     /// Mappable copy of `Output`.
     ReadOutput,
-    /// Uniform parameters of the first dispatch of a submission.
-    ParamsFirst,
-    /// Uniform parameters of the second dispatch of a submission.
-    ParamsSecond,
-    /// Uniform parameters of the measuring pass's dispatches, by step.
-    ParamsMeasure(u8),
-    /// Measure: the original values.
+    /// Uniform parameters of the k-th dispatch of a submission (each dispatch of one submission
+    /// needs its own: the queue writes them all before the submission runs).
+    Params(u8),
+    /// Measure: the original values (when they are not the first values of the weights).
     Original,
+    /// Measure: the dequantized values.
+    Dequantized,
+    /// Measure, NF4 with double quantization: the per-block words with each absmax replaced by
+    /// its reconstruction.
+    Reconstructed,
     /// Measure: the value bins' order keys.
     Thresholds,
     /// Measure: counters and histograms.
@@ -90,10 +92,10 @@ impl Role {
             Role::Output => "bitbudget buffer: output (codes or weights)",
             Role::ReadBlocks => "bitbudget buffer: per-block words readback",
             Role::ReadOutput => "bitbudget buffer: output readback",
-            Role::ParamsFirst => "bitbudget buffer: params of the first dispatch",
-            Role::ParamsSecond => "bitbudget buffer: params of the second dispatch",
-            Role::ParamsMeasure(_) => "bitbudget buffer: params of a measuring dispatch",
+            Role::Params(_) => "bitbudget buffer: params of a dispatch",
             Role::Original => "bitbudget buffer: original values (measure)",
+            Role::Dequantized => "bitbudget buffer: dequantized values (measure)",
+            Role::Reconstructed => "bitbudget buffer: double-quantized block words (measure)",
             Role::Thresholds => "bitbudget buffer: value bin starts (measure)",
             Role::Stats => "bitbudget buffer: counters and histograms (measure)",
             Role::Tiles => "bitbudget buffer: per-tile results (measure)",
@@ -106,24 +108,29 @@ impl Role {
     fn usage(self) -> wgpu::BufferUsages {
         use wgpu::BufferUsages as U;
         match self {
-            Role::Input | Role::InputCodes | Role::Original | Role::Thresholds => {
-                U::STORAGE | U::COPY_DST
-            }
-            Role::Blocks | Role::Output | Role::Stats | Role::Tiles | Role::Partials => {
-                U::STORAGE | U::COPY_SRC | U::COPY_DST
-            }
+            Role::Input
+            | Role::InputCodes
+            | Role::Original
+            | Role::Thresholds
+            | Role::Dequantized => U::STORAGE | U::COPY_DST,
+            Role::Blocks
+            | Role::Output
+            | Role::Stats
+            | Role::Tiles
+            | Role::Partials
+            | Role::Reconstructed => U::STORAGE | U::COPY_SRC | U::COPY_DST,
             Role::ReadBlocks | Role::ReadOutput | Role::ReadStats | Role::ReadTiles => {
                 U::MAP_READ | U::COPY_DST
             }
-            Role::ParamsFirst | Role::ParamsSecond | Role::ParamsMeasure(_) => {
-                U::UNIFORM | U::COPY_DST
-            }
+            Role::Params(_) => U::UNIFORM | U::COPY_DST,
         }
     }
 }
 
-/// One call's buffers, by role (see [`Gpu::check_out`]).
-pub(crate) struct Buffers(HashMap<Role, wgpu::Buffer>);
+/// One call's buffers, by role and slot (see [`Gpu::check_out`]): a call that streams chunks
+/// alternates between two slots, so that one chunk's buffers are read back while the next
+/// chunk's are written and computed.
+pub(crate) struct Buffers(HashMap<(Role, usize), wgpu::Buffer>);
 
 /// What a [`Gpu`] creates once and reuses.
 #[derive(Default)]
@@ -131,7 +138,7 @@ pub(crate) struct Cache {
     modules: HashMap<Family, wgpu::ShaderModule>,
     pipelines: HashMap<(Family, &'static str), wgpu::ComputePipeline>,
     tables: HashMap<Table, wgpu::Buffer>,
-    buffers: HashMap<Role, wgpu::Buffer>,
+    buffers: HashMap<(Role, usize), wgpu::Buffer>,
 }
 
 /// A WebGPU adapter, its device and queue, and the pipelines, tables and buffers built on them
@@ -401,24 +408,30 @@ impl Gpu {
         Buffers(std::mem::take(&mut self.lock().buffers))
     }
 
-    /// Returns a call's buffers to the cache, keeping the larger of two for the same role.
+    /// Returns a call's buffers to the cache, keeping the larger of two for the same role and
+    /// slot.
     pub(crate) fn check_in(&self, buffers: Buffers) {
         let mut cache = self.lock();
-        for (role, b) in buffers.0 {
-            match cache.buffers.get(&role) {
+        for (key, b) in buffers.0 {
+            match cache.buffers.get(&key) {
                 Some(kept) if kept.size() >= b.size() => {}
                 _ => {
-                    cache.buffers.insert(role, b);
+                    cache.buffers.insert(key, b);
                 }
             }
         }
     }
 
-    /// The buffer for `role` from a call's set, at least `bytes` long (rounded up to 16 bytes):
-    /// the one it holds when large enough, else a new one that replaces it.
-    pub(crate) fn buffer(&self, set: &mut Buffers, role: Role, bytes: u64) -> wgpu::Buffer {
+    /// The buffer for `role` in `slot` from a call's set, at least `bytes` long (rounded up to
+    /// 16 bytes): the one it holds when large enough, else a new one that replaces it.
+    pub(crate) fn buffer(
+        &self,
+        set: &mut Buffers,
+        (role, slot): (Role, usize),
+        bytes: u64,
+    ) -> wgpu::Buffer {
         let bytes = bytes.max(16).next_multiple_of(16);
-        if let Some(b) = set.0.get(&role) {
+        if let Some(b) = set.0.get(&(role, slot)) {
             if b.size() >= bytes {
                 return b.clone();
             }
@@ -429,7 +442,7 @@ impl Gpu {
             usage: role.usage(),
             mapped_at_creation: false,
         });
-        set.0.insert(role, buffer.clone());
+        set.0.insert((role, slot), buffer.clone());
         buffer
     }
 }

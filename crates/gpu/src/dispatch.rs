@@ -9,7 +9,8 @@ use crate::timing::Stamps;
 /// Invocations per workgroup (`WORKGROUP` in common.wgsl).
 const WORKGROUP: u32 = 64;
 
-/// The uniform `Params` of common.wgsl: count, n, block, variant, scalar, three pads, consts.
+/// The uniform `Params` of common.wgsl: count, n, block, variant, scalar, stride, two pads,
+/// consts.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Params {
     /// Invocations that do work.
@@ -22,6 +23,10 @@ pub(crate) struct Params {
     pub variant: u32,
     /// An f32 bit pattern (FP8 scale, NF4 double-quantization mean).
     pub scalar: u32,
+    /// Words per block of a strided per-block array: the dequantize kernels' `headers` (2 when
+    /// split on the host, 4 when they are the quantize kernels' `blocks`), `double_quantize`'s
+    /// input and output (1 or 4).
+    pub stride: u32,
     /// Format facts.
     pub consts: [u32; 4],
 }
@@ -35,7 +40,7 @@ impl Params {
             self.block,
             self.variant,
             self.scalar,
-            0,
+            self.stride,
             0,
             0,
             a,
@@ -50,12 +55,14 @@ impl Params {
 /// The largest number of `unit`-weight units per chunk such that every buffer of a chunk fits in
 /// one storage binding (`bytes_per_unit` is the largest buffer's bytes per unit) and every
 /// dispatch fits in the workgroup grid (at most `threads_per_unit` invocations per unit), capped
-/// by [`Gpu::with_chunk_limit`].
+/// by [`Gpu::with_chunk_limit`], and a multiple of `together` units (at least `together`, even
+/// past the cap; `TooLarge` when the adapter's limits cannot hold them).
 pub(crate) fn chunk_units(
     gpu: &Gpu,
     unit: usize,
     bytes_per_unit: u64,
     threads_per_unit: u64,
+    together: usize,
 ) -> Result<usize, GpuError> {
     let limits = gpu.limits();
     let binding = limits
@@ -63,17 +70,20 @@ pub(crate) fn chunk_units(
         .min(limits.max_buffer_size);
     let per_dim = limits.max_compute_workgroups_per_dimension as u64;
     let threads = (per_dim * per_dim * WORKGROUP as u64).min(u32::MAX as u64);
-    let mut units = (binding / bytes_per_unit.max(1)).min(threads / threads_per_unit.max(1));
-    if let Some(limit) = gpu.chunk_limit() {
-        units = units.min((limit / unit.max(1)).max(1) as u64);
-    }
-    if units == 0 {
+    let fits = (binding / bytes_per_unit.max(1)).min(threads / threads_per_unit.max(1));
+    let together = together.max(1) as u64;
+    if fits < together {
         return Err(GpuError::TooLarge(format!(
-            "a block of {unit} weights needs {bytes_per_unit} bytes in one buffer, more than this \
-             adapter's largest storage binding ({binding} bytes)"
+            "{together} blocks of {unit} weights need {} bytes in one buffer, more than this \
+             adapter's largest storage binding ({binding} bytes)",
+            together * bytes_per_unit
         )));
     }
-    Ok(units as usize)
+    let capped = match gpu.chunk_limit() {
+        Some(limit) => fits.min((limit / unit.max(1)).max(1) as u64),
+        None => fits,
+    };
+    Ok((capped / together).max(1) as usize * together as usize)
 }
 
 /// Workgroups for `threads` invocations as a 2-D grid within the per-dimension limit.
@@ -98,13 +108,13 @@ pub(crate) struct Pass<'a> {
 }
 
 /// Records `passes` into one command buffer, then copies `copies` (source, destination, bytes)
-/// and submits.
+/// and submits; the submission's index is what [`read`] waits for.
 pub(crate) fn submit(
     gpu: &Gpu,
     passes: &[Pass<'_>],
     copies: &[(&wgpu::Buffer, &wgpu::Buffer, u64)],
-) {
-    submit_stamped(gpu, passes, copies, None);
+) -> wgpu::SubmissionIndex {
+    submit_stamped(gpu, passes, copies, None)
 }
 
 /// [`submit`], writing a timestamp into query 0 of `stamps` as the first pass begins and into
@@ -115,7 +125,7 @@ pub(crate) fn submit_stamped(
     passes: &[Pass<'_>],
     copies: &[(&wgpu::Buffer, &wgpu::Buffer, u64)],
     stamps: Option<&Stamps>,
-) {
+) -> wgpu::SubmissionIndex {
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -169,14 +179,16 @@ pub(crate) fn submit_stamped(
         encoder.resolve_query_set(&st.queries, 0..2, &st.resolve, 0);
         encoder.copy_buffer_to_buffer(&st.resolve, 0, &st.read, 0, 16);
     }
-    gpu.queue.submit([encoder.finish()]);
+    gpu.queue.submit([encoder.finish()])
 }
 
-/// Maps the first `bytes` of each mappable buffer, waits (natively `poll`; in the browser the
-/// event loop completes the mapping), and returns copies of their contents.
+/// Maps the first `bytes` of each mappable buffer, waits for submission `after` (natively
+/// `poll`, which leaves later submissions running; in the browser the event loop completes the
+/// mapping), and returns copies of their contents.
 pub(crate) async fn read(
     gpu: &Gpu,
     buffers: &[(&wgpu::Buffer, u64)],
+    after: wgpu::SubmissionIndex,
 ) -> Result<Vec<Vec<u8>>, GpuError> {
     let mut waiting = Vec::new();
     for (buffer, bytes) in buffers {
@@ -191,8 +203,12 @@ pub(crate) async fn read(
     }
     // Natively this blocks until the submission is done and runs the callbacks; on the web it
     // does nothing and the mapping completes from the browser's event loop.
+    let wait = wgpu::PollType::Wait {
+        submission_index: Some(after),
+        timeout: None,
+    };
     gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
+        .poll(wait)
         .map_err(|e| GpuError::Readback(e.to_string()))?;
     let mut out = Vec::new();
     for ((buffer, bytes), rx) in buffers.iter().zip(waiting) {
@@ -210,6 +226,16 @@ pub(crate) async fn read(
         out.push(data);
     }
     Ok(out)
+}
+
+/// The first `bytes` of one mappable buffer as little-endian words, once submission `after`
+/// has filled it (see [`read`]).
+pub(crate) async fn read_words(
+    gpu: &Gpu,
+    (buffer, bytes, after): (wgpu::Buffer, u64, wgpu::SubmissionIndex),
+) -> Result<Vec<u32>, GpuError> {
+    let data = read(gpu, &[(&buffer, bytes)], after).await?;
+    Ok(words(&data[0]))
 }
 
 /// The table buffer of a scheme's kernels.
@@ -286,10 +312,15 @@ impl<'a> CheckedOut<'a> {
         }
     }
 
-    /// The buffer for `role`, at least `bytes` long.
+    /// The buffer for `role` in slot 0, at least `bytes` long.
     pub fn get(&mut self, role: Role, bytes: u64) -> wgpu::Buffer {
+        self.get_in(0, role, bytes)
+    }
+
+    /// The buffer for `role` in `slot` (see [`Overlap::slot`]), at least `bytes` long.
+    pub fn get_in(&mut self, slot: usize, role: Role, bytes: u64) -> wgpu::Buffer {
         let set = self.set.as_mut().expect("present until dropped");
-        self.gpu.buffer(set, role, bytes)
+        self.gpu.buffer(set, (role, slot), bytes)
     }
 }
 
@@ -298,5 +329,50 @@ impl Drop for CheckedOut<'_> {
         if let Some(set) = self.set.take() {
             self.gpu.check_in(set);
         }
+    }
+}
+
+/// Double buffering of a chunked call: chunk k's buffers come from slot k % 2, and a chunk's
+/// readback is awaited only once the next chunk has been written and submitted, so the device
+/// uploads and computes chunk k + 1 while chunk k is mapped and copied out. The caller loops:
+/// start chunk k in [`Overlap::slot`]`(k)`, hand it to [`Overlap::started`] and finish what that
+/// returns, then finish [`Overlap::last`]. Without overlap (a timed call, whose phases must not
+/// mix), every chunk uses slot 0 and is finished at once.
+pub(crate) struct Overlap<J> {
+    overlap: bool,
+    pending: Option<J>,
+}
+
+impl<J> Overlap<J> {
+    /// Chunks overlapped (`true`) or one after the other.
+    pub fn new(overlap: bool) -> Self {
+        Overlap {
+            overlap,
+            pending: None,
+        }
+    }
+
+    /// The buffer slot of chunk `k`.
+    pub fn slot(&self, k: usize) -> usize {
+        if self.overlap {
+            k % 2
+        } else {
+            0
+        }
+    }
+
+    /// Records that `job` (a chunk's submitted work) has started; returns the chunk to finish
+    /// now: the one started before it (none for the first), or `job` itself without overlap.
+    pub fn started(&mut self, job: J) -> Option<J> {
+        if self.overlap {
+            self.pending.replace(job)
+        } else {
+            Some(job)
+        }
+    }
+
+    /// The chunk still to finish after the last has started.
+    pub fn last(self) -> Option<J> {
+        self.pending
     }
 }

@@ -2,6 +2,17 @@
 //! it on the device and measures the pairs there (`shaders/measure_lab.wgsl`), so only the bytes
 //! and a [`PartSummary`] come back, never the dequantized values.
 //!
+//! # Streaming
+//! Each chunk of a part is one submission: the quantize kernels (and NF4's `double_quantize`)
+//! write the block words and codes into device buffers, the dequantize kernel reads them there
+//! (the block words as its headers, `params.stride` = 4), and the measuring kernels read the
+//! chunk's weights and dequantized values; the codes, block words, counters and tile words are
+//! then copied out once. Chunks are double-buffered (`dispatch::Overlap`): chunk k + 1 is
+//! written and submitted before chunk k is read back. The one thing a chunk needs from those
+//! before it, the largest error so far (the error histogram's range), stays on the device too:
+//! `scan` carries it in `partials[0]`. NF4 with double quantization streams whole groups of 256
+//! blocks (their scales are reconstructed together).
+//!
 //! # Tolerance
 //! Counts (counted, skipped, lost), the value histogram, the error histogram and the error map's
 //! block boundaries are exact: the kernels bin with integer arithmetic on bit patterns that
@@ -24,21 +35,22 @@
 //! metrics derived from them (tolerance.rs). An error past f32's range (x and x̂ of opposite signs near f32's
 //! largest values) makes the GPU's sums infinite where the CPU's f64 stays finite.
 
-use crate::context::{Gpu, GpuError, Role};
+use crate::context::{words_to_bytes, Gpu, GpuError, Role};
 use crate::dispatch::{
-    chunk_units, f32_bytes, read, split, submit, table, words, CheckedOut, Params, Pass,
+    assemble, chunk_units, f32_bytes, read, submit, table, words, CheckedOut, Overlap, Params, Pass,
 };
-use crate::layout::layout;
+use crate::layout::Layout;
 use crate::part::part_bytes;
-use crate::quantize::dequantize_on_device;
+use crate::quantize::check;
 use crate::shaders::Family;
-use crate::tables::table_of;
+use crate::tables::{fp8_consts, table_of};
 use bitbudget_math::quant::analysis::PartQuantizer;
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::histogram::{GrowingHistogram, FINE};
 use bitbudget_math::quant::lab::{
     HeatRun, MeasureSetup, Overview, PartSummary, SchemeDetail, SchemeRun,
 };
+use bitbudget_math::quant::nf4;
 use bitbudget_math::quant::scheme::Scheme;
 
 mod geometry;
@@ -61,8 +73,10 @@ const STATS_WORDS: usize = ERROR_BASE + FINE;
 /// measures the part on the device under `setup` (from
 /// `bitbudget_math::quant::lab::SchemeRun::measure_setup`): the part's bytes, exactly the CPU's,
 /// and its [`PartSummary`] for `SchemeRun::measure_summary`. Counts and histograms are exact; the
-/// sums are within [`crate::SUM_TOLERANCE`]. Errors as [`crate::quantize`], and a setup with more than
-/// 255 value bins is refused.
+/// sums are within [`crate::SUM_TOLERANCE`]. The bytes never leave the device between quantizing
+/// and measuring (see the module's "Streaming"). Errors as [`crate::quantize`] (and
+/// [`GpuError::TooLarge`] when 256 NF4 blocks with double quantization exceed the adapter's
+/// largest storage binding); a setup with more than 255 value bins is refused.
 pub async fn measure_part(
     gpu: &Gpu,
     quantizer: &PartQuantizer,
@@ -85,67 +99,175 @@ pub async fn measure_part(
             setup.heat_block
         )));
     }
-    let bytes = part_bytes(gpu, quantizer, padded).await?;
     let mut summary = PartSummary {
         dequantized: vec![0; setup.bin_count + 1],
         errors: GrowingHistogram::starting_at(setup.error_exponent),
         ..PartSummary::default()
     };
     if original.is_empty() {
-        return Ok((bytes, summary));
+        return Ok((part_bytes(gpu, quantizer, padded).await?, summary));
     }
     let (scheme, block) = (quantizer.scheme(), quantizer.block());
-    let l = layout(scheme, block)?;
-    let scalar = quantizer.fp8_scale().map_or(0, f32::to_bits);
-    let stride = l.stride();
-    let unit_bytes = (8 * l.weights as u64).max(stride as u64 + 8);
-    let per_chunk = chunk_units(gpu, l.weights, unit_bytes, l.weights as u64)? * l.weights;
-    let table_words = value_table(setup);
-    let deq_table = table(gpu, table_of(scheme));
+    let l = check(scheme, block, padded.len())?;
+    let family = l.quantize.ok_or(GpuError::NoKernel(scheme))?;
+    let scalar = match quantizer.fp8_scale() {
+        Some(scale) => scale.to_bits(),
+        None if l.per_tensor_scale => {
+            return Err(GpuError::Input(format!(
+                "{scheme} measures a part with the whole tensor's scale, and none was given"
+            )))
+        }
+        None => 0,
+    };
+    let mean = quantizer.nf4_mean();
+    // Double quantization reconstructs each group of 256 block scales together.
+    let together = if mean.is_some() { nf4::DQ_BLOCK } else { 1 };
+    // Per block: the weights and their dequantized values, 16 bytes of block words (twice with
+    // double quantization), the codes, and at most as many tile words as values.
+    let unit_bytes = (8 * l.weights as u64).max(32).max(l.code_bytes as u64 + 4);
+    let per_chunk =
+        chunk_units(gpu, l.weights, unit_bytes, l.weights as u64, together)? * l.weights;
+    let table = table(gpu, table_of(scheme));
     let mut buffers = CheckedOut::new(gpu);
+    let table_words = value_table(setup);
     let thresholds = buffers.get(Role::Thresholds, 4 * table_words.len() as u64);
-    gpu.queue.write_buffer(
-        &thresholds,
-        0,
-        &crate::context::words_to_bytes(&table_words),
-    );
+    gpu.queue
+        .write_buffer(&thresholds, 0, &words_to_bytes(&table_words));
+    // Shared by the chunks: [0] carries the largest |e| so far from chunk to chunk.
+    let most_groups = per_chunk.min(original.len()).div_ceil(GROUP);
+    let partials = buffers.get(Role::Partials, 4 * (1 + most_groups) as u64);
+    gpu.queue.write_buffer(&partials, 0, &[0; 4]);
+    // The measured values are the first of the quantized ones (as `SchemeRun::padded_part`
+    // gives them): then the quantize kernels' input is the measuring kernels' `x` too.
+    let same_values = original
+        .iter()
+        .zip(padded)
+        .all(|(a, b)| a.to_bits() == b.to_bits());
+    // A kernel the device refuses would leave the results at zero: say so instead.
+    let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let mut bytes = Vec::with_capacity(padded.len() / l.weights * l.stride());
+    let mut overlap = Overlap::new(true);
     let mut offset = setup.heat_offset % setup.heat_block;
-    let mut at = 0;
-    while at < original.len() {
+    for (k, at) in (0..padded.len()).step_by(per_chunk).enumerate() {
+        let slot = overlap.slot(k);
         let end = (at + per_chunk).min(padded.len());
-        let n = end.min(original.len()) - at;
-        let stored = &bytes[at / l.weights * stride..end / l.weights * stride];
         let chunk = Chunk {
-            values: n,
+            values: end.min(original.len()).saturating_sub(at),
             heat_block: setup.heat_block,
             offset,
-            exponent: summary.errors.exponent(),
+            units: (end - at) / l.weights,
         };
-        // A kernel the device refuses would leave the results at zero: say so instead.
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let (headers, codes) = split(&l, stored);
-        let y = dequantize_on_device(
-            gpu,
-            &mut buffers,
-            &l,
-            scalar,
-            (&headers, &codes),
-            &deq_table,
-            end - at,
-        );
-        let x = buffers.get(Role::Original, 4 * n as u64);
+        let weights = 4 * (end - at) as u64;
+        let block_bytes = 16 * chunk.units as u64;
+        let code_bytes = (chunk.units * l.code_bytes) as u64;
+        let input = buffers.get_in(slot, Role::Input, weights);
+        let blocks = buffers.get_in(slot, Role::Blocks, block_bytes);
+        let codes = buffers.get_in(slot, Role::Output, code_bytes);
+        let headers = match mean {
+            Some(_) => buffers.get_in(slot, Role::Reconstructed, block_bytes),
+            None => blocks.clone(),
+        };
+        let y = buffers.get_in(slot, Role::Dequantized, weights);
+        let x = if same_values {
+            input.clone()
+        } else {
+            let x = buffers.get_in(slot, Role::Original, 4 * chunk.values as u64);
+            let values = &original[at..at + chunk.values];
+            gpu.queue.write_buffer(&x, 0, &f32_bytes(values));
+            x
+        };
+        let tile_bytes = 4 * (TILE_WORDS * chunk.tiles()) as u64;
+        let stats = buffers.get_in(slot, Role::Stats, 4 * STATS_WORDS as u64);
+        let tiles = buffers.get_in(slot, Role::Tiles, tile_bytes);
+        let params: Vec<wgpu::Buffer> = (0..8)
+            .map(|p| buffers.get_in(slot, Role::Params(p), 48))
+            .collect();
+        let reads = Reads {
+            codes: buffers.get_in(slot, Role::ReadOutput, code_bytes),
+            blocks: buffers.get_in(slot, Role::ReadBlocks, block_bytes),
+            stats: buffers.get_in(slot, Role::ReadStats, 4 * STATS_WORDS as u64),
+            tiles: buffers.get_in(slot, Role::ReadTiles, tile_bytes),
+        };
         gpu.queue
-            .write_buffer(&x, 0, &f32_bytes(&original[at..at + n]));
-        let words = chunk
-            .measure(gpu, &mut buffers, [&x, &y, &thresholds])
-            .await?;
-        if let Some(e) = scope.pop().await {
-            let why = format!("the device refused the measuring pass: {e}");
-            return Err(GpuError::Readback(why));
+            .write_buffer(&input, 0, &f32_bytes(&padded[at..end]));
+        gpu.queue.write_buffer(&stats, 0, &vec![0; 4 * STATS_WORDS]);
+        let base = Params {
+            n: (end - at) as u32,
+            block: l.weights as u32,
+            variant: l.variant,
+            scalar,
+            consts: fp8_consts(scheme),
+            ..Params::default()
+        };
+        let quantizing: &[&wgpu::Buffer] = &[&input, &table, &blocks, &codes];
+        let reconstructing: &[&wgpu::Buffer] = &[&blocks, &table, &headers, &codes];
+        let dequantizing: &[&wgpu::Buffer] = &[&headers, &codes, &table, &y];
+        let measuring: &[&wgpu::Buffer] = &[&x, &y, &thresholds, &stats, &tiles, &partials];
+        let mut steps = Vec::new();
+        if l.measures {
+            steps.push((family, "measure", chunk.units, base, quantizing));
         }
-        chunk.add_to(&words, &mut summary);
-        offset = (offset + n) % setup.heat_block;
-        at = end;
+        let code_words = code_bytes.div_ceil(4) as usize;
+        steps.push((family, "quantize", code_words, base, quantizing));
+        if let Some(mean) = mean {
+            let dq = Params {
+                n: chunk.units as u32,
+                scalar: mean.to_bits(),
+                // Each absmax is the first of its block's four words.
+                stride: 4,
+                ..Params::default()
+            };
+            let groups = chunk.units.div_ceil(nf4::DQ_BLOCK);
+            steps.push((family, "double_quantize", groups, dq, reconstructing));
+        }
+        // The quantize kernels' block words are the headers, four words a block.
+        let deq = Params { stride: 4, ..base };
+        steps.push((l.dequantize, "dequantize", end - at, deq, dequantizing));
+        if chunk.values > 0 {
+            for (entry, count, p) in chunk.measure_steps(setup.error_exponent) {
+                steps.push((Family::MeasureLab, entry, count, p, measuring));
+            }
+        }
+        let passes: Vec<Pass<'_>> = steps
+            .into_iter()
+            .zip(&params)
+            .map(
+                |((family, entry, count, p, bindings), params_buffer)| Pass {
+                    family,
+                    entry,
+                    params: Params {
+                        count: count as u32,
+                        ..p
+                    },
+                    params_buffer,
+                    bindings,
+                },
+            )
+            .collect();
+        let mut copies = vec![(&codes, &reads.codes, code_bytes)];
+        if l.header_bytes > 0 {
+            copies.push((&headers, &reads.blocks, block_bytes));
+        }
+        if chunk.values > 0 {
+            copies.push((&stats, &reads.stats, 4 * STATS_WORDS as u64));
+            copies.push((&tiles, &reads.tiles, tile_bytes));
+        }
+        let index = submit(gpu, &passes, &copies);
+        offset = (offset + chunk.values) % setup.heat_block;
+        if let Some((chunk, reads, index)) = overlap.started((chunk, reads, index)) {
+            chunk
+                .finish(gpu, &l, (reads, index), &mut bytes, &mut summary)
+                .await?;
+        }
+    }
+    if let Some((chunk, reads, index)) = overlap.last() {
+        chunk
+            .finish(gpu, &l, (reads, index), &mut bytes, &mut summary)
+            .await?;
+    }
+    if let Some(e) = scope.pop().await {
+        let why = format!("the device refused the measuring pass: {e}");
+        return Err(GpuError::Readback(why));
     }
     Ok((bytes, summary))
 }
@@ -183,8 +305,20 @@ struct Chunk {
     heat_block: usize,
     /// Where the first value sits in its error-map block.
     offset: usize,
-    /// The error histogram's exponent before the chunk.
-    exponent: Option<i32>,
+    /// Blocks quantized.
+    units: usize,
+}
+
+/// The mappable buffers one chunk is read back through.
+struct Reads {
+    /// The packed codes.
+    codes: wgpu::Buffer,
+    /// The block words (four a block; the header in the first bytes).
+    blocks: wgpu::Buffer,
+    /// Counters and histograms.
+    stats: wgpu::Buffer,
+    /// Per-tile results.
+    tiles: wgpu::Buffer,
 }
 
 /// What one chunk's measuring pass reads back: the stats and per-tile words.
@@ -194,23 +328,21 @@ struct Measured {
 }
 
 impl Chunk {
-    /// Runs the four measuring dispatches over `[x, y, thresholds]` and reads back their words.
-    async fn measure(
-        &self,
-        gpu: &Gpu,
-        buffers: &mut CheckedOut<'_>,
-        [x, y, thresholds]: [&wgpu::Buffer; 3],
-    ) -> Result<Measured, GpuError> {
-        let tiles = tile_lengths(self.values, self.heat_block, self.offset).len();
+    /// Tiles of the measured values.
+    fn tiles(&self) -> usize {
+        if self.values == 0 {
+            return 0;
+        }
+        tile_lengths(self.values, self.heat_block, self.offset).len()
+    }
+
+    /// The four measuring dispatches (entry point, invocations, parameters), for a part whose
+    /// error histogram had range exponent `start` before its first chunk (the kernels carry the
+    /// largest error of the chunks before in `partials[0]`).
+    fn measure_steps(&self, start: Option<i32>) -> [(&'static str, usize, Params); 4] {
+        let tiles = self.tiles();
         let groups = tiles.div_ceil(GROUP);
-        let tile_bytes = 4 * (TILE_WORDS * tiles) as u64;
-        let stats = buffers.get(Role::Stats, 4 * STATS_WORDS as u64);
-        let tile_buffer = buffers.get(Role::Tiles, tile_bytes);
-        let partials = buffers.get(Role::Partials, 4 * groups as u64);
-        let read_stats = buffers.get(Role::ReadStats, 4 * STATS_WORDS as u64);
-        let read_tiles = buffers.get(Role::ReadTiles, tile_bytes);
-        gpu.queue.write_buffer(&stats, 0, &vec![0; 4 * STATS_WORDS]);
-        let (had, before) = match self.exponent {
+        let (had, before) = match start {
             Some(e) => (1, e as u32),
             None => (0, 0),
         };
@@ -218,45 +350,55 @@ impl Chunk {
             n: self.values as u32,
             block: self.heat_block as u32,
             variant: self.offset as u32,
-            consts: [had, before, tiles as u32, 0],
+            consts: [had, before, tiles as u32, 1],
             ..Params::default()
         };
-        let steps = [
-            ("tile_max", tiles),
-            ("group_max", groups),
-            ("scan", groups),
-            ("measure_tiles", tiles),
-        ];
-        let params: Vec<wgpu::Buffer> = (1..=4)
-            .map(|k| buffers.get(Role::ParamsMeasure(k), 48))
-            .collect();
-        let bindings: &[&wgpu::Buffer] = &[x, y, thresholds, &stats, &tile_buffer, &partials];
-        let passes: Vec<Pass<'_>> = steps
-            .iter()
-            .zip(&params)
-            .map(|((entry, count), params_buffer)| Pass {
-                family: Family::MeasureLab,
-                entry,
-                params: Params {
-                    count: *count as u32,
-                    ..base
-                },
-                params_buffer,
-                bindings,
-            })
-            .collect();
-        let copies = [
-            (&stats, &read_stats, 4 * STATS_WORDS as u64),
-            (&tile_buffer, &read_tiles, tile_bytes),
-        ];
-        submit(gpu, &passes, &copies);
-        let wanted: Vec<(&wgpu::Buffer, u64)> = copies.iter().map(|(_, to, b)| (*to, *b)).collect();
-        let mut data = read(gpu, &wanted).await?.into_iter().map(|d| words(&d));
-        let mut next = || data.next().unwrap_or_default();
-        Ok(Measured {
-            stats: next(),
-            tiles: next(),
-        })
+        [
+            ("tile_max", tiles, base),
+            ("group_max", groups, base),
+            ("scan", groups, base),
+            ("measure_tiles", tiles, base),
+        ]
+    }
+
+    /// Waits for submission `index`, reads the chunk's bytes and measurements back through
+    /// `reads`, appends the stored bytes to `bytes` and adds the measurements to `summary`
+    /// (whose error histogram then has the range the chunk's kernels started from).
+    async fn finish(
+        &self,
+        gpu: &Gpu,
+        l: &Layout,
+        (reads, index): (Reads, wgpu::SubmissionIndex),
+        bytes: &mut Vec<u8>,
+        summary: &mut PartSummary,
+    ) -> Result<(), GpuError> {
+        let code_bytes = (self.units * l.code_bytes) as u64;
+        let mut wanted = vec![(&reads.codes, code_bytes)];
+        if l.header_bytes > 0 {
+            wanted.push((&reads.blocks, 16 * self.units as u64));
+        }
+        let measured = self.values > 0;
+        if measured {
+            wanted.push((&reads.stats, 4 * STATS_WORDS as u64));
+            wanted.push((&reads.tiles, 4 * (TILE_WORDS * self.tiles()) as u64));
+        }
+        let mut data = read(gpu, &wanted, index).await?.into_iter();
+        let codes = data.next().unwrap_or_default();
+        let blocks = if l.header_bytes > 0 {
+            data.next().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        assemble(l, &blocks, &codes, self.units, bytes);
+        if measured {
+            let mut next = || words(&data.next().unwrap_or_default());
+            let m = Measured {
+                stats: next(),
+                tiles: next(),
+            };
+            self.add_to(&m, summary);
+        }
+        Ok(())
     }
 
     /// Adds what one chunk measured to the part's summary: each tile's sums unscaled in f64.
@@ -288,12 +430,14 @@ impl Chunk {
         for (c, k) in summary.dequantized.iter_mut().zip(VALUE_BASE..) {
             *c += m.stats[k];
         }
-        let chunk_max = m.stats[4];
-        let exponent = if chunk_max == 0 {
-            self.exponent
+        // The largest |e| of the part so far (the kernels carry it from chunk to chunk).
+        let so_far = m.stats[4];
+        let before = summary.errors.exponent();
+        let exponent = if so_far == 0 {
+            before
         } else {
-            let e = ceil_log2(chunk_max);
-            Some(self.exponent.map_or(e, |before| before.max(e)))
+            let e = ceil_log2(so_far);
+            Some(before.map_or(e, |before| before.max(e)))
         };
         let errors: Vec<u64> = m.stats[ERROR_BASE..].iter().map(|c| *c as u64).collect();
         summary.errors.add_fine(exponent, &errors);

@@ -3,7 +3,8 @@
 
 use crate::context::{Gpu, GpuError, Role};
 use crate::dispatch::{
-    assemble, chunk_units, f32_bytes, read, split, submit, table, words, CheckedOut, Params, Pass,
+    assemble, chunk_units, f32_bytes, read, read_words, split, submit, table, words, CheckedOut,
+    Overlap, Params, Pass,
 };
 use crate::layout::{layout, packs_nibbles, Layout};
 use crate::tables::{fp8_consts, table_of, Table};
@@ -13,7 +14,7 @@ use bitbudget_math::quant::scheme::{fp8_scale, Scheme};
 
 /// Checks the block size and the length the way the CPU path does, plus what the CPU path does
 /// not check (a zero block, an odd block for 4-bit codes), with a message instead of a panic.
-fn check(scheme: Scheme, block: usize, n: usize) -> Result<Layout, GpuError> {
+pub(crate) fn check(scheme: Scheme, block: usize, n: usize) -> Result<Layout, GpuError> {
     if block == 0 || block > 1 << 24 {
         return Err(GpuError::Input(format!(
             "block {block} must be between 1 and 16777216"
@@ -39,8 +40,9 @@ fn check(scheme: Scheme, block: usize, n: usize) -> Result<Layout, GpuError> {
 /// `bitbudget_math::quant::scheme::quantize(scheme, x, block)`: same rounding (ties, zero blocks,
 /// subnormals, NaN and ±∞ included), same layout. `x.len()` must be a whole number of blocks;
 /// GGML and MXFP4 use 32-weight blocks, FP8 and the casts ignore `block`. The tensor is streamed
-/// in chunks of whole blocks within the adapter's limits; FP8 reads it twice (its per-tensor
-/// scale needs the whole tensor's absmax first).
+/// in chunks of whole blocks within the adapter's limits, double-buffered (chunk k + 1 is written
+/// and computed while chunk k is read back; see `dispatch::Overlap`); FP8 reads it twice (its
+/// per-tensor scale needs the whole tensor's absmax first).
 pub async fn quantize(
     gpu: &Gpu,
     scheme: Scheme,
@@ -65,7 +67,8 @@ pub(crate) async fn quantize_with_scale(
 }
 
 /// [`quantize_with_scale`], with its phases timed apart on `watch` when one is given (see
-/// `timing.rs`): then upload, kernels and readback are submitted and waited for one by one.
+/// `timing.rs`): then upload, kernels and readback are submitted and waited for one by one,
+/// chunk after chunk, without the overlap of the untimed call (which would mix the phases).
 pub(crate) async fn quantize_watched(
     gpu: &Gpu,
     scheme: Scheme,
@@ -83,7 +86,7 @@ pub(crate) async fn quantize_watched(
     let unit_bytes = (4 * l.weights as u64)
         .max(block_words)
         .max(l.code_bytes as u64 + 4);
-    let per_chunk = chunk_units(gpu, l.weights, unit_bytes, l.weights as u64)? * l.weights;
+    let per_chunk = chunk_units(gpu, l.weights, unit_bytes, l.weights as u64, 1)? * l.weights;
     let mut buffers = CheckedOut::new(gpu);
     let mut out = Vec::with_capacity(l.prefix_bytes() + x.len() / l.weights * l.stride());
     let mut scalar = scale.map_or(0, f32::to_bits);
@@ -93,7 +96,7 @@ pub(crate) async fn quantize_watched(
         gpu.queue.write_buffer(&blocks, 0, &[0; 16]);
         for part in x.chunks(per_chunk) {
             let input = buffers.get(Role::Input, 4 * part.len() as u64);
-            let params_buffer = buffers.get(Role::ParamsFirst, 48);
+            let params_buffer = buffers.get(Role::Params(0), 48);
             let codes = buffers.get(Role::Output, 16);
             gpu.queue.write_buffer(&input, 0, &f32_bytes(part));
             let params = Params {
@@ -114,8 +117,8 @@ pub(crate) async fn quantize_watched(
             );
         }
         let staging = buffers.get(Role::ReadBlocks, 16);
-        submit(gpu, &[], &[(&blocks, &staging, 4)]);
-        let amax = words(&read(gpu, &[(&staging, 4)]).await?[0])[0];
+        let index = submit(gpu, &[], &[(&blocks, &staging, 4)]);
+        let amax = words(&read(gpu, &[(&staging, 4)], index).await?[0])[0];
         let scale = fp8_scale(scheme, &[f32::from_bits(amax)]);
         out.extend_from_slice(&scale.to_le_bytes());
         scalar = scale.to_bits();
@@ -123,18 +126,20 @@ pub(crate) async fn quantize_watched(
             w.timings.compute_ms += w.now() - t0;
         }
     }
-    for part in x.chunks(per_chunk) {
+    let mut overlap = Overlap::new(watch.is_none());
+    for (k, part) in x.chunks(per_chunk).enumerate() {
+        let slot = overlap.slot(k);
         let units = part.len() / l.weights;
         let code_bytes = (units * l.code_bytes) as u64;
         let code_words = code_bytes.div_ceil(4) as u32;
-        let input = buffers.get(Role::Input, 4 * part.len() as u64);
+        let input = buffers.get_in(slot, Role::Input, 4 * part.len() as u64);
         let block_bytes = block_words * units as u64;
-        let blocks = buffers.get(Role::Blocks, block_bytes);
-        let codes = buffers.get(Role::Output, code_bytes);
-        let read_blocks = buffers.get(Role::ReadBlocks, block_bytes);
-        let read_codes = buffers.get(Role::ReadOutput, code_bytes);
-        let first = buffers.get(Role::ParamsFirst, 48);
-        let second = buffers.get(Role::ParamsSecond, 48);
+        let blocks = buffers.get_in(slot, Role::Blocks, block_bytes);
+        let codes = buffers.get_in(slot, Role::Output, code_bytes);
+        let read_blocks = buffers.get_in(slot, Role::ReadBlocks, block_bytes);
+        let read_codes = buffers.get_in(slot, Role::ReadOutput, code_bytes);
+        let first = buffers.get_in(slot, Role::Params(0), 48);
+        let second = buffers.get_in(slot, Role::Params(1), 48);
         let t0 = watch.as_ref().map_or(0.0, |w| w.now());
         gpu.queue.write_buffer(&input, 0, &f32_bytes(part));
         if let Some(w) = watch.as_mut() {
@@ -176,29 +181,64 @@ pub(crate) async fn quantize_watched(
         if l.measures {
             copies.push((&blocks, &read_blocks, block_bytes));
         }
-        let t1 = match watch.as_mut() {
+        let (index, t1) = match watch.as_mut() {
             Some(w) => {
                 w.compute(gpu, &passes).await?;
-                submit(gpu, &[], &copies);
-                w.now()
+                (submit(gpu, &[], &copies), w.now())
             }
-            None => {
-                submit(gpu, &passes, &copies);
-                0.0
-            }
+            None => (submit(gpu, &passes, &copies), 0.0),
         };
-        let mut wanted = vec![(&read_codes, code_bytes)];
+        let mut wanted = vec![(read_codes, code_bytes)];
         if l.measures {
-            wanted.push((&read_blocks, block_bytes));
+            wanted.push((read_blocks, block_bytes));
         }
-        let data = read(gpu, &wanted).await?;
-        if let Some(w) = watch.as_mut() {
-            w.timings.readback_ms += w.now() - t1;
+        let started = Readback {
+            wanted,
+            index,
+            units,
+            since: t1,
+        };
+        if let Some(done) = overlap.started(started) {
+            done.finish(gpu, &l, &mut out, watch.as_deref_mut()).await?;
         }
-        let blocks_data = data.get(1).map(Vec::as_slice).unwrap_or(&[]);
-        assemble(&l, blocks_data, &data[0], units, &mut out);
+    }
+    if let Some(done) = overlap.last() {
+        done.finish(gpu, &l, &mut out, watch).await?;
     }
     Ok(out)
+}
+
+/// One submitted chunk of [`quantize_watched`], waiting for its readback.
+struct Readback {
+    /// The mappable codes and (when the scheme measures blocks) block words, with their bytes.
+    wanted: Vec<(wgpu::Buffer, u64)>,
+    /// The submission that fills them.
+    index: wgpu::SubmissionIndex,
+    /// Blocks in the chunk.
+    units: usize,
+    /// When the readback began (timed calls).
+    since: f64,
+}
+
+impl Readback {
+    /// Reads the chunk back and appends its stored bytes to `out`, adding the time since
+    /// `since` to the readback when timed.
+    async fn finish(
+        self,
+        gpu: &Gpu,
+        l: &Layout,
+        out: &mut Vec<u8>,
+        watch: Option<&mut Stopwatch<'_>>,
+    ) -> Result<(), GpuError> {
+        let wanted: Vec<(&wgpu::Buffer, u64)> = self.wanted.iter().map(|(b, n)| (b, *n)).collect();
+        let data = read(gpu, &wanted, self.index).await?;
+        if let Some(w) = watch {
+            w.timings.readback_ms += w.now() - self.since;
+        }
+        let blocks = data.get(1).map(Vec::as_slice).unwrap_or(&[]);
+        assemble(l, blocks, &data[0], self.units, out);
+        Ok(())
+    }
 }
 
 /// Reverses [`quantize`]: the weights of `scheme`'s bytes, exactly what
@@ -235,56 +275,47 @@ pub async fn dequantize(
     }
     let table = table(gpu, table_of(scheme));
     let unit_bytes = (4 * l.weights as u64).max(8).max(stride as u64 + 4);
-    let per_chunk = chunk_units(gpu, l.weights, unit_bytes, l.weights as u64)?;
+    let per_chunk = chunk_units(gpu, l.weights, unit_bytes, l.weights as u64, 1)?;
     let mut buffers = CheckedOut::new(gpu);
     let mut out = Vec::with_capacity(body.len() / stride * l.weights);
-    for part in body.chunks(per_chunk * stride) {
+    let mut overlap = Overlap::new(true);
+    for (k, part) in body.chunks(per_chunk * stride).enumerate() {
+        let slot = overlap.slot(k);
         let n = part.len() / stride * l.weights;
         let (headers, codes) = split(&l, part);
-        let y = dequantize_on_device(gpu, &mut buffers, &l, scalar, (&headers, &codes), &table, n);
-        let read_y = buffers.get(Role::ReadOutput, 4 * n as u64);
-        submit(gpu, &[], &[(&y, &read_y, 4 * n as u64)]);
-        let data = read(gpu, &[(&read_y, 4 * n as u64)]).await?;
-        out.extend(words(&data[0]).into_iter().map(f32::from_bits));
+        let headers_buffer = buffers.get_in(slot, Role::Input, headers.len() as u64);
+        let codes_buffer = buffers.get_in(slot, Role::InputCodes, codes.len() as u64);
+        let y = buffers.get_in(slot, Role::Output, 4 * n as u64);
+        let read_y = buffers.get_in(slot, Role::ReadOutput, 4 * n as u64);
+        let params_buffer = buffers.get_in(slot, Role::Params(0), 48);
+        gpu.queue.write_buffer(&headers_buffer, 0, &headers);
+        gpu.queue.write_buffer(&codes_buffer, 0, &codes);
+        let params = Params {
+            count: n as u32,
+            n: n as u32,
+            block: l.weights as u32,
+            variant: l.variant,
+            scalar,
+            // `split` gives each block two header words.
+            stride: 2,
+            ..Params::default()
+        };
+        let pass = Pass {
+            family: l.dequantize,
+            entry: "dequantize",
+            params,
+            params_buffer: &params_buffer,
+            bindings: &[&headers_buffer, &codes_buffer, &table, &y],
+        };
+        let index = submit(gpu, &[pass], &[(&y, &read_y, 4 * n as u64)]);
+        if let Some(done) = overlap.started((read_y, 4 * n as u64, index)) {
+            out.extend(read_words(gpu, done).await?.into_iter().map(f32::from_bits));
+        }
+    }
+    if let Some(done) = overlap.last() {
+        out.extend(read_words(gpu, done).await?.into_iter().map(f32::from_bits));
     }
     Ok(out)
-}
-
-/// Dequantizes stored blocks, split into `headers` and `codes` (see `dispatch::split`), into a
-/// device buffer of `n` weights (the `Output` role), left there for what comes next: a readback
-/// ([`dequantize`]) or the measuring pass (`measure.rs`).
-pub(crate) fn dequantize_on_device(
-    gpu: &Gpu,
-    buffers: &mut CheckedOut<'_>,
-    l: &Layout,
-    scalar: u32,
-    (headers, codes): (&[u8], &[u8]),
-    table: &wgpu::Buffer,
-    n: usize,
-) -> wgpu::Buffer {
-    let headers_buffer = buffers.get(Role::Input, headers.len() as u64);
-    let codes_buffer = buffers.get(Role::InputCodes, codes.len() as u64);
-    let y = buffers.get(Role::Output, 4 * n as u64);
-    let params_buffer = buffers.get(Role::ParamsFirst, 48);
-    gpu.queue.write_buffer(&headers_buffer, 0, headers);
-    gpu.queue.write_buffer(&codes_buffer, 0, codes);
-    let params = Params {
-        count: n as u32,
-        n: n as u32,
-        block: l.weights as u32,
-        variant: l.variant,
-        scalar,
-        ..Params::default()
-    };
-    let pass = Pass {
-        family: l.dequantize,
-        entry: "dequantize",
-        params,
-        params_buffer: &params_buffer,
-        bindings: &[&headers_buffer, &codes_buffer, table, &y],
-    };
-    submit(gpu, &[pass], &[]);
-    y
 }
 
 /// NF4 with QLoRA's double quantization, exactly the bytes of
@@ -317,24 +348,29 @@ pub(crate) async fn nf4_double_quant_bytes_with(
         .collect();
     let mean = mean.unwrap_or_else(|| nf4::absmax_mean(&absmax, 1));
     let group = nf4::DQ_BLOCK;
-    let per_chunk = chunk_units(gpu, group, 4 * group as u64, 1)? * group;
+    let per_chunk = chunk_units(gpu, group, 4 * group as u64, 1, 1)? * group;
     let table = table(gpu, Table::Nf4);
     let mut buffers = CheckedOut::new(gpu);
     let mut reconstructed = Vec::with_capacity(absmax.len());
-    for part in absmax.chunks(per_chunk) {
-        let input = buffers.get(Role::Input, 4 * part.len() as u64);
-        let out = buffers.get(Role::Blocks, 4 * part.len() as u64);
-        let codes = buffers.get(Role::Output, 16);
-        let read_out = buffers.get(Role::ReadBlocks, 4 * part.len() as u64);
-        let params_buffer = buffers.get(Role::ParamsFirst, 48);
+    let mut overlap = Overlap::new(true);
+    for (k, part) in absmax.chunks(per_chunk).enumerate() {
+        let slot = overlap.slot(k);
+        let bytes = 4 * part.len() as u64;
+        let input = buffers.get_in(slot, Role::Input, bytes);
+        let out = buffers.get_in(slot, Role::Blocks, bytes);
+        let codes = buffers.get_in(slot, Role::Output, 16);
+        let read_out = buffers.get_in(slot, Role::ReadBlocks, bytes);
+        let params_buffer = buffers.get_in(slot, Role::Params(0), 48);
         gpu.queue.write_buffer(&input, 0, &f32_bytes(part));
         let params = Params {
             count: part.len().div_ceil(group) as u32,
             n: part.len() as u32,
             scalar: mean.to_bits(),
+            // The absmax values side by side.
+            stride: 1,
             ..Params::default()
         };
-        submit(
+        let index = submit(
             gpu,
             &[Pass {
                 family: crate::shaders::Family::QuantizeNf4,
@@ -343,10 +379,14 @@ pub(crate) async fn nf4_double_quant_bytes_with(
                 params_buffer: &params_buffer,
                 bindings: &[&input, &table, &out, &codes],
             }],
-            &[(&out, &read_out, 4 * part.len() as u64)],
+            &[(&out, &read_out, bytes)],
         );
-        let data = read(gpu, &[(&read_out, 4 * part.len() as u64)]).await?;
-        reconstructed.extend(words(&data[0]));
+        if let Some(done) = overlap.started((read_out, bytes, index)) {
+            reconstructed.extend(read_words(gpu, done).await?);
+        }
+    }
+    if let Some(done) = overlap.last() {
+        reconstructed.extend(read_words(gpu, done).await?);
     }
     for (b, m) in bytes.chunks_exact_mut(stride).zip(reconstructed) {
         b[..4].copy_from_slice(&m.to_le_bytes());

@@ -1,6 +1,8 @@
 //! Upload, compute and readback timed apart ([`quantize_timed`]): each chunk's upload, kernels
 //! and readback go in submissions of their own, and the host waits for the queue after each
-//! (which adds a round trip per phase, so the phases add up to more than an untimed call takes).
+//! (which adds a round trip per phase, so the phases add up to more than an untimed call takes;
+//! the untimed call also overlaps one chunk's readback with the next chunk's upload and compute,
+//! which a timed call cannot do without mixing the phases).
 //! Compute is read from timestamp queries when the adapter offers `TIMESTAMP_QUERY` (Mesa
 //! lavapipe does), else timed on the host around its submission; [`Timings::clock`] says which.
 
@@ -120,11 +122,11 @@ impl<'a> Stopwatch<'a> {
     /// Runs `passes` in a submission of their own and adds their time to compute.
     pub async fn compute(&mut self, gpu: &Gpu, passes: &[Pass<'_>]) -> Result<(), GpuError> {
         let t0 = self.now();
-        submit_stamped(gpu, passes, &[], self.stamps.as_ref());
+        let index = submit_stamped(gpu, passes, &[], self.stamps.as_ref());
         idle(gpu).await?;
         match &self.stamps {
             Some(st) if !passes.is_empty() => {
-                let ticks = words(&read(gpu, &[(&st.read, 16)]).await?[0]);
+                let ticks = words(&read(gpu, &[(&st.read, 16)], index).await?[0]);
                 let start = ticks[0] as u64 | (ticks[1] as u64) << 32;
                 let end = ticks[2] as u64 | (ticks[3] as u64) << 32;
                 let ns = end.saturating_sub(start) as f64 * gpu.queue.get_timestamp_period() as f64;
@@ -154,7 +156,9 @@ async fn idle(gpu: &Gpu) -> Result<(), GpuError> {
 
 /// [`crate::quantize`] with its phases timed apart on `now` (milliseconds; natively e.g. an
 /// `Instant`'s elapsed time, in the browser `performance.now()`): the same bytes, and the
-/// [`Timings`]. Slower than [`crate::quantize`], since it waits for the device between phases.
+/// [`Timings`]. Slower than [`crate::quantize`], since it waits for the device between phases
+/// and streams its chunks one after the other (no overlap of one chunk's readback with the
+/// next chunk's upload and compute).
 pub async fn quantize_timed(
     gpu: &Gpu,
     scheme: Scheme,

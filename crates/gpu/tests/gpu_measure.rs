@@ -18,7 +18,7 @@ use bitbudget_gpu::{
 use bitbudget_math::format::half::f16_bits_to_f32;
 use bitbudget_math::quant::lab::{summarize, CpuBackend, Overview, PartBackend, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
-use common::{any_bits, chunked_gpu, gpu, normal};
+use common::{any_bits, chunked_gpu, gpu, normal, tiny_chunk_gpu, TINY_CHUNK};
 
 /// The schemes with kernels, NF4 also with double quantization.
 fn cases() -> Vec<(Scheme, bool)> {
@@ -130,6 +130,20 @@ fn every_scheme_measures_on_the_gpu_as_on_the_cpu_in_one_chunk_and_in_many() {
 }
 
 #[test]
+fn every_scheme_measures_the_same_through_dozens_of_double_buffered_chunks() {
+    let Some(gpu) = tiny_chunk_gpu() else { return };
+    // Parts of about 4096 values in chunks of a few blocks: each chunk's bytes and measurements
+    // are read back while the next is computed; 4999 is not a multiple of the workgroup.
+    let mut x = normal(4999, 23, 0.3);
+    x[40] = f32::NAN;
+    x[1000] = f32::NEG_INFINITY;
+    x[3001] = 5e-42;
+    for (s, dq) in cases() {
+        check_lab(gpu, s, dq, &x, 4096, &format!("chunks of {TINY_CHUNK}"));
+    }
+}
+
+#[test]
 fn arbitrary_bit_patterns_measure_the_same() {
     let Some(gpu) = gpu() else { return };
     let x = any_bits(6000, 5);
@@ -196,6 +210,18 @@ fn errors_on_the_histograms_range_and_tiny_ones_beside_it_bin_as_when_they_arriv
                 &x,
                 target,
                 &format!("parts of {target}, chunked"),
+            );
+        }
+        // Chunks of a few values: the range grows between chunks of one part, which the
+        // kernels learn on the device (the chunk before is not read back yet).
+        if let Some(tiny) = tiny_chunk_gpu() {
+            check_lab(
+                tiny,
+                Scheme::Bf16,
+                false,
+                &x,
+                target,
+                &format!("parts of {target}, chunks of {TINY_CHUNK}"),
             );
         }
     }

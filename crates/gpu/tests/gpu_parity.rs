@@ -15,7 +15,7 @@ mod common;
 use bitbudget_gpu::{block_on, Gpu};
 use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::scheme::{self, Scheme};
-use common::{any_bits, chunked_gpu, gpu, normal, SMALL_CHUNK};
+use common::{any_bits, chunked_gpu, gpu, normal, tiny_chunk_gpu, SMALL_CHUNK, TINY_CHUNK};
 
 /// The block size each scheme is tested with, besides its default.
 fn blocks_of(s: Scheme) -> Vec<usize> {
@@ -171,6 +171,23 @@ fn every_scheme_matches_the_cpu_across_chunks() {
         let n = (SMALL_CHUNK * 7 / 2).next_multiple_of(block.max(32) * 2) + 2 * block;
         check(gpu, s, &normal(n, 99, 1.5), block, "seven chunks");
     }
+}
+
+#[test]
+fn every_scheme_matches_the_cpu_through_dozens_of_double_buffered_chunks() {
+    let Some(gpu) = tiny_chunk_gpu() else { return };
+    for s in gpu_schemes() {
+        let block = s.block(None).unwrap();
+        // About forty chunks of a few blocks (chunk k + 1 is written and computed while chunk k
+        // is read back), a length that is not a multiple of the workgroup, a ragged last chunk.
+        let n = (TINY_CHUNK * 40 + 7).next_multiple_of(block);
+        check(gpu, s, &normal(n, 98, 0.7), block, "forty tiny chunks");
+    }
+    // The double quantization's own pass, chunked in whole groups of 256 block scales.
+    let x = normal(64 * 256 * 3 + 64 * 5, 97, 0.05);
+    let cpu = scheme::nf4_double_quant_bytes(&x, 64).unwrap();
+    let got = block_on(bitbudget_gpu::nf4_double_quant_bytes(gpu, &x, 64)).unwrap();
+    assert_same_bytes("nf4 double quantization, tiny chunks", &got, &cpu);
 }
 
 /// Hand-made tensors of `len` weights that hit the rounding edge cases.

@@ -24,9 +24,11 @@ struct Params {
     variant: u32,
     /// An f32 bit pattern: the FP8 per-tensor scale, or the NF4 double-quantization mean.
     scalar: u32,
+    /// Words per block of a strided per-block array: the dequantize kernels' `headers` (2 when
+    /// the host split the stored blocks, 4 when they are the quantize kernels' `blocks`), and
+    /// `double_quantize`'s input and output (1, or 4 in `blocks` layout).
+    stride: u32,
     /// Unused (keeps `consts` 16-byte aligned).
-    pad0: u32,
-    /// Unused.
     pad1: u32,
     /// Unused.
     pad2: u32,

@@ -3,7 +3,7 @@
 
 // params: the dispatch sizes and the kernel's parameters.
 @group(0) @binding(0) var<uniform> params: Params;
-// headers: per-block header words, or one unused word.
+// headers: per-block header words, `params.stride` words a block, or one unused word.
 @group(0) @binding(1) var<storage, read> headers: array<u32>;
 // codes: the packed codes, four bytes to a word.
 @group(0) @binding(2) var<storage, read> codes: array<u32>;

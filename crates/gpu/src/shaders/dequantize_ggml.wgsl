@@ -3,7 +3,7 @@
 
 // Bindings (dequantize_bindings.wgsl), for this kernel:
 // params: dispatch sizes and the variant.
-// headers: per block the header bytes little-endian (d, then m for q4_1/q5_1), [n / 32][2].
+// headers: per block the header bytes little-endian (d, then m for q4_1/q5_1), [n / 32][params.stride].
 // codes: each block's code bytes back to back, four to a word, [n / 32 × code bytes / 4].
 // table: unused by this family (one word).
 // y: the weights as f32 bit patterns, [n].
@@ -18,8 +18,8 @@ fn nibble(at: u32, j: u32) -> u32 {
 fn weight(i: u32) -> u32 {
     let b = i / 32u;
     let j = i % 32u;
-    let d = f16_to_f32(headers[2u * b] & 0xffffu);
-    let m = f16_to_f32(headers[2u * b] >> 16u);
+    let d = f16_to_f32(headers[params.stride * b] & 0xffffu);
+    let m = f16_to_f32(headers[params.stride * b] >> 16u);
     var v = 0u;
     switch params.variant {
         case 0u: {

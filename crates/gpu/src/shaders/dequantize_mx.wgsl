@@ -5,7 +5,7 @@
 
 // Bindings (dequantize_bindings.wgsl), for this kernel:
 // params: dispatch sizes and the element width.
-// headers: per block the E8M0 scale byte in the low byte, [n / 32][2].
+// headers: per block the E8M0 scale byte in the low byte, [n / 32][params.stride].
 // codes: the elements (one byte each for MXFP8, a little-endian 6-bit string for MXFP6), 32 or
 //   24 bytes per block back to back, four to a word.
 // table: the value of every element pattern as f32 bits, from the CPU codec, [2^bits].
@@ -16,7 +16,7 @@ fn weight(i: u32) -> u32 {
     let bits = params.variant;
     let b = i / 32u;
     let j = i % 32u;
-    let x = headers[2u * b] & 0xffu;
+    let x = headers[params.stride * b] & 0xffu;
     if (x == 0xffu) {
         return QNAN;
     }

@@ -2,7 +2,7 @@
 
 // Bindings (dequantize_bindings.wgsl), for this kernel:
 // params: dispatch sizes.
-// headers: per block the E8M0 exponent in the low byte, [n / 32][2].
+// headers: per block the E8M0 exponent in the low byte, [n / 32][params.stride].
 // codes: 16 bytes per block (byte j: weight j low, weight j + 16 high), [n / 32 × 4].
 // table: [256..272) `KVALUES_MXFP4` (E2M1 values doubled) as f32 bits.
 // y: the weights as f32 bit patterns, [n].
@@ -13,5 +13,5 @@ fn weight(i: u32) -> u32 {
     let j = i % 32u;
     let byte = code_byte(b * 16u + j % 16u);
     let code = select(byte & 0xfu, byte >> 4u, j >= 16u);
-    return f_mul(table[256u + code], e8m0_half(headers[2u * b] & 0xffu));
+    return f_mul(table[256u + code], e8m0_half(headers[params.stride * b] & 0xffu));
 }

@@ -3,7 +3,7 @@
 
 // Bindings (dequantize_bindings.wgsl), for this kernel:
 // params: dispatch sizes, the block and the bit width.
-// headers: per block the f32 scale then the zero point byte, [n / block][2].
+// headers: per block the f32 scale then the zero point byte, [n / block][params.stride].
 // codes: the packed codes, four bytes to a word.
 // table: unused by this kernel (one word).
 // y: the weights as f32 bit patterns, [n].
@@ -17,6 +17,6 @@ fn weight(i: u32) -> u32 {
     } else {
         q = code_nibble(i);
     }
-    let zero_point = headers[2u * b + 1u] & 0xffu;
-    return f_mul(from_int(i32(q) - i32(zero_point)), headers[2u * b]);
+    let zero_point = headers[params.stride * b + 1u] & 0xffu;
+    return f_mul(from_int(i32(q) - i32(zero_point)), headers[params.stride * b]);
 }

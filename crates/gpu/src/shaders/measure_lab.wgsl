@@ -7,7 +7,10 @@
 // one block. Four entry points run in order:
 //   tile_max:  each tile's largest finite |e| (e = x̂ − x, the CPU's exactly rounded f32 error);
 //   group_max: the largest per group of 64 tiles;
-//   scan:      one invocation: the exclusive running maximum over groups, and the chunk's maximum;
+//   scan:      one invocation: the exclusive running maximum over groups, starting from the
+//              largest |e| of the part's chunks before (`partials[0]`, carried on the device so
+//              that a chunk can start before the one before it is read back), and the maximum
+//              so far, written to stats and carried on in `partials[0]`;
 //   tiles:     everything else. The error histogram needs, for each value, the range
 //              R = 2^E the CPU's GrowingHistogram had when that value arrived (E from the largest
 //              |e| up to and including it), because a value equal to R and a tiny negative value
@@ -22,8 +25,8 @@
 // Bindings (the measure layout in context.rs):
 // params: count = invocations; n = values in the chunk; block = values per heat block;
 //   variant = where the chunk's first value sits in its heat block;
-//   consts = (1 when the histogram already has a range, its exponent E as i32 bits, tiles,
-//   where the group maxima start in `partials`).
+//   consts = (1 when the histogram had a range before the part's first chunk, its exponent E as
+//   i32 bits, tiles, where the group maxima start in `partials`: 1).
 @group(0) @binding(0) var<uniform> params: Params;
 // x: the original values as f32 bit patterns, [n].
 @group(0) @binding(1) var<storage, read> x: array<u32>;
@@ -37,8 +40,9 @@
 // tiles: per tile [largest finite |e| bits, Σe², Σx², Σx̂², Σx·x̂ (scaled f32 bits), the three
 // scale exponents (e, x, x̂) as bytes biased by 128, finite pairs | lost << 31].
 @group(0) @binding(5) var<storage, read_write> tiles: array<u32>;
-// partials: per group of 64 tiles its largest |e| (after `scan`: of the groups before), from
-// `params.consts.w` (0).
+// partials: [0] the largest finite |e| of the part so far (0 before its first chunk; the host
+// writes it once per part); then per group of 64 tiles its largest |e| (after `scan`: of
+// everything before the group), from `params.consts.w`.
 @group(0) @binding(6) var<storage, read_write> partials: array<u32>;
 
 const TILE: u32 = 32u;
@@ -223,12 +227,13 @@ fn scan(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (gid.x != 0u || gid.y != 0u) {
         return;
     }
-    var running = 0u;
+    var running = partials[0];
     for (var g = 0u; g < params.count; g = g + 1u) {
         let m = partials[params.consts.w + g];
         partials[params.consts.w + g] = running;
         running = max(running, m);
     }
+    partials[0] = running;
     atomicStore(&stats[CHUNK_MAX], running);
 }
 

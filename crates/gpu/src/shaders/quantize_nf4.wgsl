@@ -4,10 +4,12 @@
 
 // Bindings (quantize_bindings.wgsl), for this kernel:
 // params: dispatch sizes; `scalar` is the mean of the absmax values (double_quantize only).
-// x: the chunk's weights as f32 bit patterns, [n]; for double_quantize the block absmax values.
+// x: the chunk's weights as f32 bit patterns, [n]; for double_quantize the n block absmax
+// values, `params.stride` words apart (1, or 4 when x is the `blocks` of `measure`).
 // table: `NF4_CODE`, the 16 code values ascending, as f32 bits.
 // blocks: per block [absmax, 0, 0, 0], [n / block][4]; for double_quantize the reconstructed
-// absmax values, [count × 256].
+// absmax values, `params.stride` words apart, [count × 256][params.stride] (the other words are
+// not written).
 // codes: block/2 bytes per block (weight 2i in the low nibble), four to a word,
 // [n / 2 / 4 rounded up].
 
@@ -63,15 +65,16 @@ fn double_quantize(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_w
     let first = g * 256u;
     let last = min(first + 256u, params.n);
     var amax = 0u;
+    let at = params.stride;
     for (var i = first; i < last; i = i + 1u) {
-        amax = absmax_step(amax, f_sub(x[i], mean));
+        amax = absmax_step(amax, f_sub(x[at * i], mean));
     }
     let scale = f_div(amax, 0x42fe0000u); // / 127
     for (var i = first; i < last; i = i + 1u) {
         var q = 0;
         if (!is_zero(scale)) {
-            q = (i32(code_i8(f_div(f_sub(x[i], mean), scale))) << 24u) >> 24u;
+            q = (i32(code_i8(f_div(f_sub(x[at * i], mean), scale))) << 24u) >> 24u;
         }
-        blocks[i] = f_add(f_mul(from_int(q), scale), mean);
+        blocks[at * i] = f_add(f_mul(from_int(q), scale), mean);
     }
 }

@@ -1,5 +1,5 @@
-//! What the GPU test files share: one context per test binary (and one that streams in small
-//! chunks), or SKIPPED with the reason; seeded inputs.
+//! What the GPU test files share: one context per test binary (and two that stream in small and
+//! tiny chunks), or SKIPPED with the reason; seeded inputs.
 
 use bitbudget_gpu::{block_on, Gpu};
 use bitbudget_math::quant::generate::SplitMix64;
@@ -28,6 +28,17 @@ pub fn gpu() -> Option<&'static Gpu> {
 pub fn chunked_gpu() -> Option<&'static Gpu> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
     usable(GPU.get_or_init(|| open(Some(SMALL_CHUNK))))
+}
+
+/// Weights per chunk of the tiny-chunk context: a few blocks, so that a tensor of a few
+/// thousand weights streams through dozens of double-buffered chunks (each chunk's readback
+/// overlapping the next chunk's upload and compute).
+pub const TINY_CHUNK: usize = 96;
+
+/// A third context that streams in chunks of [`TINY_CHUNK`] weights.
+pub fn tiny_chunk_gpu() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
+    usable(GPU.get_or_init(|| open(Some(TINY_CHUNK))))
 }
 
 fn usable(g: &'static Result<Gpu, String>) -> Option<&'static Gpu> {
