@@ -36,28 +36,21 @@ WASM_HELPERS = ("crates/math/tests/common/wasm_timing.rs",)
 
 
 def export(ref, into, wasm=False):
-    """The tree of `ref`, with this tree's bench (or wasm test) added."""
+    """The tree of `ref`, with this tree's bench (or wasm test) and what it needs added."""
     archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    if wasm:
-        for rel in (WASM_TEST, *WASM_HELPERS):
-            (into / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(ROOT / rel, into / rel)
-        toml = into / "crates/math/Cargo.toml"
-        text = toml.read_text()
-        if "\nwasm-bindgen =" not in text:
-            text += "\n[target.'cfg(target_arch = \"wasm32\")'.dev-dependencies.wasm-bindgen]\nversion = \"=0.2.130\"\n"
-        toml.write_text(text)
-        return
-    for rel in (BENCH, *HELPERS):
+    for rel in (WASM_TEST, *WASM_HELPERS) if wasm else (BENCH, *HELPERS):
         (into / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / rel, into / rel)
     toml = into / "crates/math/Cargo.toml"
     text = toml.read_text()
-    if 'name = "lab_measure"' not in text:
+    if wasm and "\nwasm-bindgen =" not in text:
+        text += "\n[target.'cfg(target_arch = \"wasm32\")'.dev-dependencies.wasm-bindgen]\n"
+        text += "version = \"=0.2.130\"\n"
+    if not wasm and 'name = "lab_measure"' not in text:
         text += '\n[[bench]]\nname = "lab_measure"\nharness = false\n'
-    if "\nlibc" not in text:
+    if not wasm and "\nlibc" not in text:
         text += "\n[target.'cfg(not(target_arch = \"wasm32\"))'.dev-dependencies]\nlibc = \"0.2\"\n"
     toml.write_text(text)
 
