@@ -14,8 +14,8 @@ use bitbudget_math::quant::scheme::Scheme;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
     /// Kernels that quantize (entry points `measure`, when `measures`, then `quantize`), or
-    /// `None` where only dequantizing runs on the GPU (the K-quants and IQ4_NL: see the crate
-    /// docs).
+    /// `None` where only dequantizing runs on the GPU (the K-quants but Q6_K, and IQ4_NL: see
+    /// the crate docs).
     pub quantize: Option<Family>,
     /// Kernels that dequantize (entry point `dequantize`).
     pub dequantize: Family,
@@ -56,8 +56,9 @@ impl Layout {
 /// must be at least 1, and even for the 4-bit schemes (checked by the caller).
 pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
     use Family::*;
-    // The K-quants and IQ4_NL have dequantize kernels only; their stored blocks travel whole in
-    // `codes` (no header split) and the kernel reads every field from the block's bytes.
+    // The K-quants without a quantize kernel and IQ4_NL have dequantize kernels only; their
+    // stored blocks travel whole in `codes` (no header split) and the kernel reads every field
+    // from the block's bytes.
     let dequantize_only = |family, variant| {
         let bytes = Bytes::of(scheme, block);
         Ok(Layout {
@@ -76,8 +77,23 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
             let variant = KType::ALL
                 .iter()
                 .position(|k| *k == kind)
-                .expect("every K-quant is in KType::ALL");
-            return dequantize_only(DequantizeKQuant, variant as u32);
+                .expect("every K-quant is in KType::ALL") as u32;
+            if !kquant_quantizes(kind) {
+                return dequantize_only(DequantizeKQuant, variant);
+            }
+            // Whole stored blocks in `codes`, as for dequantizing; `measure` quantizes each
+            // super-block (quantize_kquant.wgsl).
+            let bytes = Bytes::of(scheme, block);
+            return Ok(Layout {
+                quantize: Some(QuantizeKQuant),
+                dequantize: DequantizeKQuant,
+                variant,
+                measures: true,
+                per_tensor_scale: false,
+                weights: bytes.values,
+                header_bytes: 0,
+                code_bytes: bytes.block_bytes,
+            });
         }
         Scheme::Iq4Nl => return dequantize_only(DequantizeIq4Nl, 0),
         Scheme::Nvfp4 => (QuantizeNvfp4, DequantizeNvfp4, 0, true),
@@ -116,6 +132,12 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
     })
 }
 
+/// The K-quants whose reference quantizer quantize_kquant.wgsl ports (the others quantize on
+/// the CPU).
+fn kquant_quantizes(kind: KType) -> bool {
+    matches!(kind, KType::Q6K)
+}
+
 /// Whether `scheme` has WGSL kernels both ways (quantize and dequantize): `Ok`, or
 /// [`GpuError::NoKernel`] (checked before a device is even opened, so the answer does not depend
 /// on the machine).
@@ -127,7 +149,7 @@ pub fn has_kernel(scheme: Scheme) -> Result<(), GpuError> {
 }
 
 /// Whether `scheme` has a WGSL dequantize kernel (every scheme with [`has_kernel`], and the
-/// K-quants and IQ4_NL, which quantize on the CPU): `Ok`, or [`GpuError::NoKernel`].
+/// other K-quants and IQ4_NL, which quantize on the CPU): `Ok`, or [`GpuError::NoKernel`].
 pub fn has_dequantize_kernel(scheme: Scheme) -> Result<(), GpuError> {
     layout(scheme, scheme.default_block()).map(|_| ())
 }
@@ -184,11 +206,13 @@ mod tests {
             "mxfp6-e2m3",
             "mxfp8-e5m2",
             "nvfp4",
+            "q6_k",
         ] {
             assert!(has_kernel(s.parse().unwrap()).is_ok(), "{s}");
         }
-        // The K-quants and IQ4_NL dequantize on the GPU but quantize on the CPU.
-        for s in ["q2_k", "q6_k", "iq4_nl"] {
+        // The K-quants without a quantize kernel and IQ4_NL dequantize on the GPU but quantize
+        // on the CPU.
+        for s in ["q2_k", "q3_k", "q4_k", "q5_k", "iq4_nl"] {
             let s: Scheme = s.parse().unwrap();
             assert_eq!(has_kernel(s), Err(GpuError::NoKernel(s)), "{s}");
             assert!(has_dequantize_kernel(s).is_ok(), "{s}");

@@ -45,6 +45,8 @@ pub(crate) enum Family {
     QuantizeMx,
     /// NVFP4 (`measure`, `quantize`).
     QuantizeNvfp4,
+    /// The K-quants with a quantize kernel (`measure`, `quantize`; see `layout::kquant_quantizes`).
+    QuantizeKQuant,
     /// GGML dequantizers (`dequantize`).
     DequantizeGgml,
     /// MXFP4 (`dequantize`).
@@ -69,6 +71,10 @@ pub(crate) enum Family {
     DequantizeMx,
     /// The lab's measuring pass (`tile_max`, `group_max`, `scan`, `measure_tiles`).
     MeasureLab,
+    /// Test kernel: common.wgsl's exact f32 operations on operand pairs (`quantize`), run by
+    /// arithmetic_check.rs's tests only.
+    #[cfg_attr(not(test), allow(dead_code))]
+    CheckArithmetic,
 }
 
 impl Family {
@@ -95,6 +101,10 @@ impl Family {
             Family::QuantizeNvfp4 => (
                 "quantize_nvfp4",
                 include_str!("shaders/quantize_nvfp4.wgsl"),
+            ),
+            Family::QuantizeKQuant => (
+                "quantize_kquant",
+                include_str!("shaders/quantize_kquant.wgsl"),
             ),
             Family::DequantizeGgml => (
                 "dequantize_ggml",
@@ -138,6 +148,10 @@ impl Family {
             ),
             Family::DequantizeMx => ("dequantize_mx", include_str!("shaders/dequantize_mx.wgsl")),
             Family::MeasureLab => ("measure_lab", include_str!("shaders/measure_lab.wgsl")),
+            Family::CheckArithmetic => (
+                "check_arithmetic",
+                include_str!("shaders/check_arithmetic.wgsl"),
+            ),
         }
     }
 
@@ -163,7 +177,9 @@ impl Family {
         match self {
             f if f.is_dequantize() => &[ENTRY_DEQUANTIZE],
             Family::MeasureLab => &[],
-            Family::QuantizeFp8 | Family::QuantizeHalf => &[ENTRY_QUANTIZE],
+            Family::QuantizeFp8 | Family::QuantizeHalf | Family::CheckArithmetic => {
+                &[ENTRY_QUANTIZE]
+            }
             _ => &[ENTRY_MEASURE, ENTRY_QUANTIZE],
         }
     }
@@ -196,8 +212,9 @@ impl Family {
 
     /// Every family (the shader validation test compiles them all).
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) const ALL: [Family; 21] = [
+    pub(crate) const ALL: [Family; 23] = [
         Family::MeasureLab,
+        Family::CheckArithmetic,
         Family::QuantizeGgml,
         Family::QuantizeMxfp4,
         Family::QuantizeNf4,
@@ -207,6 +224,7 @@ impl Family {
         Family::QuantizeHalf,
         Family::QuantizeMx,
         Family::QuantizeNvfp4,
+        Family::QuantizeKQuant,
         Family::DequantizeGgml,
         Family::DequantizeMxfp4,
         Family::DequantizeNf4,
@@ -245,7 +263,7 @@ mod tests {
                 .map(|e| e.name.as_str())
                 .collect();
             let expected: &[&str] = match family {
-                Family::QuantizeHalf => &["quantize"],
+                Family::QuantizeHalf | Family::CheckArithmetic => &["quantize"],
                 Family::MeasureLab => &["tile_max", "group_max", "scan", "measure_tiles"],
                 Family::QuantizeNf4 => &["double_quantize", "measure", "quantize"],
                 f if f.is_dequantize() => &["dequantize"],
