@@ -1,9 +1,11 @@
-//! Tests of common.wgsl's exact f32 arithmetic on the GPU itself: `f_div`, `f_mul`, `f_add` and
-//! `f_sub` (check_arithmetic.wgsl) against Rust's `/`, `*`, `+` and `-` on the CPU, bit for bit,
+//! Tests of common.wgsl's exact f32 arithmetic on the GPU itself: `f_div`, `f_mul`, `f_add`,
+//! `f_sub` and `f_sqrt` (check_arithmetic.wgsl) against Rust's `/`, `*`, `+`, `-` and
+//! `f32::sqrt` on the CPU, bit for bit,
 //! on hard cases (ties, subnormal operands and results, results at the edges of the normal
 //! range, overflow and underflow, ±0, ±∞, NaN) and seeded arbitrary bit patterns. Every
-//! quantize kernel builds on these four functions; WGSL's own `/` may be off by 2.5 ulp and may
-//! flush subnormals, which is why the kernels never use it.
+//! quantize kernel builds on these functions; WGSL's own `/` may be off by 2.5 ulp, its `sqrt`
+//! has no exactness guarantee, and either may flush subnormals, which is why the kernels never
+//! use them.
 //!
 //! NaN results: an invalid operation gives x86's default NaN and a NaN operand comes back
 //! quieted, as on the x86-64 CPU the tests run on (checked bit for bit there; elsewhere any NaN
@@ -24,6 +26,8 @@ enum Op {
     Mul = 1,
     Add = 2,
     Sub = 3,
+    /// The square root of the first operand.
+    Sqrt = 4,
 }
 
 impl Op {
@@ -34,6 +38,7 @@ impl Op {
             Op::Mul => a * b,
             Op::Add => a + b,
             Op::Sub => a - b,
+            Op::Sqrt => a.sqrt(),
         }
     }
 }
@@ -138,6 +143,7 @@ fn cases(op: Op, random: usize) -> Vec<(f32, f32)> {
             match op {
                 Op::Div => pairs.push((a, b)),
                 Op::Mul => pairs.push((a, 1.0 / b)),
+                Op::Sqrt => pairs.push((a, b)),
                 _ => pairs.push((a, f32::from_bits(k * 3) * b.signum())),
             }
         }
@@ -150,6 +156,12 @@ fn cases(op: Op, random: usize) -> Vec<(f32, f32)> {
         match op {
             Op::Div => pairs.push(((mid * b as f64) as f32, b)),
             Op::Mul => pairs.push(((mid / b as f64) as f32, b)),
+            // Squares of midpoints (and of floats: exact roots), at every scale.
+            Op::Sqrt => {
+                let scale = f64::powi(2.0, (next() % 200) as i32 - 100);
+                pairs.push((((mid * scale) * (mid * scale)) as f32, b));
+                pairs.push((((q as f64 * scale) * (q as f64 * scale)) as f32, b));
+            }
             _ => pairs.push((
                 q,
                 (mid - q as f64) as f32 * if next() % 2 == 0 { 1.0 } else { -1.0 },
@@ -234,4 +246,10 @@ fn gpu_multiplication_addition_and_subtraction_are_correctly_rounded_like_the_cp
     for op in [Op::Mul, Op::Add, Op::Sub] {
         check(&gpu, op);
     }
+}
+
+#[test]
+fn gpu_square_root_is_correctly_rounded_like_the_cpus() {
+    let Some(gpu) = gpu() else { return };
+    check(&gpu, Op::Sqrt);
 }

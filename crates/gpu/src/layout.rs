@@ -135,7 +135,7 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
 /// The K-quants whose reference quantizer quantize_kquant.wgsl ports (the others quantize on
 /// the CPU).
 fn kquant_quantizes(kind: KType) -> bool {
-    matches!(kind, KType::Q6K)
+    matches!(kind, KType::Q4K | KType::Q5K | KType::Q6K)
 }
 
 /// Whether `scheme` has WGSL kernels both ways (quantize and dequantize): `Ok`, or
@@ -190,12 +190,12 @@ mod tests {
 
     #[test]
     fn a_scheme_without_a_kernel_is_a_typed_error_that_says_what_to_do() {
-        let q4_k = "q4_k".parse::<Scheme>().unwrap();
-        let e = has_kernel(q4_k).unwrap_err();
-        assert_eq!(e, GpuError::NoKernel(q4_k));
+        let q2_k = "q2_k".parse::<Scheme>().unwrap();
+        let e = has_kernel(q2_k).unwrap_err();
+        assert_eq!(e, GpuError::NoKernel(q2_k));
         assert_eq!(
             e.to_string(),
-            "q4_k has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"
+            "q2_k has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"
         );
         for s in [
             "q8_0",
@@ -206,13 +206,15 @@ mod tests {
             "mxfp6-e2m3",
             "mxfp8-e5m2",
             "nvfp4",
+            "q4_k",
+            "q5_k",
             "q6_k",
         ] {
             assert!(has_kernel(s.parse().unwrap()).is_ok(), "{s}");
         }
         // The K-quants without a quantize kernel and IQ4_NL dequantize on the GPU but quantize
         // on the CPU.
-        for s in ["q2_k", "q3_k", "q4_k", "q5_k", "iq4_nl"] {
+        for s in ["q2_k", "q3_k", "iq4_nl"] {
             let s: Scheme = s.parse().unwrap();
             assert_eq!(has_kernel(s), Err(GpuError::NoKernel(s)), "{s}");
             assert!(has_dequantize_kernel(s).is_ok(), "{s}");

@@ -1,7 +1,7 @@
 // Test kernel (compiled by the unit tests of arithmetic_check.rs only): common.wgsl's exact f32
 // operations on pairs of operands, so a native test can compare them bit for bit with the CPU's
-// `+`, `-`, `*` and `/` on the GPU itself. `params.variant`: 0 = f_div, 1 = f_mul, 2 = f_add,
-// 3 = f_sub.
+// `+`, `-`, `*`, `/` and `sqrt` on the GPU itself. `params.variant`: 0 = f_div, 1 = f_mul,
+// 2 = f_add, 3 = f_sub, 4 = f_sqrt of the first operand.
 //
 // Bindings (quantize_bindings.wgsl), for this kernel:
 // params: count (pairs), variant.
@@ -23,8 +23,11 @@ fn code_word(w: u32) -> u32 {
         case 2u: {
             return f_add(a, b);
         }
-        default: {
+        case 3u: {
             return f_sub(a, b);
+        }
+        default: {
+            return f_sqrt(a);
         }
     }
 }

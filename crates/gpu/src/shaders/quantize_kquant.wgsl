@@ -1,6 +1,6 @@
 // K-quant super-block quantizers (the math crate's quant/kquants*.rs, byte for byte llama.cpp's
 // `quantize_row_q*_K_ref`). `params.variant` is the scheme's position in `KType::ALL`
-// (4 = q6_k; the other K-quants have no quantize kernel yet).
+// (2 = q4_k, 3 = q5_k, 4 = q6_k; Q2_K and Q3_K have no quantize kernel yet).
 //
 // `measure` runs once per 256-weight super-block and does the whole reference quantizer in that
 // invocation, every float operation on bit patterns (common.wgsl) in the CPU's order: the
@@ -29,12 +29,17 @@ const GROUP_MAX_EPS: u32 = 0x26901d7du;
 const TENTH: u32 = 0x3dcccccdu;
 /// -128.0f32.
 const MINUS_128: u32 = 0xc3000000u;
+/// 63.0f32.
+const SIXTY_THREE: u32 = 0x427c0000u;
+/// 32.0f32.
+const THIRTY_TWO: u32 = 0x42000000u;
 
 /// The stored code of each weight of the super-block being quantized (Q6_K: 0..=63).
 var<private> kq_codes: array<u32, 256>;
-/// Each sub-block's stored scale byte (Q6_K: a two's complement byte).
+/// The stored scale bytes (Q6_K: sixteen two's complement bytes; Q4_K, Q5_K: the 12 bytes of
+/// packed 6-bit scales and mins).
 var<private> kq_scales: array<u32, 16>;
-/// The FP16 super-block scale `d` (low 16 bits).
+/// The FP16 super-block scale `d` (low 16 bits) and, for Q4_K and Q5_K, `dmin` (high 16 bits).
 var<private> kq_d: u32;
 
 /// `nearest_int`: (v + 1.5·2^23)'s low 23 mantissa bits − 2^22, with the CPU's rounding and
@@ -188,20 +193,247 @@ fn q6_k_byte(p: u32) -> u32 {
     return (kq_d >> (8u * (p - 208u))) & 0xffu;
 }
 
+/// `fit::scale_and_min` for one 32-weight sub-block from `base` (llama.cpp `make_qkx2_quants`,
+/// squared error, `rdelta` 0.1) under Q4_K/Q5_K's weights `sqrt(Σx²/32) + |x|`, as one lane of
+/// the CPU's side-by-side evaluation runs it: writes the codes to `kq_codes[base % 256 ..]` and
+/// returns (scale, −min).
+fn scale_and_min32(base: u32, nmax: i32, rmin: u32, nstep: i32) -> vec2<u32> {
+    let at = base % QK_K;
+    var w: array<u32, 32>;
+    var aux: array<u32, 32>;
+    var sum_x2 = 0u;
+    for (var i = 0u; i < 32u; i = i + 1u) {
+        let v = x[base + i];
+        sum_x2 = f_add(sum_x2, f_mul(v, v));
+    }
+    let av_x = f_sqrt(f_div(sum_x2, THIRTY_TWO));
+    for (var i = 0u; i < 32u; i = i + 1u) {
+        w[i] = f_add(av_x, x[base + i] & ABS);
+    }
+    let x0 = x[base];
+    var vmin = x0;
+    var vmax = x0;
+    var sum_w = w[0];
+    var sum_x = f_mul(w[0], x0);
+    for (var i = 1u; i < 32u; i = i + 1u) {
+        let v = x[base + i];
+        if (f_lt(v, vmin)) {
+            vmin = v;
+        }
+        if (f_lt(vmax, v)) {
+            vmax = v;
+        }
+        sum_w = f_add(sum_w, w[i]);
+        sum_x = f_add(sum_x, f_mul(w[i], v));
+    }
+    if (f_lt(0u, vmin)) {
+        vmin = 0u;
+    }
+    let constant = f_eq(vmax, vmin);
+    let top = from_int(nmax);
+    var iscale = f_div(top, f_sub(vmax, vmin));
+    var scale = f_div(ONE, iscale);
+    let start_min = vmin;
+    var best_error = 0u;
+    for (var i = 0u; i < 32u; i = i + 1u) {
+        let v = x[base + i];
+        let l = clamp(nearest_int(f_mul(iscale, f_sub(v, vmin))), 0, nmax);
+        kq_codes[at + i] = u32(l);
+        let diff = f_sub(f_add(f_mul(scale, from_int(l)), vmin), v);
+        best_error = f_add(best_error, f_mul(w[i], f_mul(diff, diff)));
+    }
+    for (var trial = 0; trial <= nstep; trial = trial + 1) {
+        let step = f_add(f_add(rmin, f_mul(TENTH, from_int(trial))), top);
+        iscale = f_div(step, f_sub(vmax, vmin));
+        var sl = 0u;
+        var sl2 = 0u;
+        var sxl = 0u;
+        for (var i = 0u; i < 32u; i = i + 1u) {
+            let v = x[base + i];
+            let l = clamp(nearest_int(f_mul(iscale, f_sub(v, vmin))), 0, nmax);
+            aux[i] = u32(l);
+            let lf = from_int(l);
+            let wl = f_mul(w[i], lf);
+            sl = f_add(sl, wl);
+            sl2 = f_add(sl2, f_mul(wl, lf));
+            sxl = f_add(sxl, f_mul(wl, v));
+        }
+        let det = f_sub(f_mul(sum_w, sl2), f_mul(sl, sl));
+        let s = f_div(f_sub(f_mul(sum_w, sxl), f_mul(sum_x, sl)), det);
+        let m = f_div(f_sub(f_mul(sl2, sum_x), f_mul(sl, sxl)), det);
+        let positive = f_lt(0u, m);
+        let this_min = select(m, 0u, positive);
+        var this_scale = s;
+        if (positive) {
+            this_scale = f_div(sxl, sl2);
+        }
+        var cur = 0u;
+        for (var i = 0u; i < 32u; i = i + 1u) {
+            let diff = f_sub(f_add(f_mul(this_scale, from_int(i32(aux[i]))), this_min), x[base + i]);
+            cur = f_add(cur, f_mul(w[i], f_mul(diff, diff)));
+        }
+        if (f_lt(0u, det) && f_lt(cur, best_error)) {
+            best_error = cur;
+            scale = this_scale;
+            vmin = this_min;
+            for (var i = 0u; i < 32u; i = i + 1u) {
+                kq_codes[at + i] = aux[i];
+            }
+        }
+    }
+    if (constant) {
+        for (var i = 0u; i < 32u; i = i + 1u) {
+            kq_codes[at + i] = 0u;
+        }
+        return vec2<u32>(0u, start_min ^ SIGN);
+    }
+    return vec2<u32>(scale, vmin ^ SIGN);
+}
+
+/// Q4_K's and Q5_K's `quantize_k4_k5` for super-block b (codes `0..=top`, the fit's `rmin` and
+/// `nstep`): fills `kq_codes`, `kq_scales` (the 12 packed bytes) and `kq_d` (`d`, `dmin`).
+fn k4_k5(b: u32, top: i32, rmin: u32, nstep: i32) {
+    let base = b * QK_K;
+    var scales: array<u32, 8>;
+    var mins: array<u32, 8>;
+    var max_scale = 0u;
+    var max_min = 0u;
+    for (var j = 0u; j < 8u; j = j + 1u) {
+        let fit = scale_and_min32(base + 32u * j, top, rmin, nstep);
+        scales[j] = fit.x;
+        mins[j] = fit.y;
+    }
+    for (var j = 0u; j < 8u; j = j + 1u) {
+        if (f_lt(max_scale, scales[j])) {
+            max_scale = scales[j];
+        }
+        if (f_lt(max_min, mins[j])) {
+            max_min = mins[j];
+        }
+    }
+    var inv_scale = 0u;
+    if (f_lt(0u, max_scale)) {
+        inv_scale = f_div(SIXTY_THREE, max_scale);
+    }
+    var inv_min = 0u;
+    if (f_lt(0u, max_min)) {
+        inv_min = f_div(SIXTY_THREE, max_min);
+    }
+    var ls: array<u32, 8>;
+    var lm: array<u32, 8>;
+    for (var j = 0u; j < 8u; j = j + 1u) {
+        // C stores nearest_int in a uint8_t (wrapping) before MIN(63, ·).
+        ls[j] = min(u32(nearest_int(f_mul(inv_scale, scales[j]))) & 0xffu, 63u);
+        lm[j] = min(u32(nearest_int(f_mul(inv_min, mins[j]))) & 0xffu, 63u);
+    }
+    // pack_scale_min_k4
+    for (var j = 0u; j < 12u; j = j + 1u) {
+        kq_scales[j] = 0u;
+    }
+    for (var j = 0u; j < 8u; j = j + 1u) {
+        if (j < 4u) {
+            kq_scales[j] = ls[j];
+            kq_scales[j + 4u] = lm[j];
+        } else {
+            kq_scales[j + 4u] = (ls[j] & 0xfu) | ((lm[j] & 0xfu) << 4u);
+            kq_scales[j - 4u] = kq_scales[j - 4u] | ((ls[j] >> 4u) << 6u);
+            kq_scales[j] = kq_scales[j] | ((lm[j] >> 4u) << 6u);
+        }
+    }
+    let d16 = ggml_f16(f_div(max_scale, SIXTY_THREE));
+    let dmin16 = ggml_f16(f_div(max_min, SIXTY_THREE));
+    kq_d = d16 | (dmin16 << 16u);
+    let d_all = f16_to_f32(d16);
+    let dmin_all = f16_to_f32(dmin16);
+    for (var j = 0u; j < 8u; j = j + 1u) {
+        let d = f_mul(d_all, from_int(i32(ls[j])));
+        if (f_eq(d, 0u)) {
+            continue;
+        }
+        let dm = f_mul(dmin_all, from_int(i32(lm[j])));
+        for (var i = 0u; i < 32u; i = i + 1u) {
+            let v = x[base + 32u * j + i];
+            let l = clamp(nearest_int(f_div(f_add(v, dm), d)), 0, top);
+            kq_codes[32u * j + i] = u32(l);
+        }
+    }
+}
+
+/// Byte r of `pack_nibbles` (Q4_K's and Q5_K's `qs`): weight 64c + l low, 64c + l + 32 high.
+fn nibble_byte(r: u32) -> u32 {
+    let c = r / 32u;
+    let l = r % 32u;
+    return (kq_codes[64u * c + l] & 0xfu) | ((kq_codes[64u * c + l + 32u] & 0xfu) << 4u);
+}
+
+/// Byte p of the Q4_K or Q5_K block in `kq_*` (`d`, `dmin`, `scales[12]`, Q5_K's `qh[32]`
+/// (bit 4 of weight i at bit i / 32 of byte i % 32), `qs[128]`).
+fn k4_k5_byte(p: u32, fifth: bool) -> u32 {
+    if (p < 4u) {
+        return (kq_d >> (8u * p)) & 0xffu;
+    }
+    if (p < 16u) {
+        return kq_scales[p - 4u];
+    }
+    if (!fifth) {
+        return nibble_byte(p - 16u);
+    }
+    if (p < 48u) {
+        var byte = 0u;
+        for (var k = 0u; k < 8u; k = k + 1u) {
+            byte = byte | (((kq_codes[32u * k + p - 16u] >> 4u) & 1u) << k);
+        }
+        return byte;
+    }
+    return nibble_byte(p - 48u);
+}
+
 /// Bytes per stored block of the variant.
 fn block_bytes() -> u32 {
-    return 210u;
+    switch params.variant {
+        case 2u: {
+            return 144u;
+        }
+        case 3u: {
+            return 176u;
+        }
+        default: {
+            return 210u;
+        }
+    }
+}
+
+/// Quantizes super-block b into `kq_*`.
+fn quantize_block(b: u32) {
+    switch params.variant {
+        case 2u: {
+            k4_k5(b, 15, 0xbf800000u, 20); // rmin -1, nstep 20
+        }
+        case 3u: {
+            k4_k5(b, 31, 0xbf000000u, 15); // rmin -0.5, nstep 15
+        }
+        default: {
+            q6_k(b);
+        }
+    }
 }
 
 /// Byte p of the block just quantized.
 fn block_byte(p: u32) -> u32 {
-    return q6_k_byte(p);
+    switch params.variant {
+        case 2u, 3u: {
+            return k4_k5_byte(p, params.variant == 3u);
+        }
+        default: {
+            return q6_k_byte(p);
+        }
+    }
 }
 
 /// Quantizes super-block b (called by the shared `measure` entry point): writes its inner words
 /// to `codes` and returns the parts of the words it shares with its neighbours.
 fn block_words(b: u32) -> vec4<u32> {
-    q6_k(b);
+    quantize_block(b);
     let size = block_bytes();
     let first = b * size;
     let last = first + size - 1u;
