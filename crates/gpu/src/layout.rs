@@ -14,8 +14,7 @@ use bitbudget_math::quant::scheme::Scheme;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
     /// Kernels that quantize (entry points `measure`, when `measures`, then `quantize`), or
-    /// `None` where only dequantizing runs on the GPU (the K-quants but Q6_K, and IQ4_NL: see
-    /// the crate docs).
+    /// `None` where only dequantizing runs on the GPU (IQ4_NL: see the crate docs).
     pub quantize: Option<Family>,
     /// Kernels that dequantize (entry point `dequantize`).
     pub dequantize: Family,
@@ -56,9 +55,8 @@ impl Layout {
 /// must be at least 1, and even for the 4-bit schemes (checked by the caller).
 pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
     use Family::*;
-    // The K-quants without a quantize kernel and IQ4_NL have dequantize kernels only; their
-    // stored blocks travel whole in `codes` (no header split) and the kernel reads every field
-    // from the block's bytes.
+    // IQ4_NL has a dequantize kernel only; its stored blocks travel whole in `codes` (no header
+    // split) and the kernel reads every field from the block's bytes.
     let dequantize_only = |family, variant| {
         let bytes = Bytes::of(scheme, block);
         Ok(Layout {
@@ -78,9 +76,6 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
                 .iter()
                 .position(|k| *k == kind)
                 .expect("every K-quant is in KType::ALL") as u32;
-            if !kquant_quantizes(kind) {
-                return dequantize_only(DequantizeKQuant, variant);
-            }
             // Whole stored blocks in `codes`, as for dequantizing; `measure` quantizes each
             // super-block (quantize_kquant.wgsl).
             let bytes = Bytes::of(scheme, block);
@@ -132,12 +127,6 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
     })
 }
 
-/// The K-quants whose reference quantizer quantize_kquant.wgsl ports (the others quantize on
-/// the CPU).
-fn kquant_quantizes(kind: KType) -> bool {
-    matches!(kind, KType::Q4K | KType::Q5K | KType::Q6K)
-}
-
 /// Whether `scheme` has WGSL kernels both ways (quantize and dequantize): `Ok`, or
 /// [`GpuError::NoKernel`] (checked before a device is even opened, so the answer does not depend
 /// on the machine).
@@ -148,8 +137,8 @@ pub fn has_kernel(scheme: Scheme) -> Result<(), GpuError> {
     }
 }
 
-/// Whether `scheme` has a WGSL dequantize kernel (every scheme with [`has_kernel`], and the
-/// other K-quants and IQ4_NL, which quantize on the CPU): `Ok`, or [`GpuError::NoKernel`].
+/// Whether `scheme` has a WGSL dequantize kernel (every scheme with [`has_kernel`], and IQ4_NL,
+/// which quantizes on the CPU): `Ok`, or [`GpuError::NoKernel`].
 pub fn has_dequantize_kernel(scheme: Scheme) -> Result<(), GpuError> {
     layout(scheme, scheme.default_block()).map(|_| ())
 }
@@ -190,12 +179,12 @@ mod tests {
 
     #[test]
     fn a_scheme_without_a_kernel_is_a_typed_error_that_says_what_to_do() {
-        let q2_k = "q2_k".parse::<Scheme>().unwrap();
-        let e = has_kernel(q2_k).unwrap_err();
-        assert_eq!(e, GpuError::NoKernel(q2_k));
+        let iq4_nl = "iq4_nl".parse::<Scheme>().unwrap();
+        let e = has_kernel(iq4_nl).unwrap_err();
+        assert_eq!(e, GpuError::NoKernel(iq4_nl));
         assert_eq!(
             e.to_string(),
-            "q2_k has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"
+            "iq4_nl has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"
         );
         for s in [
             "q8_0",
@@ -206,18 +195,15 @@ mod tests {
             "mxfp6-e2m3",
             "mxfp8-e5m2",
             "nvfp4",
+            "q2_k",
+            "q3_k",
             "q4_k",
             "q5_k",
             "q6_k",
         ] {
             assert!(has_kernel(s.parse().unwrap()).is_ok(), "{s}");
         }
-        // The K-quants without a quantize kernel and IQ4_NL dequantize on the GPU but quantize
-        // on the CPU.
-        for s in ["q2_k", "q3_k", "iq4_nl"] {
-            let s: Scheme = s.parse().unwrap();
-            assert_eq!(has_kernel(s), Err(GpuError::NoKernel(s)), "{s}");
-            assert!(has_dequantize_kernel(s).is_ok(), "{s}");
-        }
+        // IQ4_NL dequantizes on the GPU but quantizes on the CPU.
+        assert!(has_dequantize_kernel(iq4_nl).is_ok());
     }
 }

@@ -17,18 +17,17 @@
 //!   (`src/shaders/common.wgsl`), because WGSL allows inexact division and flushing subnormals.
 //!
 //! - Coverage: every scheme of the lab has a dequantize kernel ([`has_dequantize_kernel`]);
-//!   every scheme but Q2_K, Q3_K and IQ4_NL also has a quantize kernel ([`has_kernel`]; those
-//!   answer [`GpuError::NoKernel`] and quantize on the CPU). The K-quant kernels
+//!   every scheme but IQ4_NL also has a quantize kernel ([`has_kernel`]; IQ4_NL answers
+//!   [`GpuError::NoKernel`] and quantizes on the CPU). The K-quant kernels
 //!   (`quantize_kquant.wgsl`) run llama.cpp's whole reference quantizer in one invocation per
-//!   256-weight super-block: Q6_K `make_qx_quants` (18 trial scales per sub-block) and 8-bit
-//!   sub-block scales; Q4_K and Q5_K `make_qkx2_quants` (21 and 16 candidate scales, each a
-//!   weighted least-squares solve) and the packed 6-bit scales and mins; then the FP16
+//!   256-weight super-block: the sub-block fits (Q2_K, Q4_K, Q5_K `make_qkx2_quants` with 16–21
+//!   candidate scales, each a weighted least-squares solve; Q3_K `make_q3_quants`' coordinate
+//!   sweeps; Q6_K `make_qx_quants`' 18 trial scales), the quantized sub-block scales, the FP16
 //!   super-block scales and the codes re-derived from the stored scales. Every operation uses the
 //!   correctly rounded `f_add`/`f_mul`/`f_div`/`f_sqrt` of common.wgsl in the CPU's order (tested
-//!   on the GPU against the CPU's `+ - * /` and `sqrt` in `arithmetic_check.rs`). Q3_K's
-//!   `make_q3_quants`, Q2_K's absolute-error fit and IQ4_NL's search are not ported yet; a
-//!   kernel that only approximated a search would store different bytes, which this crate never
-//!   does.
+//!   on the GPU against the CPU's `+ - * /` and `sqrt` in `arithmetic_check.rs`). IQ4_NL's
+//!   search is not ported yet; a kernel that only approximated a search would store different
+//!   bytes, which this crate never does.
 //!
 //! Natively the crate uses Vulkan (Mesa lavapipe in CI: `WGPU_BACKEND=vulkan`); in the browser
 //! the WebGPU backend. The functions are `async`: natively wrap them in [`block_on`].

@@ -1,6 +1,6 @@
 // K-quant super-block quantizers (the math crate's quant/kquants*.rs, byte for byte llama.cpp's
 // `quantize_row_q*_K_ref`). `params.variant` is the scheme's position in `KType::ALL`
-// (2 = q4_k, 3 = q5_k, 4 = q6_k; Q2_K and Q3_K have no quantize kernel yet).
+// (0 = q2_k, 1 = q3_k, 2 = q4_k, 3 = q5_k, 4 = q6_k).
 //
 // `measure` runs once per 256-weight super-block and does the whole reference quantizer in that
 // invocation, every float operation on bit patterns (common.wgsl) in the CPU's order: the
@@ -33,13 +33,19 @@ const MINUS_128: u32 = 0xc3000000u;
 const SIXTY_THREE: u32 = 0x427c0000u;
 /// 32.0f32.
 const THIRTY_TWO: u32 = 0x42000000u;
+/// 15.0f32.
+const FIFTEEN: u32 = 0x41700000u;
+/// -32.0f32.
+const MINUS_32: u32 = 0xc2000000u;
 
 /// The stored code of each weight of the super-block being quantized (Q6_K: 0..=63).
 var<private> kq_codes: array<u32, 256>;
-/// The stored scale bytes (Q6_K: sixteen two's complement bytes; Q4_K, Q5_K: the 12 bytes of
-/// packed 6-bit scales and mins).
+/// The stored scale bytes (Q6_K: sixteen two's complement bytes; Q2_K: sixteen bytes of 4-bit
+/// scale and min; Q3_K: the 12 bytes of packed 6-bit scales; Q4_K, Q5_K: the 12 bytes of packed
+/// 6-bit scales and mins).
 var<private> kq_scales: array<u32, 16>;
-/// The FP16 super-block scale `d` (low 16 bits) and, for Q4_K and Q5_K, `dmin` (high 16 bits).
+/// The FP16 super-block scale `d` (low 16 bits) and, for Q2_K, Q4_K and Q5_K, `dmin` (high 16
+/// bits).
 var<private> kq_d: u32;
 
 /// `nearest_int`: (v + 1.5·2^23)'s low 23 mantissa bits − 2^22, with the CPU's rounding and
@@ -193,14 +199,12 @@ fn q6_k_byte(p: u32) -> u32 {
     return (kq_d >> (8u * (p - 208u))) & 0xffu;
 }
 
-/// `fit::scale_and_min` for one 32-weight sub-block from `base` (llama.cpp `make_qkx2_quants`,
-/// squared error, `rdelta` 0.1) under Q4_K/Q5_K's weights `sqrt(Σx²/32) + |x|`, as one lane of
-/// the CPU's side-by-side evaluation runs it: writes the codes to `kq_codes[base % 256 ..]` and
-/// returns (scale, −min).
-fn scale_and_min32(base: u32, nmax: i32, rmin: u32, nstep: i32) -> vec2<u32> {
-    let at = base % QK_K;
-    var w: array<u32, 32>;
-    var aux: array<u32, 32>;
+/// The weights of the sub-block being fitted by `scale_and_min`.
+var<private> kq_w: array<u32, 32>;
+
+/// Fills `kq_w` with Q4_K's and Q5_K's weights `sqrt(Σx²/32) + |x|` for the 32 weights from
+/// `base` (`fit_k4_k5`).
+fn k4_k5_weights(base: u32) {
     var sum_x2 = 0u;
     for (var i = 0u; i < 32u; i = i + 1u) {
         let v = x[base + i];
@@ -208,14 +212,31 @@ fn scale_and_min32(base: u32, nmax: i32, rmin: u32, nstep: i32) -> vec2<u32> {
     }
     let av_x = f_sqrt(f_div(sum_x2, THIRTY_TWO));
     for (var i = 0u; i < 32u; i = i + 1u) {
-        w[i] = f_add(av_x, x[base + i] & ABS);
+        kq_w[i] = f_add(av_x, x[base + i] & ABS);
     }
+}
+
+/// The error of `diff` that `scale_and_min` minimises: |diff| when `mad`, else diff².
+fn fit_error(diff: u32, mad: bool) -> u32 {
+    if (mad) {
+        return diff & ABS;
+    }
+    return f_mul(diff, diff);
+}
+
+/// `fit::scale_and_min` for one sub-block of `n` (16 or 32) weights from `base` under the
+/// weights in `kq_w` (llama.cpp `make_qkx2_quants`, `rdelta` 0.1; absolute error when `mad`, else
+/// squared), as one lane of the CPU's side-by-side evaluation runs it: writes the codes to
+/// `kq_codes[base % 256 ..]` and returns (scale, −min).
+fn scale_and_min(base: u32, n: u32, nmax: i32, rmin: u32, nstep: i32, mad: bool) -> vec2<u32> {
+    let at = base % QK_K;
+    var aux: array<u32, 32>;
     let x0 = x[base];
     var vmin = x0;
     var vmax = x0;
-    var sum_w = w[0];
-    var sum_x = f_mul(w[0], x0);
-    for (var i = 1u; i < 32u; i = i + 1u) {
+    var sum_w = kq_w[0];
+    var sum_x = f_mul(kq_w[0], x0);
+    for (var i = 1u; i < n; i = i + 1u) {
         let v = x[base + i];
         if (f_lt(v, vmin)) {
             vmin = v;
@@ -223,8 +244,8 @@ fn scale_and_min32(base: u32, nmax: i32, rmin: u32, nstep: i32) -> vec2<u32> {
         if (f_lt(vmax, v)) {
             vmax = v;
         }
-        sum_w = f_add(sum_w, w[i]);
-        sum_x = f_add(sum_x, f_mul(w[i], v));
+        sum_w = f_add(sum_w, kq_w[i]);
+        sum_x = f_add(sum_x, f_mul(kq_w[i], v));
     }
     if (f_lt(0u, vmin)) {
         vmin = 0u;
@@ -235,12 +256,12 @@ fn scale_and_min32(base: u32, nmax: i32, rmin: u32, nstep: i32) -> vec2<u32> {
     var scale = f_div(ONE, iscale);
     let start_min = vmin;
     var best_error = 0u;
-    for (var i = 0u; i < 32u; i = i + 1u) {
+    for (var i = 0u; i < n; i = i + 1u) {
         let v = x[base + i];
         let l = clamp(nearest_int(f_mul(iscale, f_sub(v, vmin))), 0, nmax);
         kq_codes[at + i] = u32(l);
         let diff = f_sub(f_add(f_mul(scale, from_int(l)), vmin), v);
-        best_error = f_add(best_error, f_mul(w[i], f_mul(diff, diff)));
+        best_error = f_add(best_error, f_mul(kq_w[i], fit_error(diff, mad)));
     }
     for (var trial = 0; trial <= nstep; trial = trial + 1) {
         let step = f_add(f_add(rmin, f_mul(TENTH, from_int(trial))), top);
@@ -248,12 +269,12 @@ fn scale_and_min32(base: u32, nmax: i32, rmin: u32, nstep: i32) -> vec2<u32> {
         var sl = 0u;
         var sl2 = 0u;
         var sxl = 0u;
-        for (var i = 0u; i < 32u; i = i + 1u) {
+        for (var i = 0u; i < n; i = i + 1u) {
             let v = x[base + i];
             let l = clamp(nearest_int(f_mul(iscale, f_sub(v, vmin))), 0, nmax);
             aux[i] = u32(l);
             let lf = from_int(l);
-            let wl = f_mul(w[i], lf);
+            let wl = f_mul(kq_w[i], lf);
             sl = f_add(sl, wl);
             sl2 = f_add(sl2, f_mul(wl, lf));
             sxl = f_add(sxl, f_mul(wl, v));
@@ -268,21 +289,21 @@ fn scale_and_min32(base: u32, nmax: i32, rmin: u32, nstep: i32) -> vec2<u32> {
             this_scale = f_div(sxl, sl2);
         }
         var cur = 0u;
-        for (var i = 0u; i < 32u; i = i + 1u) {
+        for (var i = 0u; i < n; i = i + 1u) {
             let diff = f_sub(f_add(f_mul(this_scale, from_int(i32(aux[i]))), this_min), x[base + i]);
-            cur = f_add(cur, f_mul(w[i], f_mul(diff, diff)));
+            cur = f_add(cur, f_mul(kq_w[i], fit_error(diff, mad)));
         }
         if (f_lt(0u, det) && f_lt(cur, best_error)) {
             best_error = cur;
             scale = this_scale;
             vmin = this_min;
-            for (var i = 0u; i < 32u; i = i + 1u) {
+            for (var i = 0u; i < n; i = i + 1u) {
                 kq_codes[at + i] = aux[i];
             }
         }
     }
     if (constant) {
-        for (var i = 0u; i < 32u; i = i + 1u) {
+        for (var i = 0u; i < n; i = i + 1u) {
             kq_codes[at + i] = 0u;
         }
         return vec2<u32>(0u, start_min ^ SIGN);
@@ -299,7 +320,8 @@ fn k4_k5(b: u32, top: i32, rmin: u32, nstep: i32) {
     var max_scale = 0u;
     var max_min = 0u;
     for (var j = 0u; j < 8u; j = j + 1u) {
-        let fit = scale_and_min32(base + 32u * j, top, rmin, nstep);
+        k4_k5_weights(base + 32u * j);
+        let fit = scale_and_min(base + 32u * j, 32u, top, rmin, nstep, false);
         scales[j] = fit.x;
         mins[j] = fit.y;
     }
@@ -388,9 +410,240 @@ fn k4_k5_byte(p: u32, fifth: bool) -> u32 {
     return nibble_byte(p - 48u);
 }
 
+/// `fit::q3` on the 16 weights from `base` (llama.cpp `make_q3_quants` with `do_rmse`): writes
+/// `l + nmax` to `kq_codes[base % 256 ..]` and returns the scale.
+fn q3_fit16(base: u32, nmax: i32) -> u32 {
+    let at = base % QK_K;
+    var vmax = 0u;
+    var amax = 0u;
+    for (var i = 0u; i < 16u; i = i + 1u) {
+        let v = x[base + i];
+        if (abs_above(v, amax)) {
+            amax = v & ABS;
+            vmax = v;
+        }
+    }
+    if (f_lt(amax, GROUP_MAX_EPS)) {
+        for (var i = 0u; i < 16u; i = i + 1u) {
+            kq_codes[at + i] = 0u;
+        }
+        return 0u;
+    }
+    let iscale = f_div(from_int(nmax) ^ SIGN, vmax);
+    var l: array<i32, 16>;
+    var sumlx = 0u;
+    var suml2 = 0u;
+    for (var i = 0u; i < 16u; i = i + 1u) {
+        let v = x[base + i];
+        l[i] = clamp(nearest_int(f_mul(iscale, v)), -nmax, nmax - 1);
+        let w = f_mul(v, v);
+        let lf = from_int(l[i]);
+        sumlx = f_add(sumlx, f_mul(f_mul(w, v), lf));
+        suml2 = f_add(suml2, f_mul(f_mul(w, lf), lf));
+    }
+    for (var sweep = 0; sweep < 5; sweep = sweep + 1) {
+        var changed = false;
+        for (var i = 0u; i < 16u; i = i + 1u) {
+            let v = x[base + i];
+            let w = f_mul(v, v);
+            let li = from_int(l[i]);
+            var slx = f_sub(sumlx, f_mul(f_mul(w, v), li));
+            if (f_lt(0u, slx)) {
+                var sl2 = f_sub(suml2, f_mul(f_mul(w, li), li));
+                let new_l = clamp(nearest_int(f_div(f_mul(v, sl2), slx)), -nmax, nmax - 1);
+                if (new_l != l[i]) {
+                    let nf = from_int(new_l);
+                    slx = f_add(slx, f_mul(f_mul(w, v), nf));
+                    sl2 = f_add(sl2, f_mul(f_mul(w, nf), nf));
+                    let better = f_lt(f_mul(f_mul(sumlx, sumlx), sl2), f_mul(f_mul(slx, slx), suml2));
+                    if (f_lt(0u, sl2) && better) {
+                        l[i] = new_l;
+                        sumlx = slx;
+                        suml2 = sl2;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if (!changed) {
+            break;
+        }
+    }
+    for (var i = 0u; i < 16u; i = i + 1u) {
+        kq_codes[at + i] = u32(l[i] + nmax);
+    }
+    if (f_lt(0u, suml2)) {
+        return f_div(sumlx, suml2);
+    }
+    return 0u;
+}
+
+/// Q3_K's `quantize_block` for super-block b: fills `kq_codes`, `kq_scales` (12 packed bytes)
+/// and `kq_d`.
+fn q3_k(b: u32) {
+    let base = b * QK_K;
+    var scales: array<u32, 16>;
+    var max_scale = 0u;
+    var amax = 0u;
+    for (var j = 0u; j < 16u; j = j + 1u) {
+        let s = q3_fit16(base + 16u * j, 4);
+        scales[j] = s;
+        if (abs_above(s, amax)) {
+            amax = s & ABS;
+            max_scale = s;
+        }
+    }
+    // Each sub-block's 6-bit field (its scale + 32), 0 when nothing was stored.
+    var fields: array<i32, 16>;
+    for (var j = 0u; j < 12u; j = j + 1u) {
+        kq_scales[j] = 0u;
+    }
+    kq_d = 0u;
+    if (!f_eq(max_scale, 0u)) {
+        let iscale = f_div(MINUS_32, max_scale);
+        for (var j = 0u; j < 16u; j = j + 1u) {
+            // C keeps nearest_int in an int8_t (wrapping) before clamping.
+            let wrapped = i32(u32(nearest_int(f_mul(iscale, scales[j]))) << 24u) >> 24u;
+            let l = u32(clamp(wrapped, -32, 31) + 32);
+            fields[j] = i32(l);
+            if (j < 8u) {
+                kq_scales[j] = l & 0xfu;
+            } else {
+                kq_scales[j - 8u] = kq_scales[j - 8u] | ((l & 0xfu) << 4u);
+            }
+            kq_scales[8u + j % 4u] = kq_scales[8u + j % 4u] | ((l >> 4u) << (2u * (j / 4u)));
+        }
+        kq_d = ggml_f16(f_div(ONE, iscale));
+    }
+    let d_all = f16_to_f32(kq_d);
+    for (var j = 0u; j < 16u; j = j + 1u) {
+        let d = f_mul(d_all, from_int(fields[j] - 32));
+        if (f_eq(d, 0u)) {
+            continue;
+        }
+        for (var i = 0u; i < 16u; i = i + 1u) {
+            let l = clamp(nearest_int(f_div(x[base + 16u * j + i], d)), -4, 3);
+            kq_codes[16u * j + i] = u32(l + 4);
+        }
+    }
+}
+
+/// Byte r of `pack_crumbs` with `shift`: bits shift..shift+2 of weights 128h + 32k + l (k = 0..4)
+/// in byte 32h + l.
+fn crumb_byte(r: u32, shift: u32) -> u32 {
+    let h = r / 32u;
+    let l = r % 32u;
+    var byte = 0u;
+    for (var k = 0u; k < 4u; k = k + 1u) {
+        byte = byte | (((kq_codes[128u * h + 32u * k + l] >> shift) & 3u) << (2u * k));
+    }
+    return byte;
+}
+
+/// Byte r of `pack_bit_plane` with `shift`: bit `shift` of weight i at bit i / 32 of byte i % 32.
+fn plane_byte(r: u32, shift: u32) -> u32 {
+    var byte = 0u;
+    for (var k = 0u; k < 8u; k = k + 1u) {
+        byte = byte | (((kq_codes[32u * k + r] >> shift) & 1u) << k);
+    }
+    return byte;
+}
+
+/// Byte p of the Q3_K block in `kq_*` (`hmask[32]`, `qs[64]`, `scales[12]`, `d`).
+fn q3_k_byte(p: u32) -> u32 {
+    if (p < 32u) {
+        return plane_byte(p, 2u);
+    }
+    if (p < 96u) {
+        return crumb_byte(p - 32u, 0u);
+    }
+    if (p < 108u) {
+        return kq_scales[p - 96u];
+    }
+    return (kq_d >> (8u * (p - 108u))) & 0xffu;
+}
+
+/// Q2_K's `quantize_block` for super-block b: fills `kq_codes`, `kq_scales` (16 bytes) and `kq_d`
+/// (`d`, `dmin`).
+fn q2_k(b: u32) {
+    let base = b * QK_K;
+    var scales: array<u32, 16>;
+    var mins: array<u32, 16>;
+    for (var j = 0u; j < 16u; j = j + 1u) {
+        for (var i = 0u; i < 16u; i = i + 1u) {
+            kq_w[i] = x[base + 16u * j + i] & ABS;
+        }
+        let fit = scale_and_min(base + 16u * j, 16u, 3, 0xbf000000u, 15, true); // rmin -0.5
+        scales[j] = fit.x;
+        mins[j] = fit.y;
+    }
+    var max_scale = 0u;
+    var max_min = 0u;
+    for (var j = 0u; j < 16u; j = j + 1u) {
+        if (f_lt(max_scale, scales[j])) {
+            max_scale = scales[j];
+        }
+        if (f_lt(max_min, mins[j])) {
+            max_min = mins[j];
+        }
+    }
+    for (var j = 0u; j < 16u; j = j + 1u) {
+        kq_scales[j] = 0u;
+    }
+    var d16 = 0u;
+    if (f_lt(0u, max_scale)) {
+        let iscale = f_div(FIFTEEN, max_scale);
+        for (var j = 0u; j < 16u; j = j + 1u) {
+            kq_scales[j] = u32(nearest_int(f_mul(iscale, scales[j]))) & 0xffu;
+        }
+        d16 = ggml_f16(f_div(max_scale, FIFTEEN));
+    }
+    var dmin16 = 0u;
+    if (f_lt(0u, max_min)) {
+        let iscale = f_div(FIFTEEN, max_min);
+        for (var j = 0u; j < 16u; j = j + 1u) {
+            let m = (u32(nearest_int(f_mul(iscale, mins[j]))) << 4u) & 0xffu;
+            kq_scales[j] = kq_scales[j] | m;
+        }
+        dmin16 = ggml_f16(f_div(max_min, FIFTEEN));
+    }
+    kq_d = d16 | (dmin16 << 16u);
+    let d_all = f16_to_f32(d16);
+    let dmin_all = f16_to_f32(dmin16);
+    for (var j = 0u; j < 16u; j = j + 1u) {
+        let packed = kq_scales[j];
+        let d = f_mul(d_all, from_int(i32(packed & 0xfu)));
+        if (f_eq(d, 0u)) {
+            continue;
+        }
+        let dm = f_mul(dmin_all, from_int(i32(packed >> 4u)));
+        for (var i = 0u; i < 16u; i = i + 1u) {
+            let v = x[base + 16u * j + i];
+            kq_codes[16u * j + i] = u32(clamp(nearest_int(f_div(f_add(v, dm), d)), 0, 3));
+        }
+    }
+}
+
+/// Byte p of the Q2_K block in `kq_*` (`scales[16]`, `qs[64]`, `d`, `dmin`).
+fn q2_k_byte(p: u32) -> u32 {
+    if (p < 16u) {
+        return kq_scales[p];
+    }
+    if (p < 80u) {
+        return crumb_byte(p - 16u, 0u);
+    }
+    return (kq_d >> (8u * (p - 80u))) & 0xffu;
+}
+
 /// Bytes per stored block of the variant.
 fn block_bytes() -> u32 {
     switch params.variant {
+        case 0u: {
+            return 84u;
+        }
+        case 1u: {
+            return 110u;
+        }
         case 2u: {
             return 144u;
         }
@@ -406,6 +659,12 @@ fn block_bytes() -> u32 {
 /// Quantizes super-block b into `kq_*`.
 fn quantize_block(b: u32) {
     switch params.variant {
+        case 0u: {
+            q2_k(b);
+        }
+        case 1u: {
+            q3_k(b);
+        }
         case 2u: {
             k4_k5(b, 15, 0xbf800000u, 20); // rmin -1, nstep 20
         }
@@ -421,6 +680,12 @@ fn quantize_block(b: u32) {
 /// Byte p of the block just quantized.
 fn block_byte(p: u32) -> u32 {
     switch params.variant {
+        case 0u: {
+            return q2_k_byte(p);
+        }
+        case 1u: {
+            return q3_k_byte(p);
+        }
         case 2u, 3u: {
             return k4_k5_byte(p, params.variant == 3u);
         }
