@@ -24,6 +24,10 @@ const ENTRY_QUANTIZE: &str = include_str!("shaders/entry_quantize.wgsl");
 /// The `measure` entry point: one invocation per block, calling the file's `block_words(b)`.
 const ENTRY_MEASURE: &str = include_str!("shaders/entry_measure.wgsl");
 
+/// What the kernels that quantize a whole llama.cpp block per invocation share (`block_words`,
+/// `code_word` around the file's `quantize_block`, `block_byte`, `block_bytes`).
+const WHOLE_BLOCKS: &str = include_str!("shaders/quantize_whole_blocks.wgsl");
+
 /// A kernel family: one WGSL file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Family {
@@ -180,6 +184,7 @@ impl Family {
             Family::QuantizeFp8 | Family::QuantizeHalf | Family::CheckArithmetic => {
                 &[ENTRY_QUANTIZE]
             }
+            Family::QuantizeKQuant => &[WHOLE_BLOCKS, ENTRY_MEASURE, ENTRY_QUANTIZE],
             _ => &[ENTRY_MEASURE, ENTRY_QUANTIZE],
         }
     }

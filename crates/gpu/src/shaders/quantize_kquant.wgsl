@@ -3,28 +3,14 @@
 // (0 = q2_k, 1 = q3_k, 2 = q4_k, 3 = q5_k, 4 = q6_k).
 //
 // `measure` runs once per 256-weight super-block and does the whole reference quantizer in that
-// invocation, every float operation on bit patterns (common.wgsl) in the CPU's order: the
-// sub-block fits, the quantized sub-block scales, the FP16 super-block scale and the codes
-// re-derived from the stored scales. A block's bytes (e.g. 210 for Q6_K) need not start or end
-// on a word: the words wholly inside the block go straight to `codes`; the block's first bytes
-// that share a word with the previous block, and its last bytes that share one with the next,
-// come back as the block's `blocks` words 0 and 1, each at its place in that word (other bytes
-// zero). `quantize` then runs once per code word: a word inside one block is left as `measure`
-// wrote it, a shared word is the two parts joined.
-//
-// Bindings (quantize_bindings.wgsl), for this kernel:
-// params: count (super-blocks for `measure`, code words for `quantize`), n (weights), variant.
-// x: the chunk's weights as f32 bit patterns, [n].
-// table: unused by this family (one word).
-// blocks: per super-block [shared first bytes, shared last bytes, 0, 0], [n / 256][4].
-// codes: the stored blocks back to back, four bytes to a word little-endian,
-// [ceil(n / 256 × block bytes / 4)].
+// invocation (`quantize_block`), every float operation on bit patterns (common.wgsl) in the
+// CPU's order: the sub-block fits, the quantized sub-block scales, the FP16 super-block scales
+// and the codes re-derived from the stored scales. quantize_whole_blocks.wgsl (appended after
+// this file) stores the bytes and says what each binding holds.
 
 const QK_K: u32 = 256u;
 /// 1.5·2^23: llama.cpp's `nearest_int` adds it and reads the low mantissa bits.
 const ROUNDER: u32 = 0x4b400000u;
-/// 1e-15f32 (`GROUP_MAX_EPS`): a sub-block below this largest magnitude is all zero.
-const GROUP_MAX_EPS: u32 = 0x26901d7du;
 /// 0.1f32 (the step between `make_qx_quants`' trial scales).
 const TENTH: u32 = 0x3dcccccdu;
 /// -128.0f32.
@@ -52,21 +38,6 @@ var<private> kq_d: u32;
 /// its wrapped results for |v| ≥ 2^22, NaN and ±∞ (every caller clamps).
 fn nearest_int(v: u32) -> i32 {
     return i32(f_add(v, ROUNDER) & 0x007fffffu) - 0x400000;
-}
-
-/// `ggml_f16`: `f16_bits`, and a NaN keeps its sign.
-fn ggml_f16(v: u32) -> u32 {
-    var h = f16_bits(v);
-    if (is_nan(v)) {
-        h = h | ((v >> 16u) & 0x8000u);
-    }
-    return h;
-}
-
-/// `|v| > amax` for a non-NaN, non-negative `amax` (f32's `abs` then `>`: a NaN `v` never wins).
-fn abs_above(v: u32, amax: u32) -> bool {
-    let a = v & ABS;
-    return a <= INF && a > amax;
 }
 
 /// `fit::symmetric` on the 16 weights from `base` (llama.cpp `make_qx_quants`, `rmse_type` 1, no
@@ -693,47 +664,4 @@ fn block_byte(p: u32) -> u32 {
             return q6_k_byte(p);
         }
     }
-}
-
-/// Quantizes super-block b (called by the shared `measure` entry point): writes its inner words
-/// to `codes` and returns the parts of the words it shares with its neighbours.
-fn block_words(b: u32) -> vec4<u32> {
-    quantize_block(b);
-    let size = block_bytes();
-    let first = b * size;
-    let last = first + size - 1u;
-    var shared_first = 0u;
-    var shared_last = 0u;
-    for (var w = first / 4u; w <= last / 4u; w = w + 1u) {
-        var word = 0u;
-        for (var k = 0u; k < 4u; k = k + 1u) {
-            let p = 4u * w + k;
-            if (p >= first && p <= last) {
-                word = word | (block_byte(p - first) << (8u * k));
-            }
-        }
-        if (4u * w < first) {
-            shared_first = word;
-        } else if (4u * w + 3u > last) {
-            shared_last = word;
-        } else if (w < arrayLength(&codes)) {
-            codes[w] = word;
-        }
-    }
-    return vec4<u32>(shared_first, shared_last, 0u, 0u);
-}
-
-/// Code word w (called by the shared `quantize` entry point): as `measure` left it inside a
-/// block, else the shared parts of the two blocks it spans (the last block's alone at the end).
-fn code_word(w: u32) -> u32 {
-    let size = block_bytes();
-    let b = (4u * w) / size;
-    if ((4u * w + 3u) / size == b) {
-        return codes[w];
-    }
-    var word = blocks[4u * b + 1u];
-    if (b + 1u < params.n / QK_K) {
-        word = word | blocks[4u * (b + 1u)];
-    }
-    return word;
 }
