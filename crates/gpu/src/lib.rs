@@ -16,18 +16,17 @@
 //!   they compute on f32 bit patterns with correctly rounded integer arithmetic
 //!   (`src/shaders/common.wgsl`), because WGSL allows inexact division and flushing subnormals.
 //!
-//! - Coverage: every scheme of the lab has a dequantize kernel ([`has_dequantize_kernel`]);
-//!   every scheme but IQ4_NL also has a quantize kernel ([`has_kernel`]; IQ4_NL answers
-//!   [`GpuError::NoKernel`] and quantizes on the CPU). The K-quant kernels
-//!   (`quantize_kquant.wgsl`) run llama.cpp's whole reference quantizer in one invocation per
-//!   256-weight super-block: the sub-block fits (Q2_K, Q4_K, Q5_K `make_qkx2_quants` with 16–21
-//!   candidate scales, each a weighted least-squares solve; Q3_K `make_q3_quants`' coordinate
-//!   sweeps; Q6_K `make_qx_quants`' 18 trial scales), the quantized sub-block scales, the FP16
-//!   super-block scales and the codes re-derived from the stored scales. Every operation uses the
-//!   correctly rounded `f_add`/`f_mul`/`f_div`/`f_sqrt` of common.wgsl in the CPU's order (tested
-//!   on the GPU against the CPU's `+ - * /` and `sqrt` in `arithmetic_check.rs`). IQ4_NL's
-//!   search is not ported yet; a kernel that only approximated a search would store different
-//!   bytes, which this crate never does.
+//! - Coverage: every scheme of the lab has a quantize and a dequantize kernel ([`has_kernel`],
+//!   [`has_dequantize_kernel`]; [`GpuError::NoKernel`] remains for a scheme added without
+//!   one). The K-quant and IQ4_NL kernels (`quantize_kquant.wgsl`, `quantize_iq4_nl.wgsl`) run
+//!   llama.cpp's whole reference quantizer in one invocation per block: the sub-block fits
+//!   (Q2_K, Q4_K, Q5_K `make_qkx2_quants` with 16–21 candidate scales, each a weighted
+//!   least-squares solve; Q3_K `make_q3_quants`' coordinate sweeps; Q6_K `make_qx_quants`' 18
+//!   trial scales; IQ4_NL's 15 trial scales over its non-linear levels), the quantized sub-block
+//!   scales, the FP16 scales and the codes re-derived from the stored scales. Every operation
+//!   uses the correctly rounded `f_add`/`f_mul`/`f_div`/`f_sqrt` of common.wgsl in the CPU's
+//!   order (tested on the GPU against the CPU's `+ - * /` and `sqrt` in `arithmetic_check.rs`),
+//!   so the bytes are the CPU's, never an approximation of its search.
 //!
 //! Natively the crate uses Vulkan (Mesa lavapipe in CI: `WGPU_BACKEND=vulkan`); in the browser
 //! the WebGPU backend. The functions are `async`: natively wrap them in [`block_on`].

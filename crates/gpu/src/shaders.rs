@@ -49,8 +49,10 @@ pub(crate) enum Family {
     QuantizeMx,
     /// NVFP4 (`measure`, `quantize`).
     QuantizeNvfp4,
-    /// The K-quants with a quantize kernel (`measure`, `quantize`; see `layout::kquant_quantizes`).
+    /// Q2_K … Q6_K (`measure`, `quantize`).
     QuantizeKQuant,
+    /// IQ4_NL (`measure`, `quantize`).
+    QuantizeIq4Nl,
     /// GGML dequantizers (`dequantize`).
     DequantizeGgml,
     /// MXFP4 (`dequantize`).
@@ -109,6 +111,10 @@ impl Family {
             Family::QuantizeKQuant => (
                 "quantize_kquant",
                 include_str!("shaders/quantize_kquant.wgsl"),
+            ),
+            Family::QuantizeIq4Nl => (
+                "quantize_iq4_nl",
+                include_str!("shaders/quantize_iq4_nl.wgsl"),
             ),
             Family::DequantizeGgml => (
                 "dequantize_ggml",
@@ -184,7 +190,9 @@ impl Family {
             Family::QuantizeFp8 | Family::QuantizeHalf | Family::CheckArithmetic => {
                 &[ENTRY_QUANTIZE]
             }
-            Family::QuantizeKQuant => &[WHOLE_BLOCKS, ENTRY_MEASURE, ENTRY_QUANTIZE],
+            Family::QuantizeKQuant | Family::QuantizeIq4Nl => {
+                &[WHOLE_BLOCKS, ENTRY_MEASURE, ENTRY_QUANTIZE]
+            }
             _ => &[ENTRY_MEASURE, ENTRY_QUANTIZE],
         }
     }
@@ -217,7 +225,7 @@ impl Family {
 
     /// Every family (the shader validation test compiles them all).
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) const ALL: [Family; 23] = [
+    pub(crate) const ALL: [Family; 24] = [
         Family::MeasureLab,
         Family::CheckArithmetic,
         Family::QuantizeGgml,
@@ -230,6 +238,7 @@ impl Family {
         Family::QuantizeMx,
         Family::QuantizeNvfp4,
         Family::QuantizeKQuant,
+        Family::QuantizeIq4Nl,
         Family::DequantizeGgml,
         Family::DequantizeMxfp4,
         Family::DequantizeNf4,

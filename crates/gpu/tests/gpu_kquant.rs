@@ -1,5 +1,5 @@
-//! The K-quant quantize kernels (quantize_kquant.wgsl) against the CPU reference on the inputs
-//! where their searches branch: sub-blocks whose scale quantizes to 0 next to an outlier (their
+//! The K-quant and IQ4_NL quantize kernels (quantize_kquant.wgsl, quantize_iq4_nl.wgsl) against
+//! the CPU reference on the inputs where their searches branch: sub-blocks whose scale quantizes to 0 next to an outlier (their
 //! codes come from the fit, not from the stored scale), sub-blocks just above and below
 //! `GROUP_MAX_EPS`, constant and zero super-blocks, FP16-subnormal and overflowing super-block
 //! scales, and non-finite weights. The generic cases (seeded sizes, chunks, special blocks) run
@@ -15,9 +15,9 @@ use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::scheme::{self, Scheme};
 use common::{any_bits, chunked_gpu, gpu, normal};
 
-/// The K-quants (each has a GPU quantize kernel).
+/// The K-quants and IQ4_NL (each has a GPU quantize kernel).
 fn kquants() -> Vec<Scheme> {
-    ["q2_k", "q3_k", "q4_k", "q5_k", "q6_k"]
+    ["q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "iq4_nl"]
         .into_iter()
         .map(|s| s.parse::<Scheme>().unwrap())
         .filter(|s| bitbudget_gpu::has_kernel(*s).is_ok())
@@ -109,26 +109,30 @@ fn assert_same(what: &str, gpu: &[u8], cpu: &[u8]) {
 fn kquant_kernels_match_the_cpu_on_the_branches_of_their_searches() {
     let Some(gpu) = gpu() else { return };
     let schemes = kquants();
-    assert_eq!(schemes.len(), 5, "every K-quant has a quantize kernel");
+    assert_eq!(
+        schemes.len(),
+        6,
+        "every K-quant and IQ4_NL has a quantize kernel"
+    );
     for s in schemes {
         let cases = hard_super_blocks();
         // Each case alone, then all of them in one tensor (blocks that do not start on a word).
         let mut all = Vec::new();
         for (case, x) in &cases {
-            let cpu = scheme::quantize(s, x, 256).unwrap();
-            let got = block_on(bitbudget_gpu::quantize(gpu, s, x, 256)).unwrap();
+            let cpu = scheme::quantize(s, x, s.default_block()).unwrap();
+            let got = block_on(bitbudget_gpu::quantize(gpu, s, x, s.default_block())).unwrap();
             assert_same(&format!("{s}, {case}"), &got, &cpu);
             all.extend_from_slice(x);
         }
-        let cpu = scheme::quantize(s, &all, 256).unwrap();
-        let got = block_on(bitbudget_gpu::quantize(gpu, s, &all, 256)).unwrap();
+        let cpu = scheme::quantize(s, &all, s.default_block()).unwrap();
+        let got = block_on(bitbudget_gpu::quantize(gpu, s, &all, s.default_block())).unwrap();
         assert_same(&format!("{s}, every case in one tensor"), &got, &cpu);
     }
 }
 
 #[test]
 fn kquant_kernels_match_the_cpu_when_chunks_end_inside_a_stored_word() {
-    // Chunks of three super-blocks: Q6_K's and Q3_K's chunks then end in the middle of a word,
+    // Chunks of three super-blocks (31 IQ4_NL blocks): Q6_K's, Q3_K's and IQ4_NL's chunks then end in the middle of a word,
     // whose two parts come from different chunks' dispatches.
     let (Some(gpu), Some(chunked)) = (gpu(), chunked_gpu()) else {
         return;
@@ -138,9 +142,9 @@ fn kquant_kernels_match_the_cpu_when_chunks_end_inside_a_stored_word() {
             ("normal(0, 1)", normal(256 * 11, 5, 1.0)),
             ("arbitrary f32 bit patterns", any_bits(256 * 11, 6)),
         ] {
-            let cpu = scheme::quantize(s, &x, 256).unwrap();
+            let cpu = scheme::quantize(s, &x, s.default_block()).unwrap();
             for (g, how) in [(gpu, "whole"), (chunked, "in chunks")] {
-                let got = block_on(bitbudget_gpu::quantize(g, s, &x, 256)).unwrap();
+                let got = block_on(bitbudget_gpu::quantize(g, s, &x, s.default_block())).unwrap();
                 assert_same(&format!("{s}, {case}, {how}"), &got, &cpu);
             }
         }
