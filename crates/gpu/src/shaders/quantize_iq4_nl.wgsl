@@ -57,17 +57,10 @@ fn quantize_block(b: u32) {
     for (var i = 0u; i < 15u; i = i + 1u) {
         nl_mid[i] = f_div(f_add(table[i], table[i + 1u]), TWO);
     }
-    var vmax = 0u;
-    var amax = 0u;
-    for (var j = 0u; j < QK4_NL; j = j + 1u) {
-        let v = x[base + j];
-        if (abs_above(v, amax)) {
-            amax = v & ABS;
-            vmax = v;
-        }
-    }
+    let largest = signed_absmax(base, QK4_NL);
+    let vmax = largest.x;
     var d = 0u;
-    if (f_le(GROUP_MAX_EPS, amax)) {
+    if (f_le(GROUP_MAX_EPS, largest.y)) {
         d = f_div(vmax ^ SIGN, LEVEL_0);
         let start = level_sums(base, f_div(ONE, d), false);
         d = 0u;

@@ -40,54 +40,60 @@ fn nearest_int(v: u32) -> i32 {
     return i32(f_add(v, ROUNDER) & 0x007fffffu) - 0x400000;
 }
 
-/// `fit::symmetric` on the 16 weights from `base` (llama.cpp `make_qx_quants`, `rmse_type` 1, no
-/// importance): writes `l + nmax` to `kq_codes[base % 256 ..]` and returns the scale.
-fn symmetric16(base: u32, nmax: i32) -> u32 {
-    let at = base % QK_K;
-    var vmax = 0u;
-    var amax = 0u;
+/// Sets the `n` codes from `kq_codes[at]` to 0.
+fn clear_codes(at: u32, n: u32) {
+    for (var i = 0u; i < n; i = i + 1u) {
+        kq_codes[at + i] = 0u;
+    }
+}
+
+/// The weight of largest magnitude among the 16 from `base` (first on ties, NaN never wins), and
+/// 1 if the sub-block counts as zero (largest magnitude below `GROUP_MAX_EPS`: its codes are
+/// then set to 0), else 0.
+fn largest_or_clear(base: u32) -> vec2<u32> {
+    let largest = signed_absmax(base, 16u);
+    if (f_lt(largest.y, GROUP_MAX_EPS)) {
+        clear_codes(base % QK_K, 16u);
+        return vec2<u32>(largest.x, 1u);
+    }
+    return vec2<u32>(largest.x, 0u);
+}
+
+/// Σw·x·l and Σw·l² (w = x², in order) over the 16 weights from `base` with codes
+/// `l = nearest_int(iscale·x)` clamped to `-nmax..nmax`: one candidate of `fit::symmetric`.
+fn symmetric_sums(base: u32, iscale: u32, nmax: i32) -> vec2<u32> {
+    var slx = 0u;
+    var sl2 = 0u;
     for (var i = 0u; i < 16u; i = i + 1u) {
         let v = x[base + i];
-        if (abs_above(v, amax)) {
-            amax = v & ABS;
-            vmax = v;
-        }
+        let lf = from_int(clamp(nearest_int(f_mul(iscale, v)), -nmax, nmax - 1));
+        let w = f_mul(v, v);
+        slx = f_add(slx, f_mul(f_mul(w, v), lf));
+        sl2 = f_add(sl2, f_mul(f_mul(w, lf), lf));
     }
-    if (f_lt(amax, GROUP_MAX_EPS)) {
-        for (var i = 0u; i < 16u; i = i + 1u) {
-            kq_codes[at + i] = 0u;
-        }
-        return 0u;
-    }
+    return vec2<u32>(slx, sl2);
+}
+
+/// `fit::symmetric` on the 16 weights from `base` (llama.cpp `make_qx_quants`, `rmse_type` 1, no
+/// importance) past its zero check, `vmax` being their weight of largest magnitude: writes
+/// `l + nmax` to `kq_codes[base % 256 ..]` and returns the scale.
+fn symmetric16(base: u32, nmax: i32, vmax: u32) -> u32 {
+    let at = base % QK_K;
     let nmax_f = from_int(nmax);
     var best_iscale = f_div(nmax_f ^ SIGN, vmax);
-    var sumlx = 0u;
-    var suml2 = 0u;
-    for (var i = 0u; i < 16u; i = i + 1u) {
-        let v = x[base + i];
-        let lf = from_int(clamp(nearest_int(f_mul(best_iscale, v)), -nmax, nmax - 1));
-        let w = f_mul(v, v);
-        sumlx = f_add(sumlx, f_mul(f_mul(w, v), lf));
-        suml2 = f_add(suml2, f_mul(f_mul(w, lf), lf));
-    }
+    let start = symmetric_sums(base, best_iscale, nmax);
     var scale = 0u;
-    if (!f_eq(suml2, 0u)) {
-        scale = f_div(sumlx, suml2);
+    if (!f_eq(start.y, 0u)) {
+        scale = f_div(start.x, start.y);
     }
-    var best = f_mul(scale, sumlx);
+    var best = f_mul(scale, start.x);
     // The trial scales -(nmax + 0.1·is)/max for is = -9 … -1, 1 … 9, in that order.
     for (var t = 0; t < 18; t = t + 1) {
         let trial = select(t - 8, t - 9, t < 9);
         let iscale = f_div(f_add(nmax_f, f_mul(TENTH, from_int(trial))) ^ SIGN, vmax);
-        var slx = 0u;
-        var sl2 = 0u;
-        for (var i = 0u; i < 16u; i = i + 1u) {
-            let v = x[base + i];
-            let lf = from_int(clamp(nearest_int(f_mul(iscale, v)), -nmax, nmax - 1));
-            let w = f_mul(v, v);
-            slx = f_add(slx, f_mul(f_mul(w, v), lf));
-            sl2 = f_add(sl2, f_mul(f_mul(w, lf), lf));
-        }
+        let sums = symmetric_sums(base, iscale, nmax);
+        let slx = sums.x;
+        let sl2 = sums.y;
         if (f_lt(0u, sl2) && f_lt(f_mul(best, sl2), f_mul(slx, slx))) {
             best_iscale = iscale;
             scale = f_div(slx, sl2);
@@ -102,24 +108,40 @@ fn symmetric16(base: u32, nmax: i32) -> u32 {
     return scale;
 }
 
-/// Q6_K's `quantize_block` for super-block b: fills `kq_codes`, `kq_scales` and `kq_d`.
-fn q6_k(b: u32) {
-    let base = b * QK_K;
-    var scales: array<u32, 16>;
+/// The sixteen sub-block fits of Q3_K and Q6_K (`fit_signed_sub_blocks`).
+var<private> kq_fits: array<u32, 16>;
+
+/// `fit_signed_sub_blocks`: fits the sixteen 16-weight sub-blocks from `base` with Q3_K's
+/// `fit::q3` (nmax 4, when `q3`) or Q6_K's `fit::symmetric` (nmax 32) into `kq_fits`, and returns
+/// the fit of largest magnitude (the first on ties; NaN never wins) and that magnitude.
+fn fit_signed_sub_blocks(base: u32, q3: bool) -> vec2<u32> {
     var max_scale = 0u;
     var amax = 0u;
     for (var j = 0u; j < 16u; j = j + 1u) {
-        let s = symmetric16(base + 16u * j, 32);
-        scales[j] = s;
+        // A sub-block that counts as zero fits to 0 with codes 0.
+        let largest = largest_or_clear(base + 16u * j);
+        var s = 0u;
+        if (largest.y == 0u && q3) {
+            s = q3_fit16(base + 16u * j, 4, largest.x);
+        } else if (largest.y == 0u) {
+            s = symmetric16(base + 16u * j, 32, largest.x);
+        }
+        kq_fits[j] = s;
         if (abs_above(s, amax)) {
             amax = s & ABS;
             max_scale = s;
         }
     }
-    if (f_lt(amax, GROUP_MAX_EPS)) {
-        for (var i = 0u; i < QK_K; i = i + 1u) {
-            kq_codes[i] = 0u;
-        }
+    return vec2<u32>(max_scale, amax);
+}
+
+/// Q6_K's `quantize_block` for super-block b: fills `kq_codes`, `kq_scales` and `kq_d`.
+fn q6_k(b: u32) {
+    let base = b * QK_K;
+    let largest = fit_signed_sub_blocks(base, false);
+    let max_scale = largest.x;
+    if (f_lt(largest.y, GROUP_MAX_EPS)) {
+        clear_codes(0u, QK_K);
         for (var j = 0u; j < 16u; j = j + 1u) {
             kq_scales[j] = 0u;
         }
@@ -129,7 +151,7 @@ fn q6_k(b: u32) {
     let iscale = f_div(MINUS_128, max_scale);
     kq_d = ggml_f16(f_div(ONE, iscale));
     for (var j = 0u; j < 16u; j = j + 1u) {
-        kq_scales[j] = u32(min(nearest_int(f_mul(iscale, scales[j])), 127)) & 0xffu;
+        kq_scales[j] = u32(min(nearest_int(f_mul(iscale, kq_fits[j])), 127)) & 0xffu;
     }
     let d_all = f16_to_f32(kq_d);
     for (var j = 0u; j < 16u; j = j + 1u) {
@@ -274,9 +296,7 @@ fn scale_and_min(base: u32, n: u32, nmax: i32, rmin: u32, nstep: i32, mad: bool)
         }
     }
     if (constant) {
-        for (var i = 0u; i < n; i = i + 1u) {
-            kq_codes[at + i] = 0u;
-        }
+        clear_codes(at, n);
         return vec2<u32>(0u, start_min ^ SIGN);
     }
     return vec2<u32>(scale, vmin ^ SIGN);
@@ -381,25 +401,11 @@ fn k4_k5_byte(p: u32, fifth: bool) -> u32 {
     return nibble_byte(p - 48u);
 }
 
-/// `fit::q3` on the 16 weights from `base` (llama.cpp `make_q3_quants` with `do_rmse`): writes
-/// `l + nmax` to `kq_codes[base % 256 ..]` and returns the scale.
-fn q3_fit16(base: u32, nmax: i32) -> u32 {
+/// `fit::q3` on the 16 weights from `base` (llama.cpp `make_q3_quants` with `do_rmse`) past its
+/// zero check, `vmax` being their weight of largest magnitude: writes `l + nmax` to
+/// `kq_codes[base % 256 ..]` and returns the scale.
+fn q3_fit16(base: u32, nmax: i32, vmax: u32) -> u32 {
     let at = base % QK_K;
-    var vmax = 0u;
-    var amax = 0u;
-    for (var i = 0u; i < 16u; i = i + 1u) {
-        let v = x[base + i];
-        if (abs_above(v, amax)) {
-            amax = v & ABS;
-            vmax = v;
-        }
-    }
-    if (f_lt(amax, GROUP_MAX_EPS)) {
-        for (var i = 0u; i < 16u; i = i + 1u) {
-            kq_codes[at + i] = 0u;
-        }
-        return 0u;
-    }
     let iscale = f_div(from_int(nmax) ^ SIGN, vmax);
     var l: array<i32, 16>;
     var sumlx = 0u;
@@ -453,17 +459,7 @@ fn q3_fit16(base: u32, nmax: i32) -> u32 {
 /// and `kq_d`.
 fn q3_k(b: u32) {
     let base = b * QK_K;
-    var scales: array<u32, 16>;
-    var max_scale = 0u;
-    var amax = 0u;
-    for (var j = 0u; j < 16u; j = j + 1u) {
-        let s = q3_fit16(base + 16u * j, 4);
-        scales[j] = s;
-        if (abs_above(s, amax)) {
-            amax = s & ABS;
-            max_scale = s;
-        }
-    }
+    let max_scale = fit_signed_sub_blocks(base, true).x;
     // Each sub-block's 6-bit field (its scale + 32), 0 when nothing was stored.
     var fields: array<i32, 16>;
     for (var j = 0u; j < 12u; j = j + 1u) {
@@ -474,7 +470,7 @@ fn q3_k(b: u32) {
         let iscale = f_div(MINUS_32, max_scale);
         for (var j = 0u; j < 16u; j = j + 1u) {
             // C keeps nearest_int in an int8_t (wrapping) before clamping.
-            let wrapped = i32(u32(nearest_int(f_mul(iscale, scales[j]))) << 24u) >> 24u;
+            let wrapped = i32(u32(nearest_int(f_mul(iscale, kq_fits[j]))) << 24u) >> 24u;
             let l = u32(clamp(wrapped, -32, 31) + 32);
             fields[j] = i32(l);
             if (j < 8u) {

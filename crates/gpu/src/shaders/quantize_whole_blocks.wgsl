@@ -38,6 +38,21 @@ fn abs_above(v: u32, amax: u32) -> bool {
     return a <= INF && a > amax;
 }
 
+/// The weight of largest magnitude among the `n` from `base` (the first on ties; NaN never wins)
+/// and that magnitude (`signed_absmax`).
+fn signed_absmax(base: u32, n: u32) -> vec2<u32> {
+    var vmax = 0u;
+    var amax = 0u;
+    for (var i = 0u; i < n; i = i + 1u) {
+        let v = x[base + i];
+        if (abs_above(v, amax)) {
+            amax = v & ABS;
+            vmax = v;
+        }
+    }
+    return vec2<u32>(vmax, amax);
+}
+
 /// Quantizes block b (called by the shared `measure` entry point): writes its inner words to
 /// `codes` and returns the parts of the words it shares with its neighbours.
 fn block_words(b: u32) -> vec4<u32> {
