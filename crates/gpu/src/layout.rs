@@ -127,7 +127,8 @@ pub fn has_kernel(scheme: Scheme) -> Result<(), GpuError> {
     }
 }
 
-/// Whether `scheme` has a WGSL dequantize kernel (every scheme today, as for [`has_kernel`]): `Ok`, or [`GpuError::NoKernel`].
+/// Whether `scheme` has a WGSL dequantize kernel (every scheme today, as for [`has_kernel`]):
+/// `Ok`, or [`GpuError::NoKernel`].
 pub fn has_dequantize_kernel(scheme: Scheme) -> Result<(), GpuError> {
     layout(scheme, scheme.default_block()).map(|_| ())
 }

@@ -4,7 +4,10 @@
 //! `dequantize_bindings.wgsl` for every dequantizer, `quantize_bindings.wgsl` for every quantizer
 //! but FP8, which declares its own (its `blocks` is atomic). The entry points are shared and
 //! appended last (`entry_<name>.wgsl`): each calls the function its family's file defines
-//! (`weight(i)`, `code_word(w)`, `block_words(b)`), so the dispatch guards live once.
+//! (`weight(i)`, `code_word(w)`, `block_words(b)`), so the dispatch guards live once. The kernels
+//! that quantize one whole llama.cpp block per invocation (K-quants, IQ4_NL) get
+//! `quantize_whole_blocks.wgsl` before their entry points: it defines `code_word` and
+//! `block_words` around the file's `quantize_block(b)`, `block_byte(p)` and `block_bytes()`.
 
 /// The prelude shared by every kernel.
 const COMMON: &str = include_str!("shaders/common.wgsl");
