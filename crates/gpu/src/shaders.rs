@@ -82,7 +82,7 @@ pub(crate) enum Family {
     MeasureLab,
     /// Test kernel: common.wgsl's exact f32 operations on operand pairs (`quantize`), run by
     /// arithmetic_check.rs's tests only.
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg_attr(not(all(test, not(target_arch = "wasm32"))), allow(dead_code))]
     CheckArithmetic,
 }
 
