@@ -1,9 +1,9 @@
 //! The Quantize lab on the GPU in headless Chromium, through the browser's WebGPU (SwiftShader
 //! here: a CPU emulation, so these check correctness, not speed). Every kernel gives the CPU's
-//! bytes and weights (the K-quants and the newest formats dequantize on the GPU; the K-quants and
-//! IQ4_NL quantize on the CPU), the lab's measuring pass gives the CPU's counts and histograms (sums
-//! within the stated tolerance), and the page's CPU/GPU switch gives the same table (schemes
-//! without a quantize kernel run on the CPU there). Chromium runs with
+//! bytes and weights (the K-quants and the newest formats included), the lab's measuring pass
+//! gives the CPU's counts and histograms (sums within the stated tolerance), and the page's
+//! CPU/GPU switch gives the same table (a scheme without a quantize kernel would run on the CPU
+//! there). Chromium runs with
 //! `--enable-unsafe-webgpu` (webdriver.json): without an adapter these tests fail, never skip.
 #![cfg(target_arch = "wasm32")]
 

@@ -406,21 +406,6 @@ fn the_k_quants_iq4_nl_nvfp4_and_mx_formats_round_trip_through_the_cli() {
 }
 
 #[test]
-fn a_scheme_without_a_gpu_quantize_kernel_exits_2_saying_to_use_the_cpu() {
-    let out = bitbudget(
-        &["quantize", "--device", "gpu", "--scheme", "q4_k", "-", "-"],
-        &[0; 1024],
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("q4_k has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"),
-        "{err}"
-    );
-    assert!(!err.contains("panicked"), "{err}");
-}
-
-#[test]
 fn absmax_int8_layout_is_scale_then_codes() {
     let x: Vec<u8> = [1.0f32, -0.5, 0.25, 0.0]
         .iter()

@@ -14,8 +14,7 @@ use bitbudget_math::quant::scheme::Scheme;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
     /// Kernels that quantize (entry points `measure`, when `measures`, then `quantize`), or
-    /// `None` where only dequantizing runs on the GPU (the K-quants and IQ4_NL: see the crate
-    /// docs).
+    /// `None` where only dequantizing would run on the GPU (every scheme has both today).
     pub quantize: Option<Family>,
     /// Kernels that dequantize (entry point `dequantize`).
     pub dequantize: Family,
@@ -56,15 +55,16 @@ impl Layout {
 /// must be at least 1, and even for the 4-bit schemes (checked by the caller).
 pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
     use Family::*;
-    // The K-quants and IQ4_NL have dequantize kernels only; their stored blocks travel whole in
-    // `codes` (no header split) and the kernel reads every field from the block's bytes.
-    let dequantize_only = |family, variant| {
+    // The K-quants and IQ4_NL quantize one whole block per `measure` invocation and store their
+    // blocks whole in `codes` (no header split); the dequantize kernel reads every field from the
+    // block's bytes.
+    let whole_blocks = |quantize, dequantize, variant| {
         let bytes = Bytes::of(scheme, block);
         Ok(Layout {
-            quantize: None,
-            dequantize: family,
+            quantize: Some(quantize),
+            dequantize,
             variant,
-            measures: false,
+            measures: true,
             per_tensor_scale: false,
             weights: bytes.values,
             header_bytes: 0,
@@ -76,10 +76,11 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
             let variant = KType::ALL
                 .iter()
                 .position(|k| *k == kind)
-                .expect("every K-quant is in KType::ALL");
-            return dequantize_only(DequantizeKQuant, variant as u32);
+                .expect("every K-quant is in KType::ALL") as u32;
+            return whole_blocks(QuantizeKQuant, DequantizeKQuant, variant);
         }
-        Scheme::Iq4Nl => return dequantize_only(DequantizeIq4Nl, 0),
+        // Whole stored blocks in `codes`; `measure` quantizes each (quantize_iq4_nl.wgsl).
+        Scheme::Iq4Nl => return whole_blocks(QuantizeIq4Nl, DequantizeIq4Nl, 0),
         Scheme::Nvfp4 => (QuantizeNvfp4, DequantizeNvfp4, 0, true),
         // The variant is the element width in bits.
         Scheme::Mx(format) => (QuantizeMx, DequantizeMx, format.element_bits() as u32, true),
@@ -126,8 +127,8 @@ pub fn has_kernel(scheme: Scheme) -> Result<(), GpuError> {
     }
 }
 
-/// Whether `scheme` has a WGSL dequantize kernel (every scheme with [`has_kernel`], and the
-/// K-quants and IQ4_NL, which quantize on the CPU): `Ok`, or [`GpuError::NoKernel`].
+/// Whether `scheme` has a WGSL dequantize kernel (every scheme today, as for [`has_kernel`]):
+/// `Ok`, or [`GpuError::NoKernel`].
 pub fn has_dequantize_kernel(scheme: Scheme) -> Result<(), GpuError> {
     layout(scheme, scheme.default_block()).map(|_| ())
 }
@@ -167,31 +168,16 @@ mod tests {
     }
 
     #[test]
-    fn a_scheme_without_a_kernel_is_a_typed_error_that_says_what_to_do() {
-        let q4_k = "q4_k".parse::<Scheme>().unwrap();
-        let e = has_kernel(q4_k).unwrap_err();
-        assert_eq!(e, GpuError::NoKernel(q4_k));
+    fn every_scheme_has_a_quantize_and_a_dequantize_kernel() {
+        for s in Scheme::ALL {
+            assert_eq!(has_kernel(s), Ok(()), "{s}");
+            assert_eq!(has_dequantize_kernel(s), Ok(()), "{s}");
+        }
+        // What a scheme without one would answer (the app and the CLI fall back on it).
+        let iq4_nl = "iq4_nl".parse::<Scheme>().unwrap();
         assert_eq!(
-            e.to_string(),
-            "q4_k has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"
+            GpuError::NoKernel(iq4_nl).to_string(),
+            "iq4_nl has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"
         );
-        for s in [
-            "q8_0",
-            "mxfp4",
-            "nf4",
-            "f8e4m3",
-            "bf16",
-            "mxfp6-e2m3",
-            "mxfp8-e5m2",
-            "nvfp4",
-        ] {
-            assert!(has_kernel(s.parse().unwrap()).is_ok(), "{s}");
-        }
-        // The K-quants and IQ4_NL dequantize on the GPU but quantize on the CPU.
-        for s in ["q2_k", "q6_k", "iq4_nl"] {
-            let s: Scheme = s.parse().unwrap();
-            assert_eq!(has_kernel(s), Err(GpuError::NoKernel(s)), "{s}");
-            assert!(has_dequantize_kernel(s).is_ok(), "{s}");
-        }
     }
 }

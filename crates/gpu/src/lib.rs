@@ -16,25 +16,25 @@
 //!   they compute on f32 bit patterns with correctly rounded integer arithmetic
 //!   (`src/shaders/common.wgsl`), because WGSL allows inexact division and flushing subnormals.
 //!
-//! - Coverage: every scheme of the lab has a dequantize kernel ([`has_dequantize_kernel`]);
-//!   every scheme but the K-quants (q2_k … q6_k) and IQ4_NL also has a quantize kernel
-//!   ([`has_kernel`]; the others answer [`GpuError::NoKernel`] and quantize on the CPU).
-//!   Why those stay on the CPU: their reference quantizers choose each sub-block's scale by
-//!   iterative searches (llama.cpp's `make_qkx2_quants` with 16–21 candidate scales, each a
-//!   weighted least-squares solve; `make_qx_quants`' 18 trial scales; `make_q3_quants`'
-//!   coordinate sweeps; IQ4_NL's 15 trial scales), whose f32 sums run in one fixed sequential
-//!   order and whose divisions WGSL may round off by 2.5 ulp. An exact kernel is possible in
-//!   principle with the correctly rounded `f_add`/`f_mul`/`f_div` of common.wgsl, one invocation
-//!   per sub-block, keeping the reference's order of every operation; it is a port of four
-//!   searches (hundreds of soft-float operations per weight) that has not been written yet. A
-//!   kernel that only approximates the search would store different bytes, which this crate never
-//!   does.
+//! - Coverage: every scheme of the lab has a quantize and a dequantize kernel ([`has_kernel`],
+//!   [`has_dequantize_kernel`]; [`GpuError::NoKernel`] remains for a scheme added without
+//!   one). The K-quant and IQ4_NL kernels (`quantize_kquant.wgsl`, `quantize_iq4_nl.wgsl`) run
+//!   llama.cpp's whole reference quantizer in one invocation per block: the sub-block fits
+//!   (Q2_K, Q4_K, Q5_K `make_qkx2_quants` with 16–21 candidate scales, each a weighted
+//!   least-squares solve; Q3_K `make_q3_quants`' coordinate sweeps; Q6_K `make_qx_quants`' 18
+//!   trial scales; IQ4_NL's 15 trial scales over its non-linear levels), the quantized sub-block
+//!   scales, the FP16 scales and the codes re-derived from the stored scales. Every operation
+//!   uses the correctly rounded `f_add`/`f_mul`/`f_div`/`f_sqrt` of common.wgsl in the CPU's
+//!   order (tested on the GPU against the CPU's `+ - * /` and `sqrt` in `arithmetic_check.rs`),
+//!   so the bytes are the CPU's, never an approximation of its search.
 //!
 //! Natively the crate uses Vulkan (Mesa lavapipe in CI: `WGPU_BACKEND=vulkan`); in the browser
 //! the WebGPU backend. The functions are `async`: natively wrap them in [`block_on`].
 
 #![warn(missing_docs)]
 
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod arithmetic_check;
 mod context;
 mod dispatch;
 mod layout;

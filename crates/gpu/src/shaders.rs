@@ -4,7 +4,10 @@
 //! `dequantize_bindings.wgsl` for every dequantizer, `quantize_bindings.wgsl` for every quantizer
 //! but FP8, which declares its own (its `blocks` is atomic). The entry points are shared and
 //! appended last (`entry_<name>.wgsl`): each calls the function its family's file defines
-//! (`weight(i)`, `code_word(w)`, `block_words(b)`), so the dispatch guards live once.
+//! (`weight(i)`, `code_word(w)`, `block_words(b)`), so the dispatch guards live once. The kernels
+//! that quantize one whole llama.cpp block per invocation (K-quants, IQ4_NL) get
+//! `quantize_whole_blocks.wgsl` before their entry points: it defines `code_word` and
+//! `block_words` around the file's `quantize_block(b)`, `block_byte(p)` and `block_bytes()`.
 
 /// The prelude shared by every kernel.
 const COMMON: &str = include_str!("shaders/common.wgsl");
@@ -23,6 +26,10 @@ const ENTRY_QUANTIZE: &str = include_str!("shaders/entry_quantize.wgsl");
 
 /// The `measure` entry point: one invocation per block, calling the file's `block_words(b)`.
 const ENTRY_MEASURE: &str = include_str!("shaders/entry_measure.wgsl");
+
+/// What the kernels that quantize a whole llama.cpp block per invocation share (`block_words`,
+/// `code_word` around the file's `quantize_block`, `block_byte`, `block_bytes`).
+const WHOLE_BLOCKS: &str = include_str!("shaders/quantize_whole_blocks.wgsl");
 
 /// A kernel family: one WGSL file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,6 +52,10 @@ pub(crate) enum Family {
     QuantizeMx,
     /// NVFP4 (`measure`, `quantize`).
     QuantizeNvfp4,
+    /// Q2_K … Q6_K (`measure`, `quantize`).
+    QuantizeKQuant,
+    /// IQ4_NL (`measure`, `quantize`).
+    QuantizeIq4Nl,
     /// GGML dequantizers (`dequantize`).
     DequantizeGgml,
     /// MXFP4 (`dequantize`).
@@ -69,6 +80,10 @@ pub(crate) enum Family {
     DequantizeMx,
     /// The lab's measuring pass (`tile_max`, `group_max`, `scan`, `measure_tiles`).
     MeasureLab,
+    /// Test kernel: common.wgsl's exact f32 operations on operand pairs (`quantize`), run by
+    /// arithmetic_check.rs's tests only.
+    #[cfg_attr(not(all(test, not(target_arch = "wasm32"))), allow(dead_code))]
+    CheckArithmetic,
 }
 
 impl Family {
@@ -95,6 +110,14 @@ impl Family {
             Family::QuantizeNvfp4 => (
                 "quantize_nvfp4",
                 include_str!("shaders/quantize_nvfp4.wgsl"),
+            ),
+            Family::QuantizeKQuant => (
+                "quantize_kquant",
+                include_str!("shaders/quantize_kquant.wgsl"),
+            ),
+            Family::QuantizeIq4Nl => (
+                "quantize_iq4_nl",
+                include_str!("shaders/quantize_iq4_nl.wgsl"),
             ),
             Family::DequantizeGgml => (
                 "dequantize_ggml",
@@ -138,6 +161,10 @@ impl Family {
             ),
             Family::DequantizeMx => ("dequantize_mx", include_str!("shaders/dequantize_mx.wgsl")),
             Family::MeasureLab => ("measure_lab", include_str!("shaders/measure_lab.wgsl")),
+            Family::CheckArithmetic => (
+                "check_arithmetic",
+                include_str!("shaders/check_arithmetic.wgsl"),
+            ),
         }
     }
 
@@ -163,7 +190,12 @@ impl Family {
         match self {
             f if f.is_dequantize() => &[ENTRY_DEQUANTIZE],
             Family::MeasureLab => &[],
-            Family::QuantizeFp8 | Family::QuantizeHalf => &[ENTRY_QUANTIZE],
+            Family::QuantizeFp8 | Family::QuantizeHalf | Family::CheckArithmetic => {
+                &[ENTRY_QUANTIZE]
+            }
+            Family::QuantizeKQuant | Family::QuantizeIq4Nl => {
+                &[WHOLE_BLOCKS, ENTRY_MEASURE, ENTRY_QUANTIZE]
+            }
             _ => &[ENTRY_MEASURE, ENTRY_QUANTIZE],
         }
     }
@@ -196,8 +228,9 @@ impl Family {
 
     /// Every family (the shader validation test compiles them all).
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) const ALL: [Family; 21] = [
+    pub(crate) const ALL: [Family; 24] = [
         Family::MeasureLab,
+        Family::CheckArithmetic,
         Family::QuantizeGgml,
         Family::QuantizeMxfp4,
         Family::QuantizeNf4,
@@ -207,6 +240,8 @@ impl Family {
         Family::QuantizeHalf,
         Family::QuantizeMx,
         Family::QuantizeNvfp4,
+        Family::QuantizeKQuant,
+        Family::QuantizeIq4Nl,
         Family::DequantizeGgml,
         Family::DequantizeMxfp4,
         Family::DequantizeNf4,
@@ -245,7 +280,7 @@ mod tests {
                 .map(|e| e.name.as_str())
                 .collect();
             let expected: &[&str] = match family {
-                Family::QuantizeHalf => &["quantize"],
+                Family::QuantizeHalf | Family::CheckArithmetic => &["quantize"],
                 Family::MeasureLab => &["tile_max", "group_max", "scan", "measure_tiles"],
                 Family::QuantizeNf4 => &["double_quantize", "measure", "quantize"],
                 f if f.is_dequantize() => &["dequantize"],

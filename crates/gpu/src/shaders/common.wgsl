@@ -4,7 +4,7 @@
 // Why integers: WGSL lets `/` be off by 2.5 ulp, lets implementations flush subnormals to zero,
 // and gives `pack2x16float` no rounding guarantee. The CPU reference rounds every
 // operation to nearest even with subnormals, so every float that reaches a stored byte is computed
-// here on u32 bit patterns: add, mul and div are correctly rounded (ties to even), with IEEE
+// here on u32 bit patterns: add, mul, div and sqrt are correctly rounded (ties to even), with IEEE
 // subnormals, infinities and NaN. Tensors travel as u32 words, never as f32, so no load or store
 // can flush or canonicalize them either. NaN results are quiet NaNs: an invalid operation gives
 // x86's default NaN, a NaN operand comes back quieted. Rust leaves NaN payloads unspecified, so
@@ -333,6 +333,51 @@ fn f_div(a: u32, b: u32) -> u32 {
         rem = rem << 1u;
     }
     return round_pack(sign, e, q | select(0u, 1u, rem != 0u));
+}
+
+/// sqrt(a), correctly rounded: a digit-by-digit integer square root of the significand scaled
+/// to 54 bits, with the remainder as sticky bit (a square root never falls on a midpoint). −0
+/// gives −0, +∞ gives +∞, a negative value the default NaN, a NaN comes back quieted.
+fn f_sqrt(a: u32) -> u32 {
+    if (is_nan(a)) {
+        return a | 0x00400000u;
+    }
+    if (is_zero(a) || a == INF) {
+        return a;
+    }
+    if ((a & SIGN) != 0u) {
+        return DEFAULT_NAN;
+    }
+    let u = unpack(a);
+    var sig = u32(u.x);
+    // a = (sig / 2^23) × 2^e with e even after this.
+    var e = u.y - 127;
+    if ((e & 1) != 0) {
+        sig = sig << 1u;
+        e = e - 1;
+    }
+    // The radicand sig × 2^29 (54 bits) as two words; its root has 27 bits.
+    let hi = sig >> 3u;
+    let lo = sig << 29u;
+    var root = 0u;
+    var rem = 0u;
+    for (var k = 0u; k < 27u; k = k + 1u) {
+        let pos = 52u - 2u * k;
+        var pair = 0u;
+        if (pos >= 32u) {
+            pair = (hi >> (pos - 32u)) & 3u;
+        } else {
+            pair = (lo >> pos) & 3u;
+        }
+        rem = (rem << 2u) | pair;
+        let trial = (root << 2u) | 1u;
+        root = root << 1u;
+        if (rem >= trial) {
+            rem = rem - trial;
+            root = root | 1u;
+        }
+    }
+    return round_pack(0u, 127 + e / 2, (root << 4u) | select(0u, 1u, rem != 0u));
 }
 
 /// The f32 bits of a small integer (|k| < 2^24: exact).
