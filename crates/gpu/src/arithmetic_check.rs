@@ -52,7 +52,7 @@ fn on_gpu(gpu: &Gpu, op: Op, pairs: &[(f32, f32)]) -> Vec<u32> {
     let blocks = buffers.get(Role::Blocks, 16);
     let out = buffers.get(Role::Output, 4 * n);
     let read_out = buffers.get(Role::ReadOutput, 4 * n);
-    let params_buffer = buffers.get(Role::ParamsFirst, 48);
+    let params_buffer = buffers.get(Role::Params(0), 48);
     gpu.queue.write_buffer(&input, 0, &f32_bytes(&x));
     let none = table(gpu, Table::None);
     let params = Params {
@@ -61,7 +61,7 @@ fn on_gpu(gpu: &Gpu, op: Op, pairs: &[(f32, f32)]) -> Vec<u32> {
         variant: op as u32,
         ..Params::default()
     };
-    submit(
+    let submitted = submit(
         gpu,
         &[Pass {
             family: Family::CheckArithmetic,
@@ -72,7 +72,7 @@ fn on_gpu(gpu: &Gpu, op: Op, pairs: &[(f32, f32)]) -> Vec<u32> {
         }],
         &[(&out, &read_out, 4 * n)],
     );
-    let data = crate::block_on(read(gpu, &[(&read_out, 4 * n)])).expect("readback");
+    let data = crate::block_on(read(gpu, &[(&read_out, 4 * n)], submitted)).expect("readback");
     words(&data[0])
 }
 
