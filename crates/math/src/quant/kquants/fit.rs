@@ -354,6 +354,26 @@ fn codes_and_sums<const N: usize>(
     (sl, sl2, sxl)
 }
 
+/// Codes `nearest_int(iscale·x) + nmax` (clamped to 0..2·nmax) into `codes`, and the sums
+/// `(Σw·x·l, Σw·l²)` under weights `x²`, in llama.cpp's order (`make_qx_quants`' inner loop).
+pub(super) fn symmetric_sums<const N: usize>(
+    x: &[f32; N],
+    iscale: f32,
+    nmax: i32,
+    codes: &mut [i8; N],
+) -> (f32, f32) {
+    let (mut sumlx, mut suml2) = (0f32, 0f32);
+    for i in 0..N {
+        let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
+        codes[i] = (l + nmax) as i8;
+        let w = x[i] * x[i];
+        let lf = l as f32;
+        sumlx += w * x[i] * lf;
+        suml2 += w * lf * lf;
+    }
+    (sumlx, suml2)
+}
+
 /// The start shared by [`symmetric`] and its line-by-line reference: codes from the scale
 /// `-nmax / max` (`max` the value of largest magnitude), then the least-squares scale
 /// `Σw·x·l / Σw·l²` under weights `x²`. Returns `(max, scale, scale·Σw·x·l)`, or `None` (codes
@@ -368,16 +388,7 @@ fn symmetric_start<const N: usize>(
         codes.fill(0);
         return None;
     }
-    let iscale = -(nmax as f32) / max;
-    let (mut sumlx, mut suml2) = (0f32, 0f32);
-    for i in 0..N {
-        let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
-        codes[i] = (l + nmax) as i8;
-        let w = x[i] * x[i];
-        let lf = l as f32;
-        sumlx += w * x[i] * lf;
-        suml2 += w * lf * lf;
-    }
+    let (sumlx, suml2) = symmetric_sums(x, -(nmax as f32) / max, nmax, codes);
     let scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
     Some((max, scale, scale * sumlx))
 }

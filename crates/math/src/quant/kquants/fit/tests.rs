@@ -106,15 +106,7 @@ pub(super) fn symmetric_reference<const N: usize>(
     let mut trial = [0i8; N];
     for is in (-9..=9).filter(|&is| is != 0) {
         let iscale = -(nmax as f32 + 0.1 * is as f32) / max;
-        let (mut sumlx, mut suml2) = (0f32, 0f32);
-        for i in 0..N {
-            let l = nearest_int(iscale * x[i]).clamp(-nmax, nmax - 1);
-            trial[i] = (l + nmax) as i8;
-            let w = x[i] * x[i];
-            let lf = l as f32;
-            sumlx += w * x[i] * lf;
-            suml2 += w * lf * lf;
-        }
+        let (sumlx, suml2) = super::symmetric_sums(x, iscale, nmax, &mut trial);
         if suml2 > 0.0 && sumlx * sumlx > best * suml2 {
             *codes = trial;
             scale = sumlx / suml2;
