@@ -374,3 +374,62 @@ async fn the_metrics_table_keeps_its_first_column_in_view_and_clips_no_number() 
         "the scheme column stays in view while the numbers scroll"
     );
 }
+
+/// Sets checkbox `id` to `on` as a click would, with its change event.
+fn set_checked(root: &web_sys::HtmlElement, id: &str, on: bool) {
+    let input: web_sys::HtmlInputElement = by_testid(root, id).unchecked_into();
+    input.set_checked(on);
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    input
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
+        .unwrap();
+}
+
+/// Waits until the table has `n` rows.
+async fn until_rows(root: &web_sys::HtmlElement, n: u32) {
+    for _ in 0..200 {
+        if rows(root) == n && !present(root, "quant-progress") {
+            return;
+        }
+        settle().await;
+    }
+    panic!("{} rows, not {n}", rows(root));
+}
+
+#[wasm_bindgen_test]
+async fn the_lab_compares_the_families_and_schemes_picked_and_always_the_one_shown() {
+    let q = parse_query("?tab=quant&tensor=normal&schemes=mx");
+    assert!(q.notes.is_empty(), "{:?}", q.notes);
+    let (root, _app) = mount_fresh(move || view! { <QuantPage initial=q.quant /> });
+    until_rows(&root, 6).await;
+    assert_text_is(&root, "scheme-count", "Schemes compared: 6 of 25");
+    assert!(by_testid(&root, "row-mxfp4")
+        .class_list()
+        .contains("selected"));
+    assert!(!present(&root, "row-q4_0"), "q4_0 is not compared");
+    let mxfp4_sqnr = text(&root, "sqnr-mxfp4");
+    // A family joins: its rows appear, the others' numbers stay.
+    set_checked(&root, "family-k-quants", true);
+    until_rows(&root, 12).await;
+    assert_eq!(text(&root, "sqnr-mxfp4"), mxfp4_sqnr);
+    assert!(text(&root, "sqnr-q4_k").parse::<f64>().is_ok());
+    // Leaving out the shown scheme shows the first one left.
+    set_checked(&root, "compare-mxfp4", false);
+    until_rows(&root, 11).await;
+    assert!(by_testid(&root, "row-q2_k")
+        .class_list()
+        .contains("selected"));
+    assert_text_is(&root, "scheme-count", "Schemes compared: 11 of 25");
+    // Showing a scheme from the list of all compares it too.
+    choose(&root, "quant-scheme", "bf16");
+    until_rows(&root, 12).await;
+    let bf16: web_sys::HtmlInputElement = by_testid(&root, "compare-bf16").unchecked_into();
+    assert!(bf16.checked());
+    // "Only the one shown", then "all schemes".
+    by_testid(&root, "compare-shown").click();
+    until_rows(&root, 1).await;
+    by_testid(&root, "compare-all").click();
+    until_rows(&root, SCHEMES).await;
+    assert_text_is(&root, "scheme-count", "Schemes compared: all 25");
+}

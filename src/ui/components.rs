@@ -28,6 +28,7 @@ pub mod peak_phase;
 pub mod quant_controls;
 pub mod quant_details;
 pub mod quant_table;
+pub mod scheme_picker;
 pub mod step_time;
 pub mod strategy_order;
 pub mod term;

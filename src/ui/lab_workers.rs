@@ -39,7 +39,7 @@ const SEND_MS: f64 = 12.0;
 pub struct Analysed {
     /// The tensor's overview.
     pub overview: Overview,
-    /// One row per scheme, in [`Scheme::ALL`]'s order.
+    /// One row per scheme computed, in [`Scheme::ALL`]'s order.
     pub rows: Vec<SchemeResult>,
     /// One detail per scheme, in the same order.
     pub details: Vec<SchemeDetail>,
@@ -77,11 +77,14 @@ async fn send_tensor(
     }
 }
 
-/// What is left to hand out: the overview, then every scheme (slowest first).
+/// What is left to hand out: the overview, then every scheme of `query.schemes` (slowest first).
 fn jobs(query: &QuantQuery, generation: u64, tensor: u64, part_values: usize) -> VecDeque<Request> {
     let mut jobs = VecDeque::from([Request::Overview { generation, tensor }]);
     for index in slowest_first(&Scheme::ALL) {
         let scheme = Scheme::ALL[index];
+        if !query.schemes.contains(scheme) {
+            continue;
+        }
         jobs.push_back(Request::Analyse(Job {
             generation,
             tensor,
@@ -95,7 +98,7 @@ fn jobs(query: &QuantQuery, generation: u64, tensor: u64, part_values: usize) ->
     jobs
 }
 
-/// Analyses `tensor` under every scheme in the page's workers. `Ok(None)`: a newer computation
+/// Analyses `tensor` under every scheme of `query.schemes` in the page's workers. `Ok(None)`: a newer computation
 /// started (nothing to publish); `Err`: workers cannot be used (one sentence; the caller
 /// computes on the page's thread). `progress` gets the fraction of jobs done.
 pub async fn analyse(

@@ -2,7 +2,7 @@
 //! `?tab=quant&scheme=q4_0&tensor=sample:layer0.attention.query.weight&seed=1`.
 
 use bitbudget_math::quant::generate::Distribution;
-use bitbudget_math::quant::scheme::Scheme;
+use bitbudget_math::quant::scheme::{Scheme, SchemeFamily};
 
 /// Names of the tensors shipped in `assets/tensors/minilm-l6-layer0.safetensors`.
 pub const SAMPLE_TENSORS: [&str; 2] = [
@@ -63,6 +63,94 @@ bitbudget_math::name_text!(Device, String, |s: &str| format!(
     "unknown device '{s}'; expected cpu or gpu"
 ));
 
+/// The schemes the lab compares: a bit per scheme of [`Scheme::ALL`]. In the URL as
+/// `schemes=q4_0,q8_0,nf4` (names as [`Scheme::name`], any order), left out when it is every one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SchemeSet(u32);
+
+impl SchemeSet {
+    /// Every scheme (the default).
+    pub const ALL: SchemeSet = SchemeSet((1u32 << Scheme::ALL.len()) - 1);
+
+    fn bit(s: Scheme) -> u32 {
+        Scheme::ALL
+            .iter()
+            .position(|x| *x == s)
+            .map_or(0, |k| 1 << k)
+    }
+
+    /// Only `s`.
+    pub fn only(s: Scheme) -> Self {
+        Self(Self::bit(s))
+    }
+
+    /// Whether `s` is compared.
+    pub fn contains(self, s: Scheme) -> bool {
+        self.0 & Self::bit(s) != 0
+    }
+
+    /// This set with `s`.
+    pub fn with(self, s: Scheme) -> Self {
+        Self(self.0 | Self::bit(s))
+    }
+
+    /// This set without `s` (may be empty: the query keeps its selected scheme in it).
+    pub fn without(self, s: Scheme) -> Self {
+        Self(self.0 & !Self::bit(s))
+    }
+
+    /// The schemes, in [`Scheme::ALL`]'s order.
+    pub fn iter(self) -> impl Iterator<Item = Scheme> {
+        Scheme::ALL.into_iter().filter(move |s| self.contains(*s))
+    }
+
+    /// How many schemes.
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether no scheme is in the set.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The URL value: comma-separated, in [`Scheme::ALL`]'s order, a whole family by its name
+    /// (`q8_0,k-quants,nf4`).
+    pub fn url_value(self) -> String {
+        let mut names = Vec::new();
+        for family in SchemeFamily::ALL {
+            if family.schemes().all(|s| self.contains(s)) {
+                names.push(family.name());
+            } else {
+                names.extend(
+                    family
+                        .schemes()
+                        .filter(|s| self.contains(*s))
+                        .map(Scheme::name),
+                );
+            }
+        }
+        names.join(",")
+    }
+
+    /// Reads a URL value: scheme names and family names ([`SchemeFamily::name`]: `ggml`,
+    /// `k-quants`, `mx`, `int`, `float`), comma-separated; an unknown name or an empty list is an
+    /// error that says so.
+    pub fn parse(value: &str) -> Result<Self, String> {
+        let mut set = SchemeSet(0);
+        for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match SchemeFamily::named(name) {
+                Some(family) => set = family.schemes().fold(set, SchemeSet::with),
+                None => set = set.with(name.parse::<Scheme>().map_err(|e| format!("{e}"))?),
+            }
+        }
+        if set.is_empty() {
+            return Err("no scheme named: list them as q4_0,q8_0,nf4 or k-quants,mx".into());
+        }
+        Ok(set)
+    }
+}
+
 /// Everything the lab's controls hold.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuantQuery {
@@ -82,6 +170,8 @@ pub struct QuantQuery {
     pub double_quant: bool,
     /// Where the work runs.
     pub device: Device,
+    /// The schemes compared (the table's rows); always holds `scheme`.
+    pub schemes: SchemeSet,
 }
 
 impl Default for QuantQuery {
@@ -95,6 +185,7 @@ impl Default for QuantQuery {
             block: 64,
             double_quant: false,
             device: Device::Cpu,
+            schemes: SchemeSet::ALL,
         }
     }
 }
@@ -159,6 +250,7 @@ impl QuantQuery {
             }
             .map(|on| self.double_quant = on),
             "device" => value.parse().map(|d| self.device = d),
+            "schemes" => SchemeSet::parse(value).map(|set| self.schemes = set),
             _ => return None,
         };
         if let TensorSource::Synthetic(Distribution::OutlierChannels { .. }) = self.tensor {
@@ -211,10 +303,53 @@ impl QuantQuery {
         if self.device == Device::Gpu {
             s += "&device=gpu";
         }
+        if self.schemes != SchemeSet::ALL {
+            s += &format!("&schemes={}", self.schemes.url_value());
+        }
         if embed {
             s += "&embed=1";
         }
         s
+    }
+
+    /// Keeps the shown scheme among those compared after a URL is read: a scheme the URL named
+    /// joins the set; otherwise the set's first scheme is shown.
+    pub fn settle_selection(&mut self, scheme_named: bool) {
+        if self.schemes.contains(self.scheme) {
+            return;
+        }
+        match self.schemes.iter().next() {
+            Some(first) if !scheme_named => self.scheme = first,
+            _ => self.schemes = self.schemes.with(self.scheme),
+        }
+    }
+
+    /// Shows `s` in detail, comparing it too if it was not.
+    pub fn show(&mut self, s: Scheme) {
+        self.scheme = s;
+        self.schemes = self.schemes.with(s);
+    }
+
+    /// Compares `on` or not `s`. The last scheme stays; leaving out the shown one shows the
+    /// first that is left.
+    pub fn compare(&mut self, s: Scheme, on: bool) {
+        let set = if on {
+            self.schemes.with(s)
+        } else {
+            self.schemes.without(s)
+        };
+        let Some(first) = set.iter().next() else {
+            return;
+        };
+        self.schemes = set;
+        if !set.contains(self.scheme) {
+            self.scheme = first;
+        }
+    }
+
+    /// The schemes to compute: those compared, and the shown one whatever happens.
+    pub fn compared(&self) -> SchemeSet {
+        self.schemes.with(self.scheme)
     }
 
     /// The block size for `scheme`: its fixed block where it has one (GGML, the K-quants,
@@ -420,5 +555,78 @@ mod tests {
             assert!(q.apply(k, v).unwrap().is_err(), "{k}={v}");
         }
         assert_eq!(q, QuantQuery::default());
+    }
+
+    #[test]
+    fn the_compared_schemes_round_trip_through_the_url_by_name_or_family() {
+        let q = QuantQuery {
+            scheme: "nf4".parse().unwrap(),
+            schemes: SchemeSet::parse("nf4,q8_0,k-quants").unwrap(),
+            ..Default::default()
+        };
+        assert_eq!(q.schemes.len(), 8);
+        let url = q.to_query_string(false);
+        assert!(url.ends_with("&schemes=q8_0,k-quants,nf4"), "{url}");
+        let mut back = QuantQuery::default();
+        for pair in url.trim_start_matches('?').split('&').skip(1) {
+            let (k, v) = pair.split_once('=').unwrap();
+            assert_eq!(back.apply(k, v), Some(Ok(())), "{k}");
+        }
+        assert_eq!(back, q);
+        assert!(!QuantQuery::default()
+            .to_query_string(false)
+            .contains("schemes="));
+        assert_eq!(
+            SchemeSet::parse("ggml,k-quants,mx,int,float"),
+            Ok(SchemeSet::ALL)
+        );
+    }
+
+    #[test]
+    fn bad_scheme_lists_say_why_and_keep_every_scheme() {
+        let mut q = QuantQuery::default();
+        let e = q.apply("schemes", "q4_0,q9_9").unwrap().unwrap_err();
+        assert!(
+            e.starts_with("schemes: ") && e.contains("q9_9") && e.ends_with("keeping the default"),
+            "{e}"
+        );
+        let e = q.apply("schemes", ",,").unwrap().unwrap_err();
+        assert!(e.contains("no scheme named"), "{e}");
+        assert_eq!(q, QuantQuery::default());
+    }
+
+    #[test]
+    fn the_shown_scheme_is_always_compared() {
+        // Named in the URL outside the list: it joins the list.
+        let mut q = QuantQuery::default();
+        q.apply("scheme", "q8_0").unwrap().unwrap();
+        q.apply("schemes", "mx").unwrap().unwrap();
+        q.settle_selection(true);
+        assert!(q.schemes.contains(q.scheme) && q.schemes.len() == 7);
+        // Not named: the list's first is shown.
+        let mut q = QuantQuery::default();
+        q.apply("schemes", "float").unwrap().unwrap();
+        q.settle_selection(false);
+        assert_eq!(q.scheme.name(), "f8e4m3");
+        assert_eq!(q.schemes.len(), 4);
+        // Leaving out the shown scheme shows the first left; the last scheme stays.
+        q.compare("f8e4m3".parse().unwrap(), false);
+        assert_eq!((q.scheme.name(), q.schemes.len()), ("f8e5m2", 3));
+        for s in ["f8e5m2", "bf16", "f16"] {
+            q.compare(s.parse().unwrap(), false);
+        }
+        assert_eq!(
+            (q.scheme.name(), q.schemes.url_value()),
+            ("f16", "f16".into())
+        );
+        // Showing another scheme compares it too.
+        q.show("q4_k".parse().unwrap());
+        assert_eq!(q.schemes.url_value(), "q4_k,f16");
+        assert_eq!(
+            SchemeSet::parse("float,mxfp4").unwrap().url_value(),
+            "mxfp4,float"
+        );
+        assert_eq!(q.compared(), q.schemes);
+        assert_eq!(SchemeSet::only(q.scheme).url_value(), "q4_k");
     }
 }

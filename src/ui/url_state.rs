@@ -169,7 +169,9 @@ pub fn parse_query(search: &str) -> AppQuery {
     let mut q = AppQuery::default();
     let mut x_text = None;
     let mut memory_named = false;
+    let mut scheme_named = false;
     for (key, value) in pairs(search) {
+        scheme_named |= key == "scheme";
         // A URL that names memory options means the table's defaults for the rest, as the CLI
         // does; only a URL that names none opens on the landing example.
         if !memory_named && find_option(&key).is_some() {
@@ -211,6 +213,7 @@ pub fn parse_query(search: &str) -> AppQuery {
             },
         }
     }
+    q.quant.settle_selection(scheme_named);
     if let Some(x) = x_text {
         match parse_value(&x, q.bits.fmt) {
             Ok(_) => q.bits.x = x,

@@ -1,6 +1,7 @@
 //! Controls of the Quantize lab: tensor source (sample, synthetic with a seed, or your own file),
 //! scheme, block size and the model size used for whole-model bytes.
 
+use crate::ui::components::scheme_picker::SchemePicker;
 use crate::ui::gpu_lab::GpuStatus;
 use crate::ui::quant_query::{
     describe_blocks, parse_model_billions, shape_text, Device, TensorSource, MAX_BLOCK,
@@ -124,10 +125,11 @@ pub fn QuantControls() -> impl IntoView {
                 <div class="field-box">
                     <label for="quant-scheme">"Shown in detail"</label>
                     <select id="quant-scheme" data-testid="quant-scheme" prop:value=move || state.query.with(|q| q.scheme.to_string())
-                        on:change=move |ev| { if let Ok(s) = event_target_value(&ev).parse::<Scheme>() { state.query.update(|q| q.scheme = s) } }>
+                        on:change=move |ev| { if let Ok(s) = event_target_value(&ev).parse::<Scheme>() { state.query.update(|q| q.show(s)) } }>
                         {Scheme::ALL.iter().map(|s| view! { <option value=s.name()>{s.name()}</option> }).collect_view()}
                     </select>
                 </div>
+                <SchemePicker />
                 {field("block", "Block (absmax, zero-point, NF4)", |q| q.block.to_string(), block_error)}
                 <div class="examples" role="group" aria-label="Block presets">
                     {[("64", 64usize), ("256", 256)].into_iter().map(|(label, b)| view! {

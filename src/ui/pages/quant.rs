@@ -42,11 +42,12 @@ pub fn QuantPage(
         let loaded = fetch_sample().await.map(Arc::new);
         state.sample.set(Some(loaded));
     });
-    // Everything that changes the computation; the scheme shown in detail does not, so picking
-    // another row only redraws.
+    // Everything that changes the computation; the scheme shown in detail does not (it is among
+    // `schemes`, the ones computed), so picking another row only redraws.
     let inputs = Memo::new(move |_| {
         state.query.with(|q| QuantQuery {
             scheme: Scheme::F16,
+            schemes: q.compared(),
             ..q.clone()
         })
     });

@@ -70,7 +70,8 @@ fn ran_in_workers(n: usize) -> String {
     format!("Computed on the CPU (WebAssembly), in {n} {workers}.")
 }
 
-/// Analyses `tensor` under every scheme and publishes the results unless a newer computation
+/// Analyses `tensor` under every scheme of `query.schemes` (the page passes the shown scheme
+/// among them) and publishes the results unless a newer computation
 /// started meanwhile: on the CPU in the page's Web Workers ([`lab_workers`]); on the page's own
 /// thread, a part at a time, on the GPU or when workers cannot start (the result says why).
 pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, generation: u64) {
@@ -119,15 +120,16 @@ async fn compute_here(
     let outdated = move || state.generation.get_value() != generation;
     let values = &tensor.values;
     let overview = Arc::new(Overview::new(values));
-    let mut rows = Vec::with_capacity(Scheme::ALL.len());
-    let mut details = Vec::with_capacity(Scheme::ALL.len());
+    let schemes = query.schemes;
+    let mut rows = Vec::with_capacity(schemes.len());
+    let mut details = Vec::with_capacity(schemes.len());
     let mut device = match query.device {
         Device::Gpu if state.gpu.with_untracked(GpuStatus::ready) => Device::Gpu,
         _ => Device::Cpu,
     };
     let mut cpu_only = Vec::new();
     let mut pacer = Pacer::new(SLICE_MS);
-    for (k, scheme) in Scheme::ALL.into_iter().enumerate() {
+    for (k, scheme) in schemes.iter().enumerate() {
         let block = query.block_for(scheme);
         let mut run = SchemeRun::new(
             scheme,
@@ -150,7 +152,7 @@ async fn compute_here(
                 let part = run.parts_done() as f64 / run.parts().max(1) as f64;
                 state
                     .progress
-                    .set(((k as f64 + part) / Scheme::ALL.len() as f64).min(0.99));
+                    .set(((k as f64 + part) / schemes.len() as f64).min(0.99));
                 pacer.yield_now().await;
                 if outdated() {
                     return;

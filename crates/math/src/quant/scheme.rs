@@ -25,6 +25,9 @@ use super::mx::{MxFormat, MX_BLOCK};
 use super::{absmax, iq4_nl, nf4, nvfp4, zeropoint};
 use crate::format::{fp8, half, FormatId};
 
+mod family;
+pub use family::SchemeFamily;
+
 /// A quantization scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scheme {
