@@ -21,7 +21,7 @@ use web_sys::{ErrorEvent, MessageEvent};
 /// Bytes (or values) copied at a time: 1 Mi (4 MiB of values, about a millisecond).
 const SLICE: usize = 1 << 20;
 /// Milliseconds of copying between yields to the browser.
-const SLICE_MS: f64 = 12.0;
+const SLICE_MS: f64 = 8.0;
 
 /// A file read: its tensors (empty for .npy), the tensor, and the file's bytes where another of
 /// its tensors can be picked (empty for .npy).

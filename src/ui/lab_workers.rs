@@ -33,7 +33,7 @@ use web_sys::Worker;
 /// copying on the page's thread.
 const SEND_VALUES: usize = 1 << 20;
 /// Milliseconds of sending between yields to the browser.
-const SEND_MS: f64 = 12.0;
+const SEND_MS: f64 = 8.0;
 
 /// The lab's analysis of every scheme, as the page's own thread would give it.
 pub struct Analysed {

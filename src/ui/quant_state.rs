@@ -9,6 +9,7 @@ use crate::ui::quant_query::{QuantQuery, TensorSource};
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::generate::generate;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail};
+use bitbudget_math::quant::scheme::Scheme;
 use bitbudget_math::quant::tensor_io::{read_safetensors, Tensor, TensorInfo};
 use bitbudget_worker::read_upload;
 use leptos::prelude::*;
@@ -122,6 +123,9 @@ pub struct QuantState {
     pub current: Memo<TensorResult>,
     /// The page's GPU: looked for once at start.
     pub gpu: RwSignal<GpuStatus>,
+    /// The scheme shown in detail, as a memo: what draws only it (the charts, the values grid)
+    /// is not redrawn when another control changes, and waits for that change's new results.
+    pub shown: Memo<Scheme>,
 }
 
 impl QuantState {
@@ -146,6 +150,7 @@ impl QuantState {
             reads: StoredValue::new(0),
             model_params: RwSignal::new(8.03e9),
             current,
+            shown: Memo::new(move |_| query.with(|q| q.scheme)),
             gpu: {
                 let gpu = RwSignal::new(GpuStatus::Looking);
                 look_for_gpu(gpu);

@@ -16,8 +16,10 @@ const N: usize = 64;
 #[component]
 pub fn Int8Demo() -> impl IntoView {
     let state = expect_context::<QuantState>();
+    // Only the outlier settings: other controls neither change nor recompute the demo.
+    let settings = Memo::new(move |_| state.query.with(|q| (q.seed, q.outliers, q.magnitude)));
     let result = Memo::new(move |_| {
-        let (seed, count, magnitude) = state.query.with(|q| (q.seed, q.outliers, q.magnitude));
+        let (seed, count, magnitude) = settings.get();
         let x = generate(
             Distribution::OutlierChannels { count, magnitude },
             M,

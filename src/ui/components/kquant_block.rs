@@ -37,7 +37,7 @@ pub fn KQuantBlock() -> impl IntoView {
         RwSignal::new(None),
     );
     let shown = Memo::new(move |_| -> Option<Shown> {
-        let Scheme::KQuant(kind) = state.query.with(|q| q.scheme) else {
+        let Scheme::KQuant(kind) = state.shown.get() else {
             return None;
         };
         let r = state.results.get()?;

@@ -2,7 +2,7 @@
 
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use crate::ui::components::kquant_block::KQuantBlock;
-use crate::ui::quant_state::{LabResults, QuantState};
+use crate::ui::quant_state::{yield_now, LabResults, QuantState};
 use bitbudget_charts::quant::{self, errors, heatmap, tradeoff, values};
 use bitbudget_charts::{Chart, ChartError};
 use bitbudget_math::numbers::short;
@@ -11,18 +11,22 @@ use web_sys::HtmlCanvasElement;
 
 /// The selected scheme's index in the results.
 fn selected(state: &QuantState, r: &LabResults) -> Option<usize> {
-    let s = state.query.with(|q| q.scheme);
+    let s = state.shown.get();
     r.rows.iter().position(|row| row.scheme == s)
 }
 
-/// A canvas draw function: once there are results, `draw` gets them, the selected scheme's index
-/// and the canvas.
-fn chart<F>(state: QuantState, draw: F) -> impl Fn(&HtmlCanvasElement) + 'static
+/// A canvas draw function: once `results` has results, `draw` gets them, the selected scheme's
+/// index and the canvas.
+fn chart<F>(
+    state: QuantState,
+    results: Signal<Option<LabResults>>,
+    draw: F,
+) -> impl Fn(&HtmlCanvasElement) + 'static
 where
     F: Fn(&LabResults, usize, &HtmlCanvasElement) -> Result<(), ChartError> + 'static,
 {
     move |canvas| {
-        let Some(r) = state.results.get() else { return };
+        let Some(r) = results.get() else { return };
         let Some(i) = selected(&state, &r) else {
             return;
         };
@@ -35,23 +39,39 @@ fn on<C: Chart<Output = ()>>(canvas: &HtmlCanvasElement, input: C) -> Result<(),
     draw_chart(canvas, quant::HEIGHT, &input)
 }
 
+/// The lab's results a drawn frame after they change: the error map (up to 16,384 cells, the
+/// costliest chart to draw) follows the table and the other charts in the next frame, so that new
+/// results never hold up one frame with all of them at once.
+fn one_frame_later(state: QuantState) -> Signal<Option<LabResults>> {
+    let later = RwSignal::new(None);
+    Effect::new(move |_| {
+        state.results.track();
+        leptos::task::spawn_local(async move {
+            yield_now().await;
+            later.set(state.results.get_untracked());
+        });
+    });
+    later.into()
+}
+
 /// Histograms, heat map, trade-off and the values grid.
 #[component]
 pub fn QuantDetails() -> impl IntoView {
     let state = expect_context::<QuantState>();
-    let histogram = chart(state, |r, i, canvas| {
+    let now: Signal<Option<LabResults>> = state.results.into();
+    let histogram = chart(state, now, |r, i, canvas| {
         let (overview, detail) = (&r.overview, &r.details[i]);
         on(canvas, values::Input { overview, detail })
     });
-    let errors = chart(state, |r, i, canvas| {
+    let errors = chart(state, now, |r, i, canvas| {
         let errors = &r.details[i].errors;
         on(canvas, errors::Input { errors })
     });
-    let heat = chart(state, |r, i, canvas| {
+    let heat = chart(state, one_frame_later(state), |r, i, canvas| {
         let detail = &r.details[i];
         on(canvas, heatmap::Input { detail })
     });
-    let tradeoff = chart(state, |r, i, canvas| {
+    let tradeoff = chart(state, now, |r, i, canvas| {
         let (rows, selected) = (&r.rows, r.rows[i].scheme);
         on(canvas, tradeoff::Input { rows, selected })
     });

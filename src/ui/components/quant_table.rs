@@ -20,7 +20,7 @@ fn metric(v: f64) -> String {
 pub fn QuantTable() -> impl IntoView {
     let state = expect_context::<QuantState>();
     let rows = move || {
-        let selected = state.query.with(|q| q.scheme);
+        let selected = state.shown.get();
         let params = state.model_params.get();
         state.results.get().map(|r| {
             r.rows
