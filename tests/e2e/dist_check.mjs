@@ -216,6 +216,7 @@ if (!process.env.ONLY || 'lab-bench'.startsWith(process.env.ONLY) || process.env
   const file = join(dir, 'big.npy');
   writeBigNpy(file, 42_000_000);
   const tables = {};
+  const rowTexts = {};
   // The last run compares only the 14 schemes the lab had when issue #16 set its 5 s target
   // (the llama.cpp blocks, MXFP4, NF4 and the integers, FP8 and the casts), picked in the URL.
   const fourteen = '&schemes=ggml,mxfp4,int,float';
@@ -262,6 +263,7 @@ if (!process.env.ONLY || 'lab-bench'.startsWith(process.env.ONLY) || process.env
       const status = await text(page, 'tensor-status');
       if (!status.includes('42,000,000 values')) throw new Error(`upload not in use: ${status}`);
       tables[path] = await page.locator('[data-testid="quant-table"]').innerText();
+      rowTexts[path] = await page.locator('[data-testid="quant-table"] tbody tr').allInnerTexts();
       await arm();
       await page.evaluate(() => window.__lab.now());
       await page.click('[data-testid="block-per-tensor"]');
@@ -272,11 +274,13 @@ if (!process.env.ONLY || 'lab-bench'.startsWith(process.env.ONLY) || process.env
     });
   }
   // Picking schemes changes which rows are computed, never their numbers.
-  const full = new Set((tables.workers ?? '').split('\n'));
-  const missing = (tables['workers-14'] ?? '').split('\n').slice(1).filter((row) => !full.has(row));
-  if (tables['workers-14'] !== undefined && (tables['workers-14'].split('\n').length !== 15 || missing.length)) {
-    failures.push(`lab-bench: the 14 schemes' rows differ from the full table's: ${missing.join(' | ')}`);
-    console.log(`FAIL lab-bench: the 14 schemes' rows differ from the full table's: ${missing.join(' | ')}`);
+  const full = new Set(rowTexts.workers ?? []);
+  const picked = rowTexts['workers-14'] ?? [];
+  const missing = picked.filter((row) => !full.has(row));
+  if (rowTexts['workers-14'] !== undefined && (picked.length !== 14 || missing.length)) {
+    const why = `${picked.length} rows; not in the full table: ${missing.join(' | ')}`;
+    failures.push(`lab-bench: the 14 schemes' rows differ from the full table's (${why})`);
+    console.log(`FAIL lab-bench: the 14 schemes' rows differ from the full table's (${why})`);
   }
   if (tables['in-thread'] !== undefined && tables['in-thread'] !== tables.workers) {
     failures.push('lab-bench: the workers\' table differs from the page thread\'s');
