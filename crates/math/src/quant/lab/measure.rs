@@ -134,20 +134,22 @@ impl PairMeasures {
     }
 
     /// A run whose pairs are all finite and whose errors fit the error histogram's range (see
-    /// [`GrowingHistogram::fine_bins`]), with its values' bins and its errors' fine bins: one
-    /// loop per error-map block counts both and takes the sums, so the counting fills the time
-    /// the sums spend waiting on their own additions.
+    /// [`GrowingHistogram::fine_bins`]), with its values' bins and its errors' fine bins. The
+    /// values' bins are counted first, four lanes at a time; then one loop per error-map block
+    /// counts the errors and takes the sums, so that counting fills the time the sums spend
+    /// waiting on their own additions (in wasm this split measured 7 % faster than counting
+    /// both in the sums' loop, and 10 % faster than counting both apart).
     fn add_counted_run(&mut self, a: &[f32], b: &[f32], values_at: &[u32], errors_at: &[u32]) {
         let recent = self.errors.recent_for(a.len());
-        let (dequantized, heat) = (&mut self.dequantized, &mut self.heat);
+        add_in_lanes(values_at, &mut self.dequantized);
+        let heat = &mut self.heat;
         let mut at = 0;
         while at < a.len() {
             let take = (heat.block - heat.in_block).min(a.len() - at);
-            let (values_at, errors_at) = (&values_at[at..at + take], &errors_at[at..at + take]);
+            let errors_at = &errors_at[at..at + take];
             heat.se = self
                 .metrics
                 .add_finite(&a[at..at + take], &b[at..at + take], heat.se, |j| {
-                    dequantized[values_at[j] as usize][j % 4] += 1;
                     recent[errors_at[j] as usize] += 1;
                 });
             heat.count += take;
