@@ -211,15 +211,13 @@ await check('learn-bad-step', 800, '?tab=learn&step=99', async (page) => {
 if (!process.env.ONLY || 'lab-bench'.startsWith(process.env.ONLY) || process.env.ONLY.startsWith('lab-bench')) {
   const { rmSync, mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
-  const { writeBigNpy } = await import('./big_npy.mjs');
+  const { writeBigNpy, FOURTEEN_SCHEMES: fourteen } = await import('./lab_bench_input.mjs');
   const dir = mkdtempSync(join(tmpdir(), 'bitbudget-lab-'));
   const file = join(dir, 'big.npy');
   writeBigNpy(file, 42_000_000);
   const tables = {};
   const rowTexts = {};
-  // The last run compares only the 14 schemes the lab had when issue #16 set its 5 s target
-  // (the llama.cpp blocks, MXFP4, NF4 and the integers, FP8 and the casts), picked in the URL.
-  const fourteen = '&schemes=ggml,mxfp4,int,float';
+  // The last run compares only the 14 schemes issue #16 counted, picked in the URL.
   for (const path of ['in-thread', 'workers', 'workers-14']) {
     const workers = path !== 'in-thread';
     await check(`lab-bench-${path}`, 1280, `?tab=quant&scheme=q8_0&tensor=normal${path === 'workers-14' ? fourteen : ''}`, async (page) => {

@@ -1,7 +1,7 @@
 // The Quantize lab as users run it, before and after, in one run (issue #16): two release builds
 // (BEFORE and AFTER folders of `trunk build --release`, e.g. made by
 // scripts/bench_lab_upload_before_after.sh) each get the same 42M-value .npy upload (168 MB,
-// tests/e2e/big_npy.mjs) in headless Chromium, alternately, ROUNDS times. Printed: the time from
+// tests/e2e/lab_bench_input.mjs) in headless Chromium, alternately, ROUNDS times. Printed: the time from
 // the file's change event until the results are in, the longest gap between animation frames,
 // and each scheme's time and throughput (GB/s of f32 input, 10^9 bytes a second).
 //
@@ -13,20 +13,20 @@
 //
 // Usage: node tests/e2e/lab_upload_ab.mjs BEFORE_DIST AFTER_DIST [ROUNDS] [AFTER_QUERY]
 // AFTER_QUERY is appended to the after build's URL (default: the 14 schemes the before build had,
-// `&schemes=ggml,mxfp4,int,float`; pass '' for every scheme).
+// FOURTEEN_SCHEMES; pass '' for every scheme).
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { launchOptions, serveDist } from './serve.mjs';
-import { writeBigNpy } from './big_npy.mjs';
+import { writeBigNpy, FOURTEEN_SCHEMES } from './lab_bench_input.mjs';
 
 const require = createRequire(new URL('../../tools/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
 
 const [before, after] = process.argv.slice(2, 4);
 const rounds = Number(process.argv[4] ?? 1);
-const afterQuery = process.argv[5] ?? '&schemes=ggml,mxfp4,int,float';
+const afterQuery = process.argv[5] ?? FOURTEEN_SCHEMES;
 if (!before || !after) {
   console.error('usage: node tests/e2e/lab_upload_ab.mjs BEFORE_DIST AFTER_DIST [ROUNDS] [AFTER_QUERY]');
   process.exit(2);

@@ -1,7 +1,12 @@
-// The Quantize lab's benchmark tensor: `n` values of N(0, 0.02²) from a fixed seed (Box-Muller on
-// a linear congruential generator), written as a little-endian f32 .npy file. dist_check.mjs and
-// lab_upload_ab.mjs upload the same bytes.
+// The Quantize lab benchmark's inputs, shared by dist_check.mjs and lab_upload_ab.mjs.
 import { writeFileSync } from 'node:fs';
+
+// The 14 schemes the lab had when issue #16 set its 5 s target for a 42M-value upload (the
+// llama.cpp blocks, MXFP4, NF4 and the integers, FP8 and the casts), as a URL parameter.
+export const FOURTEEN_SCHEMES = '&schemes=ggml,mxfp4,int,float';
+
+// The benchmark tensor: `n` values of N(0, 0.02²) from a fixed seed (Box-Muller on a linear
+// congruential generator), written to `file` as a little-endian f32 .npy.
 
 export function writeBigNpy(file, n) {
   let dict = `{'descr': '<f4', 'fortran_order': False, 'shape': (${n},), }`;
