@@ -1,5 +1,7 @@
-//! The breakdown as a legend table: each part's size; hovering or focusing a row (or its bar
-//! segment) shows its formula with the numbers filled in and why the memory is needed.
+//! The breakdown as a legend table: each part's size at the peak moment (as the bar draws it, so
+//! the rows add up to the total; a part that is smaller then, or gone, says its largest size in
+//! its formula); hovering or focusing a row (or its bar segment) shows its formula with the
+//! numbers filled in and why the memory is needed.
 
 use crate::ui::memory_state::MemoryState;
 use bitbudget_math::memory::Part;
@@ -11,10 +13,11 @@ use leptos::prelude::*;
 pub fn BreakdownLegend() -> impl IntoView {
     let state = expect_context::<MemoryState>();
     let units = move || state.query.with(|q| q.units);
+    let at_peak = Memo::new(move |_| state.shown.with(|b| b.as_ref().map(|b| b.at_peak(units()))));
     let rows = Part::ALL
         .into_iter()
         .map(|part| {
-            let bytes = move || state.shown.with(|b| b.as_ref().map(|b| part.line(b).bytes).unwrap_or(0));
+            let bytes = move || at_peak.with(|b| b.as_ref().map(|b| part.line(b).bytes).unwrap_or(0));
             view! {
                 <tr tabindex="0" data-testid=format!("part-{}", part.key()) class:active=move || state.hovered.get() == Some(part)
                     on:mouseenter=move |_| state.hovered.set(Some(part)) on:focus=move |_| state.hovered.set(Some(part))
@@ -25,13 +28,9 @@ pub fn BreakdownLegend() -> impl IntoView {
             }
         })
         .collect_view();
-    let total = move || {
-        state
-            .shown
-            .with(|b| b.as_ref().map(|b| b.total).unwrap_or(0))
-    };
+    let total = move || at_peak.with(|b| b.as_ref().map(|b| b.total).unwrap_or(0));
     let focus = move || {
-        state.shown.with(|b| {
+        at_peak.with(|b| {
             let b = b.as_ref()?;
             let part = state.hovered.get().unwrap_or_else(|| {
                 *Part::ALL
