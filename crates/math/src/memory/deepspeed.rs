@@ -1,6 +1,8 @@
 //! A reproduction of DeepSpeed's model-state estimators, with their CPU memory per node.
 
-use super::line::{params_text, state_line as line, StateLines, WHY_GRADS, WHY_OPT, WHY_WEIGHTS};
+use super::line::{
+    params_text, state_line as line, why_optimizer, StateLines, WHY_GRADS, WHY_WEIGHTS,
+};
 use super::options::Offload;
 use super::setup::{MemoryError, Setup};
 use serde::Serialize;
@@ -76,7 +78,7 @@ pub(crate) fn deepspeed_states(
     Ok(StateLines {
         weights: line(w.0, format!("{} ({pt})", w.1), WHY_WEIGHTS, setup)?,
         gradients: line(g.0, g.1, WHY_GRADS, setup)?,
-        optimizer: line(o.0, format!("{} ({pt})", o.1), WHY_OPT, setup)?,
+        optimizer: line(o.0, format!("{} ({pt})", o.1), &why_optimizer(setup), setup)?,
         trainable: params,
         cpu: est.cpu,
         step_temporaries: 0,

@@ -64,5 +64,28 @@ pub(crate) const WHY_WEIGHTS: &str = "The parameters themselves, in the dtype th
 /// Why gradients are needed.
 pub(crate) const WHY_GRADS: &str =
     "Backpropagation produces one gradient per trainable parameter before the optimizer step.";
-/// Why optimizer states are needed.
-pub(crate) const WHY_OPT: &str = "Adam keeps running means of the gradient and its square, and mixed precision keeps an FP32 master copy to apply small updates exactly.";
+/// Why optimizer states are needed, for `setup`'s optimizer and precision recipe.
+pub(crate) fn why_optimizer(setup: &Setup) -> String {
+    use super::options::{Dtype, Optimizer, Precision};
+    let states = match setup.optimizer {
+        Optimizer::Adamw => "Adam keeps running means of the gradient and its square",
+        Optimizer::Adamw8bit => {
+            "8-bit Adam keeps the same two running means, quantized to 8 bits in blocks of 256 with an FP32 absmax each"
+        }
+        Optimizer::SgdMomentum => "SGD with momentum keeps one running mean of the gradient",
+        Optimizer::Sgd => "Plain SGD keeps no state",
+    };
+    let copy = match setup.precision {
+        _ if setup.dtype == Dtype::Fp32 => "; everything is FP32, so no master copy is needed.",
+        Precision::Mixed => {
+            "; mixed precision adds an FP32 master copy of the weights, so that small updates are applied exactly."
+        }
+        Precision::Autocast => {
+            "; the parameters are FP32 (autocast computes in 16 bits), so they are their own master copy."
+        }
+        Precision::Pure => {
+            "; pure 16-bit training keeps no FP32 master copy, so the smallest updates can round away."
+        }
+    };
+    format!("{states}{copy}")
+}

@@ -10,7 +10,8 @@
 
 use super::deepspeed::deepspeed_states;
 use super::line::{
-    params_text, state_line as line, to_u64, Line, StateLines, WHY_GRADS, WHY_OPT, WHY_WEIGHTS,
+    params_text, state_line as line, to_u64, why_optimizer, Line, StateLines, WHY_GRADS,
+    WHY_WEIGHTS,
 };
 use super::lora::lora_params;
 use super::options::{Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision};
@@ -241,7 +242,7 @@ fn train_states(setup: &Setup, params: u64, per: PerParam) -> Result<StateLines,
         optimizer: line(
             optimizer,
             format!("{} × {p}{}", per.optimizer_text, os.text),
-            WHY_OPT,
+            &why_optimizer(setup),
             setup,
         )?,
         trainable: params,
@@ -511,5 +512,19 @@ mod tests {
             2 * 257 + 16 + 4 * 257
         );
         assert_eq!(optimizer_bytes(Optimizer::Adamw, 1, true), 12);
+    }
+
+    #[test]
+    fn the_optimizer_line_says_why_for_its_optimizer_and_recipe() {
+        let why = |precision, optimizer| {
+            let mut setup = Setup::new(crate::memory::setup::ModelSpec::Params(1_000_000));
+            (setup.precision, setup.optimizer) = (precision, optimizer);
+            why_optimizer(&setup)
+        };
+        assert!(why(Precision::Mixed, Optimizer::Adamw).contains("adds an FP32 master copy"));
+        assert!(why(Precision::Autocast, Optimizer::Adamw).contains("their own master copy"));
+        assert!(why(Precision::Pure, Optimizer::Adamw).contains("no FP32 master copy"));
+        assert!(why(Precision::Mixed, Optimizer::Sgd).starts_with("Plain SGD keeps no state"));
+        assert!(why(Precision::Pure, Optimizer::Adamw8bit).starts_with("8-bit Adam"));
     }
 }
