@@ -167,6 +167,24 @@ await check('share-bits', { url: '?tab=bits' }, async (page, context) => {
   expect(await text(again, 'stored-bf16') === stored, `the shared link shows ${await text(again, 'stored-bf16')}, not ${stored}`);
 });
 
+// A post comparing two families embeds exactly those rows; picking a scheme in the widget is
+// carried by its link.
+await check('share-quant-schemes', { url: '?tab=quant&tensor=normal&schemes=k-quants,nf4&embed=1' }, async (page, context) => {
+  await byId(page, 'sqnr-q4_k').waitFor({ timeout: 30000 });
+  const rows = await page.locator('[data-testid="quant-table"] tbody tr').count();
+  expect(rows === 7, `the widget compares ${rows} schemes, not the 6 K-quants and NF4`);
+  expect(await text(page, 'scheme-count') === 'Schemes compared: 7 of 25', 'the picker does not say 7 of 25');
+  await page.locator('[data-testid="scheme-count"]').click();
+  await byId(page, 'compare-q8_0').check();
+  await byId(page, 'sqnr-q8_0').waitFor({ timeout: 30000 });
+  const href = await byId(page, 'open-full').getAttribute('href');
+  expect(href.includes('schemes=q8_0,k-quants,nf4'), `"open in bitbudget" does not carry the schemes: ${href}`);
+  const again = await context.newPage();
+  await again.goto(new URL(href, page.url()).href);
+  await byId(again, 'sqnr-q8_0').waitFor({ timeout: 30000 });
+  expect(await again.locator('[data-testid="quant-table"] tbody tr').count() === 8, 'the full page lost the picked schemes');
+});
+
 // ---- Embed button, clipboard and its fallback ---------------------------------------------------
 await check('embed-button-copies', { url: '?tab=memory&model=llama-3-8b&zero=3&dp=4&gpu=h100-80gb', context: { permissions: ['clipboard-read', 'clipboard-write'] } }, async (page, context) => {
   await byId(page, 'verdict').waitFor({ timeout: 20000 }).catch(() => { throw new Error('no verdict before Embed'); });
