@@ -216,15 +216,28 @@ pub fn canvas_fingerprint(root: &HtmlElement, id: &str) -> (u64, usize) {
     (hash, colours.len())
 }
 
+/// Fires a bubbling `change` at `target`, as a user's pick does (Leptos delegates it).
+fn fire_change(target: &web_sys::EventTarget) {
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    target
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
+        .unwrap();
+}
+
 /// Picks `value` in the select with `data-testid="id"` and fires a bubbling `change`.
 pub fn choose(root: &HtmlElement, id: &str, value: &str) {
     let select: web_sys::HtmlSelectElement = by_testid(root, id).unchecked_into();
     select.set_value(value);
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    select
-        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
-        .unwrap();
+    fire_change(&select);
+}
+
+/// Sets the checkbox with `data-testid="id"` to `on` and fires a bubbling `change`, as a click
+/// would.
+pub fn set_checked(root: &HtmlElement, id: &str, on: bool) {
+    let input: HtmlInputElement = by_testid(root, id).unchecked_into();
+    input.set_checked(on);
+    fire_change(&input);
 }
 
 /// The bytes a breakdown part shows (`data-bytes` of `bytes-{part}`).

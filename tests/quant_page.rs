@@ -375,17 +375,6 @@ async fn the_metrics_table_keeps_its_first_column_in_view_and_clips_no_number() 
     );
 }
 
-/// Sets checkbox `id` to `on` as a click would, with its change event.
-fn set_checked(root: &web_sys::HtmlElement, id: &str, on: bool) {
-    let input: web_sys::HtmlInputElement = by_testid(root, id).unchecked_into();
-    input.set_checked(on);
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    input
-        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
-        .unwrap();
-}
-
 /// Waits until the table has `n` rows.
 async fn until_rows(root: &web_sys::HtmlElement, n: u32) {
     for _ in 0..200 {
