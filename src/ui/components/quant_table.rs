@@ -54,21 +54,19 @@ pub fn QuantTable() -> impl IntoView {
         })
     };
     view! {
+        <Show when=move || state.results.with(Option::is_none) && state.progress.get() < 1.0>
+            <p class="help" data-testid="quant-computing">{move || {
+                let n = state.query.with(|q| q.compared().len());
+                format!("Quantizing the tensor with {n} scheme{}…", if n == 1 { "" } else { "s" })
+            }}</p>
+        </Show>
         <div class="table-scroll">
             <table class="facts quant-table" data-testid="quant-table">
                 <thead><tr>
                     <th scope="col">"scheme"</th><th scope="col">"bits / weight"</th><th scope="col">"this tensor"</th><th scope="col">"whole model"</th>
                     <th scope="col">"MSE"</th><th scope="col">"RMSE"</th><th scope="col">"max |error|"</th><th scope="col"><Term word="SQNR" />" dB"</th><th scope="col">"cosine"</th>
                 </tr></thead>
-                <tbody>
-                    {rows}
-                    <Show when=move || state.results.with(Option::is_none) && state.progress.get() < 1.0>
-                        <tr data-testid="quant-computing"><td colspan="9" class="help">{move || {
-                            let n = state.query.with(|q| q.compared().len());
-                            format!("Quantizing the tensor with {n} scheme{}…", if n == 1 { "" } else { "s" })
-                        }}</td></tr>
-                    </Show>
-                </tbody>
+                <tbody>{rows}</tbody>
             </table>
         </div>
         <p class="help" data-testid="ran-on">{move || state.results.with(|r| r.as_ref().map(|r| r.ran_on.clone()))}</p>
