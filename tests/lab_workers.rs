@@ -183,6 +183,45 @@ async fn a_worker_script_that_cannot_load_leaves_the_lab_on_the_page_s_thread_an
     use_worker_script(WORKER);
 }
 
+/// The address of a worker script (a `blob:` URL) that answers only `Ready` from another build.
+fn worker_from_another_build() -> String {
+    let ready = encode(&bitbudget_worker::Response::Ready {
+        protocol: bitbudget_worker::PROTOCOL ^ 1,
+    });
+    let bytes: Vec<String> = ready.iter().map(u8::to_string).collect();
+    let script = format!("postMessage([new Uint8Array([{}])]);", bytes.join(","));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("text/javascript");
+    let parts = js_sys::Array::of1(&script.into());
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).unwrap();
+    web_sys::Url::create_object_url_with_blob(&blob).unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn workers_from_another_build_are_not_used_and_the_page_says_so() {
+    let stale = worker_from_another_build();
+    use_worker_script(&stale);
+    let (table, ran_on) = table_and_ran_on(
+        "?tab=quant&tensor=normal&seed=6",
+        "Computed on the CPU (WebAssembly), on the page's own thread",
+    )
+    .await;
+    assert_eq!(
+        ran_on,
+        "Computed on the CPU (WebAssembly), on the page's own thread: Web Workers could not start \
+         (their files are from another build of bitbudget: reload the page)."
+    );
+    assert!(table.contains("q8_0") && table.contains("q4_k"), "{table}");
+    // An upload is then read on the page's thread too, not misread by such a worker.
+    use_worker_script(&stale);
+    let npy = bitbudget_math::quant::tensor_io::npy_file("<f4", &[2], &[0; 8]);
+    assert!(read_off_thread("s.npy", &blob(&npy))
+        .await
+        .unwrap()
+        .is_none());
+    use_worker_script(WORKER);
+}
+
 /// `bytes` in a `Blob`, as the browser hands over a chosen file.
 fn blob(bytes: &[u8]) -> web_sys::Blob {
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));

@@ -7,7 +7,7 @@
 use crate::ui::lab_workers::{post, spawn_worker, workers_off};
 use crate::ui::quant_state::Pacer;
 use bitbudget_math::quant::tensor_io::{Tensor, TensorInfo};
-use bitbudget_worker::{decode, Request, Response};
+use bitbudget_worker::{decode, Request, Response, PROTOCOL};
 use futures_channel::mpsc::unbounded;
 use futures_util::StreamExt;
 use js_sys::{Array, Float32Array, Uint8Array};
@@ -146,7 +146,9 @@ async fn read_in(
     heard: &mut futures_channel::mpsc::UnboundedReceiver<Heard>,
 ) -> Result<Option<ReadFile>, String> {
     match heard.next().await {
-        Some(Heard::Message(m)) if matches!(answer(&m), Ok((Response::Ready, _))) => {}
+        // A worker from another build (a stale cache) is no worker: read on the page's thread.
+        Some(Heard::Message(m))
+            if matches!(answer(&m), Ok((Response::Ready { protocol: PROTOCOL }, _))) => {}
         _ => return Ok(None),
     }
     let (sent, bytes): (js_sys::Object, _) = match source {

@@ -21,7 +21,7 @@ use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail};
 use bitbudget_math::quant::scheme::Scheme;
 use bitbudget_math::quant::tensor_io::Tensor;
-use bitbudget_worker::{slowest_first, Job, Request, Response};
+use bitbudget_worker::{slowest_first, Job, Request, Response, PROTOCOL};
 use futures_util::StreamExt;
 use js_sys::Float32Array;
 use std::collections::VecDeque;
@@ -34,6 +34,10 @@ use web_sys::Worker;
 const SEND_VALUES: usize = 1 << 20;
 /// Milliseconds of sending between yields to the browser.
 const SEND_MS: f64 = 8.0;
+
+/// Why workers whose files come from another build (a stale cache) are not used.
+const STALE_WORKER: &str =
+    "Web Workers could not start (their files are from another build of bitbudget: reload the page)";
 
 /// The lab's analysis of every scheme, as the page's own thread would give it.
 pub struct Analysed {
@@ -145,7 +149,12 @@ pub async fn analyse(
             return Ok(None);
         }
         match event {
-            Event::Answer(k, answer) if matches!(*answer, Response::Ready) => {
+            Event::Answer(k, answer) if matches!(*answer, Response::Ready { .. }) => {
+                if *answer != (Response::Ready { protocol: PROTOCOL }) {
+                    let why = STALE_WORKER.to_string();
+                    turn_off(why.clone());
+                    return Err(why);
+                }
                 with_slot(k, |s| s.ready = true);
             }
             Event::Answer(k, answer) => {

@@ -73,11 +73,43 @@ pub struct Job {
     pub part_values: usize,
 }
 
+/// This build's message format: an FNV-1a hash of the sources that define the messages (this
+/// file and the math crate's types they carry). A worker says it in [`Response::Ready`], so that a
+/// page and worker files from different builds (a browser's stale cache after an update) notice
+/// at once, and the page computes on its own thread instead of misreading messages.
+pub const PROTOCOL: u64 = fnv1a(&[
+    include_bytes!("lib.rs"),
+    include_bytes!("../../math/src/quant/lab.rs"),
+    include_bytes!("../../math/src/quant/analysis.rs"),
+    include_bytes!("../../math/src/quant/metrics.rs"),
+    include_bytes!("../../math/src/quant/histogram.rs"),
+    include_bytes!("../../math/src/quant/tensor_io.rs"),
+]);
+
+/// 64-bit FNV-1a over `parts`, one after the other.
+const fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let mut p = 0;
+    while p < parts.len() {
+        let mut i = 0;
+        while i < parts[p].len() {
+            hash ^= parts[p][i] as u64;
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+            i += 1;
+        }
+        p += 1;
+    }
+    hash
+}
+
 /// What a worker answers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Response {
     /// The worker has started and listens (messages sent before this are lost).
-    Ready,
+    Ready {
+        /// The worker's [`PROTOCOL`]: another value means files from another build.
+        protocol: u64,
+    },
     /// The tensor's overview.
     Overview {
         /// As asked.

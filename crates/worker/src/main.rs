@@ -96,7 +96,8 @@ fn main() {
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     on_message.forget();
-    post(&Response::Ready, None);
+    let protocol = bitbudget_worker::PROTOCOL;
+    post(&Response::Ready { protocol }, None);
 }
 
 #[cfg(not(target_arch = "wasm32"))]
