@@ -25,6 +25,11 @@ Usage:
     python3 scripts/build_llama_reference.py --bench --with-bitbudget
         # the same, then bitbudget's criterion bench (crates/math/benches/kquants.rs) on the same
         # input file, and both side by side (issue #16)
+    python3 scripts/build_llama_reference.py --wasm-bench [--before REF] [--only q4_0,q4_1]
+        # ggml-quants.c compiled to WebAssembly (clang -O2 and -O3, -msimd128) against bitbudget's
+        # quantizers in wasm (crates/math/examples/wasm_quantizers.rs; with --before, bitbudget at
+        # git REF too), same input, one Node.js process, bytes checked equal
+        # (scripts/bench_ggml_wasm.mjs; issue #16)
 
 As a module (scripts/make_kquant_fixtures.py):
     from build_llama_reference import Reference
@@ -37,12 +42,15 @@ Values are `array.array("f")`; blocks are `bytes`. Only the Python standard libr
 import argparse
 import array
 import ctypes
+import os
 import pathlib
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 
 PIN = "0.3.36"  # the newest llama-cpp-python on PyPI (Nov 2026); its llama.cpp has GGML_TYPE_NVFP4
@@ -51,6 +59,14 @@ BUILD = ROOT / "build" / "llama-reference"
 SDIST = f"llama_cpp_python-{PIN}.tar.gz"
 GGML = f"llama_cpp_python-{PIN}/vendor/llama.cpp/ggml"
 LIB = BUILD / "libggml-ref.so"
+# Debian's packages for compiling C to WebAssembly: clang's wasm32 target, its linker, a libc for
+# wasm32-wasi (headers and libc.a; ggml-quants.c uses malloc, memcpy, roundf, …) and the compiler's
+# builtins for wasm32.
+WASM_PACKAGES = ["clang", "lld", "wasi-libc", "libclang-rt-14-dev-wasm32"]
+WASI_INCLUDE = pathlib.Path("/usr/include/wasm32-wasi")
+# The wasm builds of the reference: one per optimisation level, both with simd128 (as bitbudget's
+# wasm), so that clang may vectorize llama.cpp's loops; the bench reports each.
+WASM_FLAGS = {"llama-O2": ["-O2", "-msimd128"], "llama-O3": ["-O3", "-msimd128"]}
 
 # Symbols ggml.c refers to that quantization never reaches: the backend tensor API (used by
 # ggml_set_* helpers) and the critical section of ggml_quantize_init (a no-op here: the library
@@ -74,8 +90,8 @@ SCHEMES = ["q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "iq4_nl", "nvfp4", "mxfp4",
            "q4_0", "q4_1", "q5_0", "q5_1", "q8_0"]
 
 
-def fetch_and_build():
-    """Downloads the pinned sdist (once), extracts ggml's sources and compiles the library."""
+def fetch_sources():
+    """Downloads the pinned sdist (once) and extracts ggml's sources; returns their directory."""
     BUILD.mkdir(parents=True, exist_ok=True)
     if not (BUILD / SDIST).exists():
         subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps",
@@ -91,15 +107,22 @@ def fetch_and_build():
                       or m.name == f"llama_cpp_python-{PIN}/vendor/llama.cpp/LICENSE"]
             tar.extractall(BUILD, members=wanted, filter="data")
         extracted.touch()
-    if LIB.exists():
-        return LIB
-    version_in = (src / "src" / "ggml-version.h.in").read_text()
     gen = BUILD / "generated"
     gen.mkdir(exist_ok=True)
+    version_in = (src / "src" / "ggml-version.h.in").read_text()
     (gen / "ggml-version.h").write_text(
         version_in.replace("@GGML_VERSION@", f"llama-cpp-python-{PIN}")
         .replace("@GGML_BUILD_COMMIT@", "vendored"))
     (gen / "shim.c").write_text(SHIM)
+    return src
+
+
+def fetch_and_build():
+    """Fetches the sources (once) and compiles the native library (once); returns its path."""
+    src = fetch_sources()
+    gen = BUILD / "generated"
+    if LIB.exists():
+        return LIB
     cmd = ["gcc", "-O2", "-DNDEBUG", "-ffp-contract=off", "-std=gnu11", "-fPIC", "-shared",
            f"-I{src / 'include'}", f"-I{src / 'src'}", f"-I{gen}",
            str(src / "src" / "ggml.c"), str(src / "src" / "ggml-quants.c"), str(gen / "shim.c"),
@@ -107,6 +130,92 @@ def fetch_and_build():
     print("building", LIB.name, "(about a minute)", file=sys.stderr)
     subprocess.run(cmd, check=True)
     return LIB
+
+
+def wasm_tools():
+    """Installs Debian's wasm32 C toolchain when it is missing (as root), else says what to install."""
+    if shutil.which("clang") and shutil.which("wasm-ld") and WASI_INCLUDE.exists():
+        return
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        sys.exit("compiling llama.cpp to wasm needs: apt-get install " + " ".join(WASM_PACKAGES))
+    subprocess.run(["apt-get", "install", "-y", "-q", *WASM_PACKAGES], check=True,
+                   env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+
+
+def build_wasm():
+    """Compiles ggml-quants.c to WebAssembly once per entry of WASM_FLAGS (wasm32-wasi, no entry
+    point, the quantizers and malloc exported); returns the modules' paths. The one function it
+    imports, `ggml_abort`, and the WASI calls behind fprintf are never reached when quantizing:
+    the bench gives them stubs that throw."""
+    src = fetch_sources()
+    wasm_tools()
+    exports = [f"quantize_row_{name}_ref" for name in SCHEMES if name != "iq4_nl"]
+    exports += ["quantize_iq4_nl", "malloc"]
+    paths = []
+    for label, flags in WASM_FLAGS.items():
+        out = BUILD / f"{label}.wasm"
+        if not out.exists():
+            cmd = ["clang", "--target=wasm32-wasi", "--sysroot=/usr", "-isystem", str(WASI_INCLUDE),
+                   "-L/usr/lib/wasm32-wasi", *flags, "-DNDEBUG", "-ffp-contract=off", "-std=gnu11",
+                   f"-I{src / 'include'}", f"-I{src / 'src'}", f"-I{BUILD / 'generated'}",
+                   "-nostartfiles", "-Wl,--no-entry", "-Wl,--allow-undefined",
+                   *[f"-Wl,--export={e}" for e in exports],
+                   str(src / "src" / "ggml-quants.c"), "-o", str(out)]
+            subprocess.run(cmd, check=True)
+        paths.append(out)
+    return paths
+
+
+EXAMPLE = "crates/math/examples/wasm_quantizers.rs"
+
+
+def build_bitbudget_wasm(tree, label):
+    """bitbudget's quantizers as a plain wasm module (EXAMPLE) built in `tree`, copied to
+    build/llama-reference/<label>.wasm. Both trees build into this tree's target directory under
+    one crate name, and cargo judges freshness by file times (an export keeps the commit's), so
+    the crate's sources are touched first."""
+    for source in (tree / "crates/math/src").rglob("*.rs"):
+        source.touch()
+    env = dict(os.environ, CARGO_TARGET_DIR=str(ROOT / "target"))
+    subprocess.run(["cargo", "build", "--release", "-p", "bitbudget-math", "--example",
+                    "wasm_quantizers", "--target", "wasm32-unknown-unknown"],
+                   cwd=tree, env=env, check=True)
+    built = ROOT / "target" / "wasm32-unknown-unknown" / "release" / "examples" / "wasm_quantizers.wasm"
+    out = BUILD / f"{label}.wasm"
+    shutil.copy(built, out)
+    return out
+
+
+def export_tree(ref, into):
+    """The tree of git `ref` in `into`, with this tree's EXAMPLE and its Cargo.toml entry added
+    (it uses `quantize_row`, `Layout::of` and `Scheme`'s `FromStr`, which older trees may lack)."""
+    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    (into / EXAMPLE).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / EXAMPLE, into / EXAMPLE)
+    toml = into / "crates/math/Cargo.toml"
+    text = toml.read_text()
+    if 'name = "wasm_quantizers"' not in text:
+        toml.write_text(text + '\n[[example]]\nname = "wasm_quantizers"\ncrate-type = ["cdylib"]\n')
+
+
+def wasm_bench(mib, samples, only, before):
+    """Both wasm builds (and, with `before`, bitbudget's at that git ref too) on one input in one
+    Node.js process (scripts/bench_ggml_wasm.mjs)."""
+    llamas = build_wasm()
+    ours = []
+    if before:
+        with tempfile.TemporaryDirectory(prefix="bitbudget-before-") as tmp:
+            export_tree(before, pathlib.Path(tmp))
+            ours.append(build_bitbudget_wasm(pathlib.Path(tmp), f"bitbudget-{before}"))
+    ours.append(build_bitbudget_wasm(ROOT, "bitbudget"))
+    _, path = bench_input(mib)
+    cmd = ["node", str(ROOT / "scripts" / "bench_ggml_wasm.mjs"), ",".join(map(str, llamas)),
+           ",".join(map(str, ours)), str(path), str(samples)]
+    if only:
+        cmd.append(only)
+    return subprocess.run(cmd).returncode
 
 
 def ggml_type_ids(header):
@@ -230,7 +339,14 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--with-bitbudget", action="store_true",
                         help="with --bench: also run bitbudget's criterion bench on the same input")
+    parser.add_argument("--wasm-bench", action="store_true",
+                        help="compile the reference to wasm and time it against bitbudget's wasm")
+    parser.add_argument("--samples", type=int, default=7, help="with --wasm-bench: samples each")
+    parser.add_argument("--only", help="with --wasm-bench: schemes, comma-separated (bitbudget's names)")
+    parser.add_argument("--before", help="with --wasm-bench: also bitbudget at this git ref")
     args = parser.parse_args()
+    if args.wasm_bench:
+        sys.exit(wasm_bench(args.mib, args.samples, args.only, args.before))
     ref = Reference.build()
     print(LIB)
     if args.bench:

@@ -257,12 +257,7 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, QuantErro
     match s {
         Scheme::Ggml(t) => {
             out.resize(layout.bytes_for(x.len()), 0);
-            for (chunk, o) in x
-                .chunks_exact(QK)
-                .zip(out.chunks_exact_mut(layout.block_bytes))
-            {
-                ggml::quantize_block(t, chunk, o);
-            }
+            ggml::quantize_row(t, x, &mut out)?;
         }
         Scheme::KQuant(t) => sized(&mut out, layout, x.len(), |o| t.quantize(x, o))?,
         Scheme::Iq4Nl => sized(&mut out, layout, x.len(), |o| iq4_nl::quantize(x, o))?,

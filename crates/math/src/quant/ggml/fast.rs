@@ -4,6 +4,8 @@
 //! why each rewrite keeps them.
 
 use super::scalar::{min_max as min_max_in_order, signed_absmax as signed_absmax_in_order};
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+use super::simd128;
 use super::{e8m0_to_f32_half, inverse, KVALUES_MXFP4, QK};
 use crate::format::half::f32_to_f16_bits as f16_bits;
 use crate::quant::kernels::absmax;
@@ -77,6 +79,14 @@ fn signed_scale(x: &Block, out: &mut [u8], levels: f32, offset: f32, top: f32) {
     let d = signed_absmax(x) / levels;
     let id = inverse(d);
     out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::{f32x4_add, f32x4_mul, f32x4_splat};
+        let (id, offset) = (f32x4_splat(id), f32x4_splat(offset));
+        let f = |v| f32x4_add(f32x4_mul(v, id), offset);
+        simd128::store_codes(x, top, f, &mut out[2..]);
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     store_codes(&truncated_codes(x, top, |v| v * id + offset), &mut out[2..]);
 }
 
@@ -88,6 +98,14 @@ fn scale_and_min(x: &Block, out: &mut [u8], top: f32) {
     let id = inverse(d);
     out[..2].copy_from_slice(&f16_bits(d).to_le_bytes());
     out[2..4].copy_from_slice(&f16_bits(min).to_le_bytes());
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::{f32x4_add, f32x4_mul, f32x4_splat, f32x4_sub};
+        let (min, id, half) = (f32x4_splat(min), f32x4_splat(id), f32x4_splat(0.5));
+        let f = |v| f32x4_add(f32x4_mul(f32x4_sub(v, min), id), half);
+        simd128::store_codes(x, top, f, &mut out[4..]);
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     store_codes(
         &truncated_codes(x, top, |v| (v - min) * id + 0.5),
         &mut out[4..],
@@ -96,6 +114,7 @@ fn scale_and_min(x: &Block, out: &mut [u8], top: f32) {
 
 /// The codes after the scales: 16 bytes of nibbles, preceded for 5-bit formats (whose `out` is
 /// 20 bytes long) by the 4 bytes of fifth bits.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline(always)]
 fn store_codes(q: &[u8; QK], out: &mut [u8]) {
     if out.len() > QK / 2 {
@@ -113,21 +132,53 @@ fn store_codes(q: &[u8; QK], out: &mut [u8]) {
 fn signed_absmax(x: &Block) -> f32 {
     let amax = absmax(x);
     if amax > 0.0 {
-        let mut at = 0u32;
-        for (j, v) in x.iter().enumerate() {
-            at |= ((v.abs() == amax) as u32) << j;
-        }
-        x[at.trailing_zeros() as usize % QK]
+        x[magnitude_mask(x, amax).trailing_zeros() as usize % QK]
     } else {
         signed_absmax_in_order(x)
     }
 }
 
-/// The block's minimum and maximum from lanes of compare-and-select (NaN never selected, as
-/// `f32::min` skips it). Min and max of a set do not depend on the order, except for the sign of
-/// a zero result (−0 and +0 compare equal), so a zero minimum or maximum takes the in-order fold.
+/// Bit j set when |x[j]| = `m` (see [`simd128::magnitude_mask`]).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn magnitude_mask(x: &Block, m: f32) -> u32 {
+    simd128::magnitude_mask(x, m)
+}
+
+/// Bit j set when |x[j]| = `m` (compares and ors, no branch per value).
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+#[inline(always)]
+fn magnitude_mask(x: &Block, m: f32) -> u32 {
+    let mut at = 0u32;
+    for (j, v) in x.iter().enumerate() {
+        at |= ((v.abs() == m) as u32) << j;
+    }
+    at
+}
+
+/// The block's minimum and maximum (NaN never selected, as `f32::min` skips it). Min and max of
+/// a set do not depend on the order, except for the sign of a zero result (−0 and +0 compare
+/// equal), so a zero minimum or maximum takes the in-order fold.
 #[inline(always)]
 fn min_max(x: &Block) -> (f32, f32) {
+    let (lo, hi) = unordered_min_max(x);
+    if lo == 0.0 || hi == 0.0 {
+        return min_max_in_order(x);
+    }
+    (lo, hi)
+}
+
+/// Minimum and maximum in simd128 lanes (see [`simd128::min_max`]).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn unordered_min_max(x: &Block) -> (f32, f32) {
+    simd128::min_max(x)
+}
+
+/// Minimum and maximum from lanes of compare-and-select, folded.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+#[inline(always)]
+fn unordered_min_max(x: &Block) -> (f32, f32) {
     let (lo, hi) = lanes_min_max(x);
     let lo = lo
         .into_iter()
@@ -135,9 +186,6 @@ fn min_max(x: &Block) -> (f32, f32) {
     let hi = hi
         .into_iter()
         .fold(f32::NEG_INFINITY, |a, b| if b > a { b } else { a });
-    if lo == 0.0 || hi == 0.0 {
-        return min_max_in_order(x);
-    }
     (lo, hi)
 }
 
@@ -163,30 +211,6 @@ fn lanes_min_max(x: &Block) -> ([f32; 4], [f32; 4]) {
     (lo, hi)
 }
 
-/// Eight lanes of simd128's `pmin`/`pmax` (`b < a ? b : a`: the running lane wins against a
-/// NaN, as with SSE2's), in two vectors so that consecutive steps do not wait on each other.
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-#[inline(always)]
-fn lanes_min_max(x: &Block) -> ([f32; 8], [f32; 8]) {
-    use core::arch::wasm32::{f32x4, f32x4_pmax, f32x4_pmin, f32x4_splat, v128};
-    let load = |c: &[f32]| f32x4(c[0], c[1], c[2], c[3]);
-    let lanes = |a: v128, b: v128| -> [f32; 8] {
-        // SAFETY: two v128 are 32 bytes, as [f32; 8] is, and every bit pattern is an f32.
-        unsafe { std::mem::transmute([a, b]) }
-    };
-    let (mut l0, mut l1) = (f32x4_splat(f32::INFINITY), f32x4_splat(f32::INFINITY));
-    let (mut h0, mut h1) = (
-        f32x4_splat(f32::NEG_INFINITY),
-        f32x4_splat(f32::NEG_INFINITY),
-    );
-    for c in x.chunks_exact(8) {
-        let (a, b) = (load(&c[..4]), load(&c[4..]));
-        (l0, l1) = (f32x4_pmin(l0, a), f32x4_pmin(l1, b));
-        (h0, h1) = (f32x4_pmax(h0, a), f32x4_pmax(h1, b));
-    }
-    (lanes(l0, l1), lanes(h0, h1))
-}
-
 /// Eight lanes of compare-and-select, which LLVM vectorizes where it can.
 #[cfg(not(any(
     target_arch = "x86_64",
@@ -208,6 +232,7 @@ fn lanes_min_max(x: &Block) -> ([f32; 8], [f32; 8]) {
 /// trunc(f(x)) clamped to 0..=`top` for every x (NaN: 0), as the scalar path's
 /// `trunc().max(0.0) as u32` then `.min(top)`: clamping to [0, top] before truncating gives the
 /// same integer, since `top` is an integer, and leaves a value an `i32` holds.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline(always)]
 fn truncated_codes(x: &Block, top: f32, f: impl Fn(f32) -> f32) -> [u8; QK] {
     let mut q = [0u8; QK];
@@ -233,6 +258,7 @@ fn pack_nibbles(q: &[u8; QK], out: &mut [u8]) {
 /// Bit j = bit 4 of code j (the `qh` word of Q5_0 and Q5_1): eight codes at a time, each
 /// byte's bit 4 moved to bit 0 and the eight bits gathered into one byte by a multiplication
 /// (0x0102040810204080 shifts byte k's bit to bit 56 + k, and no partial products collide).
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline(always)]
 fn fifth_bits(q: &[u8; QK]) -> u32 {
     let mut bits = 0u32;
