@@ -2,7 +2,7 @@
 //! (`SchemeRun::measure` on parts already quantized and dequantized: metrics, value and error
 //! histograms, error map, first values, peak levels) and its whole pipeline (`lab::analyse`:
 //! quantize, dequantize, measure) in WebAssembly (simd128 on), printed to the console in GB/s of
-//! f32 input (10^9 bytes per second), best of a few runs, on the same 4M-value
+//! f32 input (10^9 bytes per second), best of a few runs, and the per-tensor `Overview` apart, on the same 4M-value
 //! N(0, 0.02²) tensor as the native `cargo bench -p bitbudget-math --bench lab_measure`. It runs
 //! in Node.js (V8, the engine of Chromium) and times the process's CPU time, as
 //! `kquant_wasm_bench` does. The only assertion is that every part is measured.
@@ -68,8 +68,12 @@ fn the_lab_measuring_pass_and_pipeline_are_timed_in_webassembly() {
             s.name()
         ));
     }
+    // The pipeline above computes the overview once per scheme, as `analyse` does.
+    let overview_rate = best_rate(bytes, 3, || {
+        std::hint::black_box(Overview::new(std::hint::black_box(&x)));
+    });
     console_log!(
-        "wasm lab throughput, {} values:\n{}",
+        "wasm lab throughput, {} values:\n{}\noverview (per tensor) {overview_rate:6.3} GB/s",
         x.len(),
         lines.join("\n")
     );

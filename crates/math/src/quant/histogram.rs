@@ -2,6 +2,10 @@
 //! whose range is only known at the end (quantization errors), built a part at a time in bounded
 //! memory with exact counts.
 
+mod f32_bins;
+
+use f32_bins::{FineBins, FixedBins, DOUBTFUL};
+
 /// Counts in equal bins over [lo, hi].
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Histogram {
@@ -77,8 +81,15 @@ impl Bins {
     /// shorter length wins): a loop without branches.
     #[inline]
     pub fn indices(&self, values: &[f32], at: &mut [u32]) {
+        // f32 arithmetic where it gives the f64 bin (see `f32_bins`), f64 for the rest.
+        let fast = FixedBins::new(self.lo, self.scale, self.last);
+        if fast.is_some_and(|fast| !fast.indices(values, at)) {
+            return;
+        }
         for (i, v) in at.iter_mut().zip(values) {
-            *i = self.index_or_past_end(*v) as u32;
+            if fast.is_none() || *i == DOUBTFUL {
+                *i = self.index_or_past_end(*v) as u32;
+            }
         }
     }
 
@@ -202,20 +213,39 @@ impl GrowingHistogram {
         // Whether every |e| ≤ R (so none is NaN or infinite): R as an f32, at most the largest
         // finite f32, so the test stays exact and ±inf never passes it.
         let r = self.r.min(f32::MAX as f64) as f32;
+        // f32 arithmetic where it gives the f64 bin (see `f32_bins`), f64 for the rest.
+        if let Some(fast) = FineBins::new(self.r) {
+            let (inside, doubtful) = fast.indices(a, b, r, at);
+            if inside && doubtful {
+                for ((i, a), b) in at.iter_mut().zip(a).zip(b) {
+                    if *i == DOUBTFUL {
+                        *i = self.fine_bin(b - a);
+                    }
+                }
+            }
+            return inside;
+        }
         let mut inside = 1u32;
-        // |e| ≤ R: the position is in [0, FINE], and only FINE itself needs clamping.
-        let last = (FINE - 1) as f64;
         for ((i, a), b) in at.iter_mut().zip(a).zip(b) {
             let e = b - a;
             inside &= (e.abs() <= r) as u32;
-            let p = (e as f64 + self.r) * self.scale;
-            let p = if p < last { p } else { last };
-            let p = if p > 0.0 { p } else { 0.0 };
-            // SAFETY: p is in [0, FINE − 1] (a NaN fails `p < last` and becomes FINE − 1), so
-            // it fits an i32.
-            *i = unsafe { p.to_int_unchecked::<i32>() } as u32;
+            *i = self.fine_bin(e);
         }
         inside == 1
+    }
+
+    /// The fine bin of `e` (|e| ≤ R; a NaN lands in the last bin): trunc((e + R) · FINE / 2R)
+    /// in f64, clamped to the last bin.
+    #[inline(always)]
+    fn fine_bin(&self, e: f32) -> u32 {
+        // |e| ≤ R: the position is in [0, FINE], and only FINE itself needs clamping.
+        let last = (FINE - 1) as f64;
+        let p = (e as f64 + self.r) * self.scale;
+        let p = if p < last { p } else { last };
+        let p = if p > 0.0 { p } else { 0.0 };
+        // SAFETY: p is in [0, FINE − 1] (a NaN fails `p < last` and becomes FINE − 1), so it
+        // fits an i32.
+        unsafe { p.to_int_unchecked::<i32>() as u32 }
     }
 
     /// The counts to add `n` more values to, one per fine bin (bins from

@@ -21,6 +21,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 mod measure;
+mod scan;
 mod summary;
 
 pub use summary::{summarize, HeatRun, MeasureSetup, PartSummary};
@@ -51,17 +52,7 @@ pub struct Overview {
 impl Overview {
     /// One pass over `x`.
     pub fn new(x: &[f32]) -> Self {
-        let (mut lo, mut hi, mut peak, mut peak_abs) = (f32::INFINITY, f32::NEG_INFINITY, 0, -1f32);
-        for (i, &v) in x.iter().enumerate().filter(|(_, v)| v.is_finite()) {
-            // `lo.min(v)` and `hi.max(v)` as selects: the same value for non-NaN operands (an
-            // equal v, such as -0 against 0, wins, as in libm's `fminf`), without the call to
-            // `fminf`/`fmaxf` that wasm makes for them.
-            lo = if lo < v { lo } else { v };
-            hi = if hi < v { v } else { hi };
-            if v.abs() > peak_abs {
-                (peak, peak_abs) = (i, v.abs());
-            }
-        }
+        let (lo, hi, peak) = scan::range_and_peak(x);
         let (lo, hi) = if lo > hi {
             (-1.0, 1.0)
         } else if lo == hi {
