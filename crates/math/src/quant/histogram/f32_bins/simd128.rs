@@ -33,8 +33,9 @@ pub(super) fn fixed_indices(bins: &FixedBins, values: &[f32], at: &mut [u32]) ->
         f32x4_splat(bins.last),
         f32x4_splat(bins.last + 1.0),
     );
-    let (minus_one, margin, far) = (
+    let (minus_one, infinity, margin, far) = (
         f32x4_splat(-1.0),
+        f32x4_splat(f32::INFINITY),
         f32x4_splat(bins.margin),
         f32x4_splat(1.0 - bins.margin),
     );
@@ -44,7 +45,9 @@ pub(super) fn fixed_indices(bins: &FixedBins, values: &[f32], at: &mut [u32]) ->
         let f = f32x4_floor(p);
         let frac = f32x4_sub(p, f);
         let clear = v128_and(f32x4_ge(frac, margin), f32x4_le(frac, far));
-        let sure = v128_or(v128_or(f32x4_le(p, minus_one), f32x4_ge(p, top)), clear);
+        let beyond = v128_or(f32x4_le(p, minus_one), f32x4_ge(p, top));
+        let finite = f32x4_lt(f32x4_abs(p), infinity);
+        let sure = v128_and(finite, v128_or(beyond, clear));
         // NaN f: `pmax` keeps it, `pmin` keeps it, `trunc_sat` makes it 0 (the lane is not
         // sure, so it becomes DOUBTFUL below).
         let bin = i32x4_trunc_sat_f32x4(f32x4_pmin(f32x4_pmax(f, zero), last));
