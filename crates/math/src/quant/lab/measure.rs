@@ -27,6 +27,9 @@ pub(super) struct HeatCells {
     in_block: usize,
     in_cell: usize,
     cell_max: f32,
+    /// The largest squared-error sum of the cell's whole blocks of finite pairs, whose RMSE is
+    /// taken once per cell (see [`HeatCells::end_block`]).
+    cell_max_se: f64,
 }
 
 impl HeatCells {
@@ -43,24 +46,40 @@ impl HeatCells {
             in_block: 0,
             in_cell: 0,
             cell_max: 0.0,
+            cell_max_se: 0.0,
         }
     }
 
+    /// Folds the block's RMSE into its cell. A whole block of finite pairs only keeps the
+    /// largest sum: for one count, a larger sum has a larger or equal RMSE (division, square
+    /// root and rounding to f32 are all monotonic), so the cell's largest RMSE among them is
+    /// that of the largest sum, and the division and square root run once per cell, not once
+    /// per block. Other blocks (partial, with NaN left out, or lost) take their own RMSE.
     fn end_block(&mut self) {
-        let rmse = if self.lost {
-            f32::INFINITY
-        } else if self.count == 0 {
-            0.0
+        if !self.lost && self.count == self.block {
+            self.cell_max_se = self.cell_max_se.max(self.se);
         } else {
-            (self.se / self.count as f64).sqrt() as f32
-        };
-        self.cell_max = self.cell_max.max(rmse);
+            let rmse = if self.lost {
+                f32::INFINITY
+            } else if self.count == 0 {
+                0.0
+            } else {
+                (self.se / self.count as f64).sqrt() as f32
+            };
+            self.cell_max = self.cell_max.max(rmse);
+        }
         (self.se, self.count, self.lost, self.in_block) = (0.0, 0, false, 0);
         self.in_cell += 1;
         if self.in_cell == self.per_cell {
-            self.cells.push(self.cell_max);
-            (self.cell_max, self.in_cell) = (0.0, 0);
+            self.end_cell();
         }
+    }
+
+    /// Pushes the cell's largest RMSE and starts the next cell.
+    fn end_cell(&mut self) {
+        let whole = (self.cell_max_se / self.block as f64).sqrt() as f32;
+        self.cells.push(self.cell_max.max(whole));
+        (self.cell_max, self.cell_max_se, self.in_cell) = (0.0, 0.0, 0);
     }
 
     /// Adds the sums of a run of `len` values that stays within the current block (measured
@@ -88,7 +107,7 @@ impl HeatCells {
             self.end_block();
         }
         if self.in_cell > 0 {
-            self.cells.push(self.cell_max);
+            self.end_cell();
         }
         self.cells
     }
