@@ -9,42 +9,54 @@
 #[inline]
 pub fn f32_to_f16_bits(v: f32) -> u16 {
     let bits = v.to_bits();
-    let sign = ((bits >> 16) & 0x8000) as u16;
+    let sign = (bits >> 16) & 0x8000;
     let abs = bits & 0x7FFF_FFFF;
-    if abs > 0x7F80_0000 {
-        return 0x7E00;
-    }
-    if abs >= 0x477F_F000 {
-        // 65520 is the midpoint between 65504 (the largest half) and 2^16: ties to even give ∞.
-        return sign | 0x7C00;
-    }
-    if abs < 0x3880_0000 {
-        // Below 2^-14 the half is subnormal, in units of 2^-24. Adding 0.5 (whose ulp is 2^-24)
-        // rounds to nearest even in those units; the result's low bits are the count (1024 carries
-        // into the smallest normal, which is the right pattern).
-        return sign | ((f32::from_bits(abs) + 0.5).to_bits() - 0x3F00_0000) as u16;
-    }
+    // Every case is computed and one selected, without a branch, so a loop of it vectorizes (in
+    // wasm FP16 encoding ran at 5.2 GB/s with a return per case). Wrapping arithmetic: the cases
+    // not selected may wrap.
+    //
+    // Below 2^-14 the half is subnormal, in units of 2^-24. Adding 0.5 (whose ulp is 2^-24)
+    // rounds to nearest even in those units; the result's low bits are the count (1024 carries
+    // into the smallest normal, which is the right pattern).
+    let subnormal = (f32::from_bits(abs) + 0.5).to_bits().wrapping_sub(0x3F00_0000);
     // Normal: drop 13 mantissa bits with ties to even and rebias the exponent (127 − 15 = 112);
     // a mantissa carry moves into the exponent, as it should.
     let odd = (abs >> 13) & 1;
-    sign | ((abs - (112 << 23) + 0x0FFF + odd) >> 13) as u16
+    let normal = abs.wrapping_sub(112 << 23).wrapping_add(0x0FFF + odd) >> 13;
+    let half = if abs > 0x7F80_0000 {
+        0x7E00
+    } else if abs >= 0x477F_F000 {
+        // 65520 is the midpoint between 65504 (the largest half) and 2^16: ties to even give ∞.
+        sign | 0x7C00
+    } else if abs < 0x3880_0000 {
+        sign | (subnormal & 0xFFFF)
+    } else {
+        sign | normal
+    };
+    half as u16
 }
 
 /// The value of the FP16 bit pattern `h` (exact: every half is an f32). NaN patterns give an f32
 /// NaN with the same sign and payload.
 #[inline]
 pub fn f16_bits_to_f32(h: u16) -> f32 {
-    let sign = ((h & 0x8000) as u32) << 16;
-    let exp = ((h >> 10) & 0x1F) as u32;
-    let man = (h & 0x03FF) as u32;
-    match exp {
-        0 => {
-            let magnitude = man as f32 * f32::from_bits(0x3380_0000); // 2^-24
-            f32::from_bits(sign | magnitude.to_bits())
-        }
-        0x1F => f32::from_bits(sign | 0x7F80_0000 | (man << 13)),
-        _ => f32::from_bits(sign | ((exp + 112) << 23) | (man << 13)),
-    }
+    let h = h as u32;
+    let sign = (h & 0x8000) << 16;
+    let exp = (h >> 10) & 0x1F;
+    let man = h & 0x03FF;
+    // All three forms, then a select: no branch, so a loop of it vectorizes (in wasm FP16
+    // dequantized at 5.8 GB/s with a `match`).
+    let subnormal = (man as f32 * f32::from_bits(0x3380_0000)).to_bits(); // man · 2^-24
+    let special = 0x7F80_0000 | (man << 13);
+    let normal = ((exp + 112) << 23) | (man << 13);
+    let magnitude = if exp == 0 {
+        subnormal
+    } else if exp == 0x1F {
+        special
+    } else {
+        normal
+    };
+    f32::from_bits(sign | magnitude)
 }
 
 /// The bfloat16 bit pattern nearest to `v` (its upper half, ties to even); overflow rounds to

@@ -278,14 +278,10 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, QuantErro
                 layout.pack_codes(&codes, &mut o[layout.code_offset..]);
             }
         }
-        Scheme::Bf16 | Scheme::F16 => {
-            let cast = if s == Scheme::Bf16 {
-                half::f32_to_bf16_bits
-            } else {
-                half::f32_to_f16_bits
-            };
-            out.extend(x.iter().flat_map(|v| cast(*v).to_le_bytes()));
-        }
+        // One loop per cast, each with its conversion inlined: through a function pointer (and
+        // a byte at a time into the vector) BF16 ran at 2.1 GB/s in wasm.
+        Scheme::Bf16 => cast_16(x, half::f32_to_bf16_bits, &mut out),
+        Scheme::F16 => cast_16(x, half::f32_to_f16_bits, &mut out),
         Scheme::Nf4 => nf4_bytes(&nf4::quantize(x, block, false), &mut out),
         Scheme::F8E4M3 | Scheme::F8E5M2 => {
             let scale = fp8_scale(s, x);
@@ -294,6 +290,16 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, QuantErro
         }
     }
     Ok(out)
+}
+
+/// Appends the little-endian 16-bit `cast` of each value of `x` to `out`.
+#[inline(always)]
+fn cast_16(x: &[f32], cast: impl Fn(f32) -> u16, out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + 2 * x.len(), 0);
+    for (o, v) in out[start..].chunks_exact_mut(2).zip(x) {
+        o.copy_from_slice(&cast(*v).to_le_bytes());
+    }
 }
 
 /// Grows `out` by the bytes of `values` values and lets `write` fill them (a block format's
