@@ -18,7 +18,9 @@ pub fn f32_to_f16_bits(v: f32) -> u16 {
     // Below 2^-14 the half is subnormal, in units of 2^-24. Adding 0.5 (whose ulp is 2^-24)
     // rounds to nearest even in those units; the result's low bits are the count (1024 carries
     // into the smallest normal, which is the right pattern).
-    let subnormal = (f32::from_bits(abs) + 0.5).to_bits().wrapping_sub(0x3F00_0000);
+    let subnormal = (f32::from_bits(abs) + 0.5)
+        .to_bits()
+        .wrapping_sub(0x3F00_0000);
     // Normal: drop 13 mantissa bits with ties to even and rebias the exponent (127 − 15 = 112);
     // a mantissa carry moves into the exponent, as it should.
     let odd = (abs >> 13) & 1;

