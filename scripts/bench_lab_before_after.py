@@ -66,7 +66,7 @@ def run(tree, filt):
 
 
 def run_wasm(tree):
-    """{("pipeline", scheme): GB/s} of the wasm pipeline test in `tree` (sources touched first,
+    """{("pipeline" or "shared", scheme): GB/s} of the wasm pipeline test in `tree` (sources touched first,
     as in `run`)."""
     for source in (tree / "crates/math/src").rglob("*.rs"):
         source.touch()
@@ -77,8 +77,8 @@ def run_wasm(tree):
     results = {}
     for line in (out.stdout + out.stderr).splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[0] == "pipeline":
-            results[("pipeline", parts[1])] = float(parts[2])
+        if len(parts) == 3 and parts[0] in ("pipeline", "shared"):
+            results[(parts[0], parts[1])] = float(parts[2])
     return results
 
 
@@ -93,10 +93,17 @@ def main_wasm(args):
                     into[key] = max(into.get(key, 0.0), rate)
     print(f"wasm lab pipeline, GB/s of f32 input per CPU second (Node.js), best of {args.rounds} "
           f"alternating rounds; before = {args.before}, after = this tree")
-    print(f"{'scheme':16} {'before':>8} {'after':>8} {'after/before':>13}")
-    for key in after:
-        b, a = before.get(key, float("nan")), after[key]
-        print(f"{key[1]:16} {b:8.3f} {a:8.3f} {a / b:13.2f}")
+    print("pipeline: lab::analyse (the tensor's overview included); shared: the scheme's own "
+          "work, the overview computed once beforehand (as the lab does for all its schemes)")
+    print(f"{'scheme':16} {'pipeline before':>16} {'after':>8} {'×':>6}   "
+          f"{'shared before':>14} {'after':>8} {'×':>6}")
+    nan = float("nan")
+    for scheme in dict.fromkeys(name for _, name in after):
+        cells = []
+        for group in ("pipeline", "shared"):
+            b, a = before.get((group, scheme), nan), after.get((group, scheme), nan)
+            cells.append(f"{b:{16 if group == 'pipeline' else 14}.3f} {a:8.3f} {a / b:6.2f}")
+        print(f"{scheme:16} {cells[0]}   {cells[1]}")
 
 
 def main():

@@ -1,15 +1,17 @@
-//! A benchmark, not a test of speed: the Quantize lab's whole pipeline per scheme
-//! (`lab::analyse`: quantize, dequantize, measure) in WebAssembly, in GB/s of f32 input
-//! (10^9 bytes per CPU second in Node.js, best of three), on a 4M-value N(0, 0.02²) tensor.
+//! A benchmark, not a test of speed: the Quantize lab's whole pipeline per scheme in
+//! WebAssembly, in GB/s of f32 input (10^9 bytes per CPU second in Node.js, best of three), on a
+//! 4M-value N(0, 0.02²) tensor, two ways: `pipeline` is `lab::analyse` (the tensor's overview,
+//! then quantize, dequantize, measure), and `shared` is the scheme's own work with the overview
+//! computed once beforehand, as the lab does for all the schemes it compares.
 //! It uses only what the crate has offered since before issue #16 (`generate`, `Scheme::ALL`,
-//! `Scheme::block`, `lab::analyse`), so `scripts/bench_lab_before_after.py --wasm` runs this very
-//! file in an older tree and in this one, side by side. The only assertion is that each scheme
-//! analyses the tensor. Run:
+//! `Scheme::block`, `lab::analyse`, `Overview::new`, `SchemeRun`), so
+//! `scripts/bench_lab_before_after.py --wasm` runs this very file in an older tree and in this
+//! one, side by side. The only assertion is that each scheme analyses the tensor. Run:
 //! `cargo test --release -p bitbudget-math --target wasm32-unknown-unknown --test lab_wasm_pipeline -- --nocapture`
 #![cfg(target_arch = "wasm32")]
 
 use bitbudget_math::quant::generate::{generate, Distribution};
-use bitbudget_math::quant::lab::analyse;
+use bitbudget_math::quant::lab::{analyse, Overview, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
 use wasm_bindgen_test::*;
 use wasm_timing::best_rate;
@@ -30,6 +32,22 @@ fn every_schemes_lab_pipeline_is_timed_in_webassembly() {
             assert!(result.bytes > 0, "{} stored nothing", s.name());
         });
         lines.push(format!("pipeline {} {rate:.4}", s.name()));
+        let overview = Overview::new(&x);
+        let rate = best_rate(x.len() * 4, 3, || {
+            let mut run = SchemeRun::new(
+                s,
+                std::hint::black_box(&x),
+                block,
+                false,
+                &overview,
+                1 << 18,
+            );
+            while !run.done() {
+                run.step().expect("blocks");
+            }
+            std::hint::black_box(run.finish());
+        });
+        lines.push(format!("shared {} {rate:.4}", s.name()));
     }
     console_log!("{}", lines.join("\n"));
 }
