@@ -89,3 +89,26 @@ fn blocks_of_special_values_give_the_reference_bytes() {
         }
     }
 }
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn absmax_just_below_and_above_every_power_of_two_gives_the_reference_bytes() {
+    // MXFP4's scale is floor(log2(absmax)); within a few hundred ulps under 2^k a log2 rounded
+    // to f32 reaches k, which the fast exponent must not miss.
+    let mut rng = SplitMix64(7);
+    for k in -149i32..=127 {
+        let power = 2f64.powi(k) as f32;
+        for ulps in [0u32, 1, 2, 3, 40, 100, 200, 255, 256, 257, 300, 1000] {
+            for amax in [
+                f32::from_bits(power.to_bits().saturating_sub(ulps)),
+                f32::from_bits(power.to_bits() + ulps),
+            ] {
+                let block: [f32; QK] = std::array::from_fn(|j| match j {
+                    5 => -amax,
+                    _ => amax * ((rng.next_u64() % 1000) as f32 / 1000.0),
+                });
+                same_bytes(&block);
+            }
+        }
+    }
+}
