@@ -72,6 +72,33 @@ pub fn f32_to_bf16_bits(v: f32) -> u16 {
     ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) as u16
 }
 
+/// Writes [`f32_to_f16_bits`] of each value of `x` to `out` as little-endian bytes (two per
+/// value; zipped, the shorter wins). In wasm, eight values at a time in simd128 lanes.
+pub fn encode_f16_le(x: &[f32], out: &mut [u8]) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let done = simd128::encode_f16_le(x, out);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let done = 0;
+    for (o, v) in out.chunks_exact_mut(2).zip(x).skip(done) {
+        o.copy_from_slice(&f32_to_f16_bits(*v).to_le_bytes());
+    }
+}
+
+/// Writes [`f16_bits_to_f32`] of each little-endian FP16 in `bytes` (two per value) to `out`
+/// (zipped, the shorter wins). In wasm, eight values at a time in simd128 lanes.
+pub fn decode_f16_le(bytes: &[u8], out: &mut [f32]) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let done = simd128::decode_f16_le(bytes, out);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let done = 0;
+    for (o, c) in out.iter_mut().zip(bytes.chunks_exact(2)).skip(done) {
+        *o = f16_bits_to_f32(u16::from_le_bytes([c[0], c[1]]));
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128;
+
 #[cfg(test)]
 mod tests {
     use super::*;
