@@ -3,8 +3,9 @@
 //! and [`GrowingHistogram::add_differences`] against [`GrowingHistogram::push`] of each
 //! difference, on values placed at, just below and just above every bin edge, on tiny errors
 //! around the sizes where the f64 sum starts to round, on ±0, NaN, ±∞, subnormals and the
-//! largest floats, and over ranges from 2^-140 to 2^127. Natively and in the browser, where the
-//! loops are other code (`histogram/f32_bins/simd128.rs`).
+//! largest floats, and over ranges from 2^-140 to 2^127. The f32 loops run in wasm only
+//! (`histogram/f32_bins.rs`, `USED`), so the browser run is the one that checks them; natively
+//! the same assertions hold for the f64 loops.
 
 use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::histogram::{Bins, GrowingHistogram, FINE};

@@ -3,11 +3,16 @@
 //! The bins are defined in f64 ([`super::Bins::index_or_past_end`] and the fine bins of
 //! [`super::GrowingHistogram`]), which keeps ranges as wide as f32's safe but leaves the loops
 //! scalar in wasm, where they took about 0.4 of the measuring pass's 1.07 s per GB. These compute
-//! each bin in f32 (natively packed by LLVM; in wasm four lanes of simd128, in `simd128.rs`, since
-//! the scalar f32 form measured slower there than the f64 one) and mark as [`DOUBTFUL`] every
+//! each bin in f32 (four lanes of simd128, in `simd128.rs`; the scalar form here finishes the last
+//! values, and measured slower than the f64 loop as a whole loop) and mark as [`DOUBTFUL`] every
 //! value whose f32 bin could differ from the f64 one; the callers recompute those few in f64. So
 //! every bin is the definition's: `tests/histogram_bins.rs` checks it against the f64 loops on
-//! values at and next to every bin edge, natively and in the browser.
+//! values at and next to every bin edge, in the browser. Natively the f64 loops run (see [`USED`]).
+
+/// Whether the f32 loops are used at all: in wasm with simd128 only. Natively LLVM packs the f64
+/// loops two lanes wide and they measured faster (the native measuring pass of Q8_0 went from
+/// 1.99 to 1.65 GB/s with these), so there the f64 definitions run as they are.
+const USED: bool = cfg!(all(target_arch = "wasm32", target_feature = "simd128"));
 
 /// Marks a value whose bin the f32 arithmetic cannot vouch for.
 pub(super) const DOUBTFUL: u32 = u32::MAX;
@@ -24,8 +29,8 @@ pub(super) struct FixedBins {
 
 impl FixedBins {
     /// The f32 form of bins starting at `lo` (an f32 widened), `scale` bins per unit and `last`
-    /// the last bin's index; `None` when the scale is not a normal f32 or there are more than
-    /// 2^16 bins (where the margin would be too wide to help).
+    /// the last bin's index; `None` natively (see [`USED`]), when the scale is not a normal f32,
+    /// or when there are more than 2^16 bins (where the margin would be too wide to help).
     ///
     /// The margin: the f32 position fl(fl(v − lo) · fl(scale)) is within 3 rounding errors
     /// (3 · 2^-24, relative) of the exact position, and the f64 one within 2 · 2^-53, so where
@@ -33,7 +38,8 @@ impl FixedBins {
     /// 4 · 2^-24 · (last + 2).
     pub(super) fn new(lo: f64, scale: f64, last: isize) -> Option<Self> {
         let (lo32, scale32) = (lo as f32, scale as f32);
-        let usable = lo32 as f64 == lo && scale32.is_normal() && (0..1 << 16).contains(&last);
+        let usable =
+            USED && lo32 as f64 == lo && scale32.is_normal() && (0..1 << 16).contains(&last);
         usable.then_some(Self {
             lo: lo32,
             scale: scale32,
@@ -88,10 +94,11 @@ pub(super) struct FineBins {
 }
 
 impl FineBins {
-    /// The f32 form at range `r` (a power of two); `None` when FINE / 2R is not a normal f32.
+    /// The f32 form at range `r` (a power of two); `None` natively (see [`USED`]) and when
+    /// FINE / 2R is not a normal f32.
     pub(super) fn new(r: f64) -> Option<Self> {
         let scale = (super::FINE as f64 / (2.0 * r)) as f32;
-        scale.is_normal().then_some(Self { scale })
+        (USED && scale.is_normal()).then_some(Self { scale })
     }
 
     /// Writes the fine bin of each difference `b[i] − a[i]` (f32, zipped) to `at`, or
