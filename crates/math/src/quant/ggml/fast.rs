@@ -161,8 +161,30 @@ fn magnitude_mask(x: &Block, m: f32) -> u32 {
     simd128::magnitude_mask(x, m)
 }
 
+/// Bit j set when |x[j]| = `m`: SSE2's compares four at a time and their sign mask (LLVM keeps
+/// the portable loop scalar: 32 compares, shifts and ors per block).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn magnitude_mask(x: &Block, m: f32) -> u32 {
+    use std::arch::x86_64::{
+        _mm_andnot_ps, _mm_cmpeq_ps, _mm_loadu_ps, _mm_movemask_ps, _mm_set1_ps,
+    };
+    // SAFETY: SSE2 is part of x86-64; each load reads 4 of the block's 32 floats (no alignment
+    // needed).
+    unsafe {
+        let (m, sign) = (_mm_set1_ps(m), _mm_set1_ps(-0.0));
+        x.chunks_exact(4).enumerate().fold(0u32, |at, (i, four)| {
+            let abs = _mm_andnot_ps(sign, _mm_loadu_ps(four.as_ptr()));
+            at | (_mm_movemask_ps(_mm_cmpeq_ps(abs, m)) as u32) << (4 * i)
+        })
+    }
+}
+
 /// Bit j set when |x[j]| = `m` (compares and ors, no branch per value).
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+)))]
 #[inline(always)]
 fn magnitude_mask(x: &Block, m: f32) -> u32 {
     let mut at = 0u32;
