@@ -20,13 +20,13 @@ Python standard library.
 import argparse
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from criterion_results import bench_gbs  # noqa: E402
+from tree_export import export_ref, touch_math_sources  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BENCH = "crates/math/benches/lab_measure.rs"
@@ -37,12 +37,7 @@ WASM_HELPERS = ("crates/math/tests/common/wasm_timing.rs",)
 
 def export(ref, into, wasm=False):
     """The tree of `ref`, with this tree's bench (or wasm test) and what it needs added."""
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    for rel in (WASM_TEST, *WASM_HELPERS) if wasm else (BENCH, *HELPERS):
-        (into / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / rel, into / rel)
+    export_ref(ROOT, ref, into, (WASM_TEST, *WASM_HELPERS) if wasm else (BENCH, *HELPERS))
     toml = into / "crates/math/Cargo.toml"
     text = toml.read_text()
     if wasm and "\nwasm-bindgen =" not in text:
@@ -56,20 +51,16 @@ def export(ref, into, wasm=False):
 
 
 def run(tree, filt):
-    """{(group, scheme): GB/s} of the bench in `tree`. Cargo builds bitbudget-math of both trees
-    into one target directory under one name and judges freshness by file times alone (an export
-    keeps the commit's old times), so the crate's sources are touched first: otherwise both runs
-    would time whichever tree was built last."""
-    for source in (tree / "crates/math/src").rglob("*.rs"):
-        source.touch()
+    """{(group, scheme): GB/s} of the bench in `tree` (its sources touched first: see
+    `touch_math_sources`)."""
+    touch_math_sources(tree)
     return bench_gbs(tree, "lab_measure", "lab_measure|lab_pipeline", args=[filt] if filt else [])
 
 
 def run_wasm(tree):
     """{("pipeline" or "shared", scheme): GB/s} of the wasm pipeline test in `tree` (sources touched first,
     as in `run`)."""
-    for source in (tree / "crates/math/src").rglob("*.rs"):
-        source.touch()
+    touch_math_sources(tree)
     cmd = ["cargo", "test", "--release", "-p", "bitbudget-math", "--target",
            "wasm32-unknown-unknown", "--test", "lab_wasm_pipeline", "--", "--nocapture"]
     env = dict(os.environ, CARGO_TARGET_DIR=str(ROOT / "target"))

@@ -53,6 +53,8 @@ import tarfile
 import tempfile
 import time
 
+from tree_export import export_ref, touch_math_sources
+
 PIN = "0.3.36"  # the newest llama-cpp-python on PyPI (Nov 2026); its llama.cpp has GGML_TYPE_NVFP4
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "llama-reference"
@@ -170,12 +172,9 @@ EXAMPLE = "crates/math/examples/wasm_quantizers.rs"
 
 
 def build_bitbudget_wasm(tree, label):
-    """bitbudget's quantizers as a plain wasm module (EXAMPLE) built in `tree`, copied to
-    build/llama-reference/<label>.wasm. Both trees build into this tree's target directory under
-    one crate name, and cargo judges freshness by file times (an export keeps the commit's), so
-    the crate's sources are touched first."""
-    for source in (tree / "crates/math/src").rglob("*.rs"):
-        source.touch()
+    """bitbudget's quantizers as a plain wasm module (EXAMPLE) built in `tree` (into this tree's
+    target directory, sources touched first), copied to build/llama-reference/<label>.wasm."""
+    touch_math_sources(tree)
     env = dict(os.environ, CARGO_TARGET_DIR=str(ROOT / "target"))
     subprocess.run(["cargo", "build", "--release", "-p", "bitbudget-math", "--example",
                     "wasm_quantizers", "--target", "wasm32-unknown-unknown"],
@@ -189,11 +188,7 @@ def build_bitbudget_wasm(tree, label):
 def export_tree(ref, into):
     """The tree of git `ref` in `into`, with this tree's EXAMPLE and its Cargo.toml entry added
     (it uses `quantize_row`, `Layout::of` and `Scheme`'s `FromStr`, which older trees may lack)."""
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    (into / EXAMPLE).parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / EXAMPLE, into / EXAMPLE)
+    export_ref(ROOT, ref, into, (EXAMPLE,))
     toml = into / "crates/math/Cargo.toml"
     text = toml.read_text()
     if 'name = "wasm_quantizers"' not in text:

@@ -112,17 +112,20 @@ pub fn absmax_scalar(x: &[f32]) -> f32 {
     lanes.into_iter().fold(tail, keep_larger)
 }
 
+/// Reads four f32 from `x` (exactly four long; panics otherwise) as one simd128 vector: the one
+/// load of the quantizers' and the lab's simd128 loops.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+pub(crate) fn load_f32x4(x: &[f32]) -> core::arch::wasm32::v128 {
+    assert!(x.len() == 4);
+    // SAFETY: `x` holds four f32 (16 bytes), and `v128_load` has no alignment requirement.
+    unsafe { core::arch::wasm32::v128_load(x.as_ptr().cast()) }
+}
+
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
+    use super::load_f32x4 as load;
     use core::arch::wasm32::*;
-
-    /// Reads four f32 from `x` (exactly four long) as one vector.
-    #[inline(always)]
-    fn load(x: &[f32]) -> v128 {
-        assert!(x.len() == 4);
-        // SAFETY: `x` holds four f32 (16 bytes), and `v128_load` has no alignment requirement.
-        unsafe { v128_load(x.as_ptr().cast()) }
-    }
 
     /// Codes for the longest prefix of `x` that is a multiple of 16, sixteen at a time; returns
     /// its length (the caller finishes the rest with the scalar loop).

@@ -110,6 +110,7 @@ fn round_half_away(y: f32) -> f32 {
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd128 {
     use super::MAGIC;
+    use crate::quant::kernels::load_f32x4;
     use core::arch::wasm32::*;
 
     /// The codes of the longest prefix of `x` that is a multiple of 16; returns its length.
@@ -149,11 +150,7 @@ mod simd128 {
             i32x4_trunc_sat_f32x4(c)
         };
         for (xs, cs) in x[..n].chunks_exact(16).zip(codes[..n].chunks_exact_mut(16)) {
-            let four = |k: usize| {
-                let v: &[f32; 4] = xs[k..k + 4].try_into().expect("four values");
-                // SAFETY: 16 readable bytes; `v128_load` has no alignment requirement.
-                code(unsafe { v128_load(v.as_ptr().cast()) })
-            };
+            let four = |k: usize| code(load_f32x4(&xs[k..k + 4]));
             let bytes = u8x16_narrow_i16x8(
                 i16x8_narrow_i32x4(four(0), four(4)),
                 i16x8_narrow_i32x4(four(8), four(12)),

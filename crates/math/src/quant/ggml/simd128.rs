@@ -5,6 +5,7 @@
 //! scalar reference, and `scripts/bench_ggml_wasm.mjs` times them against llama.cpp's C in wasm.
 
 use super::QK;
+use crate::quant::kernels::load_f32x4;
 use core::arch::wasm32::*;
 
 /// One block of weights.
@@ -13,7 +14,7 @@ type Block = [f32; QK];
 /// Values `4i..4i + 4` of the block as one vector.
 #[inline(always)]
 fn four(x: &Block, i: usize) -> v128 {
-    f32x4(x[4 * i], x[4 * i + 1], x[4 * i + 2], x[4 * i + 3])
+    load_f32x4(&x[4 * i..4 * i + 4])
 }
 
 /// Bit j set when |x[j]| = `m`: four compares at a time and their lane mask.

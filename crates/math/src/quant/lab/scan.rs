@@ -58,6 +58,7 @@ fn in_order(x: &[f32], start: Start) -> (f32, f32, usize) {
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd128 {
     use super::{in_order, Start};
+    use crate::quant::kernels::load_f32x4;
     use core::arch::wasm32::*;
 
     /// [`super::range_and_peak`] in four lanes, lane j taking the values at 4k + j, then the
@@ -74,9 +75,7 @@ mod simd128 {
         let (mut lo, mut hi, mut top, mut at) = (inf, neg_inf, f32x4_splat(-1.0), u32x4_splat(0));
         let (mut here, four) = (u32x4(0, 1, 2, 3), u32x4_splat(4));
         for k in (0..n).step_by(4) {
-            let four_values: &[f32; 4] = x[k..k + 4].try_into().expect("four values");
-            // SAFETY: 16 readable bytes; `v128_load` has no alignment requirement.
-            let v = unsafe { v128_load(four_values.as_ptr().cast()) };
+            let v = load_f32x4(&x[k..k + 4]);
             let a = f32x4_abs(v);
             let finite = f32x4_lt(a, inf);
             lo = f32x4_pmin(v128_bitselect(v, inf, finite), lo);

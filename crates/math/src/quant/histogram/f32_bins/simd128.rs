@@ -4,14 +4,13 @@
 //! floor; the callers finish the last values (fewer than four) with those.
 
 use super::{FineBins, FixedBins, FINE_HALF, FINE_LAST, FINE_TINY};
+use crate::quant::kernels::load_f32x4;
 use core::arch::wasm32::*;
 
 /// Four f32 from `x` at `k` (k + 4 ≤ x.len()).
 #[inline(always)]
 fn load(x: &[f32], k: usize) -> v128 {
-    let four: &[f32; 4] = x[k..k + 4].try_into().expect("four values");
-    // SAFETY: `four` is 16 readable bytes; `v128_load` has no alignment requirement.
-    unsafe { v128_load(four.as_ptr().cast()) }
+    load_f32x4(&x[k..k + 4])
 }
 
 /// Stores four u32 to `at` at `k` (k + 4 ≤ at.len()).
