@@ -53,11 +53,37 @@ pub struct PartQuantizer {
 impl PartQuantizer {
     /// Prepares to quantize `x` (the whole tensor) with `scheme`; `double_quant` applies to NF4.
     pub fn new(scheme: Scheme, x: &[f32], block: usize, double_quant: bool) -> Self {
+        Self::scaled_by(scheme, x, block, double_quant, x)
+    }
+
+    /// As [`PartQuantizer::new`], with FP8's per-tensor scale taken from `x[peak]` alone, where
+    /// `peak` is the index of a largest finite |x| ([`super::lab::Overview::peak`]), which saves
+    /// a pass over the tensor. Any other `peak` (out of range, or not the largest) gives another
+    /// scale, never a panic.
+    pub fn new_at_peak(
+        scheme: Scheme,
+        x: &[f32],
+        block: usize,
+        double_quant: bool,
+        peak: usize,
+    ) -> Self {
+        let at_peak = x.get(peak..=peak).unwrap_or_default();
+        Self::scaled_by(scheme, x, block, double_quant, at_peak)
+    }
+
+    /// FP8's scale from the largest finite |v| of `amax_from` (see [`fp8_scale`]).
+    fn scaled_by(
+        scheme: Scheme,
+        x: &[f32],
+        block: usize,
+        double_quant: bool,
+        amax_from: &[f32],
+    ) -> Self {
         let fp8 = matches!(scheme, Scheme::F8E4M3 | Scheme::F8E5M2);
         Self {
             scheme,
             block,
-            fp8_scale: fp8.then(|| fp8_scale(scheme, x)),
+            fp8_scale: fp8.then(|| fp8_scale(scheme, amax_from)),
             nf4_mean: (scheme == Scheme::Nf4 && double_quant).then(|| nf4::absmax_mean(x, block)),
         }
     }
@@ -170,6 +196,27 @@ mod tests {
             }
             assert_eq!(bytes, quantize(s, &x, block).unwrap(), "{s}");
         }
+    }
+
+    #[test]
+    fn the_scale_from_the_peak_is_the_scale_from_the_whole_tensor() {
+        let mut x = generate(Distribution::Laplace, 4, 100, 0.3, 6);
+        x[17] = f32::INFINITY;
+        x[40] = f32::NAN;
+        let tensors = [x, vec![], vec![f32::NAN; 3], vec![0.0; 5], vec![-2.0, 2.0]];
+        for x in &tensors {
+            let peak = crate::quant::lab::Overview::new(x).peak;
+            for s in [Scheme::F8E4M3, Scheme::F8E5M2, Scheme::AbsmaxInt8] {
+                assert_eq!(
+                    PartQuantizer::new_at_peak(s, x, 1, false, peak),
+                    PartQuantizer::new(s, x, 1, false),
+                    "{s} on {x:?}"
+                );
+            }
+        }
+        // A peak out of range is only another scale.
+        let q = PartQuantizer::new_at_peak(Scheme::F8E4M3, &[1.0], 1, false, 9);
+        assert_eq!(q.fp8_scale(), Some(0.0));
     }
 
     #[test]

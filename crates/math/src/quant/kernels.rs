@@ -166,15 +166,15 @@ mod simd {
             m0 = f32x4_pmax(m0, f32x4_abs(load(&xs[0..4])));
             m1 = f32x4_pmax(m1, f32x4_abs(load(&xs[4..8])));
         }
+        // The lanes' largest by two shuffles (max is exact, so any order gives it; no lane is
+        // NaN, since `pmax` keeps the running value against NaN).
         let m = f32x4_pmax(m0, m1);
-        let lanes = [
-            f32x4_extract_lane::<0>(m),
-            f32x4_extract_lane::<1>(m),
-            f32x4_extract_lane::<2>(m),
-            f32x4_extract_lane::<3>(m),
-            super::absmax_scalar(&x[n..]),
-        ];
-        super::absmax_scalar(&lanes)
+        let m = f32x4_pmax(m, i32x4_shuffle::<2, 3, 0, 1>(m, m));
+        let m = f32x4_extract_lane::<0>(f32x4_pmax(m, i32x4_shuffle::<1, 0, 3, 2>(m, m)));
+        if n == x.len() {
+            return m;
+        }
+        super::absmax_scalar(&[m, super::absmax_scalar(&x[n..])])
     }
 }
 

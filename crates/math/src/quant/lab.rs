@@ -52,6 +52,16 @@ pub struct Overview {
 impl Overview {
     /// One pass over `x`.
     pub fn new(x: &[f32]) -> Self {
+        let span = Self::span(x);
+        Self {
+            histogram: histogram(x, span.lo, span.hi, BINS),
+            ..span
+        }
+    }
+
+    /// The range and peak of `x` without the histogram (left empty): all that one scheme's
+    /// analysis reads ([`analyse`]), at a fraction of the histogram's cost.
+    fn span(x: &[f32]) -> Self {
         let (lo, hi, peak) = scan::range_and_peak(x);
         let (lo, hi) = if lo > hi {
             (-1.0, 1.0)
@@ -64,7 +74,7 @@ impl Overview {
         Self {
             lo,
             hi,
-            histogram: histogram(x, lo, hi, BINS),
+            histogram: Vec::new(),
             peak,
         }
     }
@@ -157,6 +167,8 @@ pub struct SchemeRun<'a> {
 impl<'a> SchemeRun<'a> {
     /// Prepares `scheme` (block `block`; `double_quant` applies to NF4) on `x`, in parts of about
     /// `target` values. The last block is zero-padded; padding is stored but never measured.
+    /// `overview` must be `x`'s own ([`Overview::new`]): its range bins the dequantized values,
+    /// and its peak locates the levels' block and gives FP8 its per-tensor scale.
     pub fn new(
         scheme: Scheme,
         x: &'a [f32],
@@ -166,7 +178,7 @@ impl<'a> SchemeRun<'a> {
         target: usize,
     ) -> Self {
         let block = block.max(1);
-        let quantizer = PartQuantizer::new(scheme, x, block, double_quant);
+        let quantizer = PartQuantizer::new_at_peak(scheme, x, block, double_quant, overview.peak);
         let start = overview.peak / block * block;
         Self {
             scheme,
@@ -350,7 +362,7 @@ pub fn analyse(
     block: usize,
     double_quant: bool,
 ) -> Result<(SchemeResult, SchemeDetail), QuantError> {
-    let overview = Overview::new(x);
+    let overview = Overview::span(x);
     let mut run = SchemeRun::new(scheme, x, block, double_quant, &overview, 1 << 18);
     while !run.done() {
         run.step()?;

@@ -47,16 +47,31 @@ pub struct MetricSums {
 
 /// Running sums behind [`ErrorMetrics`], so a tensor can be measured a part at a time; adding
 /// the parts in order gives exactly the metrics of the whole.
+///
+/// Each sum is kept as two partial sums in f64: one over the counted pairs (both values finite)
+/// of even rank, one over those of odd rank, each added in order, and the two added at the end.
+/// That is as exact as one running sum (rather more), does not depend on where the parts are
+/// cut, and lets two pairs be added at once: a single running sum makes every pair wait for the
+/// previous pair's addition, which bounded the Quantize lab's measuring pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MetricsAccumulator {
-    se: f64,
-    sx: f64,
-    sy: f64,
-    sxy: f64,
+    se: Lanes,
+    sx: Lanes,
+    sy: Lanes,
+    sxy: Lanes,
     max: f64,
     n: usize,
     skipped: usize,
     lost: usize,
+}
+
+/// A sum's partial sums over pairs of even rank (index 0) and odd rank (index 1).
+pub(crate) type Lanes = [f64; 2];
+
+/// The sum of two partial sums (the same whichever order, since f64 addition commutes).
+#[inline]
+pub(crate) fn total(lanes: Lanes) -> f64 {
+    lanes[0] + lanes[1]
 }
 
 impl MetricsAccumulator {
@@ -71,6 +86,12 @@ impl MetricsAccumulator {
     #[inline]
     pub fn push(&mut self, original: f32, approx: f32) {
         self.push_measured(original, approx);
+    }
+
+    /// The partial sums the next counted pair goes to (0 or 1; see the type's docs).
+    #[inline]
+    pub(crate) fn lane(&self) -> usize {
+        self.n & 1
     }
 
     /// Adds one pair and returns its squared error (computed in f64), or `None` when the pair
@@ -88,10 +109,11 @@ impl MetricsAccumulator {
         let (a, b) = (original as f64, approx as f64);
         let e = a - b;
         let squared = e * e;
-        self.se += squared;
-        self.sx += a * a;
-        self.sy += b * b;
-        self.sxy += a * b;
+        let l = self.lane();
+        self.se[l] += squared;
+        self.sx[l] += a * a;
+        self.sy[l] += b * b;
+        self.sxy[l] += a * b;
         // Both are finite here, so a plain comparison (no NaN handling) is enough.
         if e.abs() > self.max {
             self.max = e.abs();
@@ -101,48 +123,65 @@ impl MetricsAccumulator {
     }
 
     /// Adds pairs that are all finite (the caller has checked), exactly as
-    /// [`MetricsAccumulator::push_measured`] of each in order would, and returns `block_se` plus
-    /// their squared errors, added one by one in order: the sums live in registers for the
-    /// whole run instead of in `self`, and nothing branches per pair. `each` is called with
-    /// each pair's index in the same loop (to count it elsewhere while the sums wait on each
-    /// other's additions).
+    /// [`MetricsAccumulator::push_measured`] of each in order would, and sums their squared
+    /// errors per block as well: `open` is the current block's sum so far (two lanes labelled
+    /// by this accumulator's ranks, so their total is the block's whichever lane its first pair
+    /// took), the block ends after the first `first` pairs and then every `block` pairs (both at
+    /// least 1; `usize::MAX` for none), `end` gets each completed block's sums, and the open block's sums are returned.
+    /// `each` is called with each pair's index in the loop that sums it (to count it elsewhere
+    /// while the sums wait on their additions). Nothing branches per pair, and the sums stay in
+    /// registers across blocks.
     #[inline(always)]
-    pub(crate) fn add_finite(
+    pub(crate) fn add_finite_blocks(
         &mut self,
         original: &[f32],
         approx: &[f32],
-        block_se: f64,
+        open: Lanes,
+        (first, block): (usize, usize),
         mut each: impl FnMut(usize),
-    ) -> f64 {
-        let (mut se, mut sx, mut sy, mut sxy, mut max) =
-            (self.se, self.sx, self.sy, self.sxy, self.max);
-        let mut block_se = block_se;
-        for (j, (a, b)) in original.iter().zip(approx).enumerate() {
-            each(j);
-            let (a, b) = (*a as f64, *b as f64);
-            let e = a - b;
-            let squared = e * e;
-            se += squared;
-            block_se += squared;
-            sx += a * a;
-            sy += b * b;
-            sxy += a * b;
-            // Finite pairs: no NaN, so the select is `push_measured`'s comparison.
-            max = if e.abs() > max { e.abs() } else { max };
+        mut end: impl FnMut(Lanes),
+    ) -> Lanes {
+        let len = original.len().min(approx.len());
+        let block = block.max(1);
+        let mut sums = Sums::load(self, open);
+        let mut at = Walk {
+            pair: 0,
+            left: first.max(1),
+            block,
+        };
+        // Pairs go two by two from an even rank: an odd first pair takes lane 1 alone.
+        if self.n & 1 == 1 && len > 0 {
+            at.one(&mut sums, 1, original, approx, &mut each, &mut end);
         }
-        (self.se, self.sx, self.sy, self.sxy, self.max) = (se, sx, sy, sxy, max);
-        self.n += original.len().min(approx.len());
-        block_se
+        while at.pair < len {
+            let (j, run) = (at.pair, at.left.min(len - at.pair) / 2 * 2);
+            sums.halves(&original[j..j + run], &approx[j..j + run], |i| each(j + i));
+            at.pair += run;
+            at.left -= run;
+            if at.left == 0 {
+                end(sums.take_block());
+                at.left = block;
+            } else if at.pair < len {
+                // One pair before the block's end: it takes lane 0 and the next pair, if any,
+                // lane 1 (in the next block), after which pairs go two by two again.
+                at.one(&mut sums, 0, original, approx, &mut each, &mut end);
+                if at.pair < len {
+                    at.one(&mut sums, 1, original, approx, &mut each, &mut end);
+                }
+            }
+        }
+        self.n += len;
+        sums.store(self)
     }
 
     /// Adds sums measured elsewhere (a GPU's reduction of one part). The result is within the
     /// tolerance of those sums, not bit for bit what [`MetricsAccumulator::add`] of the same pairs
     /// gives; the counts are exact.
     pub fn add_sums(&mut self, sums: &MetricSums) {
-        self.se += sums.se;
-        self.sx += sums.sx;
-        self.sy += sums.sy;
-        self.sxy += sums.sxy;
+        self.se[0] += sums.se;
+        self.sx[0] += sums.sx;
+        self.sy[0] += sums.sy;
+        self.sxy[0] += sums.sxy;
         if sums.max_abs_error > self.max {
             self.max = sums.max_abs_error;
         }
@@ -165,7 +204,7 @@ impl MetricsAccumulator {
                 lost,
             };
         }
-        let (se, sx, sy) = (self.se, self.sx, self.sy);
+        let (se, sx, sy) = (total(self.se), total(self.sx), total(self.sy));
         let mse = if self.n == 0 { 0.0 } else { se / self.n as f64 };
         let sqnr_db = if se == 0.0 {
             f64::INFINITY
@@ -178,7 +217,7 @@ impl MetricsAccumulator {
             0.0
         } else {
             // One square root of the product: exactly 1 for identical vectors more often than two.
-            (self.sxy / (sx * sy).sqrt()).clamp(-1.0, 1.0)
+            (total(self.sxy) / (sx * sy).sqrt()).clamp(-1.0, 1.0)
         };
         ErrorMetrics {
             mse,
@@ -192,6 +231,115 @@ impl MetricsAccumulator {
     }
 }
 
+/// Where [`MetricsAccumulator::add_finite_blocks`] is: the next pair, the pairs left in the
+/// current block, and the block length.
+struct Walk {
+    pair: usize,
+    left: usize,
+    block: usize,
+}
+
+impl Walk {
+    /// Adds the next pair alone in `lane`, and ends the block when it is the block's last.
+    #[inline(always)]
+    fn one(
+        &mut self,
+        sums: &mut Sums,
+        lane: usize,
+        original: &[f32],
+        approx: &[f32],
+        each: &mut impl FnMut(usize),
+        end: &mut impl FnMut(Lanes),
+    ) {
+        each(self.pair);
+        sums.one(lane, original[self.pair], approx[self.pair]);
+        self.pair += 1;
+        self.left -= 1;
+        if self.left == 0 {
+            end(sums.take_block());
+            self.left = self.block;
+        }
+    }
+}
+
+/// The sums of [`MetricsAccumulator::add_finite_blocks`] while it runs, one pair at a time in
+/// each lane (natively; in wasm `simd128::Sums` holds them in f64x2 lanes): the definition of
+/// what the accumulator adds.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+struct Sums {
+    se: Lanes,
+    sx: Lanes,
+    sy: Lanes,
+    sxy: Lanes,
+    block: Lanes,
+    max: f64,
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+impl Sums {
+    /// The accumulator's sums, and `open` as the block's.
+    #[inline(always)]
+    fn load(acc: &MetricsAccumulator, block: Lanes) -> Self {
+        let (se, sx, sy, sxy, max) = (acc.se, acc.sx, acc.sy, acc.sxy, acc.max);
+        Self {
+            se,
+            sx,
+            sy,
+            sxy,
+            block,
+            max,
+        }
+    }
+
+    /// Adds the pairs of `a` and `b` (an even number, the first of even rank) two by two,
+    /// calling `each` with each pair's index.
+    #[inline(always)]
+    fn halves(&mut self, a: &[f32], b: &[f32], mut each: impl FnMut(usize)) {
+        for (k, (a, b)) in a.chunks_exact(2).zip(b.chunks_exact(2)).enumerate() {
+            each(2 * k);
+            each(2 * k + 1);
+            self.one(0, a[0], b[0]);
+            self.one(1, a[1], b[1]);
+        }
+    }
+
+    /// Adds one finite pair to `lane`'s sums.
+    #[inline(always)]
+    fn one(&mut self, lane: usize, a: f32, b: f32) {
+        let (a, b) = (a as f64, b as f64);
+        let e = a - b;
+        let squared = e * e;
+        self.se[lane] += squared;
+        self.block[lane] += squared;
+        self.sx[lane] += a * a;
+        self.sy[lane] += b * b;
+        self.sxy[lane] += a * b;
+        // Finite pairs: no NaN, so the select is `push_measured`'s comparison.
+        self.max = if e.abs() > self.max {
+            e.abs()
+        } else {
+            self.max
+        };
+    }
+
+    /// The block's sums, which start again from zero.
+    #[inline(always)]
+    fn take_block(&mut self) -> Lanes {
+        std::mem::take(&mut self.block)
+    }
+
+    /// Writes the sums back to `acc`; returns the open block's.
+    #[inline(always)]
+    fn store(self, acc: &mut MetricsAccumulator) -> Lanes {
+        (acc.se, acc.sx, acc.sy, acc.sxy, acc.max) =
+            (self.se, self.sx, self.sy, self.sxy, self.max);
+        self.block
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+use simd128::Sums;
+
 /// Metrics over the pairs whose original is finite (NaN and ±inf originals are counted in
 /// `skipped`); a finite original that comes back non-finite is counted in `lost` and makes the
 /// error infinite.
@@ -200,6 +348,9 @@ pub fn error_metrics(original: &[f32], approx: &[f32]) -> ErrorMetrics {
     acc.add(original, approx);
     acc.finish()
 }
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128;
 
 #[cfg(test)]
 mod tests {

@@ -234,7 +234,7 @@ pub fn fp8_encode(s: Scheme, x: &[f32], scale: f32, out: &mut Vec<u8>) {
     if scale == 0.0 {
         out.extend(std::iter::repeat_n(codec.encode_saturating(0.0), x.len()));
     } else {
-        out.extend(x.iter().map(|v| codec.encode_saturating(*v / scale)));
+        codec.encode_divided(x, scale, out);
     }
 }
 

@@ -4,13 +4,13 @@
 //! The part is taken in runs of 256 pairs that stay in the L1 cache: each histogram is a loop of
 //! its own over the run; the sums walk the error map's blocks, so the end of a block is one check
 //! per block rather than one per value, a block of finite pairs takes a loop without branches,
-//! and the squared error the metrics compute is the one the map adds. Every
-//! sum is taken in the same order as one value at a time, so the results are exactly those of
-//! pushing the pairs one by one (`lab`'s tests compare them with `error_metrics` and the
-//! whole-tensor histograms).
+//! and the squared error the metrics compute is the one the map adds. Every sum takes its pairs
+//! in the order and the two partial sums that [`MetricsAccumulator`] defines, so the results are
+//! exactly those of pushing the pairs one by one (`lab`'s tests and `tests/lab_one_pass.rs`, in
+//! the browser too, compare them with `error_metrics` and the whole-tensor histograms).
 
 use crate::quant::histogram::{add_in_lanes, Bins, GrowingHistogram};
-use crate::quant::metrics::MetricsAccumulator;
+use crate::quant::metrics::{total, Lanes, MetricsAccumulator};
 
 use super::MAX_HEAT_CELLS;
 
@@ -21,7 +21,9 @@ pub(super) struct HeatCells {
     /// Blocks per cell.
     pub(super) per_cell: usize,
     cells: Vec<f32>,
-    se: f64,
+    /// The current block's squared errors, in the metrics' two partial sums (see
+    /// [`MetricsAccumulator`]).
+    se: Lanes,
     count: usize,
     lost: bool,
     in_block: usize,
@@ -40,7 +42,7 @@ impl HeatCells {
             block,
             per_cell: blocks.div_ceil(MAX_HEAT_CELLS),
             cells: Vec::with_capacity(blocks.min(MAX_HEAT_CELLS)),
-            se: 0.0,
+            se: [0.0; 2],
             count: 0,
             lost: false,
             in_block: 0,
@@ -56,19 +58,20 @@ impl HeatCells {
     /// that of the largest sum, and the division and square root run once per cell, not once
     /// per block. Other blocks (partial, with NaN left out, or lost) take their own RMSE.
     fn end_block(&mut self) {
+        let se = total(self.se);
         if !self.lost && self.count == self.block {
-            self.cell_max_se = self.cell_max_se.max(self.se);
+            self.cell_max_se = self.cell_max_se.max(se);
         } else {
             let rmse = if self.lost {
                 f32::INFINITY
             } else if self.count == 0 {
                 0.0
             } else {
-                (self.se / self.count as f64).sqrt() as f32
+                (se / self.count as f64).sqrt() as f32
             };
             self.cell_max = self.cell_max.max(rmse);
         }
-        (self.se, self.count, self.lost, self.in_block) = (0.0, 0, false, 0);
+        (self.se, self.count, self.lost, self.in_block) = ([0.0; 2], 0, false, 0);
         self.in_cell += 1;
         if self.in_cell == self.per_cell {
             self.end_cell();
@@ -87,7 +90,7 @@ impl HeatCells {
     /// non-finite. A run that would cross the block's end is cut at it (the caller keeps runs
     /// within blocks; see [`super::summary::HeatRun`]).
     pub(super) fn add_run(&mut self, len: usize, se: f64, count: usize, lost: bool) {
-        self.se += se;
+        self.se[0] += se;
         self.count += count;
         self.lost |= lost;
         self.in_block += len.min(self.block - self.in_block);
@@ -154,30 +157,35 @@ impl PairMeasures {
 
     /// A run whose pairs are all finite and whose errors fit the error histogram's range (see
     /// [`GrowingHistogram::fine_bins`]), with its values' bins and its errors' fine bins. The
-    /// values' bins are counted first, four lanes at a time; then one loop per error-map block
-    /// counts the errors and takes the sums, so that counting fills the time the sums spend
-    /// waiting on their own additions (in wasm this split measured 7 % faster than counting
-    /// both in the sums' loop, and 10 % faster than counting both apart).
+    /// values' bins are counted first, four lanes at a time; then one loop over the run counts
+    /// the errors and takes the sums, ending the error map's blocks as it goes, so that counting
+    /// fills the time the sums spend waiting on their own additions (in wasm this split
+    /// measured 7 % faster than counting both in the sums' loop, and 10 % faster than counting
+    /// both apart).
     fn add_counted_run(&mut self, a: &[f32], b: &[f32], values_at: &[u32], errors_at: &[u32]) {
         let recent = self.errors.recent_for(a.len());
         add_in_lanes(values_at, &mut self.dequantized);
         let heat = &mut self.heat;
-        let mut at = 0;
-        while at < a.len() {
-            let take = (heat.block - heat.in_block).min(a.len() - at);
-            let errors_at = &errors_at[at..at + take];
-            heat.se = self
-                .metrics
-                .add_finite(&a[at..at + take], &b[at..at + take], heat.se, |j| {
-                    recent[errors_at[j] as usize] += 1;
-                });
-            heat.count += take;
-            heat.in_block += take;
-            if heat.in_block == heat.block {
+        let (first, block) = (heat.block - heat.in_block, heat.block);
+        let mut ended = 0;
+        let open = self.metrics.add_finite_blocks(
+            a,
+            b,
+            heat.se,
+            (first, block),
+            |j| recent[errors_at[j] as usize] += 1,
+            |se| {
+                let pairs = heat.block - heat.in_block;
+                heat.se = se;
+                heat.count += pairs;
+                heat.in_block += pairs;
+                ended += pairs;
                 heat.end_block();
-            }
-            at += take;
-        }
+            },
+        );
+        heat.se = open;
+        heat.count += a.len() - ended;
+        heat.in_block += a.len() - ended;
     }
 
     /// Empty measures: `bins` for the value histogram, an error map for `n` values in blocks of
@@ -206,14 +214,23 @@ impl PairMeasures {
     fn add_in_block(&mut self, original: &[f32], approx: &[f32]) {
         let heat = &mut self.heat;
         if all_finite(original, approx) {
-            heat.se = self.metrics.add_finite(original, approx, heat.se, |_| {});
+            // The caller keeps the pairs within the block: no block ends here.
+            heat.se = self.metrics.add_finite_blocks(
+                original,
+                approx,
+                heat.se,
+                (usize::MAX, usize::MAX),
+                |_| {},
+                |_| {},
+            );
             heat.count += original.len();
         } else {
             let (mut se, mut count, mut lost) = (heat.se, heat.count, heat.lost);
             for (a, b) in original.iter().zip(approx) {
+                let lane = self.metrics.lane();
                 match self.metrics.push_measured(*a, *b) {
                     Some(squared) => {
-                        se += squared;
+                        se[lane] += squared;
                         count += 1;
                     }
                     None => lost |= a.is_finite(),

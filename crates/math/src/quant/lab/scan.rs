@@ -64,25 +64,25 @@ mod simd128 {
     /// [`super::range_and_peak`] in four lanes, lane j taking the values at 4k + j, then the
     /// lanes combined and the last values (fewer than four) folded in order.
     ///
-    /// Per lane, non-finite values are replaced by ±∞ for the range and fail the peak's test;
-    /// `pmin(v, lo)` is `lo < v ? lo : v` and `pmax(hi, v)` is `hi < v ? v : hi`, the selects of
-    /// the fold. A lane moves its peak only on a strictly larger |x|, so it keeps its first; the
-    /// first of the lanes' equal largest is then the tensor's first. Min and max do not depend on
-    /// the order except for the sign of a zero result, so a zero lo or hi takes the fold in order.
+    /// Per lane, `pmin(lo, v)` is `v < lo ? v : lo` and `pmax(hi, v)` is `hi < v ? v : hi`: a NaN
+    /// never replaces the running value, and an equal one does not either, unlike the fold's
+    /// selects, which differs only in the sign of a zero result. ±∞ are not left out here, so a
+    /// range or peak that is infinite, as a zero lo or hi, takes the fold in order (rare: a
+    /// tensor with an infinity or a zero bound). A lane moves its peak only on a strictly larger
+    /// |x|, so it keeps its first; the first of the lanes' equal largest is then the tensor's
+    /// first.
     pub(super) fn range_and_peak(x: &[f32]) -> (f32, f32, usize) {
         let n = x.len() / 4 * 4;
-        let (inf, neg_inf) = (f32x4_splat(f32::INFINITY), f32x4_splat(f32::NEG_INFINITY));
-        let (mut lo, mut hi, mut top, mut at) = (inf, neg_inf, f32x4_splat(-1.0), u32x4_splat(0));
+        let (mut lo, mut hi) = (f32x4_splat(f32::INFINITY), f32x4_splat(f32::NEG_INFINITY));
+        let (mut top, mut at) = (f32x4_splat(-1.0), u32x4_splat(0));
         let (mut here, four) = (u32x4(0, 1, 2, 3), u32x4_splat(4));
         for k in (0..n).step_by(4) {
             let v = load_f32x4(&x[k..k + 4]);
             let a = f32x4_abs(v);
-            let finite = f32x4_lt(a, inf);
-            lo = f32x4_pmin(v128_bitselect(v, inf, finite), lo);
-            hi = f32x4_pmax(hi, v128_bitselect(v, neg_inf, finite));
-            let larger = v128_and(finite, f32x4_gt(a, top));
-            top = v128_bitselect(a, top, larger);
-            at = v128_bitselect(here, at, larger);
+            lo = f32x4_pmin(lo, v);
+            hi = f32x4_pmax(hi, v);
+            at = v128_bitselect(here, at, f32x4_gt(a, top));
+            top = f32x4_pmax(top, a);
             here = u32x4_add(here, four);
         }
         let lanes = |v: v128| -> [f32; 4] {
@@ -105,6 +105,10 @@ mod simd128 {
             }
         }
         let (lo, hi, peak) = in_order(&x[n..], start);
+        let infinite = start.peak_abs == f32::INFINITY;
+        if infinite {
+            return in_order(x, Start::default());
+        }
         if lo == 0.0 || hi == 0.0 {
             let (lo, hi, _) = in_order(x, Start::default());
             return (lo, hi, peak);

@@ -1,0 +1,69 @@
+//! The lab's measuring pass (f64x2 lanes in wasm) gives exactly what `error_metrics` gives pair
+//! by pair, and each error-map cell exactly the RMSE of its block: parts that start on odd
+//! ranks, error-map blocks of odd and even lengths that end anywhere in a vector, and NaN and
+//! ±inf that break the runs; natively and in the browser.
+
+use bitbudget_math::quant::generate::{generate, Distribution};
+use bitbudget_math::quant::lab::{Overview, SchemeRun};
+use bitbudget_math::quant::metrics::error_metrics;
+use bitbudget_math::quant::scheme::{dequantize, quantize, Scheme};
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn the_one_pass_gives_the_pair_by_pair_metrics_and_block_errors() {
+    let clean = generate(Distribution::Laplace, 7, 1000, 0.05, 31);
+    let mut broken = clean.clone();
+    for (at, v) in [
+        (5, f32::NAN),
+        (255, f32::INFINITY),
+        (1301, 40.0),
+        (2047, f32::NEG_INFINITY),
+        (4323, 0.0),
+    ] {
+        broken[at] = v;
+    }
+    for x in [&clean, &broken] {
+        let overview = Overview::new(x);
+        for (scheme, block, target) in [
+            (Scheme::AbsmaxInt8, 33, 700),
+            (Scheme::AbsmaxInt8, 50, 700),
+            (Scheme::AbsmaxInt8, 64, 1000),
+            (Scheme::Bf16, 1, 701),
+            (Scheme::Bf16, 1, 333),
+            (Scheme::ZeroPointInt4, 37, 900),
+        ] {
+            let mut run = SchemeRun::new(scheme, x, block, false, &overview, target);
+            while !run.done() {
+                run.step().expect("whole blocks");
+            }
+            let (row, detail) = run.finish();
+            let mut padded = x.clone();
+            padded.resize(x.len().next_multiple_of(block), 0.0);
+            let bytes = quantize(scheme, &padded, block).expect("whole blocks");
+            let y = &dequantize(scheme, &bytes, block).expect("its bytes")[..x.len()];
+            let what = format!("{scheme} block {block}, parts of {target}");
+            // Debug text: every digit, and a NaN cosine equals a NaN cosine.
+            assert_eq!(
+                format!("{:?}", row.metrics),
+                format!("{:?}", error_metrics(x, y)),
+                "{what}"
+            );
+            let heat: Vec<f32> = x
+                .chunks(detail.heat_block)
+                .zip(y.chunks(detail.heat_block))
+                .map(|(a, b)| error_metrics(a, b))
+                .map(|m| {
+                    if m.lost > 0 {
+                        f32::INFINITY
+                    } else {
+                        m.rmse as f32
+                    }
+                })
+                .collect();
+            assert_eq!(detail.heat, heat, "{what}");
+        }
+    }
+}
