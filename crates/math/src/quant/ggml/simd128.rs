@@ -5,7 +5,7 @@
 //! scalar reference, and `scripts/bench_ggml_wasm.mjs` times them against llama.cpp's C in wasm.
 
 use super::QK;
-use crate::quant::kernels::load_f32x4;
+use crate::quant::kernels::{load_f32x4, small_integers};
 use core::arch::wasm32::*;
 
 /// One block of weights.
@@ -58,13 +58,18 @@ pub(super) fn min_max(x: &Block) -> (f32, f32) {
 /// nibbles, code j low and code j + 16 high.
 ///
 /// `pmax(0, y)` is `0 < y ? y : 0` and `pmin(top, y)` is `y < top ? y : top`, the portable loop's
-/// selects (NaN becomes 0); the clamped value is finite and at most 31, so the saturating
-/// truncation is the plain one and the narrowings keep it. Bit 4 of a code, shifted to bit 7, is
+/// selects (NaN becomes 0); the clamped value is finite and at most 31, so its truncation
+/// converts with `small_integers` and the narrowings keep it. Bit 4 of a code, shifted to bit 7, is
 /// what the byte mask reads.
 #[inline(always)]
 pub(super) fn store_codes(x: &Block, top: f32, f: impl Fn(v128) -> v128, out: &mut [u8]) {
     let (zero, top) = (f32x4_splat(0.0), f32x4_splat(top));
-    let code = |i: usize| i32x4_trunc_sat_f32x4(f32x4_pmin(top, f32x4_pmax(zero, f(four(x, i)))));
+    let code = |i: usize| {
+        small_integers(f32x4_trunc(f32x4_pmin(
+            top,
+            f32x4_pmax(zero, f(four(x, i))),
+        )))
+    };
     let sixteen = |i: usize| {
         u8x16_narrow_i16x8(
             i16x8_narrow_i32x4(code(i), code(i + 1)),

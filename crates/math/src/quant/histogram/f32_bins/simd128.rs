@@ -1,10 +1,10 @@
 //! The f32 bin loops four values at a time with simd128 (LLVM left them scalar in wasm, where
 //! they measured slower than the f64 loops they replace). Each lane computes what
 //! `FixedBins::index` and `FineBins::index` compute for its value, with `f32x4.floor` for the
-//! floor; the callers finish the last values (fewer than four) with those.
+//! floor and `small_integers` for the conversion of the clamped bin; the callers finish the last values (fewer than four) with those.
 
 use super::{FineBins, FixedBins, FINE_HALF, FINE_LAST, FINE_TINY};
-use crate::quant::kernels::load_f32x4;
+use crate::quant::kernels::{load_f32x4, small_integers};
 use core::arch::wasm32::*;
 
 /// Four f32 from `x` at `k` (k + 4 ≤ x.len()).
@@ -47,9 +47,9 @@ pub(super) fn fixed_indices(bins: &FixedBins, values: &[f32], at: &mut [u32]) ->
         let beyond = v128_or(f32x4_le(p, minus_one), f32x4_ge(p, top));
         let finite = f32x4_lt(f32x4_abs(p), infinity);
         let sure = v128_and(finite, v128_or(beyond, clear));
-        // NaN f: `pmax` keeps it, `pmin` keeps it, `trunc_sat` makes it 0 (the lane is not
-        // sure, so it becomes DOUBTFUL below).
-        let bin = i32x4_trunc_sat_f32x4(f32x4_pmin(f32x4_pmax(f, zero), last));
+        // NaN f: `pmax` keeps it, `pmin` keeps it, and its conversion means nothing (the lane
+        // is not sure, so it becomes DOUBTFUL below); otherwise a whole number in [0, last].
+        let bin = small_integers(f32x4_pmin(f32x4_pmax(f, zero), last));
         let unsure = v128_not(sure);
         doubtful = v128_or(doubtful, unsure);
         store(at, k, v128_or(bin, unsure));
@@ -84,7 +84,8 @@ pub(super) fn fine_indices(
         let tiny_negative = v128_and(f32x4_lt(e, zero), f32x4_lt(f32x4_abs(q), tiny));
         let bin = f32x4_pmin(f32x4_pmax(f32x4_add(f32x4_floor(q), half), zero), last);
         doubtful = v128_or(doubtful, tiny_negative);
-        store(at, k, v128_or(i32x4_trunc_sat_f32x4(bin), tiny_negative));
+        // A NaN bin converts to nothing meaningful: its e is not inside, so `at` is not used.
+        store(at, k, v128_or(small_integers(bin), tiny_negative));
     }
     (n, i32x4_all_true(inside), v128_any_true(doubtful))
 }
