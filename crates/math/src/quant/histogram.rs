@@ -252,12 +252,16 @@ impl GrowingHistogram {
     /// [`GrowingHistogram::fine_bins`]), moved into the main counts first when one could
     /// otherwise overflow.
     #[inline]
-    pub(crate) fn recent_for(&mut self, n: usize) -> &mut [u32] {
+    pub(crate) fn recent_for(&mut self, n: usize) -> &mut [u32; FINE] {
         if self.in_recent + n as u64 > u32::MAX as u64 {
             self.settle();
         }
         self.in_recent += n as u64;
-        &mut self.recent
+        // A fixed length lets a caller index with `& (FINE − 1)` and no bounds check.
+        self.recent
+            .as_mut_slice()
+            .try_into()
+            .expect("FINE recent counts")
     }
 
     /// Adds one value (NaN and ±inf are skipped).

@@ -9,7 +9,7 @@
 //! exactly those of pushing the pairs one by one (`lab`'s tests and `tests/lab_one_pass.rs`, in
 //! the browser too, compare them with `error_metrics` and the whole-tensor histograms).
 
-use crate::quant::histogram::{add_in_lanes, Bins, GrowingHistogram};
+use crate::quant::histogram::{add_in_lanes, Bins, GrowingHistogram, FINE};
 use crate::quant::metrics::{total, Lanes, MetricsAccumulator};
 
 use super::MAX_HEAT_CELLS;
@@ -173,7 +173,7 @@ impl PairMeasures {
             b,
             heat.se,
             (first, block),
-            |j| recent[errors_at[j] as usize] += 1,
+            |j| recent[errors_at[j] as usize & (FINE - 1)] += 1,
             |se| {
                 let pairs = heat.block - heat.in_block;
                 heat.se = se;
