@@ -126,11 +126,11 @@ impl MetricsAccumulator {
     /// [`MetricsAccumulator::push_measured`] of each in order would, and sums their squared
     /// errors per block as well: `open` is the current block's sum so far (two lanes labelled
     /// by this accumulator's ranks, so their total is the block's whichever lane its first pair
-    /// took), the block ends after the first `first` pairs and then every `block` pairs (both at
-    /// least 1; `usize::MAX` for none), `end` gets each completed block's sums, and the open block's sums are returned.
-    /// `each` is called with each pair's index in the loop that sums it (to count it elsewhere
-    /// while the sums wait on their additions). Nothing branches per pair, and the sums stay in
-    /// registers across blocks.
+    /// took), the block ends after the first `first` pairs and then every `block` pairs (both
+    /// at least 1; `usize::MAX` for none), `end` gets each completed block's sums, and the open
+    /// block's sums are returned. `each` is called with each pair's index in the loop that sums
+    /// it (to count it elsewhere while the sums wait on their additions). Nothing branches per
+    /// pair, and the sums stay in registers across blocks.
     #[inline(always)]
     pub(crate) fn add_finite_blocks(
         &mut self,

@@ -1,7 +1,8 @@
 //! The f32 bin loops four values at a time with simd128 (LLVM left them scalar in wasm, where
 //! they measured slower than the f64 loops they replace). Each lane computes what
 //! `FixedBins::index` and `FineBins::index` compute for its value, with `f32x4.floor` for the
-//! floor and `small_integers` for the conversion of the clamped bin; the callers finish the last values (fewer than four) with those.
+//! floor and `small_integers` for the conversion of the clamped bin; the callers finish the
+//! last values (fewer than four) with those.
 
 use super::{FineBins, FixedBins, FINE_HALF, FINE_LAST, FINE_TINY};
 use crate::quant::kernels::{load_f32x4, small_integers};
