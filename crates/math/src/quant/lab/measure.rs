@@ -90,10 +90,18 @@ impl HeatCells {
     /// non-finite. A run that would cross the block's end is cut at it (the caller keeps runs
     /// within blocks; see [`super::summary::HeatRun`]).
     pub(super) fn add_run(&mut self, len: usize, se: f64, count: usize, lost: bool) {
-        self.se[0] += se;
-        self.count += count;
         self.lost |= lost;
-        self.in_block += len.min(self.block - self.in_block);
+        let se = [self.se[0] + se, self.se[1]];
+        self.add_pairs(se, count, len.min(self.block - self.in_block));
+    }
+
+    /// Moves `len` values on within the current block (at most what is left of it), `counted`
+    /// of them finite pairs whose squared errors make the block's sums `se` now; ends the
+    /// block when it is full.
+    fn add_pairs(&mut self, se: Lanes, counted: usize, len: usize) {
+        self.se = se;
+        self.count += counted;
+        self.in_block += len;
         if self.in_block == self.block {
             self.end_block();
         }
@@ -176,16 +184,11 @@ impl PairMeasures {
             |j| recent[errors_at[j] as usize & (FINE - 1)] += 1,
             |se| {
                 let pairs = heat.block - heat.in_block;
-                heat.se = se;
-                heat.count += pairs;
-                heat.in_block += pairs;
                 ended += pairs;
-                heat.end_block();
+                heat.add_pairs(se, pairs, pairs);
             },
         );
-        heat.se = open;
-        heat.count += a.len() - ended;
-        heat.in_block += a.len() - ended;
+        heat.add_pairs(open, a.len() - ended, a.len() - ended);
     }
 
     /// Empty measures: `bins` for the value histogram, an error map for `n` values in blocks of
@@ -214,8 +217,8 @@ impl PairMeasures {
     fn add_in_block(&mut self, original: &[f32], approx: &[f32]) {
         let heat = &mut self.heat;
         if all_finite(original, approx) {
-            // The caller keeps the pairs within the block: no block ends here.
-            heat.se = self.metrics.add_finite_blocks(
+            // The caller keeps the pairs within the block: no block ends inside the call.
+            let se = self.metrics.add_finite_blocks(
                 original,
                 approx,
                 heat.se,
@@ -223,24 +226,20 @@ impl PairMeasures {
                 |_| {},
                 |_| {},
             );
-            heat.count += original.len();
+            heat.add_pairs(se, original.len(), original.len());
         } else {
-            let (mut se, mut count, mut lost) = (heat.se, heat.count, heat.lost);
+            let (mut se, mut counted) = (heat.se, 0);
             for (a, b) in original.iter().zip(approx) {
                 let lane = self.metrics.lane();
                 match self.metrics.push_measured(*a, *b) {
                     Some(squared) => {
                         se[lane] += squared;
-                        count += 1;
+                        counted += 1;
                     }
-                    None => lost |= a.is_finite(),
+                    None => heat.lost |= a.is_finite(),
                 }
             }
-            (heat.se, heat.count, heat.lost) = (se, count, lost);
-        }
-        heat.in_block += original.len();
-        if heat.in_block == heat.block {
-            heat.end_block();
+            heat.add_pairs(se, counted, original.len());
         }
     }
 }
