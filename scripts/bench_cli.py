@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end speed of `bitbudget quantize` against copying the same file with `cat` (issue #16).
+"""End-to-end speed of `bitbudget quantize` against copying the same file with `cat`.
 
 In one run, on one f32 file (N(0, 1) values, 4 MiB of them tiled to the size asked, 256 MiB by
 default, in the system temp directory and deleted afterwards), this times:

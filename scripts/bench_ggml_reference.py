@@ -5,7 +5,7 @@ Builds (once) llama.cpp's ggml-quants.c from the llama-cpp-python source distrib
 scripts/build_llama_reference.py, writes one N(0, 1) f32 input file, and runs the criterion bench
 crates/math/benches/ggml.rs on it: for each of q8_0 q4_0 q4_1 q5_0 q5_1 mxfp4, llama.cpp's
 `quantize_row_*_ref` (loaded into the bench process), bitbudget's scalar reference (the code
-before issue #16's fast paths) and bitbudget's quantizer, one after the other on one core, after
+before the fast paths) and bitbudget's quantizer, one after the other on one core, after
 checking that llama.cpp's bytes equal ours. Prints GB/s (10^9 bytes of f32 input per second).
 
 Usage:

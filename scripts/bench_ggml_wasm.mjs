@@ -1,5 +1,5 @@
 // llama.cpp's reference quantizers and bitbudget's, both compiled to WebAssembly, on the same
-// input in one Node.js process (V8, Chromium's engine), one core (issue #16).
+// input in one Node.js process (V8, Chromium's engine), one core.
 //
 // Usage: node scripts/bench_ggml_wasm.mjs LLAMA.wasm[,…] BITBUDGET.wasm[,…] INPUT.f32 [SAMPLES [ONLY]]
 //   LLAMA.wasm      ggml-quants.c built by `scripts/build_llama_reference.py --wasm-bench`, one

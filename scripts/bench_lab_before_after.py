@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The Quantize lab's measuring pass and whole pipeline, before (a git ref, main by default) and
-after (this tree), in one run (issue #16). With --wasm: the whole pipeline in WebAssembly instead.
+after (this tree), in one run. With --wasm: the whole pipeline in WebAssembly instead.
 
 Exports the ref's tree with `git archive` into a temporary directory, adds this tree's
 crates/math/benches/lab_measure.rs (and its benches/common/ helpers) to it, runs that criterion
@@ -8,7 +8,7 @@ bench there and here (one core, thread CPU time, the same generated input), and 
 (10^9 bytes of f32 input per CPU second) side by side with the ratio after / before.
 
 With --wasm, the tree gets this tree's crates/math/tests/lab_wasm_pipeline.rs (which uses only
-APIs older than issue #16) instead, and that test runs in Node.js (CPU time) in both trees,
+APIs older than the speed work).instead, and that test runs in Node.js (CPU time) in both trees,
 alternately, `--rounds` times; the best of the rounds is printed.
 
 Usage:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Quantize lab as users run it, before and after, in one run (issue #16): builds REF's release
+# The Quantize lab as users run it, before and after, in one run: builds REF's release
 # app (default ed9d253, before the lab's speed work) in a temporary git worktree with its own target
 # directory, builds this tree's, then uploads the same 42M-value .npy to both in headless Chromium
 # (tests/e2e/lab_upload_ab.mjs) and prints the time to results, the longest frame gap and each

@@ -24,12 +24,12 @@ Usage:
     python3 scripts/build_llama_reference.py --bench    # GB/s of f32 input per scheme, one core
     python3 scripts/build_llama_reference.py --bench --with-bitbudget
         # the same, then bitbudget's criterion bench (crates/math/benches/kquants.rs) on the same
-        # input file, and both side by side (issue #16)
+        # input file, and both side by side
     python3 scripts/build_llama_reference.py --wasm-bench [--before REF] [--only q4_0,q4_1]
         # ggml-quants.c compiled to WebAssembly (clang -O2 and -O3, -msimd128) against bitbudget's
         # quantizers in wasm (crates/math/examples/wasm_quantizers.rs; with --before, bitbudget at
         # git REF too), same input, one Node.js process, bytes checked equal
-        # (scripts/bench_ggml_wasm.mjs; issue #16)
+        # (scripts/bench_ggml_wasm.mjs)
 
 As a module (scripts/make_kquant_fixtures.py):
     from build_llama_reference import Reference
@@ -87,7 +87,7 @@ void ggml_backend_tensor_memset(void) { unreachable_in_reference("ggml_backend_t
 void ggml_backend_buffer_get_usage(void) { unreachable_in_reference("ggml_backend_buffer_get_usage"); }
 """
 
-# Schemes bitbudget ports (issue #14) and the older ones it already has, by ggml type name.
+# Schemes bitbudget ports and the older ones it already has, by ggml type name.
 SCHEMES = ["q2_K", "q3_K", "q4_K", "q5_K", "q6_K", "iq4_nl", "nvfp4", "mxfp4",
            "q4_0", "q4_1", "q5_0", "q5_1", "q8_0"]
 

@@ -1,5 +1,5 @@
 """Runs one of bitbudget-math's criterion benches and reads its throughputs (for the bench
-scripts of issue #16). Only the Python standard library is needed."""
+scripts of the speed work). Only the Python standard library is needed."""
 import os
 import re
 import subprocess

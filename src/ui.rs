@@ -1,18 +1,11 @@
-//! The user interface: pages, components, charts and URL state.
+//! The user interface, sorted by page: `shell` (the frame around every page), `pages` (each
+//! page's state, URL query, components and runtime), `components` (what two or more pages
+//! share), and the browser glue every part uses.
 
 pub mod app;
-pub mod bits_state;
 pub mod browser;
 pub mod components;
-pub mod gpu_lab;
-pub mod lab_upload;
-pub mod lab_workers;
-pub mod learn_query;
-pub mod memory_query;
-pub mod memory_state;
 pub mod observers;
 pub mod pages;
-pub mod palette;
-pub mod quant_query;
-pub mod quant_state;
+pub mod shell;
 pub mod url_state;

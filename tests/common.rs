@@ -70,7 +70,7 @@ pub fn assert_text_is(root: &HtmlElement, id: &str, expected: &str) {
 pub fn mount_bits(x: &str, fmt: bitbudget_math::format::FormatId) -> (HtmlElement, impl Sized) {
     use bitbudget_app::ui::pages::bits::BitsPage;
     use leptos::prelude::*;
-    let initial = bitbudget_app::ui::url_state::BitsQuery {
+    let initial = bitbudget_app::ui::pages::bits::query::BitsQuery {
         x: x.into(),
         fmt,
         saturate: false,

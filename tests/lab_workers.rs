@@ -8,11 +8,13 @@
 
 mod common;
 
-use bitbudget_app::ui::lab_upload::{pick_off_thread, read_off_thread};
-use bitbudget_app::ui::lab_workers::{analyse, set_lab_workers, use_worker_script, Analysed};
+use bitbudget_app::ui::pages::quant::lab_upload::{pick_off_thread, read_off_thread};
+use bitbudget_app::ui::pages::quant::lab_workers::{
+    analyse, set_lab_workers, use_worker_script, Analysed,
+};
+use bitbudget_app::ui::pages::quant::query::QuantQuery;
+use bitbudget_app::ui::pages::quant::state::CHUNK_VALUES;
 use bitbudget_app::ui::pages::quant::QuantPage;
-use bitbudget_app::ui::quant_query::QuantQuery;
-use bitbudget_app::ui::quant_state::CHUNK_VALUES;
 use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::Overview;

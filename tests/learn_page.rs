@@ -4,14 +4,15 @@
 
 mod common;
 
-use bitbudget_app::ui::learn_query::Chapter;
 use bitbudget_app::ui::pages::learn::chapters::CHAPTERS;
+use bitbudget_app::ui::pages::learn::query::Chapter;
 use bitbudget_app::ui::pages::learn::scenario::rows;
 use bitbudget_app::ui::pages::learn::text::Widget;
 use bitbudget_app::ui::pages::learn::{
     dynamic_log, fp16_window, provenance, weight_bytes, worked, LearnPage, GRADIENT_URL,
 };
-use bitbudget_app::ui::url_state::{parse_query, Tab};
+use bitbudget_app::ui::shell::url::Tab;
+use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::format::FormatId;
 use bitbudget_math::learn::gradient_sample::GradientSample;
 use bitbudget_math::learn::loss_scale::fp16_fate;

@@ -1,4 +1,4 @@
-//! Browser tests of what issue #13 added to the Memory page: the framework-faithful options
+//! Browser tests of the Memory page's framework-faithful options
 //! (precision recipe, optimizer implementation), the phase that sets the peak with the per-phase
 //! table, the "checked against PyTorch" panel, and any model from a pasted or dropped
 //! config.json (a bad one names the missing field and the model in use stays).

@@ -9,6 +9,7 @@
 
 mod common;
 
+use bitbudget_app::ui::pages::quant::lab_workers::set_lab_workers;
 use bitbudget_app::ui::pages::quant::QuantPage;
 use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_gpu::Gpu;
@@ -174,8 +175,11 @@ async fn until_text_starts(root: &web_sys::HtmlElement, id: &str, prefix: &str) 
     );
 }
 
-/// The lab for `url`'s query in a fresh element, once the page has found its GPU.
+/// The lab for `url`'s query in a fresh element, once the page has found its GPU. The CPU side
+/// runs on the page's thread: the test runner serves no worker script, and a worker that fails
+/// to start makes the lab fall back to the page's thread while the GPU is being chosen.
 async fn mount_with_gpu(url: &str) -> (web_sys::HtmlElement, impl Sized) {
+    set_lab_workers(false);
     let q = parse_query(url).quant;
     let (root, app) = mount_fresh(move || view! { <QuantPage initial=q /> });
     until_text_starts(&root, "gpu-status", "GPU: ").await;
@@ -184,7 +188,8 @@ async fn mount_with_gpu(url: &str) -> (web_sys::HtmlElement, impl Sized) {
 
 #[wasm_bindgen_test]
 async fn the_gpu_switch_names_the_adapter_and_gives_the_cpu_table() {
-    let (root, _app) = mount_with_gpu("?tab=quant&scheme=q4_0&tensor=laplace&seed=4").await;
+    let (root, _app) =
+        mount_with_gpu("?tab=quant&scheme=q4_0&tensor=laplace&seed=4&schemes=q4_0,q8_0,nf4").await;
     until_text_starts(&root, "ran-on", "Computed on the CPU").await;
     let on_cpu = table_text(&root);
     let gpu_radio: web_sys::HtmlInputElement = by_testid(&root, "device-gpu").unchecked_into();

@@ -5,7 +5,7 @@
 
 mod common;
 
-use bitbudget_app::ui::palette::{custom_properties, DARK, LIGHT, THEME_STORAGE_KEY};
+use bitbudget_app::ui::shell::palette::{custom_properties, DARK, LIGHT, THEME_STORAGE_KEY};
 use common::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -32,7 +32,7 @@ fn root_property(name: &str) -> String {
     html.style().get_property_value(name).unwrap()
 }
 
-fn expected(theme: &bitbudget_app::ui::palette::Theme, name: &str) -> String {
+fn expected(theme: &bitbudget_app::ui::shell::palette::Theme, name: &str) -> String {
     custom_properties(theme)
         .into_iter()
         .find(|(k, _)| k == name)

@@ -5,7 +5,7 @@
 
 mod common;
 
-use bitbudget_app::ui::memory_query::MemoryQuery;
+use bitbudget_app::ui::pages::memory::query::MemoryQuery;
 use bitbudget_app::ui::pages::memory::MemoryPage;
 use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::memory::step::{step_time, text::format_seconds, StepParams};

@@ -152,7 +152,7 @@ async fn fp32_field_names_are_whole_and_apart_on_a_phone() {
 /// table's right edge.
 #[wasm_bindgen_test]
 async fn an_unavailable_convention_wraps_and_keeps_the_explanations_in_view() {
-    use bitbudget_app::ui::memory_query::MemoryQuery;
+    use bitbudget_app::ui::pages::memory::query::MemoryQuery;
     load_stylesheet();
     let root = fresh_root();
     root.style().set_property("width", "1000px").unwrap();

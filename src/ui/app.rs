@@ -6,19 +6,18 @@ use crate::ui::browser::{
     current_query_untracked, location_search, post_height, replace_query, set_root_style,
     set_shell_suffix, stored, system_dark,
 };
-use crate::ui::components::embed_button::EmbedButton;
-use crate::ui::components::embed_open_link::EmbedOpenLink;
-use crate::ui::components::notes::Notes;
-use crate::ui::components::theme_toggle::ThemeToggle;
 use crate::ui::observers::watch_size;
 use crate::ui::pages::bits::BitsPage;
 use crate::ui::pages::learn::LearnPage;
 use crate::ui::pages::memory::MemoryPage;
 use crate::ui::pages::quant::QuantPage;
-use crate::ui::palette::{custom_properties, ThemeState, THEME_STORAGE_KEY};
-use crate::ui::url_state::{
-    parse_query, shell_suffix, without_shell_params, AppQuery, Tab, ThemeChoice,
-};
+use crate::ui::shell::embed_button::EmbedButton;
+use crate::ui::shell::embed_open_link::EmbedOpenLink;
+use crate::ui::shell::notes::Notes;
+use crate::ui::shell::palette::{custom_properties, ThemeState, THEME_STORAGE_KEY};
+use crate::ui::shell::theme_toggle::ThemeToggle;
+use crate::ui::shell::url::{shell_suffix, without_shell_params, Tab, ThemeChoice};
+use crate::ui::url_state::{parse_query, AppQuery};
 use leptos::prelude::*;
 
 /// The whole app, configured from the page URL.

@@ -1,38 +1,7 @@
-//! Reusable components.
+//! Components two or more pages share: a format's bit row (Bits and Learn), the canvas chart
+//! (every page), a page's heading and lede, and jargon explained on hover and focus.
 
 pub mod bit_row;
-pub mod breakdown_legend;
 pub mod canvas_chart;
-pub mod chart_numbers;
-pub mod config_drop;
-pub mod conventions_table;
-pub mod device_bench;
-pub mod downloads;
-pub mod embed_button;
-pub mod embed_open_link;
-pub mod facts_table;
-pub mod fields;
-pub mod format_card;
-pub mod gguf_drop;
-pub mod gguf_summary;
-pub mod int8_demo;
-pub mod kquant_block;
-pub mod lora_targets;
-pub mod memory_bar_chart;
-pub mod memory_controls;
-pub mod model_picker;
-pub mod non_finite_note;
-pub mod notes;
 pub mod page_intro;
-pub mod peak_phase;
-pub mod quant_controls;
-pub mod quant_details;
-pub mod quant_table;
-pub mod scheme_picker;
-pub mod step_time;
-pub mod strategy_order;
 pub mod term;
-pub mod theme_toggle;
-pub mod validation_panel;
-pub mod value_input;
-pub mod verdict;

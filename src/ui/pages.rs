@@ -1,4 +1,4 @@
-//! One module per tab.
+//! One folder per page: its state, URL query, components and runtime.
 
 pub mod bits;
 pub mod learn;

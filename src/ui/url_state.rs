@@ -1,145 +1,15 @@
-//! Typed URL query state: `?tab=bits&x=0.1&fmt=bf16&embed=1`. Parsing is plain Rust, tested
-//! natively; every bad value falls back to its default and leaves a note saying so.
-//!
-//! Shell parameters, read by the app shell rather than a page: `embed=1` (the widget alone, for an
-//! iframe), `theme=light|dark|auto` (the colour theme; `auto` follows the system) and `id=NAME`
-//! (the widget's id in the height messages it posts to its host page, 1 to 64 characters from
-//! `A-Z a-z 0-9 - _`).
+//! Typed URL query state of the whole app: `?tab=bits&x=0.1&fmt=bf16&embed=1`, every page's
+//! parameters read in one pass. Parsing is plain Rust, tested natively; every bad value falls back
+//! to its default and leaves a note saying so.
 
-use crate::ui::learn_query::Chapter;
-use crate::ui::memory_query::MemoryQuery;
-use crate::ui::quant_query::QuantQuery;
-use bitbudget_math::format::{parse_value, FormatId};
+use crate::ui::pages::bits::query::BitsQuery;
+use crate::ui::pages::learn::query::Chapter;
+use crate::ui::pages::memory::query::MemoryQuery;
+use crate::ui::pages::quant::query::QuantQuery;
+use crate::ui::shell::url::{pairs, parse_widget_id, Tab, ThemeChoice};
+use bitbudget_math::format::parse_value;
 use bitbudget_math::memory::job::find_option;
-
-/// The app's pages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Tab {
-    /// Where GPU memory goes.
-    #[default]
-    Memory,
-    /// The number-format explorer.
-    Bits,
-    /// The quantization lab.
-    Quant,
-    /// The guided explainer, chapter by chapter.
-    Learn,
-}
-
-impl Tab {
-    /// Every tab, in navigation order.
-    pub const ALL: [Tab; 4] = [Tab::Memory, Tab::Bits, Tab::Quant, Tab::Learn];
-
-    /// Name in the URL.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Tab::Memory => "memory",
-            Tab::Bits => "bits",
-            Tab::Quant => "quant",
-            Tab::Learn => "learn",
-        }
-    }
-
-    /// Label in the navigation.
-    pub const fn label(self) -> &'static str {
-        match self {
-            Tab::Memory => "Memory",
-            Tab::Bits => "Bits",
-            Tab::Quant => "Quantize",
-            Tab::Learn => "Learn",
-        }
-    }
-}
-
-bitbudget_math::name_text!(Tab, String, |s: &str| format!("unknown tab '{s}'"));
-
-/// The colour theme asked for: a fixed one, or whatever the system prefers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ThemeChoice {
-    /// Follow `prefers-color-scheme`.
-    #[default]
-    Auto,
-    /// Always light.
-    Light,
-    /// Always dark.
-    Dark,
-}
-
-impl ThemeChoice {
-    /// Every choice, in the order the theme menu lists them.
-    pub const ALL: [ThemeChoice; 3] = [ThemeChoice::Auto, ThemeChoice::Light, ThemeChoice::Dark];
-
-    /// Name in the URL and in local storage.
-    pub const fn name(self) -> &'static str {
-        match self {
-            ThemeChoice::Auto => "auto",
-            ThemeChoice::Light => "light",
-            ThemeChoice::Dark => "dark",
-        }
-    }
-
-    /// Label in the theme menu.
-    pub const fn label(self) -> &'static str {
-        match self {
-            ThemeChoice::Auto => "System",
-            ThemeChoice::Light => "Light",
-            ThemeChoice::Dark => "Dark",
-        }
-    }
-
-    /// Whether this choice shows the dark theme, given whether the system prefers dark.
-    pub const fn is_dark(self, system_dark: bool) -> bool {
-        match self {
-            ThemeChoice::Auto => system_dark,
-            ThemeChoice::Light => false,
-            ThemeChoice::Dark => true,
-        }
-    }
-}
-
-bitbudget_math::name_text!(ThemeChoice, String, |s: &str| format!(
-    "theme '{s}' is not light, dark or auto"
-));
-
-/// The longest widget id accepted in `id=`, in characters.
-pub const MAX_WIDGET_ID_CHARS: usize = 64;
-
-/// Checks a widget id from `id=`: 1 to [`MAX_WIDGET_ID_CHARS`] characters from `A-Z a-z 0-9 - _`,
-/// so it can be echoed to the host page as a JSON key without surprises.
-pub fn parse_widget_id(s: &str) -> Result<String, String> {
-    let ok = !s.is_empty()
-        && s.chars().count() <= MAX_WIDGET_ID_CHARS
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if ok {
-        Ok(s.to_string())
-    } else {
-        Err(format!(
-            "id: '{s}' is not 1 to {MAX_WIDGET_ID_CHARS} letters, digits, '-' or '_'; ignored"
-        ))
-    }
-}
-
-/// State of the Bits page.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BitsQuery {
-    /// The value as typed (always parseable in `fmt` when produced by [`parse_query`]).
-    pub x: String,
-    /// The selected format.
-    pub fmt: FormatId,
-    /// Saturating overflow instead of the formats' own inf/NaN convention.
-    pub saturate: bool,
-}
-
-impl Default for BitsQuery {
-    fn default() -> Self {
-        Self {
-            x: "0.1".into(),
-            fmt: FormatId::Bf16,
-            saturate: false,
-        }
-    }
-}
+use bitbudget_math::named::parse_flag;
 
 /// Everything the URL says, plus notes about what was ignored.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -224,159 +94,18 @@ pub fn parse_query(search: &str) -> AppQuery {
 }
 
 fn flag(key: &str, value: &str, notes: &mut Vec<String>) -> bool {
-    match value {
-        "1" | "true" | "yes" | "" => true,
-        "0" | "false" | "no" => false,
-        _ => {
-            notes.push(format!("{key}={value} is not 0 or 1: ignored"));
-            false
-        }
-    }
-}
-
-/// The query string (with `?`) that reproduces a Bits view.
-pub fn bits_query_string(bits: &BitsQuery, embed: bool) -> String {
-    let mut s = format!("?tab=bits&x={}&fmt={}", encode_component(&bits.x), bits.fmt);
-    if bits.saturate {
-        s.push_str("&saturate=1");
-    }
-    if embed {
-        s.push_str("&embed=1");
-    }
-    s
-}
-
-/// The shell parameters (`&theme=..&id=..`, each only when set) that a page's own query string
-/// leaves out; appended to it whenever the page writes the URL.
-pub fn shell_suffix(theme: Option<ThemeChoice>, widget_id: Option<&str>) -> String {
-    let mut s = String::new();
-    if let Some(theme) = theme {
-        s.push_str(&format!("&theme={theme}"));
-    }
-    if let Some(id) = widget_id {
-        s.push_str(&format!("&id={}", encode_component(id)));
-    }
-    s
-}
-
-/// A query (with `?`) without the shell parameters `theme` and `id`, to which
-/// [`shell_suffix`] can append them afresh.
-pub fn without_shell_params(search: &str) -> String {
-    keep_pairs(search, |k| k != "theme" && k != "id")
-}
-
-/// The query (with `?`) of the full page for a widget's query: the same state without `embed`
-/// and `id`, which only mean something inside an iframe.
-pub fn full_page_query(search: &str) -> String {
-    keep_pairs(search, |k| k != "embed" && k != "id")
-}
-
-/// The query (with `?`) of the widget for a page's query: the same state with `embed=1` and the
-/// given theme and id (replacing any the query had).
-pub fn widget_query(search: &str, theme: ThemeChoice, widget_id: &str) -> String {
-    let base = keep_pairs(search, |k| k != "embed" && k != "id" && k != "theme");
-    let sep = if base.len() > 1 { "&" } else { "" };
-    format!(
-        "{base}{sep}embed=1&theme={theme}&id={}",
-        encode_component(widget_id)
-    )
-}
-
-/// A starting height for a page's widget, in CSS pixels: about what each widget needs at a
-/// typical blog column width, before its first height message arrives.
-pub const fn widget_start_height_px(tab: Tab) -> u32 {
-    match tab {
-        Tab::Memory => 760,
-        Tab::Bits => 900,
-        Tab::Quant => 1100,
-        Tab::Learn => 900,
-    }
-}
-
-/// The HTML an author pastes into a post to embed the widget at `src` (an absolute URL): an
-/// iframe with a title for screen readers, a starting height, and the host script (at
-/// `script_src`) that resizes it to its content.
-pub fn embed_snippet(src: &str, script_src: &str, tab: Tab) -> String {
-    format!(
-        "<iframe src=\"{}\" title=\"bitbudget: {} widget\" width=\"100%\" height=\"{}\" loading=\"lazy\" style=\"border:0;width:100%\"></iframe>\n<script src=\"{}\" async></script>",
-        escape_attr(src),
-        tab.label(),
-        widget_start_height_px(tab),
-        escape_attr(script_src)
-    )
-}
-
-fn escape_attr(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
-}
-
-/// Rebuilds a query (with `?`, "?" alone when empty) keeping the pairs whose decoded key passes
-/// `keep`, in their original order and encoding.
-fn keep_pairs(search: &str, keep: impl Fn(&str) -> bool) -> String {
-    let kept: Vec<&str> = search
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .filter(|p| keep(&decode_component(p.split_once('=').map_or(*p, |(k, _)| k))))
-        .collect();
-    format!("?{}", kept.join("&"))
-}
-
-/// Splits `a=b&c=d` into percent-decoded pairs (`+` is a space).
-fn pairs(search: &str) -> Vec<(String, String)> {
-    search
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (decode_component(k), decode_component(v))
-        })
-        .collect()
-}
-
-fn decode_component(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => match (hex_digit(bytes[i + 1]), hex_digit(bytes[i + 2]))
-            {
-                (Some(hi), Some(lo)) => {
-                    out.push(hi * 16 + lo);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex_digit(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
-}
-
-fn encode_component(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    parse_flag(value).unwrap_or_else(|| {
+        notes.push(format!("{key}={value} is not 0 or 1: ignored"));
+        false
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::pages::bits::query::bits_query_string;
+    use crate::ui::shell::url::*;
+    use bitbudget_math::format::FormatId;
 
     #[test]
     fn a_full_bits_url_is_reproduced() {
@@ -571,5 +300,35 @@ mod tests {
         let q = parse_query("x=0x7e&fmt=f8e4m3");
         assert_eq!(q.bits.x, "0x7e");
         assert!(q.notes.is_empty());
+    }
+
+    /// The lists the end-to-end scripts need, from the Rust that defines them: every scheme, the
+    /// number of Learn chapters and the pages. `tests/e2e/facts.json` must equal this document
+    /// (`BITBUDGET_UPDATE_FIXTURES=1 cargo test -p bitbudget-app e2e_facts` rewrites it).
+    #[test]
+    fn e2e_facts_json_is_the_rust_lists() {
+        use bitbudget_math::quant::scheme::Scheme;
+        let quoted = |names: Vec<String>| {
+            names
+                .iter()
+                .map(|n| format!("\"{n}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let schemes = quoted(Scheme::ALL.iter().map(|s| s.name().to_string()).collect());
+        let pages = quoted(Tab::ALL.iter().map(|t| t.to_string()).collect());
+        let want = format!(
+            "{{\n  \"schemes\": [{schemes}],\n  \"chapters\": {},\n  \"pages\": [{pages}]\n}}\n",
+            crate::ui::pages::learn::query::Chapter::COUNT
+        );
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/facts.json");
+        if std::env::var_os("BITBUDGET_UPDATE_FIXTURES").is_some() {
+            std::fs::write(path, &want).expect("tests/e2e/facts.json written");
+        }
+        assert_eq!(
+            std::fs::read_to_string(path).unwrap_or_default(),
+            want,
+            "tests/e2e/facts.json is stale: BITBUDGET_UPDATE_FIXTURES=1 cargo test -p bitbudget-app e2e_facts"
+        );
     }
 }

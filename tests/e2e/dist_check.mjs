@@ -3,7 +3,11 @@
 // Usage: node tests/e2e/dist_check.mjs [--screenshots DIR]
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { readFile } from 'node:fs/promises';
 import { consoleProblem, launchOptions, serveDist } from './serve.mjs';
+
+// The lists this script needs, written from the Rust that defines them (a native test keeps it equal).
+const facts = JSON.parse(await readFile(new URL('./facts.json', import.meta.url), 'utf8'));
 
 const require = createRequire(new URL('../../tools/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
@@ -158,8 +162,7 @@ for (const [name, width] of [['quant-1280', 1280], ['quant-390', 390]]) {
 // Benchmark: quantization throughput in the release wasm (GB/s of f32 input), per scheme.
 await check('quant-bench', 800, '?tab=bits', async (page) => {
   await text(page, 'stored-bf16');
-  const schemes = ['q8_0', 'absmax-int8', 'q4_0', 'q4_1', 'q5_0', 'q5_1', 'q2_k', 'q3_k', 'q4_k', 'q5_k', 'q6_k', 'iq4_nl', 'mxfp4', 'nvfp4',
-    'mxfp6-e2m3', 'mxfp6-e3m2', 'mxfp8-e4m3', 'mxfp8-e5m2', 'nf4', 'zeropoint-uint8', 'f8e4m3', 'bf16'];
+  const schemes = facts.schemes; // every scheme, from Scheme::ALL (tests/e2e/facts.json)
   // Warm up first so Chromium tiers the hot loops up from its baseline compiler (Liftoff) to
   // TurboFan, then measure the best of 10 runs.
   await page.evaluate((list) => list.forEach((s) => window.wasmBindings.bench_quantize(s, 1 << 21, 3)), schemes);
@@ -182,7 +185,7 @@ await check('bits-bad-url', 800, '?tab=bits&x=banana&fmt=f99', async (page) => {
 });
 // Every Learn chapter renders its heading, widget and numbers with no console error at 360 and
 // 1280 px (and in dark mode at 390 px, for the screenshots).
-for (let n = 1; n <= 13; n++) {
+for (let n = 1; n <= facts.chapters; n++) {
   for (const [width, scheme] of [[360, 'light'], [1280, 'light'], [390, 'dark']]) {
     await check(`learn-${n}-${width}-${scheme}`, width, `?tab=learn&step=${n}`, async (page) => {
       const heading = await text(page, 'learn-heading');
@@ -217,7 +220,7 @@ if (!process.env.ONLY || 'lab-bench'.startsWith(process.env.ONLY) || process.env
   writeBigNpy(file, 42_000_000);
   const tables = {};
   const rowTexts = {};
-  // The last run compares only the 14 schemes issue #16 counted, picked in the URL.
+  // The last run compares only the 14 schemes of the 5 s upload target, picked in the URL.
   for (const path of ['in-thread', 'workers', 'workers-14']) {
     const workers = path !== 'in-thread';
     await check(`lab-bench-${path}`, 1280, `?tab=quant&scheme=q8_0&tensor=normal${path === 'workers-14' ? fourteen : ''}`, async (page) => {

@@ -1,7 +1,7 @@
 // The Quantize lab benchmark's inputs, shared by dist_check.mjs and lab_upload_ab.mjs.
 import { writeFileSync } from 'node:fs';
 
-// The 14 schemes the lab had when issue #16 set its 5 s target for a 42M-value upload (the
+// The 14 schemes the lab had when its 5 s target was set for a 42M-value upload (the
 // llama.cpp blocks, MXFP4, NF4 and the integers, FP8 and the casts), as a URL parameter.
 export const FOURTEEN_SCHEMES = '&schemes=ggml,mxfp4,int,float';
 

@@ -1,4 +1,4 @@
-// The Quantize lab as users run it, before and after, in one run (issue #16): two release builds
+// The Quantize lab as users run it, before and after, in one run: two release builds
 // (BEFORE and AFTER folders of `trunk build --release`, e.g. made by
 // scripts/bench_lab_upload_before_after.sh) each get the same 42M-value .npy upload (168 MB,
 // tests/e2e/lab_bench_input.mjs) in headless Chromium, alternately, ROUNDS times. Printed: the time from

@@ -3,8 +3,8 @@
 use crate::context::{words_to_bytes, Buffers, Gpu, GpuError, Role};
 use crate::layout::Layout;
 use crate::shaders::Family;
+use crate::stamps::Stamps;
 use crate::tables::Table;
-use crate::timing::Stamps;
 
 /// Invocations per workgroup (`WORKGROUP` in common.wgsl).
 const WORKGROUP: u32 = 64;

@@ -42,6 +42,7 @@ mod measure;
 mod part;
 mod quantize;
 mod shaders;
+mod stamps;
 mod tables;
 mod timing;
 mod tolerance;
@@ -50,8 +51,8 @@ pub use context::{Gpu, GpuError};
 pub use layout::{has_dequantize_kernel, has_kernel};
 pub use measure::{analyse, measure_part};
 pub use part::produce_part;
-pub use quantize::{dequantize, nf4_double_quant_bytes, quantize};
-pub use timing::{quantize_timed, ComputeClock, Timings};
+pub use quantize::{dequantize, nf4_double_quant_bytes, quantize, quantize_timed};
+pub use timing::{ComputeClock, Timings};
 pub use tolerance::{
     metrics_within_tolerance, summary_within_tolerance, MAX_ERROR_ABSOLUTE, MAX_ERROR_TOLERANCE,
     SUM_TOLERANCE,

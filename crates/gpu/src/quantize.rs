@@ -8,7 +8,7 @@ use crate::dispatch::{
 };
 use crate::layout::{layout, packs_nibbles, Layout};
 use crate::tables::{fp8_consts, table_of, Table};
-use crate::timing::Stopwatch;
+use crate::timing::{Stopwatch, Timings};
 use bitbudget_math::quant::nf4;
 use bitbudget_math::quant::scheme::{fp8_scale, Scheme};
 
@@ -392,4 +392,21 @@ pub(crate) async fn nf4_double_quant_bytes_with(
         b[..4].copy_from_slice(&m.to_le_bytes());
     }
     Ok(bytes)
+}
+
+/// [`crate::quantize`] with its phases timed apart on `now` (milliseconds; natively e.g. an
+/// `Instant`'s elapsed time, in the browser `performance.now()`): the same bytes, and the
+/// [`Timings`]. Slower than [`crate::quantize`], since it waits for the device between phases
+/// and streams its chunks one after the other (no overlap of one chunk's readback with the
+/// next chunk's upload and compute).
+pub async fn quantize_timed(
+    gpu: &Gpu,
+    scheme: Scheme,
+    x: &[f32],
+    block: usize,
+    now: &dyn Fn() -> f64,
+) -> Result<(Vec<u8>, Timings), GpuError> {
+    let mut watch = Stopwatch::new(gpu, now);
+    let bytes = quantize_watched(gpu, scheme, x, block, None, Some(&mut watch)).await?;
+    Ok((bytes, watch.timings))
 }

@@ -1,4 +1,4 @@
-//! Upload, compute and readback timed apart ([`quantize_timed`]): each chunk's upload, kernels
+//! Upload, compute and readback timed apart ([`crate::quantize_timed`]): each chunk's upload, kernels
 //! and readback go in submissions of their own, and the host waits for the queue after each
 //! (which adds a round trip per phase, so the phases add up to more than an untimed call takes;
 //! the untimed call also overlaps one chunk's readback with the next chunk's upload and compute,
@@ -8,7 +8,7 @@
 
 use crate::context::{Gpu, GpuError};
 use crate::dispatch::{read, submit_stamped, words, Pass};
-use bitbudget_math::quant::scheme::Scheme;
+use crate::stamps::Stamps;
 
 /// How [`Timings::compute_ms`] was taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,16 +41,6 @@ pub struct Timings {
     pub readback_ms: f64,
     /// How `compute_ms` was taken.
     pub clock: ComputeClock,
-}
-
-/// The query set and buffers of one call's compute timestamps.
-pub(crate) struct Stamps {
-    /// Two timestamp queries: the first pass's start, the last pass's end.
-    pub queries: wgpu::QuerySet,
-    /// Where the queries resolve (16 bytes).
-    pub resolve: wgpu::Buffer,
-    /// Its mappable copy.
-    pub read: wgpu::Buffer,
 }
 
 /// A call's clock and running [`Timings`].
@@ -152,22 +142,4 @@ async fn idle(gpu: &Gpu) -> Result<(), GpuError> {
         .map_err(|e| GpuError::Readback(e.to_string()))?;
     rx.await
         .map_err(|_| GpuError::Readback("the device never finished its work".into()))
-}
-
-/// [`crate::quantize`] with its phases timed apart on `now` (milliseconds; natively e.g. an
-/// `Instant`'s elapsed time, in the browser `performance.now()`): the same bytes, and the
-/// [`Timings`]. Slower than [`crate::quantize`], since it waits for the device between phases
-/// and streams its chunks one after the other (no overlap of one chunk's readback with the
-/// next chunk's upload and compute).
-pub async fn quantize_timed(
-    gpu: &Gpu,
-    scheme: Scheme,
-    x: &[f32],
-    block: usize,
-    now: &dyn Fn() -> f64,
-) -> Result<(Vec<u8>, Timings), GpuError> {
-    let mut watch = Stopwatch::new(gpu, now);
-    let bytes =
-        crate::quantize::quantize_watched(gpu, scheme, x, block, None, Some(&mut watch)).await?;
-    Ok((bytes, watch.timings))
 }

@@ -1,6 +1,6 @@
 //! bitbudget's quantizers as plain WebAssembly exports (no wasm-bindgen, no JS glue), so that
 //! `scripts/bench_ggml_wasm.mjs` can run them next to llama.cpp's reference C compiled to
-//! WebAssembly, on the same input in one Node.js process (issue #16: every GGML and MXFP4
+//! WebAssembly, on the same input in one Node.js process (every GGML and MXFP4
 //! quantizer at least as fast as llama.cpp's reference, in wasm too).
 //!
 //! Build: `cargo build --release -p bitbudget-math --example wasm_quantizers --target

@@ -10,6 +10,7 @@
 
 pub mod format;
 pub mod gguf;
+mod lanes;
 pub mod learn;
 pub mod memory;
 pub mod named;

@@ -14,8 +14,6 @@ pub mod gpus;
 pub mod hf_activations;
 // Reads the sources from disk, so native only.
 pub mod hf_config;
-#[cfg(all(test, not(target_arch = "wasm32")))]
-mod import_graph;
 pub mod job;
 pub mod keys;
 pub mod kv_cache;

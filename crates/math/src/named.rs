@@ -1,4 +1,5 @@
-//! Enums whose values have stable names (CLI arguments, URL parameters): their text form once.
+//! Values with stable names in CLI arguments, URL parameters and files: enums' text form once
+//! ([`name_text!`]), and the one reading of an on/off value ([`parse_flag`]).
 
 /// Implements `Display` and `FromStr` for an enum `$ty` that has `ALL` (an array or slice of
 /// every value) and `const fn name(self) -> &'static str`: `Display` writes the name; `FromStr`
@@ -44,4 +45,33 @@ macro_rules! name_text {
             }
         }
     };
+}
+
+/// Reads an on/off value as the URL, the CLI's option table and pasted settings all do: `1`,
+/// `true`, `yes` or nothing at all (a bare `&embed`) are on; `0`, `false` or `no` are off, in any
+/// case and with surrounding spaces. Anything else is `None`, for the caller to word its refusal.
+pub fn parse_flag(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "" => Some(true),
+        "0" | "false" | "no" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod flag_tests {
+    use super::parse_flag;
+
+    #[test]
+    fn every_spelling_of_on_and_off_is_read_and_others_are_refused() {
+        for on in ["1", "true", "YES", " yes ", ""] {
+            assert_eq!(parse_flag(on), Some(true), "{on:?}");
+        }
+        for off in ["0", "false", "No", " FALSE "] {
+            assert_eq!(parse_flag(off), Some(false), "{off:?}");
+        }
+        for bad in ["2", "maybe", "on", "y"] {
+            assert_eq!(parse_flag(bad), None, "{bad:?}");
+        }
+    }
 }

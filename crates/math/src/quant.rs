@@ -3,6 +3,7 @@
 
 pub mod absmax;
 pub mod analysis;
+pub mod bit_string;
 pub mod error;
 pub mod generate;
 pub mod ggml;

@@ -3,7 +3,7 @@
 //! 4M-value N(0, 0.02²) tensor, two ways: `pipeline` is `lab::analyse` (the tensor's overview,
 //! then quantize, dequantize, measure), and `shared` is the scheme's own work with the overview
 //! computed once beforehand, as the lab does for all the schemes it compares.
-//! It uses only what the crate has offered since before issue #16 (`generate`, `Scheme::ALL`,
+//! It uses only what the crate has offered since its first quantizers (`generate`, `Scheme::ALL`,
 //! `Scheme::block`, `lab::analyse`, `Overview::new`, `SchemeRun`), so
 //! `scripts/bench_lab_before_after.py --wasm` runs this very file in an older tree and in this
 //! one, side by side. The only assertion is that each scheme analyses the tensor. Run:

@@ -10,16 +10,11 @@
 //! see no CUDA context, caching allocator or fragmentation). bitbudget's total is its largest
 //! phase too (forward, backward, optimizer step); the test prints both peak phases.
 //!
-//! Bounds (issue #13): total within 10 %, each part within 15 %. Where today's model cannot meet a
+//! Bounds: total within 10 %, each part within 15 %. Where today's model cannot meet a
 //! bound, the pair is listed in KNOWN_GAPS with the reason; the test fails if a listed gap has
 //! closed (so the list cannot go stale) and if any unlisted pair is out of bounds.
 
-use bitbudget_math::memory::validation::{validation, PARTS};
-
-/// Largest relative error of the total (issue #13).
-const TOTAL_BOUND: f64 = 0.10;
-/// Largest relative error of each part (issue #13).
-const PART_BOUND: f64 = 0.15;
+use bitbudget_math::memory::validation::{validation, PARTS, PART_BOUND, TOTAL_BOUND};
 /// Parts smaller than this (bytes) in both estimate and measurement are not compared: a scalar
 /// step counter or a last-token logit row is not a memory question.
 const NEGLIGIBLE_BYTES: f64 = 16e6;

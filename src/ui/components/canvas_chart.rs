@@ -145,7 +145,7 @@ pub fn draw_chart<C: Chart>(
     let backend = plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or_else(|| ChartError::Backend("the canvas has no 2D context".into()))?;
     let area = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
-    chart.draw(&area, &crate::ui::palette::current(), Scale(dpr))
+    chart.draw(&area, &crate::ui::shell::palette::current(), Scale(dpr))
 }
 
 /// Logs a chart's drawing error to the console (a chart that cannot be drawn stays blank).

@@ -1,13 +1,19 @@
 //! The Bits page: one value in every format, side by side.
 
-use crate::ui::bits_state::BitsState;
+pub mod facts_table;
+pub mod format_card;
+pub mod query;
+pub mod state;
+pub mod value_input;
+
 use crate::ui::browser::download_text;
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
-use crate::ui::components::facts_table::FactsTable;
-use crate::ui::components::format_card::FormatCard;
 use crate::ui::components::page_intro::PageIntro;
-use crate::ui::components::value_input::ValueInput;
-use crate::ui::url_state::{bits_query_string, BitsQuery};
+use crate::ui::pages::bits::facts_table::FactsTable;
+use crate::ui::pages::bits::format_card::FormatCard;
+use crate::ui::pages::bits::query::{bits_query_string, BitsQuery};
+use crate::ui::pages::bits::state::BitsState;
+use crate::ui::pages::bits::value_input::ValueInput;
 use bitbudget_charts::{documents, number_line};
 use bitbudget_math::format::FormatId;
 use leptos::prelude::*;

@@ -12,10 +12,11 @@ mod loss_scale;
 mod nav;
 mod qat_widget;
 mod quantize_widget;
+pub mod query;
 pub mod scenario;
 pub mod text;
 
-use crate::ui::learn_query::{learn_query_string, Chapter};
+use crate::ui::pages::learn::query::{learn_query_string, Chapter};
 use chapters::ChapterView;
 use leptos::html::H3;
 use leptos::prelude::*;

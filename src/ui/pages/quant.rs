@@ -1,14 +1,30 @@
 //! The Quantize lab: real quantization of real tensors, with errors you can see.
 
-use crate::ui::components::device_bench::DeviceBench;
-use crate::ui::components::int8_demo::Int8Demo;
-use crate::ui::components::non_finite_note::NonFiniteNote;
+pub mod device_bench;
+pub mod gpu_lab;
+pub mod int8_demo;
+pub mod kquant_block;
+pub mod lab_upload;
+pub mod lab_workers;
+pub mod non_finite_note;
+pub mod pacing;
+pub mod quant_controls;
+pub mod quant_details;
+pub mod quant_table;
+pub mod query;
+pub mod ran_on;
+pub mod scheme_picker;
+pub mod state;
+
 use crate::ui::components::page_intro::PageIntro;
-use crate::ui::components::quant_controls::QuantControls;
-use crate::ui::components::quant_details::QuantDetails;
-use crate::ui::components::quant_table::QuantTable;
-use crate::ui::quant_query::QuantQuery;
-use crate::ui::quant_state::{compute, QuantState};
+use crate::ui::pages::quant::device_bench::DeviceBench;
+use crate::ui::pages::quant::int8_demo::Int8Demo;
+use crate::ui::pages::quant::non_finite_note::NonFiniteNote;
+use crate::ui::pages::quant::quant_controls::QuantControls;
+use crate::ui::pages::quant::quant_details::QuantDetails;
+use crate::ui::pages::quant::quant_table::QuantTable;
+use crate::ui::pages::quant::query::QuantQuery;
+use crate::ui::pages::quant::state::{compute, QuantState};
 use bitbudget_math::quant::scheme::Scheme;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -70,7 +86,7 @@ pub fn QuantPage(
         Ok(t) => format!(
             "{} · {} · {} values",
             t.name,
-            crate::ui::quant_query::shape_text(&t.shape),
+            crate::ui::pages::quant::query::shape_text(&t.shape),
             bitbudget_math::numbers::grouped(t.values.len())
         ),
         Err(e) => e,

@@ -366,7 +366,8 @@ fn adapter_states(
         (
             crate::quant::nf4::storage_bytes(linear, QLORA_BLOCK, true) + 2 * rest as u128,
             format!(
-                "NF4 4.127 bits × {} linears + 2 B × {} other",
+                "NF4 {:.3} bits × {} linears + 2 B × {} other",
+                crate::quant::nf4::bits_per_weight(QLORA_BLOCK as usize, true),
                 format_count(linear),
                 format_count(rest)
             ),

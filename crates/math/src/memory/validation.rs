@@ -60,6 +60,12 @@ const CONFIGS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Largest relative error of an estimate's total against PyTorch's that counts as agreement (10 %).
+pub const TOTAL_BOUND: f64 = 0.10;
+
+/// Largest relative error of one part (weights, activations, …) that counts as agreement (15 %).
+pub const PART_BOUND: f64 = 0.15;
+
 /// The parts compared, in table order (`total` last).
 pub const PARTS: [&str; 6] = [
     "weights",

@@ -59,10 +59,12 @@ pub enum QuantError {
         /// The length expected.
         expected: usize,
     },
-    /// A tensor file over [`super::tensor_io::MAX_FILE_BYTES`].
+    /// A tensor file over the largest size a reader accepts.
     FileTooLarge {
         /// The file's size in bytes.
         bytes: usize,
+        /// The largest size accepted, in bytes.
+        limit: usize,
     },
     /// A dtype that the reader cannot decode.
     UnsupportedDtype {
@@ -140,11 +142,11 @@ impl fmt::Display for QuantError {
                 f,
                 "a part came back with {got} {what} where {expected} were expected"
             ),
-            QuantError::FileTooLarge { bytes } => write!(
+            QuantError::FileTooLarge { bytes, limit } => write!(
                 f,
                 "the file is {} MiB; the limit is {} MiB",
                 bytes >> 20,
-                super::tensor_io::MAX_FILE_BYTES >> 20
+                limit >> 20
             ),
             QuantError::UnsupportedDtype { dtype, expected } => {
                 write!(f, "dtype {dtype} is not supported: use {expected}")

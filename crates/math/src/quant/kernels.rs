@@ -112,36 +112,9 @@ pub fn absmax_scalar(x: &[f32]) -> f32 {
     lanes.into_iter().fold(tail, keep_larger)
 }
 
-/// Reads four f32 from `x` (exactly four long; panics otherwise) as one simd128 vector: the one
-/// load of the quantizers' and the lab's simd128 loops.
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-#[inline(always)]
-pub(crate) fn load_f32x4(x: &[f32]) -> core::arch::wasm32::v128 {
-    assert!(x.len() == 4);
-    // SAFETY: `x` holds four f32 (16 bytes), and `v128_load` has no alignment requirement.
-    unsafe { core::arch::wasm32::v128_load(x.as_ptr().cast()) }
-}
-
-/// The i32 in each lane of `v`, which must hold an integer of magnitude at most 2^22 (any other
-/// lane, NaN included, gives an unspecified value): v + 1.5·2^23 is then exact and lies in
-/// [2^23, 2^24], where consecutive f32 bit patterns are one unit apart, so the bits less those of
-/// 1.5·2^23 are the integer. Two instructions, where `i32x4_trunc_sat_f32x4` takes about eight in
-/// V8 on x86-64 (its NaN and overflow fix-ups); the quantizers' and histograms' lanes use it
-/// once their values are clamped and whole.
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-#[inline(always)]
-pub(crate) fn small_integers(v: core::arch::wasm32::v128) -> core::arch::wasm32::v128 {
-    use core::arch::wasm32::{f32x4_add, f32x4_splat, i32x4_splat, i32x4_sub};
-    const MAGIC: f32 = 12_582_912.0;
-    i32x4_sub(
-        f32x4_add(v, f32x4_splat(MAGIC)),
-        i32x4_splat(MAGIC.to_bits() as i32),
-    )
-}
-
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
-    use super::load_f32x4 as load;
+    use crate::lanes::load_f32x4 as load;
     use core::arch::wasm32::*;
 
     /// Codes for the longest prefix of `x` that is a multiple of 16, sixteen at a time; returns
@@ -149,7 +122,7 @@ mod simd {
     ///
     /// Rounding: clamp to ±127 (`pmin`/`pmax` keep NaN, as `f32::clamp` does), add
     /// copysign(0.5 − 2^-25, y) and truncate (`trunc_sat` maps NaN to 0; here it measured faster
-    /// than a truncation, a NaN mask and [`super::small_integers`]). For |y| ≤ 127 that is
+    /// than a truncation, a NaN mask and [`crate::lanes::small_integers`]). For |y| ≤ 127 that is
     /// exactly `code_i8`'s round half away from zero: a value just under k + ½ stays under k + 1
     /// after the addition, an exact k + ½ becomes k + 1 − 2^-25, which rounds (ties to even) up
     /// to k + 1. Fewer steps than the magic-number rounding, now that there is a truncation

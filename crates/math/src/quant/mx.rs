@@ -38,9 +38,9 @@
 //!   the product leaves f32's range (E5M2 elements with scales near 2^127 overflow to ±infinity;
 //!   tiny products become f32 subnormals).
 
+use super::bit_string::{bit_string_codes, pack_bit_string};
 use super::kernels::absmax;
 use super::kquants::LengthError;
-use super::layout::{bit_string_codes, pack_bit_string};
 use crate::format::catalog::{FP6_E2M3, FP6_E3M2, FP8_E4M3, FP8_E5M2};
 use crate::format::fp8::{self, Fp8Codec};
 use crate::format::minifloat::pow2;

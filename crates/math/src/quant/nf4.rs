@@ -85,7 +85,7 @@ fn block_codes(x: &[f32], m: f32, thresholds: &[f32; 15], out: &mut [u8]) {
         let n = x.len().min(out.len()) / 4 * 4;
         let m4 = f32x4_splat(m);
         for (xs, os) in x[..n].chunks_exact(4).zip(out[..n].chunks_exact_mut(4)) {
-            let q = f32x4_div(kernels::load_f32x4(xs), m4);
+            let q = f32x4_div(crate::lanes::load_f32x4(xs), m4);
             // Each compare is all ones (−1) where q is at or above the threshold.
             let count = thresholds.iter().fold(i32x4_splat(0), |count, t| {
                 i32x4_sub(count, f32x4_ge(q, f32x4_splat(*t)))

@@ -390,6 +390,7 @@ pub fn dequantize(s: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, Qua
                 *o = codec.decode(*b) * scale;
             }
         }
+        Scheme::Ggml(t) => ggml::dequantize_row(t, body, &mut out)?,
         Scheme::KQuant(t) => t.dequantize(body, &mut out)?,
         Scheme::Iq4Nl => iq4_nl::dequantize(body, &mut out)?,
         Scheme::Nvfp4 => nvfp4::dequantize(body, &mut out)?,
@@ -410,9 +411,6 @@ pub fn dequantize(s: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, Qua
 /// Dequantizes one block `b` of a blocked scheme into `out`, unpacking its codes into `codes`.
 fn dequantize_block(s: Scheme, layout: &Layout, b: &[u8], codes: &mut [u8], out: &mut [f32]) {
     let f32_at = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-    if let Scheme::Ggml(t) = s {
-        return ggml::dequantize_block(t, b, out);
-    }
     layout.unpack_codes(&b[layout.code_offset..], codes);
     match s {
         Scheme::AbsmaxInt8 => {
@@ -422,7 +420,7 @@ fn dequantize_block(s: Scheme, layout: &Layout, b: &[u8], codes: &mut [u8], out:
             zeropoint::dequantize_codes(f32_at(0), b[4], codes, out)
         }
         Scheme::Nf4 => nf4::dequantize_codes(f32_at(0), codes, out),
-        _ => unreachable!("per-value formats are decoded by dequantize"),
+        _ => unreachable!("per-value and llama.cpp formats are decoded by dequantize"),
     }
 }
 

@@ -85,11 +85,11 @@ pub fn safetensors_index(bytes: &[u8]) -> Result<Vec<TensorInfo>, QuantError> {
 
 type Entries = Vec<(TensorInfo, (usize, usize))>;
 
-/// The `__metadata__` of a safetensors file: its string entries, in file order (empty when the
-/// header has none; values that are not strings are left out). `\uXXXX` escapes read as `?`.
+/// The `__metadata__` of a safetensors file: its string entries, sorted by key (empty when the
+/// header has none; values that are not strings are left out).
 pub fn safetensors_metadata(bytes: &[u8]) -> Result<Vec<(String, String)>, QuantError> {
     let (text, _) = header_text(bytes)?;
-    let entries = json::parse_object(text).map_err(QuantError::BadFile)?;
+    let entries = header_entries(text)?;
     Ok(entries
         .into_iter()
         .find(|(name, _)| name == "__metadata__")
@@ -100,7 +100,10 @@ pub fn safetensors_metadata(bytes: &[u8]) -> Result<Vec<(String, String)>, Quant
 /// The header's JSON text and where the data starts, or why the file is not a safetensors file.
 fn header_text(bytes: &[u8]) -> Result<(&str, usize), QuantError> {
     if bytes.len() > MAX_FILE_BYTES {
-        return Err(QuantError::FileTooLarge { bytes: bytes.len() });
+        return Err(QuantError::FileTooLarge {
+            bytes: bytes.len(),
+            limit: MAX_FILE_BYTES,
+        });
     }
     if bytes.len() < 8 {
         return Err(bad(
@@ -120,7 +123,7 @@ fn header_text(bytes: &[u8]) -> Result<(&str, usize), QuantError> {
 
 fn parse_safetensors_header(bytes: &[u8]) -> Result<(Entries, usize), QuantError> {
     let (text, base) = header_text(bytes)?;
-    let entries = json::parse_object(text).map_err(QuantError::BadFile)?;
+    let entries = header_entries(text)?;
     let data_len = bytes.len() - base;
     let mut out = Vec::new();
     for (name, fields) in entries {
@@ -182,7 +185,10 @@ pub fn read_safetensors(bytes: &[u8], name: &str) -> Result<Tensor, QuantError> 
 /// Reads a `.npy` array (little-endian `<f4` or `<f2`, C order).
 pub fn read_npy(bytes: &[u8]) -> Result<Tensor, QuantError> {
     if bytes.len() > MAX_FILE_BYTES {
-        return Err(QuantError::FileTooLarge { bytes: bytes.len() });
+        return Err(QuantError::FileTooLarge {
+            bytes: bytes.len(),
+            limit: MAX_FILE_BYTES,
+        });
     }
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err(bad(
@@ -266,217 +272,51 @@ fn npy_field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
     None
 }
 
-/// A minimal JSON reader for safetensors headers: an object of objects whose fields are strings,
-/// arrays of non-negative integers, or nested objects (metadata, skipped).
-mod json {
-    pub struct Fields(Vec<(String, Value)>);
+/// The safetensors header's entries, read by serde_json: each name with its fields, sorted by
+/// name (tensors are then put in file order by their offsets). A header that is not a JSON object
+/// of objects is [`QuantError::BadFile`], saying "malformed".
+fn header_entries(text: &str) -> Result<Vec<(String, Fields)>, QuantError> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| bad(format!("malformed safetensors header: {e}")))?;
+    let serde_json::Value::Object(entries) = value else {
+        return Err(bad("malformed safetensors header: not a JSON object"));
+    };
+    entries
+        .into_iter()
+        .map(|(name, v)| match v {
+            serde_json::Value::Object(fields) => Ok((name, Fields(fields))),
+            _ => Err(bad(format!(
+                "malformed safetensors header: entry '{name}' is not an object"
+            ))),
+        })
+        .collect()
+}
 
-    enum Value {
-        Str(String),
-        Numbers(Vec<usize>),
-        Other,
+/// One header entry's fields (`dtype`, `shape`, `data_offsets`, or `__metadata__`'s strings).
+struct Fields(serde_json::Map<String, serde_json::Value>);
+
+impl Fields {
+    /// The string field `key`, if it is one.
+    fn string(&self, key: &str) -> Option<String> {
+        self.0.get(key)?.as_str().map(str::to_string)
     }
 
-    impl Fields {
-        pub fn string(&self, key: &str) -> Option<String> {
-            self.0.iter().find(|(k, _)| k == key).and_then(|(_, v)| {
-                if let Value::Str(s) = v {
-                    Some(s.clone())
-                } else {
-                    None
-                }
-            })
-        }
-
-        pub fn strings(&self) -> Vec<(String, String)> {
-            self.0
-                .iter()
-                .filter_map(|(k, v)| match v {
-                    Value::Str(s) => Some((k.clone(), s.clone())),
-                    _ => None,
-                })
-                .collect()
-        }
-
-        pub fn numbers(&self, key: &str) -> Option<Vec<usize>> {
-            self.0.iter().find(|(k, _)| k == key).and_then(|(_, v)| {
-                if let Value::Numbers(n) = v {
-                    Some(n.clone())
-                } else {
-                    None
-                }
-            })
-        }
+    /// Every string field, sorted by key (others are left out).
+    fn strings(&self) -> Vec<(String, String)> {
+        self.0
+            .iter()
+            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+            .collect()
     }
 
-    struct Cursor<'a> {
-        s: &'a [u8],
-        i: usize,
-    }
-
-    impl Cursor<'_> {
-        fn ws(&mut self) {
-            while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
-                self.i += 1;
-            }
-        }
-
-        fn expect(&mut self, c: u8) -> Result<(), String> {
-            self.ws();
-            if self.s.get(self.i) == Some(&c) {
-                self.i += 1;
-                Ok(())
-            } else {
-                Err(format!(
-                    "malformed safetensors header: expected '{}' at byte {}",
-                    c as char, self.i
-                ))
-            }
-        }
-
-        fn peek(&mut self) -> Option<u8> {
-            self.ws();
-            self.s.get(self.i).copied()
-        }
-
-        fn string(&mut self) -> Result<String, String> {
-            self.expect(b'"')?;
-            let mut out = Vec::new();
-            while let Some(&c) = self.s.get(self.i) {
-                self.i += 1;
-                match c {
-                    b'"' => {
-                        return String::from_utf8(out)
-                            .map_err(|_| "malformed safetensors header: bad UTF-8".into())
-                    }
-                    b'\\' => {
-                        let e = *self
-                            .s
-                            .get(self.i)
-                            .ok_or("malformed safetensors header: dangling escape")?;
-                        self.i += 1;
-                        out.push(match e {
-                            b'n' => b'\n',
-                            b't' => b'\t',
-                            b'u' => {
-                                self.i += 4;
-                                b'?'
-                            }
-                            other => other,
-                        });
-                    }
-                    c => out.push(c),
-                }
-            }
-            Err("malformed safetensors header: unterminated string".into())
-        }
-
-        fn value(&mut self, depth: usize) -> Result<Value, String> {
-            if depth > 8 {
-                return Err("malformed safetensors header: nested too deeply".into());
-            }
-            match self.peek() {
-                Some(b'"') => Ok(Value::Str(self.string()?)),
-                Some(b'[') => {
-                    self.i += 1;
-                    let mut nums = Vec::new();
-                    loop {
-                        match self.peek() {
-                            Some(b']') => {
-                                self.i += 1;
-                                return Ok(Value::Numbers(nums));
-                            }
-                            Some(b',') => self.i += 1,
-                            Some(c) if c.is_ascii_digit() => {
-                                let start = self.i;
-                                while self.s.get(self.i).is_some_and(|c| c.is_ascii_digit()) {
-                                    self.i += 1;
-                                }
-                                let text =
-                                    std::str::from_utf8(&self.s[start..self.i]).expect("digits");
-                                nums.push(text.parse().map_err(|_| {
-                                    format!("malformed safetensors header: number {text} too large")
-                                })?);
-                            }
-                            _ => {
-                                return Err(format!(
-                                    "malformed safetensors header: bad array at byte {}",
-                                    self.i
-                                ))
-                            }
-                        }
-                    }
-                }
-                Some(b'{') => {
-                    self.object(depth + 1)?;
-                    Ok(Value::Other)
-                }
-                _ => Err(format!(
-                    "malformed safetensors header: unexpected value at byte {}",
-                    self.i
-                )),
-            }
-        }
-
-        fn object(&mut self, depth: usize) -> Result<Vec<(String, Value)>, String> {
-            self.expect(b'{')?;
-            let mut out = Vec::new();
-            if self.peek() == Some(b'}') {
-                self.i += 1;
-                return Ok(out);
-            }
-            loop {
-                let key = self.string()?;
-                self.expect(b':')?;
-                out.push((key, self.value(depth)?));
-                match self.peek() {
-                    Some(b',') => self.i += 1,
-                    Some(b'}') => {
-                        self.i += 1;
-                        return Ok(out);
-                    }
-                    _ => {
-                        return Err(format!(
-                            "malformed safetensors header: expected ',' or '}}' at byte {}",
-                            self.i
-                        ))
-                    }
-                }
-            }
-        }
-    }
-
-    /// Parses `{ "name": { ... }, ... }`.
-    pub fn parse_object(text: &str) -> Result<Vec<(String, Fields)>, String> {
-        let mut c = Cursor {
-            s: text.as_bytes(),
-            i: 0,
-        };
-        c.expect(b'{')?;
-        let mut out = Vec::new();
-        if c.peek() == Some(b'}') {
-            return Ok(out);
-        }
-        loop {
-            let key = c.string()?;
-            c.expect(b':')?;
-            let fields = if c.peek() == Some(b'{') {
-                c.object(1)?
-            } else {
-                vec![]
-            };
-            out.push((key, Fields(fields)));
-            match c.peek() {
-                Some(b',') => c.i += 1,
-                Some(b'}') => return Ok(out),
-                _ => {
-                    return Err(format!(
-                        "malformed safetensors header: expected ',' or '}}' at byte {}",
-                        c.i
-                    ))
-                }
-            }
-        }
+    /// The field `key` as non-negative integers, if it is an array of them.
+    fn numbers(&self, key: &str) -> Option<Vec<usize>> {
+        self.0
+            .get(key)?
+            .as_array()?
+            .iter()
+            .map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok()))
+            .collect()
     }
 }
 

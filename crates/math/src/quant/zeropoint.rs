@@ -110,7 +110,7 @@ fn round_half_away(y: f32) -> f32 {
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd128 {
     use super::MAGIC;
-    use crate::quant::kernels::load_f32x4;
+    use crate::lanes::load_f32x4;
     use core::arch::wasm32::*;
 
     /// The codes of the longest prefix of `x` that is a multiple of 16; returns its length.
@@ -147,7 +147,7 @@ mod simd128 {
             let away = f32x4_add(q, v128_or(half, v128_and(q, sign)));
             let rounded = v128_bitselect(away, even, tie);
             let c = f32x4_pmin(top, f32x4_pmax(zero, f32x4_add(rounded, zero_point)));
-            crate::quant::kernels::small_integers(f32x4_trunc(c))
+            crate::lanes::small_integers(f32x4_trunc(c))
         };
         for (xs, cs) in x[..n].chunks_exact(16).zip(codes[..n].chunks_exact_mut(16)) {
             let four = |k: usize| code(load_f32x4(&xs[k..k + 4]));

@@ -1,6 +1,6 @@
 //! Chapter 1's widget: a parameter count stored in each number format.
 
-use crate::ui::memory_query::MemoryQuery;
+use crate::ui::pages::memory::query::MemoryQuery;
 use bitbudget_math::format::{FormatFacts, FormatId};
 use bitbudget_math::memory::Job;
 use bitbudget_math::numbers::{format_bytes, format_count, Units};

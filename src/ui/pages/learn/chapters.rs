@@ -10,7 +10,7 @@ use super::loss_scale::LossScaleWidget;
 use super::quantize_widget::QuantizeWidget;
 use super::scenario::ScenarioWidget;
 use super::text::{ChapterText, Widget};
-use crate::ui::learn_query::Chapter;
+use crate::ui::pages::learn::query::Chapter;
 use leptos::html::H3;
 use leptos::prelude::*;
 

@@ -1,7 +1,7 @@
 //! The list of chapters, and the previous/next buttons.
 
 use super::chapters::text;
-use crate::ui::learn_query::{learn_query_string, Chapter};
+use crate::ui::pages::learn::query::{learn_query_string, Chapter};
 use leptos::prelude::*;
 
 /// Every chapter as a link; following one changes the chapter in place.

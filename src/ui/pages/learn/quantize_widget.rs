@@ -2,7 +2,7 @@
 //! outlier, through the math crate's quantizers.
 
 use super::qat_widget::QatWidget;
-use crate::ui::quant_query::{QuantQuery, TensorSource};
+use crate::ui::pages::quant::query::{QuantQuery, TensorSource};
 use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::numbers::short;
 use bitbudget_math::quant::generate::Distribution;

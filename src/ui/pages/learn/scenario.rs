@@ -3,7 +3,7 @@
 //! with the chosen one drawn as the Memory page's bar and linked to the Memory page.
 
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
-use crate::ui::memory_query::MemoryQuery;
+use crate::ui::pages::memory::query::MemoryQuery;
 use bitbudget_charts::memory_bar;
 use bitbudget_math::memory::step::text::format_seconds;
 use bitbudget_math::memory::step::{step_time, StepTime};

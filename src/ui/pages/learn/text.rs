@@ -51,8 +51,8 @@ pub fn per_param(bytes: u64, params: u64) -> String {
 
 /// The Bits page's query (with `?`) showing `x` in `fmt`.
 pub fn bits_link(x: String, fmt: bitbudget_math::format::FormatId) -> String {
-    crate::ui::url_state::bits_query_string(
-        &crate::ui::url_state::BitsQuery {
+    crate::ui::pages::bits::query::bits_query_string(
+        &crate::ui::pages::bits::query::BitsQuery {
             x,
             fmt,
             saturate: false,

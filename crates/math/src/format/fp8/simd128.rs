@@ -2,7 +2,7 @@
 //! (subnormal or normal, and NaN) scalar in wasm, at about 1.9 GB/s for the FP8 schemes.
 
 use super::Fp8Codec;
-use crate::quant::kernels::{load_f32x4, small_integers};
+use crate::lanes::{load_f32x4, small_integers};
 use core::arch::wasm32::*;
 
 /// Writes the patterns of `x[i] / divisor` to `out[i]` for the first multiple of 16 values

@@ -5,12 +5,9 @@ use super::super::arch::Mlp;
 use super::super::setup::LoraTargets;
 use crate::numbers::Units;
 
+/// An on/off value ([`crate::named::parse_flag`]), with the refusal worded for an option.
 pub(super) fn flag(text: &str) -> Result<bool, String> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "" => Ok(true),
-        "0" | "false" | "no" => Ok(false),
-        _ => Err("is not 1 or 0".into()),
-    }
+    crate::named::parse_flag(text).ok_or_else(|| "is not 1 or 0".into())
 }
 
 /// Parses a whole count ≥ 0, accepting scientific notation (`7.5e9`, `4096`); the error says why

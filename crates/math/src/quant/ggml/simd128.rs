@@ -5,7 +5,7 @@
 //! scalar reference, and `scripts/bench_ggml_wasm.mjs` times them against llama.cpp's C in wasm.
 
 use super::QK;
-use crate::quant::kernels::{load_f32x4, small_integers};
+use crate::lanes::{load_f32x4, small_integers};
 use core::arch::wasm32::*;
 
 /// One block of weights.

@@ -58,7 +58,7 @@ fn in_order(x: &[f32], start: Start) -> (f32, f32, usize) {
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd128 {
     use super::{in_order, Start};
-    use crate::quant::kernels::load_f32x4;
+    use crate::lanes::load_f32x4;
     use core::arch::wasm32::*;
 
     /// [`super::range_and_peak`] in four lanes, lane j taking the values at 4k + j, then the

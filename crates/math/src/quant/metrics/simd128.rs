@@ -4,7 +4,7 @@
 //! `Sums` computes, with half the instructions.
 
 use super::{Lanes, MetricsAccumulator};
-use crate::quant::kernels::load_f32x4;
+use crate::lanes::load_f32x4;
 use core::arch::wasm32::*;
 
 /// The native `Sums` (the definition) with each pair of partial sums in one f64x2.

@@ -5,7 +5,7 @@
 //! last values (fewer than four) with those.
 
 use super::{FineBins, FixedBins, FINE_HALF, FINE_LAST, FINE_TINY};
-use crate::quant::kernels::{load_f32x4, small_integers};
+use crate::lanes::{load_f32x4, small_integers};
 use core::arch::wasm32::*;
 
 /// Four f32 from `x` at `k` (k + 4 ≤ x.len()).

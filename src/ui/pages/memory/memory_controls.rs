@@ -1,0 +1,181 @@
+//! All controls of the Memory page, grouped; every change lands in the typed query. A control whose
+//! option does not apply to the setup (`Job::not_applicable`) is disabled with the reason shown.
+
+use crate::ui::components::term::Jargon;
+use crate::ui::pages::memory::fields::{CheckField, NumberField, SelectField};
+use crate::ui::pages::memory::lora_targets::LoraTargetsField;
+use crate::ui::pages::memory::model_picker::ModelPicker;
+use crate::ui::pages::memory::query::MemoryQuery;
+use crate::ui::pages::memory::state::MemoryState;
+use bitbudget_math::memory::job::{dtype_refused, find_option};
+use bitbudget_math::memory::{
+    gpu_presets, Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute,
+    ZeroStage,
+};
+use bitbudget_math::numbers::Units;
+use leptos::prelude::*;
+
+fn names<T: Copy + ToString>(all: &[T]) -> Vec<(String, String)> {
+    all.iter().map(|v| (v.to_string(), v.to_string())).collect()
+}
+
+/// Why the option `key` does not apply to the current setup, if it does not.
+fn not_applicable(key: &'static str) -> Signal<Option<&'static str>> {
+    let state = expect_context::<MemoryState>();
+    Signal::derive(move || {
+        let o = find_option(key)?;
+        state.query.with(|q| q.not_applicable(o.name))
+    })
+}
+
+/// A select bound to one field of the query, parsed with `FromStr`, disabled where it does not
+/// apply.
+fn bound_select<T>(
+    label: &'static str,
+    key: &'static str,
+    options: Vec<(String, String)>,
+    get: fn(&MemoryQuery) -> T,
+    put: fn(&mut MemoryQuery, T),
+) -> impl IntoView
+where
+    T: std::str::FromStr + ToString + Send + Sync + 'static,
+{
+    let state = expect_context::<MemoryState>();
+    let value = Signal::derive(move || state.query.with(|q| get(q).to_string()));
+    let on_change = Callback::new(move |v: String| {
+        if let Ok(parsed) = v.parse::<T>() {
+            state.set(|q| put(q, parsed));
+        }
+    });
+    view! { <SelectField label key options value on_change not_applicable=not_applicable(key) /> }
+}
+
+/// The weights dtype: integer formats cannot be chosen for full training (the reason is the
+/// option's title).
+fn dtype_select() -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let value = Signal::derive(move || state.query.with(|q| q.dtype.to_string()));
+    let on_change = Callback::new(move |v: String| {
+        if let Ok(d) = v.parse::<Dtype>() {
+            state.set(|q| q.dtype = d);
+        }
+    });
+    let refuse = Callback::new(move |v: String| {
+        let mode = state.query.with(|q| q.mode);
+        v.parse::<Dtype>().ok().and_then(|d| dtype_refused(mode, d))
+    });
+    view! { <SelectField label="Weights dtype" key="dtype" options=names(Dtype::ALL) value on_change refuse not_applicable=not_applicable("dtype") /> }
+}
+
+/// A checkbox bound to a flag of the query.
+fn bound_check(
+    label: &'static str,
+    key: &'static str,
+    get: fn(&MemoryQuery) -> bool,
+    put: fn(&mut MemoryQuery, bool),
+) -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let value = Signal::derive(move || state.query.with(get));
+    let on_change = Callback::new(move |v| state.set(|q| put(q, v)));
+    view! { <CheckField label key value on_change not_applicable=not_applicable(key) /> }
+}
+
+/// The controls panel.
+#[component]
+pub fn MemoryControls() -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let is_lora = move || {
+        state
+            .query
+            .with(|q| matches!(q.mode, Mode::Lora | Mode::Qlora))
+    };
+    view! {
+        <form class="controls" on:submit=|ev| ev.prevent_default() aria-label="Setup">
+            <fieldset>
+                <legend>"Model"</legend>
+                <ModelPicker />
+                {bound_select("Mode", "mode", names(Mode::ALL), |q| q.mode, |q, v| q.mode = v)}
+                <Show when=is_lora>
+                    <NumberField label="LoRA rank" key="lora-rank" />
+                    <LoraTargetsField />
+                    {bound_select("Adapter dtype", "adapter-dtype", names(&[Dtype::Fp32, Dtype::Bf16, Dtype::Fp16]), |q| q.adapter_dtype, |q, v| q.adapter_dtype = v)}
+                    {bound_check("LoRA dropout", "lora-dropout", |q| q.lora_dropout, |q, v| q.lora_dropout = v)}
+                </Show>
+            </fieldset>
+            <PrecisionControls />
+            <ParallelismControls />
+            <fieldset>
+                <legend>"Batch"</legend>
+                <div class="row2">
+                    <NumberField label="Micro-batch" key="batch" />
+                    <NumberField label="Sequence" key="seq" />
+                </div>
+                {bound_select("Recompute (gradient checkpointing)", "recompute", names(Recompute::ALL), |q| q.recompute, |q, v| q.recompute = v)}
+                {bound_check("SDPA / FlashAttention (off: eager attention)", "flash-attention", |q| q.flash_attention, |q, v| q.flash_attention = v)}
+            </fieldset>
+            <HardwareControls />
+        </form>
+    }
+}
+
+/// Weights, optimizer, convention and KV-cache types.
+#[component]
+fn PrecisionControls() -> impl IntoView {
+    view! {
+        <fieldset>
+            <legend>"Precision"</legend>
+            {dtype_select()}
+            {bound_select("Precision recipe", "precision", names(Precision::ALL), |q| q.precision, |q, v| q.precision = v)}
+            {bound_select("Optimizer", "optimizer", names(Optimizer::ALL), |q| q.optimizer, |q, v| q.optimizer = v)}
+            {bound_select("Optimizer implementation", "optimizer-step", names(OptimizerStep::ALL), |q| q.optimizer_step, |q, v| q.optimizer_step = v)}
+            {bound_select("Convention", "convention", names(Convention::ALL), |q| q.convention, |q, v| q.convention = v)}
+            {bound_check("FP32 gradient accumulation", "fp32-grad-accum", |q| q.fp32_grad_accum, |q, v| q.fp32_grad_accum = v)}
+            {bound_select("KV cache dtype", "kv-dtype", names(Dtype::PLAIN), |q| q.kv_dtype, |q, v| q.kv_dtype = v)}
+        </fieldset>
+    }
+}
+
+/// Sharding, parallel degrees, offload.
+#[component]
+fn ParallelismControls() -> impl IntoView {
+    let zero_options: Vec<(String, String)> = ZeroStage::ALL
+        .iter()
+        .map(|z| (z.to_string(), z.label().to_string()))
+        .collect();
+    view! {
+        <fieldset>
+            <legend>"Parallelism "<Jargon id="parallel" word="data, tensor and pipeline parallelism" /></legend>
+            <div class="with-jargon">
+                {bound_select("Sharding", "zero", zero_options, |q| q.zero, |q, v| q.zero = v)}
+                <Jargon id="sharding" word="DDP, ZeRO and FSDP" />
+            </div>
+            <div class="row3">
+                <NumberField label="Data ∥" key="dp" hint="data-parallel GPUs" />
+                <NumberField label="Tensor ∥" key="tp" hint="tensor-parallel degree" />
+                <NumberField label="Pipeline ∥" key="pp" hint="pipeline stages" />
+            </div>
+            {bound_select("Offload to CPU", "offload", names(Offload::ALL), |q| q.offload, |q, v| q.offload = v)}
+            {bound_check("Sequence parallel", "sequence-parallel", |q| q.sequence_parallel, |q, v| q.sequence_parallel = v)}
+        </fieldset>
+    }
+}
+
+/// GPU, overhead, units.
+#[component]
+fn HardwareControls() -> impl IntoView {
+    let gpu_options: Vec<(String, String)> = std::iter::once(("none".into(), "No GPU".into()))
+        .chain(
+            gpu_presets()
+                .into_iter()
+                .map(|g| (g.id.to_string(), g.name.to_string())),
+        )
+        .collect();
+    view! {
+        <fieldset>
+            <legend>"Hardware"</legend>
+            {bound_select("GPU", "gpu", gpu_options, |q| q.gpu.clone().unwrap_or_else(|| "none".into()), |q, v: String| { let _ = q.apply("gpu", &v); })}
+            <NumberField label="Overhead (MiB)" key="overhead-mib" hint="CUDA context and allocator reserve per GPU" />
+            {bound_select("Units", "units", vec![("gb".into(), "GB (10^9 bytes)".into()), ("gib".into(), "GiB (2^30 bytes)".into())], |q| q.units, |q, v: Units| q.units = v)}
+        </fieldset>
+    }
+}

@@ -1,0 +1,74 @@
+//! Every scheme's metrics on the current tensor; clicking a row shows that scheme in detail.
+
+use crate::ui::components::term::Term;
+use crate::ui::pages::quant::state::QuantState;
+use bitbudget_math::numbers::{format_bytes, Units};
+use bitbudget_math::numbers::{human_bytes, short};
+use leptos::prelude::*;
+
+/// An error metric with 3 significant digits; an infinite error as ∞.
+fn metric(v: f64) -> String {
+    if v == f64::INFINITY {
+        "∞".into()
+    } else {
+        short(v, 3)
+    }
+}
+
+/// The metrics table.
+#[component]
+pub fn QuantTable() -> impl IntoView {
+    let state = expect_context::<QuantState>();
+    let rows = move || {
+        let selected = state.shown.get();
+        let params = state.model_params.get();
+        state.results.get().map(|r| {
+            r.rows
+                .into_iter()
+                .map(|row| {
+                    let s = row.scheme;
+                    let m = row.metrics;
+                    let model_bytes = (row.bits_per_weight / 8.0 * params).round() as u64;
+                    let sqnr = match m.sqnr_db {
+                        f64::INFINITY => "∞".to_string(),
+                        f64::NEG_INFINITY => "−∞".to_string(),
+                        v => format!("{v:.1}"),
+                    };
+                    let lost = m.lost > 0;
+                    let cosine = if m.cosine.is_nan() { "—".to_string() } else { format!("{:.5}", m.cosine) };
+                    view! {
+                        <tr class:selected=s == selected class:lost=lost data-testid=format!("row-{s}")>
+                            <th scope="row"><button class="link" on:click=move |_| state.query.update(|q| q.scheme = s)>{s.name()}</button></th>
+                            <td data-testid=format!("bits-{s}")>{format!("{:.3}", row.bits_per_weight)}</td>
+                            <td>{human_bytes(row.bytes as u64)}</td>
+                            <td data-testid=format!("model-bytes-{s}")>{format_bytes(model_bytes, Units::Gb)}</td>
+                            <td>{metric(m.mse)}</td>
+                            <td>{metric(m.rmse)}</td>
+                            <td>{metric(m.max_abs_error)}</td>
+                            <td data-testid=format!("sqnr-{s}")>{sqnr}</td>
+                            <td>{cosine}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    view! {
+        <Show when=move || state.results.with(Option::is_none) && state.progress.get() < 1.0>
+            <p class="help" data-testid="quant-computing">{move || {
+                let n = state.query.with(|q| q.compared().len());
+                format!("Quantizing the tensor with {n} scheme{}…", if n == 1 { "" } else { "s" })
+            }}</p>
+        </Show>
+        <div class="table-scroll">
+            <table class="facts quant-table" data-testid="quant-table">
+                <thead><tr>
+                    <th scope="col">"scheme"</th><th scope="col">"bits / weight"</th><th scope="col">"this tensor"</th><th scope="col">"whole model"</th>
+                    <th scope="col">"MSE"</th><th scope="col">"RMSE"</th><th scope="col">"max |error|"</th><th scope="col"><Term word="SQNR" />" dB"</th><th scope="col">"cosine"</th>
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+        <p class="help" data-testid="ran-on" data-kind=move || state.results.with(|r| r.as_ref().map(|r| r.ran_on.kind()))>{move || state.results.with(|r| r.as_ref().map(|r| r.ran_on.to_string()))}</p>
+    }
+}

@@ -1,0 +1,10 @@
+//! The frame every page shares: header and navigation, the theme, the Embed button and the
+//! embedded widget's "open in bitbudget" link, the URL's notes, and the URL vocabulary they share.
+//! The shell never reaches into a page: `ui::app` puts the two together.
+
+pub mod embed_button;
+pub mod embed_open_link;
+pub mod notes;
+pub mod palette;
+pub mod theme_toggle;
+pub mod url;
