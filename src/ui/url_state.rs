@@ -161,7 +161,10 @@ mod tests {
         let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb");
         assert!(q.notes.is_empty(), "{:?}", q.notes);
         assert_eq!(q.tab, Tab::Memory);
-        assert_eq!((q.memory.dp, q.memory.zero.0, q.memory.seq), (8, 3, 4096));
+        assert_eq!(
+            (q.memory.job.dp, q.memory.job.zero.0, q.memory.job.seq),
+            (8, 3, 4096)
+        );
         let bad = parse_query("tab=memory&dp=zero&gpu=h1000");
         assert_eq!(bad.notes.len(), 2);
         assert_eq!(bad.memory, MemoryQuery::defaults());
@@ -175,11 +178,11 @@ mod tests {
         for url in ["?order=time&model=gpt2", "?model=gpt2&order=time"] {
             let q = parse_query(url);
             assert!(q.notes.is_empty(), "{:?}", q.notes);
-            assert_eq!(q.memory.1, StrategyOrder::StepTime, "{url}");
-            assert_eq!(q.memory.model.as_deref(), Some("gpt2"));
+            assert_eq!(q.memory.order, StrategyOrder::StepTime, "{url}");
+            assert_eq!(q.memory.job.model.as_deref(), Some("gpt2"));
         }
         let alone = parse_query("?tab=memory&order=memory");
-        assert_eq!(alone.memory.0, MemoryQuery::default().0);
+        assert_eq!(alone.memory.job, MemoryQuery::default().job);
         let bad = parse_query("?tab=memory&order=fastest");
         assert_eq!(bad.memory, MemoryQuery::default());
         assert_eq!(bad.notes.len(), 1, "{:?}", bad.notes);
@@ -219,7 +222,7 @@ mod tests {
         let q = parse_query(&format!("?tab=memory{url}"));
         assert!(q.notes.is_empty(), "{:?}", q.notes);
         let cli = Job::from_pairs(pairs.iter().copied()).unwrap();
-        assert_eq!(q.memory.0, cli);
+        assert_eq!(q.memory.job, cli);
         assert_eq!(q.memory.to_setup(), cli.to_setup());
     }
 

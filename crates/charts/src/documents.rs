@@ -10,7 +10,7 @@ use crate::{bit_layout, memory_bar, number_line, scaling, strategies, Chart};
 use crate::{Area, Drawn};
 use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::memory::plan::{by_strategy, sweep, Strategy, SweepLine};
-use bitbudget_math::memory::{estimate, Breakdown};
+use bitbudget_math::memory::{estimate, Breakdown, MemoryError};
 use bitbudget_math::memory::{find_model, Mode, ModelSpec, Setup};
 use bitbudget_math::numbers::format_count;
 use bitbudget_math::quant::analysis::SchemeResult;
@@ -277,7 +277,7 @@ pub struct MemoryChartData<'a> {
 /// What each Memory page chart plots.
 enum Plotted {
     Bar(Box<Breakdown>),
-    Strategies(Vec<(Strategy, Result<Breakdown, String>)>),
+    Strategies(Vec<(Strategy, Result<Breakdown, MemoryError>)>),
     Scaling(Vec<SweepLine>),
 }
 

@@ -4,8 +4,8 @@ use crate::palette::Theme;
 use crate::style::{color, muted_mesh, vertical_line, Scale};
 use crate::{Area, Drawn};
 use bitbudget_math::memory::plan::Strategy;
-use bitbudget_math::memory::Breakdown;
 use bitbudget_math::memory::Part;
+use bitbudget_math::memory::{Breakdown, MemoryError};
 use bitbudget_math::numbers::{format_bytes, Units};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -26,7 +26,7 @@ pub fn short_label(s: &Strategy) -> String {
 pub struct Input<'a> {
     /// Each strategy's breakdown, or why the setup is invalid under it (as from
     /// `bitbudget_math::memory::plan::by_strategy`).
-    pub bars: &'a [(Strategy, Result<Breakdown, String>)],
+    pub bars: &'a [(Strategy, Result<Breakdown, MemoryError>)],
     /// GPU capacity in bytes, drawn as a line.
     pub capacity: Option<u64>,
     /// The strategy currently chosen (outlined, its label in the accent colour).
@@ -52,7 +52,7 @@ const TEXT_PX: f64 = 12.0;
 /// label on its own row at any width.
 pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let (capacity, current, units) = (input.capacity, input.current, input.units);
-    let ordered: Vec<(Strategy, Result<Breakdown, String>)> = if input.order.is_empty() {
+    let ordered: Vec<(Strategy, Result<Breakdown, MemoryError>)> = if input.order.is_empty() {
         input.bars.to_vec()
     } else {
         input

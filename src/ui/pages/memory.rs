@@ -94,8 +94,8 @@ fn Comparisons() -> impl IntoView {
     let state = expect_context::<MemoryState>();
     let current = move || {
         state.query.with(|q| Strategy {
-            zero: q.zero,
-            offload: q.offload,
+            zero: q.job.zero,
+            offload: q.job.offload,
         })
     };
     let draw_strategies = move |canvas: &web_sys::HtmlCanvasElement| {

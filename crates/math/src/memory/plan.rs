@@ -1,6 +1,7 @@
 //! Comparing strategies: the same setup under every sharding/offload strategy, per-GPU memory as
 //! the GPU count grows, and the smallest setup that fits a GPU.
 
+use super::error::MemoryError;
 use super::estimate::{estimate, Breakdown};
 use super::options::{Offload, ZeroStage};
 use super::setup::Setup;
@@ -73,12 +74,12 @@ pub const STRATEGIES: [Strategy; 7] = [
     },
 ];
 
-/// The setup's breakdown under every strategy in [`STRATEGIES`] (an `Err` text where the setup is
+/// The setup's breakdown under every strategy in [`STRATEGIES`] (an `Err` where the setup is
 /// invalid for that strategy).
-pub fn by_strategy(setup: &Setup) -> Vec<(Strategy, Result<Breakdown, String>)> {
+pub fn by_strategy(setup: &Setup) -> Vec<(Strategy, Result<Breakdown, MemoryError>)> {
     STRATEGIES
         .iter()
-        .map(|s| (*s, estimate(&s.apply(setup)).map_err(|e| e.to_string())))
+        .map(|s| (*s, estimate(&s.apply(setup))))
         .collect()
 }
 

@@ -324,21 +324,16 @@ pub fn step_time(setup: &Setup, params: &StepParams) -> Result<StepTime, MemoryE
     })
 }
 
-/// [`step_time`] of `setup` under every strategy of [`STRATEGIES`] (an `Err` text where the setup
-/// is invalid for that strategy), for sorting the strategies chart by seconds per step or tokens
+/// [`step_time`] of `setup` under every strategy of [`STRATEGIES`] (an `Err` where the setup is
+/// invalid for that strategy), for sorting the strategies chart by seconds per step or tokens
 /// per second. Each estimate is a few hundred arithmetic operations.
 pub fn by_strategy(
     setup: &Setup,
     params: &StepParams,
-) -> Vec<(Strategy, Result<StepTime, String>)> {
+) -> Vec<(Strategy, Result<StepTime, MemoryError>)> {
     STRATEGIES
         .iter()
-        .map(|s| {
-            (
-                *s,
-                step_time(&s.apply(setup), params).map_err(|e| e.to_string()),
-            )
-        })
+        .map(|s| (*s, step_time(&s.apply(setup), params)))
         .collect()
 }
 

@@ -7,7 +7,7 @@ use crate::ui::pages::memory::query::MemoryQuery;
 use bitbudget_charts::memory_bar;
 use bitbudget_math::memory::step::text::format_seconds;
 use bitbudget_math::memory::step::{step_time, StepTime};
-use bitbudget_math::memory::{estimate, Breakdown, Job};
+use bitbudget_math::memory::{estimate, Breakdown, Job, MemoryError};
 use bitbudget_math::numbers::format_bytes;
 use leptos::prelude::*;
 
@@ -48,9 +48,9 @@ pub struct Row {
     /// The job it describes.
     pub job: Job,
     /// Its memory per GPU, or why it cannot be sized.
-    pub memory: Result<Breakdown, String>,
+    pub memory: Result<Breakdown, MemoryError>,
     /// Its step time, or why there is none.
-    pub step: Result<StepTime, String>,
+    pub step: Result<StepTime, MemoryError>,
 }
 
 impl Row {
@@ -67,7 +67,7 @@ impl Row {
     pub fn total(&self) -> String {
         match &self.memory {
             Ok(b) => format_bytes(b.total, self.job.units),
-            Err(e) => e.clone(),
+            Err(e) => e.to_string(),
         }
     }
 }
@@ -83,11 +83,11 @@ pub fn rows(s: &Scenario, scale_value: Option<&str>) -> Vec<Row> {
             let (job, memory, step) = match job {
                 Ok(job) => {
                     let setup = job.to_setup();
-                    let memory = estimate(&setup).map_err(|e| e.to_string());
-                    let step = step_time(&setup, &job.step_params()).map_err(|e| e.to_string());
+                    let memory = estimate(&setup);
+                    let step = step_time(&setup, &job.step_params());
                     (job, memory, step)
                 }
-                Err(e) => (Job::default(), Err(e.to_string()), Err(e.to_string())),
+                Err(e) => (Job::default(), Err(e.clone()), Err(e)),
             };
             Row {
                 label: c.label,

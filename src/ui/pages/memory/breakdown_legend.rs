@@ -12,7 +12,7 @@ use leptos::prelude::*;
 #[component]
 pub fn BreakdownLegend() -> impl IntoView {
     let state = expect_context::<MemoryState>();
-    let units = move || state.query.with(|q| q.units);
+    let units = move || state.query.with(|q| q.job.units);
     let at_peak = Memo::new(move |_| state.shown.with(|b| b.as_ref().map(|b| b.at_peak(units()))));
     let rows = Part::ALL
         .into_iter()

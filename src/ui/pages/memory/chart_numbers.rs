@@ -26,7 +26,7 @@ pub fn StrategyNumbers() -> impl IntoView {
                             None => "",
                         },
                     ),
-                    Err(e) => (e.clone(), ""),
+                    Err(e) => (e.to_string(), ""),
                 };
                 view! { <tr><th scope="row">{strategy.label()}</th><td class="num">{total}</td><td>{fits}</td></tr> }
             })

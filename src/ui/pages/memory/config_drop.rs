@@ -15,10 +15,11 @@ pub fn ConfigDrop() -> impl IntoView {
     let (outcome, set_outcome) = signal(None::<Result<String, String>>);
     let load = move |t: String| {
         let mut q = state.query.get_untracked();
-        match q.load_config(&t) {
+        match q.job.load_config(&t) {
             Ok(()) => {
                 let params = q.to_setup().arch().map_or(0, |a| a.params());
                 let name = q
+                    .job
                     .config
                     .as_ref()
                     .map_or_else(String::new, |c| c.name.clone());

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 pub fn ConventionsTable() -> impl IntoView {
     let state = expect_context::<MemoryState>();
     let rows = Memo::new(move |_| state.setup.with(compare_conventions));
-    let units = move || state.query.with(|q| q.units);
+    let units = move || state.query.with(|q| q.job.units);
     view! {
         <div class="table-scroll" tabindex="0" role="region" aria-label="Model states by convention">
             <table class="conventions" data-testid="conventions">

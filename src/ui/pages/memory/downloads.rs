@@ -13,10 +13,10 @@ fn file_stem(state: &MemoryState) -> String {
     state.query.with_untracked(|q| {
         format!(
             "bitbudget-{}-{}-zero{}-dp{}",
-            q.model.as_deref().unwrap_or("custom"),
-            q.mode,
-            q.zero,
-            q.dp
+            q.job.model.as_deref().unwrap_or("custom"),
+            q.job.mode,
+            q.job.zero,
+            q.job.dp
         )
     })
 }
@@ -28,7 +28,7 @@ fn file_stem(state: &MemoryState) -> String {
 fn current_report(state: &MemoryState) -> Result<Report, String> {
     report(
         &state.setup.get_untracked(),
-        &state.query.with_untracked(|q| q.step_params()),
+        &state.query.with_untracked(|q| q.job.step_params()),
     )
     .map_err(|e| e.to_string())
 }

@@ -31,9 +31,9 @@ pub fn GgufSummary(
 ) -> impl IntoView {
     let state = expect_context::<MemoryState>();
     let header = loaded.header.clone();
-    let report = Memo::new(move |_| state.query.with(|q| gguf_report(&header, &q.0)));
-    let units = move || state.query.with(|q| q.units);
-    let kv = move || state.query.with(|q| report.with(|r| r.kv_text(&q.0)));
+    let report = Memo::new(move |_| state.query.with(|q| gguf_report(&header, &q.job)));
+    let units = move || state.query.with(|q| q.job.units);
+    let kv = move || state.query.with(|q| report.with(|r| r.kv_text(&q.job)));
     let verdict = move || {
         report
             .with(|r| r.verdict.clone())

@@ -24,11 +24,11 @@ const TARGETS: [(&str, &str, Field); 5] = [
 pub fn LoraTargetsField() -> impl IntoView {
     let state = expect_context::<MemoryState>();
     let boxes = TARGETS.map(|(name, label, field)| {
-        let checked = move || state.query.with(|q| *field(&mut q.lora_targets()));
+        let checked = move || state.query.with(|q| *field(&mut q.job.lora_targets()));
         let toggle = move |ev| {
             let on = event_target_checked(&ev);
             state.set(|q| {
-                let mut t = q.lora_targets();
+                let mut t = q.job.lora_targets();
                 *field(&mut t) = on;
                 // The option table reads back what `lora_targets_text` writes.
                 let _ = q.apply("lora-targets", &lora_targets_text(t));

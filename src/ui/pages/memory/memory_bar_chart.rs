@@ -50,7 +50,7 @@ pub fn MemoryBarChart() -> impl IntoView {
     };
     let label = move || {
         state.shown.with(|b| match b {
-            Some(b) => format!("Stacked bar of one GPU's memory, {} in total; the table beside it lists each part.", bitbudget_math::numbers::format_bytes(b.total, state.query.with(|q| q.units))),
+            Some(b) => format!("Stacked bar of one GPU's memory, {} in total; the table beside it lists each part.", bitbudget_math::numbers::format_bytes(b.total, state.query.with(|q| q.job.units))),
             None => "No valid setup yet".into(),
         })
     };

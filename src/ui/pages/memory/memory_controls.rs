@@ -24,7 +24,7 @@ fn not_applicable(key: &'static str) -> Signal<Option<&'static str>> {
     let state = expect_context::<MemoryState>();
     Signal::derive(move || {
         let o = find_option(key)?;
-        state.query.with(|q| q.not_applicable(o.name))
+        state.query.with(|q| q.job.not_applicable(o.name))
     })
 }
 
@@ -54,14 +54,14 @@ where
 /// option's title).
 fn dtype_select() -> impl IntoView {
     let state = expect_context::<MemoryState>();
-    let value = Signal::derive(move || state.query.with(|q| q.dtype.to_string()));
+    let value = Signal::derive(move || state.query.with(|q| q.job.dtype.to_string()));
     let on_change = Callback::new(move |v: String| {
         if let Ok(d) = v.parse::<Dtype>() {
-            state.set(|q| q.dtype = d);
+            state.set(|q| q.job.dtype = d);
         }
     });
     let refuse = Callback::new(move |v: String| {
-        let mode = state.query.with(|q| q.mode);
+        let mode = state.query.with(|q| q.job.mode);
         v.parse::<Dtype>().ok().and_then(|d| dtype_refused(mode, d))
     });
     view! { <SelectField label="Weights dtype" key="dtype" options=names(Dtype::ALL) value on_change refuse not_applicable=not_applicable("dtype") /> }
@@ -87,19 +87,19 @@ pub fn MemoryControls() -> impl IntoView {
     let is_lora = move || {
         state
             .query
-            .with(|q| matches!(q.mode, Mode::Lora | Mode::Qlora))
+            .with(|q| matches!(q.job.mode, Mode::Lora | Mode::Qlora))
     };
     view! {
         <form class="controls" on:submit=|ev| ev.prevent_default() aria-label="Setup">
             <fieldset>
                 <legend>"Model"</legend>
                 <ModelPicker />
-                {bound_select("Mode", "mode", names(Mode::ALL), |q| q.mode, |q, v| q.mode = v)}
+                {bound_select("Mode", "mode", names(Mode::ALL), |q| q.job.mode, |q, v| q.job.mode = v)}
                 <Show when=is_lora>
                     <NumberField label="LoRA rank" key="lora-rank" />
                     <LoraTargetsField />
-                    {bound_select("Adapter dtype", "adapter-dtype", names(&[Dtype::Fp32, Dtype::Bf16, Dtype::Fp16]), |q| q.adapter_dtype, |q, v| q.adapter_dtype = v)}
-                    {bound_check("LoRA dropout", "lora-dropout", |q| q.lora_dropout, |q, v| q.lora_dropout = v)}
+                    {bound_select("Adapter dtype", "adapter-dtype", names(&[Dtype::Fp32, Dtype::Bf16, Dtype::Fp16]), |q| q.job.adapter_dtype, |q, v| q.job.adapter_dtype = v)}
+                    {bound_check("LoRA dropout", "lora-dropout", |q| q.job.lora_dropout, |q, v| q.job.lora_dropout = v)}
                 </Show>
             </fieldset>
             <PrecisionControls />
@@ -110,8 +110,8 @@ pub fn MemoryControls() -> impl IntoView {
                     <NumberField label="Micro-batch" key="batch" />
                     <NumberField label="Sequence" key="seq" />
                 </div>
-                {bound_select("Recompute (gradient checkpointing)", "recompute", names(Recompute::ALL), |q| q.recompute, |q, v| q.recompute = v)}
-                {bound_check("SDPA / FlashAttention (off: eager attention)", "flash-attention", |q| q.flash_attention, |q, v| q.flash_attention = v)}
+                {bound_select("Recompute (gradient checkpointing)", "recompute", names(Recompute::ALL), |q| q.job.recompute, |q, v| q.job.recompute = v)}
+                {bound_check("SDPA / FlashAttention (off: eager attention)", "flash-attention", |q| q.job.flash_attention, |q, v| q.job.flash_attention = v)}
             </fieldset>
             <HardwareControls />
         </form>
@@ -125,12 +125,12 @@ fn PrecisionControls() -> impl IntoView {
         <fieldset>
             <legend>"Precision"</legend>
             {dtype_select()}
-            {bound_select("Precision recipe", "precision", names(Precision::ALL), |q| q.precision, |q, v| q.precision = v)}
-            {bound_select("Optimizer", "optimizer", names(Optimizer::ALL), |q| q.optimizer, |q, v| q.optimizer = v)}
-            {bound_select("Optimizer implementation", "optimizer-step", names(OptimizerStep::ALL), |q| q.optimizer_step, |q, v| q.optimizer_step = v)}
-            {bound_select("Convention", "convention", names(Convention::ALL), |q| q.convention, |q, v| q.convention = v)}
-            {bound_check("FP32 gradient accumulation", "fp32-grad-accum", |q| q.fp32_grad_accum, |q, v| q.fp32_grad_accum = v)}
-            {bound_select("KV cache dtype", "kv-dtype", names(Dtype::PLAIN), |q| q.kv_dtype, |q, v| q.kv_dtype = v)}
+            {bound_select("Precision recipe", "precision", names(Precision::ALL), |q| q.job.precision, |q, v| q.job.precision = v)}
+            {bound_select("Optimizer", "optimizer", names(Optimizer::ALL), |q| q.job.optimizer, |q, v| q.job.optimizer = v)}
+            {bound_select("Optimizer implementation", "optimizer-step", names(OptimizerStep::ALL), |q| q.job.optimizer_step, |q, v| q.job.optimizer_step = v)}
+            {bound_select("Convention", "convention", names(Convention::ALL), |q| q.job.convention, |q, v| q.job.convention = v)}
+            {bound_check("FP32 gradient accumulation", "fp32-grad-accum", |q| q.job.fp32_grad_accum, |q, v| q.job.fp32_grad_accum = v)}
+            {bound_select("KV cache dtype", "kv-dtype", names(Dtype::PLAIN), |q| q.job.kv_dtype, |q, v| q.job.kv_dtype = v)}
         </fieldset>
     }
 }
@@ -146,7 +146,7 @@ fn ParallelismControls() -> impl IntoView {
         <fieldset>
             <legend>"Parallelism "<Jargon id="parallel" word="data, tensor and pipeline parallelism" /></legend>
             <div class="with-jargon">
-                {bound_select("Sharding", "zero", zero_options, |q| q.zero, |q, v| q.zero = v)}
+                {bound_select("Sharding", "zero", zero_options, |q| q.job.zero, |q, v| q.job.zero = v)}
                 <Jargon id="sharding" word="DDP, ZeRO and FSDP" />
             </div>
             <div class="row3">
@@ -154,8 +154,8 @@ fn ParallelismControls() -> impl IntoView {
                 <NumberField label="Tensor ∥" key="tp" hint="tensor-parallel degree" />
                 <NumberField label="Pipeline ∥" key="pp" hint="pipeline stages" />
             </div>
-            {bound_select("Offload to CPU", "offload", names(Offload::ALL), |q| q.offload, |q, v| q.offload = v)}
-            {bound_check("Sequence parallel", "sequence-parallel", |q| q.sequence_parallel, |q, v| q.sequence_parallel = v)}
+            {bound_select("Offload to CPU", "offload", names(Offload::ALL), |q| q.job.offload, |q, v| q.job.offload = v)}
+            {bound_check("Sequence parallel", "sequence-parallel", |q| q.job.sequence_parallel, |q, v| q.job.sequence_parallel = v)}
         </fieldset>
     }
 }
@@ -173,9 +173,9 @@ fn HardwareControls() -> impl IntoView {
     view! {
         <fieldset>
             <legend>"Hardware"</legend>
-            {bound_select("GPU", "gpu", gpu_options, |q| q.gpu.clone().unwrap_or_else(|| "none".into()), |q, v: String| { let _ = q.apply("gpu", &v); })}
+            {bound_select("GPU", "gpu", gpu_options, |q| q.job.gpu.clone().unwrap_or_else(|| "none".into()), |q, v: String| { let _ = q.apply("gpu", &v); })}
             <NumberField label="Overhead (MiB)" key="overhead-mib" hint="CUDA context and allocator reserve per GPU" />
-            {bound_select("Units", "units", vec![("gb".into(), "GB (10^9 bytes)".into()), ("gib".into(), "GiB (2^30 bytes)".into())], |q| q.units, |q, v: Units| q.units = v)}
+            {bound_select("Units", "units", vec![("gb".into(), "GB (10^9 bytes)".into()), ("gib".into(), "GiB (2^30 bytes)".into())], |q| q.job.units, |q, v: Units| q.job.units = v)}
         </fieldset>
     }
 }

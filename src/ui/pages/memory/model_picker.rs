@@ -26,14 +26,14 @@ pub fn ModelPicker() -> impl IntoView {
         acc
     });
     let selected = move || {
-        state.query.with(|q| match (q.params, &q.model) {
+        state.query.with(|q| match (q.job.params, &q.job.model) {
             (Some(_), _) => PARAMS.to_string(),
             (None, Some(id)) => id.clone(),
             (None, None) => CUSTOM.to_string(),
         })
     };
     let params_label = move || {
-        state.query.with(|q| q.params).map(|n| view! {
+        state.query.with(|q| q.job.params).map(|n| view! {
             <option value=PARAMS disabled=true selected=true>{format!("{} params only (from the link)", format_count(n))}</option>
         })
     };
@@ -72,7 +72,8 @@ pub fn ModelPicker() -> impl IntoView {
     // A loaded config.json is a custom architecture the numbers below cannot fully express.
     let custom_label = move || {
         state.query.with(|q| {
-            q.config_in_force()
+            q.job
+                .config_in_force()
                 .map_or_else(|| "Custom architecture…".to_string(), |c| c.name.clone())
         })
     };
@@ -96,7 +97,7 @@ pub fn ModelPicker() -> impl IntoView {
             </select>
             <ConfigDrop />
         </div>
-        <Show when=move || state.query.with(|q| q.model.is_none())>
+        <Show when=move || state.query.with(|q| q.job.model.is_none())>
             <CustomArchFields />
         </Show>
     }
@@ -106,7 +107,7 @@ pub fn ModelPicker() -> impl IntoView {
 #[component]
 fn CustomArchFields() -> impl IntoView {
     let state = expect_context::<MemoryState>();
-    let mlp = Signal::derive(move || state.query.with(|q| mlp_name(q.custom.mlp).to_string()));
+    let mlp = Signal::derive(move || state.query.with(|q| mlp_name(q.job.custom.mlp).to_string()));
     let set_mlp = Callback::new(move |v: String| {
         state.set(|q| {
             // The select offers only the table's names.

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 #[component]
 pub fn PeakPhase() -> impl IntoView {
     let state = expect_context::<MemoryState>();
-    let units = move || state.query.with(|q| q.units);
+    let units = move || state.query.with(|q| q.job.units);
     let sentence = move || {
         state.shown.with(|b| {
             b.as_ref()

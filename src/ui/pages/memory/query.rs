@@ -27,33 +27,22 @@ const MAX_OVERHEAD_MIB: u64 = 1 << 20;
 /// The URL key of the strategies chart's order (not a CLI option: the CLI prints no chart order).
 pub const ORDER_KEY: &str = "order";
 
-/// Everything the Memory page's controls hold: a [`Job`] (read its fields through `Deref`), and
-/// the order of the strategies chart.
+/// Everything the Memory page's controls hold: the job and the order of the strategies chart.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MemoryQuery(
+pub struct MemoryQuery {
     /// The setup, as the CLI's arguments describe it.
-    pub Job,
+    pub job: Job,
     /// How the strategies chart ranks its bars (`order=` in the URL, left out when the default).
-    pub StrategyOrder,
-);
+    pub order: StrategyOrder,
+}
 
 impl From<Job> for MemoryQuery {
     /// The job, with the strategies in the table's order.
     fn from(job: Job) -> Self {
-        Self(job, StrategyOrder::default())
-    }
-}
-
-impl std::ops::Deref for MemoryQuery {
-    type Target = Job;
-    fn deref(&self) -> &Job {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for MemoryQuery {
-    fn deref_mut(&mut self) -> &mut Job {
-        &mut self.0
+        Self {
+            job,
+            order: StrategyOrder::default(),
+        }
     }
 }
 
@@ -78,7 +67,10 @@ impl MemoryQuery {
     /// The option table's defaults, keeping this query's chart order: what a URL that names
     /// memory options means by those it leaves out, whatever came first.
     pub fn defaults_keeping_view(&self) -> Self {
-        Self(Job::default(), self.1)
+        Self {
+            job: Job::default(),
+            order: self.order,
+        }
     }
 
     /// Applies one URL parameter. `None` for keys that are not memory options (nor `order`);
@@ -88,7 +80,7 @@ impl MemoryQuery {
         if key == ORDER_KEY {
             return Some(match value.parse() {
                 Ok(order) => {
-                    self.1 = order;
+                    self.order = order;
                     Ok(())
                 }
                 Err(e) => Err(format!(
@@ -97,7 +89,7 @@ impl MemoryQuery {
                 )),
             });
         }
-        self.0
+        self.job
             .apply(key, value)
             .map(|r| r.map_err(|e| format!("In the link, {e}; keeping the default.")))
     }
@@ -106,18 +98,18 @@ impl MemoryQuery {
     /// overhead rounded to whole MiB), 0 for other keys.
     pub fn count(&self, key: &str) -> u64 {
         match key {
-            "overhead-mib" => (self.overhead_bytes + (1 << 19)) >> 20,
-            _ => self.0.count(key).unwrap_or(0),
+            "overhead-mib" => (self.job.overhead_bytes + (1 << 19)) >> 20,
+            _ => self.job.count(key).unwrap_or(0),
         }
     }
 
     /// Sets the numeric field named `key` to `n`, a value [`parse_field`] accepted.
     pub fn set_count(&mut self, key: &str, n: u64) {
         match key {
-            "overhead-mib" => self.overhead_bytes = n.min(MAX_OVERHEAD_MIB) << 20,
+            "overhead-mib" => self.job.overhead_bytes = n.min(MAX_OVERHEAD_MIB) << 20,
             _ => {
                 // `n` came from `parse_field(key, ..)`, so the table accepts it.
-                let _ = self.0.apply(key, &n.to_string());
+                let _ = self.job.apply(key, &n.to_string());
             }
         }
     }
@@ -126,11 +118,11 @@ impl MemoryQuery {
     /// differs from the table's default, then the chart order unless it is the default.
     pub fn to_query_string(&self, embed: bool) -> String {
         let mut s = String::from("?tab=memory");
-        for (k, v) in self.0.to_pairs(true) {
+        for (k, v) in self.job.to_pairs(true) {
             s += &format!("&{k}={v}");
         }
-        if self.1 != StrategyOrder::default() {
-            s += &format!("&{ORDER_KEY}={}", self.1);
+        if self.order != StrategyOrder::default() {
+            s += &format!("&{ORDER_KEY}={}", self.order);
         }
         if embed {
             s += "&embed=1";
@@ -140,7 +132,7 @@ impl MemoryQuery {
 
     /// The math crate's setup for this query (the GPU preset included).
     pub fn to_setup(&self) -> Setup {
-        self.0.to_setup()
+        self.job.to_setup()
     }
 }
 
@@ -187,7 +179,7 @@ mod tests {
     #[test]
     fn every_field_round_trips_through_the_url() {
         let mut q = MemoryQuery::from({
-            let mut changed = MemoryQuery::default().0;
+            let mut changed = MemoryQuery::default().job;
             changed.model = None;
             changed.dp = 8;
             changed.zero = ZeroStage(3);
@@ -196,8 +188,8 @@ mod tests {
             changed.units = Units::Gib;
             changed
         });
-        q.custom.mlp = Mlp::Swiglu;
-        q.custom.layers = 7;
+        q.job.custom.mlp = Mlp::Swiglu;
+        q.job.custom.layers = 7;
         q.set_count("overhead-mib", 512);
         assert_eq!(through_url(&q), q);
         assert_eq!(through_url(&MemoryQuery::default()), MemoryQuery::default());
@@ -206,7 +198,10 @@ mod tests {
     #[test]
     fn the_strategy_order_round_trips_through_the_url_and_is_left_out_by_default() {
         for order in StrategyOrder::ALL {
-            let q = MemoryQuery(MemoryQuery::default().0, order);
+            let q = MemoryQuery {
+                job: MemoryQuery::default().job,
+                order,
+            };
             let text = q.to_query_string(false);
             assert_eq!(
                 text.contains("order="),
@@ -215,7 +210,10 @@ mod tests {
             );
             assert_eq!(through_url(&q), q);
         }
-        let by_time = MemoryQuery(Job::default(), StrategyOrder::StepTime);
+        let by_time = MemoryQuery {
+            job: Job::default(),
+            order: StrategyOrder::StepTime,
+        };
         assert!(by_time.to_query_string(false).ends_with("&order=time"));
     }
 
@@ -228,14 +226,14 @@ mod tests {
         }
         assert_eq!(q, MemoryQuery::default());
         assert_eq!(q.apply("order", "Memory"), Some(Ok(())));
-        assert_eq!(q.1, StrategyOrder::Memory);
+        assert_eq!(q.order, StrategyOrder::Memory);
     }
 
     #[test]
     fn the_landing_example_parses() {
         assert_eq!(
             Job::from_pairs(LANDING.iter().copied()).as_ref(),
-            Ok(&MemoryQuery::default().0)
+            Ok(&MemoryQuery::default().job)
         );
     }
 
@@ -288,7 +286,7 @@ mod tests {
     fn the_landing_example_needs_sharding_but_serving_fits_one_gpu() {
         use bitbudget_math::memory::{estimate, Mode};
         let q = MemoryQuery::default();
-        assert!(q.dp > 1);
+        assert!(q.job.dp > 1);
         let cap = q.to_setup().gpu.unwrap().capacity_bytes;
         let total = |f: &dyn Fn(&mut MemoryQuery)| {
             let mut q = q.clone();
@@ -296,11 +294,11 @@ mod tests {
             estimate(&q.to_setup()).unwrap().total
         };
         assert!(total(&|_| {}) > cap, "DDP does not fit");
-        assert!(total(&|q| q.zero = ZeroStage(3)) <= cap, "ZeRO-3 fits");
+        assert!(total(&|q| q.job.zero = ZeroStage(3)) <= cap, "ZeRO-3 fits");
         assert!(
             total(&|q| {
-                q.mode = Mode::Inference;
-                q.dp = 1
+                q.job.mode = Mode::Inference;
+                q.job.dp = 1
             }) <= cap,
             "serving fits one GPU"
         );

@@ -5,7 +5,7 @@ use crate::ui::pages::memory::query::MemoryQuery;
 use bitbudget_math::memory::advice::{advise, Advice, Suggestion};
 use bitbudget_math::memory::plan::{by_strategy, sweep, sweep_input, Strategy, SweepLine};
 use bitbudget_math::memory::step::{self, order::StrategyOrder, StepTime};
-use bitbudget_math::memory::{estimate, Breakdown, Part, Setup};
+use bitbudget_math::memory::{estimate, Breakdown, MemoryError, Part, Setup};
 use leptos::prelude::*;
 
 /// The Memory page's state, provided through context.
@@ -16,11 +16,11 @@ pub struct MemoryState {
     /// The setup the query describes.
     pub setup: Memo<Setup>,
     /// Its breakdown, or why the setup is invalid.
-    pub result: Memo<Result<Breakdown, String>>,
+    pub result: Memo<Result<Breakdown, MemoryError>>,
     /// The last valid breakdown (charts keep showing it while a control is invalid).
     pub shown: Memo<Option<Breakdown>>,
     /// The same setup under every strategy.
-    pub strategies: Memo<Vec<(Strategy, Result<Breakdown, String>)>>,
+    pub strategies: Memo<Vec<(Strategy, Result<Breakdown, MemoryError>)>>,
     /// Per-GPU totals as the GPU count grows.
     pub sweep: Memo<Vec<SweepLine>>,
     /// What would make it fit on the chosen GPU (`memory::advice`; empty when it fits or no GPU
@@ -32,9 +32,9 @@ pub struct MemoryState {
     /// The part under the pointer or keyboard focus.
     pub hovered: RwSignal<Option<Part>>,
     /// Time of one step with the query's step knobs, or why the knobs or the setup are invalid.
-    pub step: Memo<Result<StepTime, String>>,
+    pub step: Memo<Result<StepTime, MemoryError>>,
     /// The step time under every strategy (same order as `strategies`).
-    pub step_strategies: Memo<Vec<(Strategy, Result<StepTime, String>)>>,
+    pub step_strategies: Memo<Vec<(Strategy, Result<StepTime, MemoryError>)>>,
     /// How the strategies chart ranks its bars (the query's, so the URL carries it; change it
     /// with [`MemoryState::set`]).
     pub order: Memo<StrategyOrder>,
@@ -43,10 +43,10 @@ pub struct MemoryState {
 impl MemoryState {
     /// State starting from `initial`.
     pub fn new(mut initial: MemoryQuery) -> Self {
-        let settled = RwSignal::new(initial.settle().map(|n| format!("From the link: {n}")));
+        let settled = RwSignal::new(initial.job.settle().map(|n| format!("From the link: {n}")));
         let query = RwSignal::new(initial);
         let setup = Memo::new(move |_| query.with(MemoryQuery::to_setup));
-        let result = Memo::new(move |_| setup.with(|s| estimate(s).map_err(|e| e.to_string())));
+        let result = Memo::new(move |_| setup.with(estimate));
         let shown = Memo::new(move |prev: Option<&Option<Breakdown>>| match result.get() {
             Ok(b) => Some(b),
             Err(_) => prev.cloned().flatten(),
@@ -62,10 +62,10 @@ impl MemoryState {
                     .map_or_else(Advice::default, |g| advise(s, g.capacity_bytes))
             })
         });
-        let step_params = Memo::new(move |_| query.with(|q| q.step_params()));
+        let step_params = Memo::new(move |_| query.with(|q| q.job.step_params()));
         let step = Memo::new(move |_| {
             let p = step_params.get();
-            setup.with(|s| step::step_time(s, &p).map_err(|e| e.to_string()))
+            setup.with(|s| step::step_time(s, &p))
         });
         let step_strategies = Memo::new(move |_| {
             let p = step_params.get();
@@ -83,7 +83,7 @@ impl MemoryState {
             hovered: RwSignal::new(None),
             step,
             step_strategies,
-            order: Memo::new(move |_| query.with(|q| q.1)),
+            order: Memo::new(move |_| query.with(|q| q.order)),
         }
     }
 
@@ -93,7 +93,7 @@ impl MemoryState {
         let mut note = None;
         self.query.update(|q| {
             f(q);
-            note = q.settle();
+            note = q.job.settle();
         });
         if note.is_some() {
             self.settled.set(note);

@@ -20,7 +20,7 @@ pub fn StepTimePanel() -> impl IntoView {
     let why_not = move || {
         state.step.with(|r| match r {
             Ok(t) => t.no_timing.clone(),
-            Err(e) => Some(e.clone()),
+            Err(e) => Some(e.to_string()),
         })
     };
     let summary = move || {

@@ -16,7 +16,7 @@ pub fn StrategyOrderSelect() -> impl IntoView {
     let value = Signal::derive(move || state.order.get().name().to_string());
     let on_change = Callback::new(move |v: String| {
         if let Ok(o) = v.parse::<StrategyOrder>() {
-            state.set(|q| q.1 = o);
+            state.set(|q| q.order = o);
         }
     });
     view! { <SelectField label="Order by" key="strategy-order" options value on_change /> }

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 pub fn Verdict() -> impl IntoView {
     let state = expect_context::<MemoryState>();
     let verdict = move || {
-        let units = state.query.with(|q| q.units);
+        let units = state.query.with(|q| q.job.units);
         state.setup.with(|s| {
             state
                 .shown
@@ -39,7 +39,7 @@ pub fn Verdict() -> impl IntoView {
     };
     view! {
         {move || state.result.get().err().map(|e| view! {
-            <p class="setup-error" role="alert" data-testid="setup-error">{capitalized(&e)}". The charts show the last setup that worked."</p>
+            <p class="setup-error" role="alert" data-testid="setup-error">{capitalized(&e.to_string())}". The charts show the last setup that worked."</p>
         })}
         {move || state.settled.get().map(|n| view! {
             <p class="settled-note" role="status" data-testid="settled-note">{n}</p>

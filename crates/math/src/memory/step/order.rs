@@ -1,6 +1,7 @@
 //! The order in which the strategies chart lists strategies: by memory per GPU or by step time.
 
 use super::StepTime;
+use crate::memory::error::MemoryError;
 use crate::memory::estimate::Breakdown;
 use crate::memory::plan::Strategy;
 
@@ -52,8 +53,8 @@ crate::name_text!(StrategyOrder, String, |s: &str| format!(
 /// first. Ties keep the table's order; a strategy with no value (an invalid setup, or no step
 /// time without a GPU speed) goes last.
 pub fn strategy_order(
-    memory: &[(Strategy, Result<Breakdown, String>)],
-    time: &[(Strategy, Result<StepTime, String>)],
+    memory: &[(Strategy, Result<Breakdown, MemoryError>)],
+    time: &[(Strategy, Result<StepTime, MemoryError>)],
     by: StrategyOrder,
 ) -> Vec<usize> {
     let key = |i: usize| -> Option<f64> {
