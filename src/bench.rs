@@ -5,10 +5,11 @@
 //! `tests/e2e/dist_check.mjs` prints it for every scheme; compare with
 //! `cargo bench -p bitbudget-math --bench quant` natively.
 
+use bitbudget_math::quant::codec::quantize;
 use bitbudget_math::quant::error::QuantError;
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::analyse;
-use bitbudget_math::quant::scheme::{quantize, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use wasm_bindgen::prelude::*;
 
 /// Best-of-`reps` quantization throughput of `scheme` over `values` f32 values, in GB/s; a

@@ -13,8 +13,9 @@ use bitbudget_app::ui::pages::quant::lab_workers::set_lab_workers;
 use bitbudget_app::ui::pages::quant::QuantPage;
 use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_gpu::Gpu;
+use bitbudget_math::quant::codec;
 use bitbudget_math::quant::generate::{generate, Distribution};
-use bitbudget_math::quant::scheme::{self, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use common::*;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -60,7 +61,7 @@ async fn every_kernel_gives_the_cpu_bytes(gpu: &Gpu) {
     let mut dequantized = 0;
     for s in Scheme::ALL {
         let block = s.default_block();
-        let cpu = scheme::quantize(s, &x, block).unwrap();
+        let cpu = codec::quantize(s, &x, block).unwrap();
         if let Err(e) = bitbudget_gpu::has_kernel(s) {
             // A scheme without a quantize kernel says so, and the lab makes its parts on the CPU.
             let refused = bitbudget_gpu::quantize(gpu, s, &x, block)
@@ -80,7 +81,7 @@ async fn every_kernel_gives_the_cpu_bytes(gpu: &Gpu) {
             continue;
         }
         dequantized += 1;
-        let back_cpu = scheme::dequantize(s, &cpu, block).unwrap();
+        let back_cpu = codec::dequantize(s, &cpu, block).unwrap();
         let back_gpu = bitbudget_gpu::dequantize(gpu, s, &cpu, block)
             .await
             .unwrap_or_else(|e| panic!("{s}: {e}"));

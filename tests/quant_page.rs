@@ -96,8 +96,8 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
 #[wasm_bindgen_test]
 async fn picking_q4_k_shows_its_row_and_llama_cpp_s_codes() {
     use bitbudget_math::quant::analysis::codes;
+    use bitbudget_math::quant::codec::quantize;
     use bitbudget_math::quant::generate::{generate, Distribution};
-    use bitbudget_math::quant::scheme::quantize;
     let (root, _app) = mount_computed("?tab=quant&scheme=q8_0&tensor=normal&seed=2").await;
     choose(&root, "quant-scheme", "q4_k");
     settle().await;

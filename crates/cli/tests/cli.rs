@@ -327,7 +327,8 @@ fn quantize_writes_reference_ggml_bytes_and_dequantize_reverses_them() {
 /// crate's bytes and values; the llama.cpp formats are also llama.cpp's own fixture bytes.
 #[test]
 fn the_k_quants_iq4_nl_nvfp4_and_mx_formats_round_trip_through_the_cli() {
-    use bitbudget_math::quant::scheme::{self, Scheme};
+    use bitbudget_math::quant::codec;
+    use bitbudget_math::quant::scheme::Scheme;
     let input = include_bytes!("../../math/tests/fixtures/ggml/kquant_input.f32");
     let x: Vec<f32> = input
         .chunks_exact(4)
@@ -378,11 +379,7 @@ fn the_k_quants_iq4_nl_nvfp4_and_mx_formats_round_trip_through_the_cli() {
             String::from_utf8_lossy(&out.stderr)
         );
         let block = s.default_block();
-        assert_eq!(
-            out.stdout,
-            scheme::quantize(s, &x, block).unwrap(),
-            "{name}"
-        );
+        assert_eq!(out.stdout, codec::quantize(s, &x, block).unwrap(), "{name}");
         if let Some((_, reference)) = llama.iter().find(|(n, _)| *n == name) {
             assert_eq!(&out.stdout[..], *reference, "{name}: llama.cpp's bytes");
         }
@@ -392,7 +389,7 @@ fn the_k_quants_iq4_nl_nvfp4_and_mx_formats_round_trip_through_the_cli() {
             "{name}: {}",
             String::from_utf8_lossy(&back.stderr)
         );
-        let want: Vec<u8> = scheme::dequantize(s, &out.stdout, block)
+        let want: Vec<u8> = codec::dequantize(s, &out.stdout, block)
             .unwrap()
             .iter()
             .flat_map(|v| v.to_le_bytes())

@@ -4,8 +4,9 @@
 
 use bitbudget_math::format::cast::cast_bytes;
 use bitbudget_math::format::{FormatId, Overflow};
+use bitbudget_math::quant::codec::{dequantize, nf4_double_quant_bytes, quantize};
 use bitbudget_math::quant::generate::{generate, Distribution};
-use bitbudget_math::quant::scheme::{dequantize, nf4_double_quant_bytes, quantize, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};

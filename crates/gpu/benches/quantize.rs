@@ -24,9 +24,10 @@ criterion::criterion_main!(native::benches);
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
     use bitbudget_gpu::{block_on, Gpu};
+    use bitbudget_math::quant::codec::quantize;
     use bitbudget_math::quant::generate::{generate, Distribution};
     use bitbudget_math::quant::lab::analyse;
-    use bitbudget_math::quant::scheme::{quantize, Scheme};
+    use bitbudget_math::quant::scheme::Scheme;
     use criterion::{criterion_group, Criterion, Throughput};
 
     fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {

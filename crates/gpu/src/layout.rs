@@ -141,7 +141,7 @@ pub(crate) fn packs_nibbles(scheme: Scheme) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bitbudget_math::quant::scheme::quantize;
+    use bitbudget_math::quant::codec::quantize;
 
     /// The table against the CPU reference: the byte count of every scheme at several block
     /// sizes and lengths is what `quantize` writes.

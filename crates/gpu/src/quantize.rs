@@ -9,8 +9,9 @@ use crate::dispatch::{
 use crate::layout::{layout, packs_nibbles, Layout};
 use crate::tables::{fp8_consts, table_of, Table};
 use crate::timing::{Stopwatch, Timings};
+use bitbudget_math::quant::codec::fp8_scale;
 use bitbudget_math::quant::nf4;
-use bitbudget_math::quant::scheme::{fp8_scale, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 
 /// Checks the block size and the length the way the CPU path does, plus what the CPU path does
 /// not check (a zero block, an odd block for 4-bit codes), with a message instead of a panic.
@@ -37,7 +38,7 @@ pub(crate) fn check(scheme: Scheme, block: usize, n: usize) -> Result<Layout, Gp
 }
 
 /// Quantizes `x` into `scheme`'s bytes, exactly the bytes of
-/// `bitbudget_math::quant::scheme::quantize(scheme, x, block)`: same rounding (ties, zero blocks,
+/// `bitbudget_math::quant::codec::quantize(scheme, x, block)`: same rounding (ties, zero blocks,
 /// subnormals, NaN and ±∞ included), same layout. `x.len()` must be a whole number of blocks;
 /// GGML and MXFP4 use 32-weight blocks, FP8 and the casts ignore `block`. The tensor is streamed
 /// in chunks of whole blocks within the adapter's limits, double-buffered (chunk k + 1 is written
@@ -242,7 +243,7 @@ impl Readback {
 }
 
 /// Reverses [`quantize`]: the weights of `scheme`'s bytes, exactly what
-/// `bitbudget_math::quant::scheme::dequantize` gives (every product and sum rounded to nearest
+/// `bitbudget_math::quant::codec::dequantize` gives (every product and sum rounded to nearest
 /// even as on the CPU; NaN results are NaN, with a payload that neither side specifies). The byte
 /// count must be a whole number of blocks (FP8: the 4-byte scale first).
 pub async fn dequantize(
@@ -319,7 +320,7 @@ pub async fn dequantize(
 }
 
 /// NF4 with QLoRA's double quantization, exactly the bytes of
-/// `bitbudget_math::quant::scheme::nf4_double_quant_bytes`: the NF4 kernels quantize against each
+/// `bitbudget_math::quant::codec::nf4_double_quant_bytes`: the NF4 kernels quantize against each
 /// block's exact absmax, the host takes the mean of the absmax values (an f64 sum in order, as the
 /// CPU does, via `nf4::absmax_mean`), and the `double_quantize` kernel replaces each stored absmax
 /// by its 8-bit reconstruction (256 per scale).

@@ -2,12 +2,13 @@
 //! run time rather than typed in, so the GPU cannot drift from it.
 
 use bitbudget_math::format::{fp8, FormatId, Spec};
+use bitbudget_math::quant::codec::quantize;
 use bitbudget_math::quant::ggml::{GgmlType, KVALUES_MXFP4, QK};
 use bitbudget_math::quant::iq4_nl::KVALUES_IQ4NL;
 use bitbudget_math::quant::mx::MxFormat;
 use bitbudget_math::quant::nf4::NF4_CODE;
 use bitbudget_math::quant::nvfp4::ue4m3_to_f32;
-use bitbudget_math::quant::scheme::{quantize, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use std::sync::OnceLock;
 
 /// Which table a kernel binds.

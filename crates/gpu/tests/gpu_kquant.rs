@@ -11,8 +11,9 @@
 mod common;
 
 use bitbudget_gpu::block_on;
+use bitbudget_math::quant::codec;
 use bitbudget_math::quant::generate::SplitMix64;
-use bitbudget_math::quant::scheme::{self, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use common::{any_bits, chunked_gpu, gpu, normal};
 
 /// The K-quants and IQ4_NL (each has a GPU quantize kernel).
@@ -119,12 +120,12 @@ fn kquant_kernels_match_the_cpu_on_the_branches_of_their_searches() {
         // Each case alone, then all of them in one tensor (blocks that do not start on a word).
         let mut all = Vec::new();
         for (case, x) in &cases {
-            let cpu = scheme::quantize(s, x, s.default_block()).unwrap();
+            let cpu = codec::quantize(s, x, s.default_block()).unwrap();
             let got = block_on(bitbudget_gpu::quantize(gpu, s, x, s.default_block())).unwrap();
             assert_same(&format!("{s}, {case}"), &got, &cpu);
             all.extend_from_slice(x);
         }
-        let cpu = scheme::quantize(s, &all, s.default_block()).unwrap();
+        let cpu = codec::quantize(s, &all, s.default_block()).unwrap();
         let got = block_on(bitbudget_gpu::quantize(gpu, s, &all, s.default_block())).unwrap();
         assert_same(&format!("{s}, every case in one tensor"), &got, &cpu);
     }
@@ -142,7 +143,7 @@ fn kquant_kernels_match_the_cpu_when_chunks_end_inside_a_stored_word() {
             ("normal(0, 1)", normal(256 * 11, 5, 1.0)),
             ("arbitrary f32 bit patterns", any_bits(256 * 11, 6)),
         ] {
-            let cpu = scheme::quantize(s, &x, s.default_block()).unwrap();
+            let cpu = codec::quantize(s, &x, s.default_block()).unwrap();
             for (g, how) in [(gpu, "whole"), (chunked, "in chunks")] {
                 let got = block_on(bitbudget_gpu::quantize(g, s, &x, s.default_block())).unwrap();
                 assert_same(&format!("{s}, {case}, {how}"), &got, &cpu);

@@ -13,8 +13,9 @@
 mod common;
 
 use bitbudget_gpu::{block_on, Gpu};
+use bitbudget_math::quant::codec;
 use bitbudget_math::quant::generate::SplitMix64;
-use bitbudget_math::quant::scheme::{self, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use common::{any_bits, chunked_gpu, gpu, normal, tiny_chunk_gpu, SMALL_CHUNK, TINY_CHUNK};
 
 /// The block size each scheme is tested with, besides its default.
@@ -74,11 +75,11 @@ fn assert_same_weights(what: &str, gpu: &[f32], cpu: &[f32]) {
 /// Quantizes and dequantizes `x` on both sides and compares.
 fn check(gpu: &Gpu, s: Scheme, x: &[f32], block: usize, case: &str) {
     let what = format!("{s} block {block}, {case} ({} weights)", x.len());
-    let cpu = scheme::quantize(s, x, block).unwrap();
+    let cpu = codec::quantize(s, x, block).unwrap();
     let got = block_on(bitbudget_gpu::quantize(gpu, s, x, block))
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_same_bytes(&format!("quantize {what}"), &got, &cpu);
-    let cpu_y = scheme::dequantize(s, &cpu, block).unwrap();
+    let cpu_y = codec::dequantize(s, &cpu, block).unwrap();
     let got_y = block_on(bitbudget_gpu::dequantize(gpu, s, &cpu, block))
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_same_weights(&format!("dequantize {what}"), &got_y, &cpu_y);
@@ -171,7 +172,7 @@ fn every_scheme_matches_the_cpu_through_dozens_of_double_buffered_chunks() {
     }
     // The double quantization's own pass, chunked in whole groups of 256 block scales.
     let x = normal(64 * 256 * 3 + 64 * 5, 97, 0.05);
-    let cpu = scheme::nf4_double_quant_bytes(&x, 64).unwrap();
+    let cpu = codec::nf4_double_quant_bytes(&x, 64).unwrap();
     let got = block_on(bitbudget_gpu::nf4_double_quant_bytes(gpu, &x, 64)).unwrap();
     assert_same_bytes("nf4 double quantization, tiny chunks", &got, &cpu);
 }
@@ -249,7 +250,7 @@ fn casts_and_fp8_match_the_cpu_on_every_midpoint_and_a_stride_through_all_f32() 
     // FP8 with a scale of exactly 1 (amax = the format's max): every FP8 value, midpoint and
     // neighbour, of both signs.
     for (s, max) in [(Scheme::F8E4M3, 448f32), (Scheme::F8E5M2, 57344f32)] {
-        let codec = |b: u8| scheme::dequantize(s, &[0, 0, 0x80, 0x3f, b], 1).unwrap()[0];
+        let codec = |b: u8| codec::dequantize(s, &[0, 0, 0x80, 0x3f, b], 1).unwrap()[0];
         let mut values: Vec<f32> = (0..0x7f).map(codec).filter(|v| v.is_finite()).collect();
         values.sort_by(f32::total_cmp);
         let mut x = vec![max];
@@ -284,8 +285,8 @@ fn newer_schemes() -> impl Iterator<Item = Scheme> {
 fn check_dequantize(gpu: &Gpu, s: Scheme, x: &[f32], case: &str) {
     let block = s.default_block();
     let what = format!("dequantize {s}, {case} ({} weights)", x.len());
-    let bytes = scheme::quantize(s, x, block).unwrap();
-    let want = scheme::dequantize(s, &bytes, block).unwrap();
+    let bytes = codec::quantize(s, x, block).unwrap();
+    let want = codec::dequantize(s, &bytes, block).unwrap();
     let got = block_on(bitbudget_gpu::dequantize(gpu, s, &bytes, block))
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_same_weights(&what, &got, &want);
@@ -341,9 +342,9 @@ fn dequantize_matches_the_cpu_on_arbitrary_bytes() {
     for s in gpu_schemes() {
         let block = s.block(None).unwrap();
         let n = block.max(32) * 70;
-        let cpu = scheme::quantize(s, &vec![0.0; n], block).unwrap();
+        let cpu = codec::quantize(s, &vec![0.0; n], block).unwrap();
         let bytes: Vec<u8> = (0..cpu.len()).map(|_| rng.next_u64() as u8).collect();
-        let want = scheme::dequantize(s, &bytes, block).unwrap();
+        let want = codec::dequantize(s, &bytes, block).unwrap();
         let got = block_on(bitbudget_gpu::dequantize(gpu, s, &bytes, block)).unwrap();
         assert_same_weights(&format!("dequantize {s} of random bytes"), &got, &want);
     }
@@ -370,7 +371,7 @@ fn nf4_double_quantization_matches_the_cpu_within_and_across_chunks() {
                     .collect(),
             ),
         ] {
-            let cpu = scheme::nf4_double_quant_bytes(&x, 64).unwrap();
+            let cpu = codec::nf4_double_quant_bytes(&x, 64).unwrap();
             let got = block_on(bitbudget_gpu::nf4_double_quant_bytes(gpu, &x, 64)).unwrap();
             assert_same_bytes(&format!("nf4 double quantization, {case}"), &got, &cpu);
         }
@@ -406,7 +407,7 @@ fn bad_input_is_an_error_not_a_panic() {
         let block = s.block(None).unwrap();
         assert_eq!(
             q(s, &[], block).unwrap(),
-            scheme::quantize(s, &[], block).unwrap(),
+            codec::quantize(s, &[], block).unwrap(),
             "{s}"
         );
     }

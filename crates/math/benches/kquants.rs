@@ -5,8 +5,9 @@
 //! reference and this bench on the same input file, one core each, and prints both.
 //! Run: `cargo bench -p bitbudget-math --bench kquants`. Target: K-quants ≥ 0.3 GB/s in wasm.
 
+use bitbudget_math::quant::codec::{dequantize, quantize};
 use bitbudget_math::quant::generate::{generate, Distribution};
-use bitbudget_math::quant::scheme::{dequantize, quantize, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 

@@ -3,10 +3,11 @@
 //! error map) as the page runs it.
 //! Run: `cargo bench -p bitbudget-math --bench quant`. Targets: Q8_0 and absmax-int8 ≥ 2 GB/s.
 
+use bitbudget_math::quant::codec::quantize;
 use bitbudget_math::quant::error::QuantError;
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::analyse;
-use bitbudget_math::quant::scheme::{quantize, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 /// One criterion group timing `run(scheme, x, default block)` for every scheme.

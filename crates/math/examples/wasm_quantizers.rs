@@ -17,9 +17,10 @@
 //! (`quantize_row`, as llama.cpp's `quantize_row_*_ref` do); the others through
 //! [`quantize`]'s vector, copied into `out`.
 
+use bitbudget_math::quant::codec::quantize;
 use bitbudget_math::quant::ggml::quantize_row;
 use bitbudget_math::quant::layout::Layout;
-use bitbudget_math::quant::scheme::{quantize, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 
 /// `bytes` zeroed bytes, 16-byte aligned, that live as long as the module.
 #[no_mangle]

@@ -4,9 +4,12 @@
 pub mod absmax;
 pub mod analysis;
 pub mod bit_string;
+pub mod checks;
+pub mod codec;
 pub mod error;
 pub mod generate;
 pub mod ggml;
+pub mod ggml_blocks;
 pub mod histogram;
 pub mod iq4_nl;
 pub mod kernels;

@@ -10,8 +10,9 @@
 //! (compare with `cargo bench -p bitbudget-math --bench kquants` natively).
 #![cfg(target_arch = "wasm32")]
 
+use bitbudget_math::quant::codec::{dequantize, quantize};
 use bitbudget_math::quant::generate::{generate, Distribution};
-use bitbudget_math::quant::scheme::{dequantize, quantize, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use wasm_bindgen_test::*;
 use wasm_timing::best_rate;
 

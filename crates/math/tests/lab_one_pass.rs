@@ -5,11 +5,12 @@
 //! lengths end anywhere in a vector, NaN and ±inf break the runs of 256 and an error widens the
 //! error histogram's range; natively and in the browser.
 
+use bitbudget_math::quant::codec::{dequantize, quantize};
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::histogram::{histogram, GrowingHistogram};
 use bitbudget_math::quant::lab::{Overview, SchemeRun, BINS};
 use bitbudget_math::quant::metrics::error_metrics;
-use bitbudget_math::quant::scheme::{dequantize, quantize, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

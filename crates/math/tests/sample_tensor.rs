@@ -1,7 +1,8 @@
 //! The shipped sample tensor (real MiniLM weights) parses and quantizes as expected.
 
+use bitbudget_math::quant::codec::{dequantize, quantize};
 use bitbudget_math::quant::metrics::error_metrics;
-use bitbudget_math::quant::scheme::{dequantize, quantize, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use bitbudget_math::quant::tensor_io::{read_safetensors, safetensors_index};
 
 const SAMPLE: &[u8] = include_bytes!("../../../assets/tensors/minilm-l6-layer0.safetensors");

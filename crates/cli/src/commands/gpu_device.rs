@@ -36,7 +36,7 @@ pub fn open(
     }
 }
 
-/// [`bitbudget_math::quant::scheme::quantize`] (or `nf4_double_quant_bytes` with
+/// [`bitbudget_math::quant::codec::quantize`] (or `nf4_double_quant_bytes` with
 /// `double_quant`) on the GPU.
 pub fn quantize(
     gpu: &Gpu,
@@ -53,7 +53,7 @@ pub fn quantize(
     bytes.map_err(|e| e.to_string())
 }
 
-/// [`bitbudget_math::quant::scheme::dequantize`] on the GPU.
+/// [`bitbudget_math::quant::codec::dequantize`] on the GPU.
 pub fn dequantize(
     gpu: &Gpu,
     scheme: Scheme,

@@ -17,8 +17,9 @@ use crate::commands::quantize_stream::{
 };
 use crate::io::{emit, read_all, write_all};
 use crate::stream::{Sink, Source};
+use bitbudget_math::quant::codec::{dequantize, nf4_double_quant_bytes, quantize};
 use bitbudget_math::quant::metrics::error_metrics;
-use bitbudget_math::quant::scheme::{dequantize, nf4_double_quant_bytes, quantize, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use clap::Args;
 
 /// Arguments of `quantize`.

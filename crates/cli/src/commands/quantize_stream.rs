@@ -6,13 +6,14 @@
 //! which cannot be read twice, they quantize in one shot (the whole input in memory).
 
 use crate::stream::{over_f32_runs, pipe, Sink, Source, Units};
+use bitbudget_math::quant::checks::whole_blocks;
+use bitbudget_math::quant::codec::{
+    dequantize, fp8_encode, fp8_scale, nf4_double_quant_bytes_with_mean, quantize,
+};
 use bitbudget_math::quant::error::QuantError;
 use bitbudget_math::quant::kernels::absmax;
 use bitbudget_math::quant::nf4::DQ_BLOCK;
-use bitbudget_math::quant::scheme::{
-    dequantize, fp8_encode, fp8_scale, nf4_double_quant_bytes_with_mean, quantize, whole_blocks,
-    Scheme,
-};
+use bitbudget_math::quant::scheme::Scheme;
 
 /// Whether `quantize` of `scheme` needs a first pass over the whole tensor.
 pub fn needs_whole_tensor(scheme: Scheme, double_quant: bool) -> bool {

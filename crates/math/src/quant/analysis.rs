@@ -2,13 +2,12 @@
 //! quantizer that works in parts, so a page can process a large tensor in chunks, stay responsive
 //! and hold only one part's bytes at a time.
 
+use super::codec::{dequantize, fp8_encode, fp8_scale, nf4_double_quant_bytes_with_mean, quantize};
 use super::error::QuantError;
 use super::layout::Layout;
 use super::metrics::ErrorMetrics;
 use super::nf4;
-use super::scheme::{
-    dequantize, fp8_encode, fp8_scale, nf4_double_quant_bytes_with_mean, quantize, Scheme,
-};
+use super::scheme::Scheme;
 use serde::{Deserialize, Serialize};
 
 /// One scheme's result on a tensor.
@@ -175,8 +174,8 @@ pub fn codes(scheme: Scheme, bytes: &[u8], block: usize, count: usize) -> Vec<i3
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quant::codec::nf4_double_quant_bytes;
     use crate::quant::generate::{generate, Distribution};
-    use crate::quant::scheme::nf4_double_quant_bytes;
 
     #[test]
     fn parts_concatenate_to_the_whole() {

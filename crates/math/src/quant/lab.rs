@@ -373,9 +373,9 @@ pub fn analyse(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quant::codec::{dequantize, nf4_double_quant_bytes, quantize};
     use crate::quant::generate::{generate, Distribution};
     use crate::quant::metrics::error_metrics;
-    use crate::quant::scheme::{dequantize, nf4_double_quant_bytes, quantize};
 
     /// Whole-tensor reference: pad, quantize, dequantize, measure.
     fn whole(s: Scheme, x: &[f32], block: usize, dq: bool) -> (Vec<u8>, Vec<f32>) {

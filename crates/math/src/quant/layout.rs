@@ -11,7 +11,7 @@
 //! documented in [`super::scheme`].
 
 use super::bit_string::{bit_string_code, pack_bit_string};
-use super::ggml::{
+use super::ggml_blocks::{
     BlockMxfp4, BlockQ4_0, BlockQ4_1, BlockQ5_0, BlockQ5_1, BlockQ8_0, GgmlType, QK,
 };
 use super::kquants::{KType, QK_K};
@@ -447,6 +447,33 @@ pub fn unpack_u32(words: &[u32], len: usize) -> Vec<u8> {
     out
 }
 
+impl Scheme {
+    /// The byte layout at blocks of `block` values (see [`Layout::of`]).
+    pub const fn layout(self, block: usize) -> Layout {
+        Layout::of(self, block)
+    }
+
+    /// Storage bits per weight including scales, for `n` weights in blocks of `block`: the
+    /// layout's block bytes per block value, plus the per-tensor header spread over `n` (at least
+    /// 1). Not rounded. NF4 with double quantization is [`super::nf4::bits_per_weight`] instead.
+    pub fn bits_per_weight(self, block: usize, n: usize) -> f64 {
+        let l = self.layout(block);
+        (l.block_bytes * 8) as f64 / l.values as f64 + l.header_bytes as f64 * 8.0 / n.max(1) as f64
+    }
+}
+
+impl GgmlType {
+    /// Bytes per 32-weight block (from [`Layout`]).
+    pub const fn block_bytes(self) -> usize {
+        self.layout().block_bytes
+    }
+
+    /// The format's byte layout.
+    pub const fn layout(self) -> Layout {
+        Layout::of(Scheme::Ggml(self), QK)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,7 +504,7 @@ mod tests {
             }
         }
     }
-    use crate::quant::scheme::quantize;
+    use crate::quant::codec::quantize;
     use std::mem::size_of;
 
     #[test]

@@ -18,7 +18,7 @@
 //! tensor scale, groups four 16-value sub-blocks in a 64-value block, and its UE4M3 conversion has
 //! its own rounding (see [`ue4m3_from_f32`]).
 
-use super::ggml::KVALUES_MXFP4;
+use super::ggml_blocks::KVALUES_MXFP4;
 use super::kquants::{dequantize_blocks, quantize_blocks, LengthError};
 
 /// Weights per block (llama.cpp `QK_NVFP4`).

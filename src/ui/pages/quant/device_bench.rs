@@ -14,9 +14,10 @@ use crate::ui::pages::quant::pacing::{now, yield_now};
 use crate::ui::pages::quant::state::{QuantState, CHUNK_VALUES};
 use bitbudget_charts::throughput::{self, Series};
 use bitbudget_math::numbers::grouped;
+use bitbudget_math::quant::codec::quantize;
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::{Overview, SchemeRun};
-use bitbudget_math::quant::scheme::{quantize, Scheme};
+use bitbudget_math::quant::scheme::Scheme;
 use leptos::prelude::*;
 use serde::Serialize;
 

@@ -231,7 +231,7 @@ pub async fn step_on_gpu(run: &mut SchemeRun<'_>) -> Result<(), PartFailure> {
 }
 
 /// Quantizes a whole tensor on the GPU (the benchmark's "quantize alone"): the same bytes as
-/// `bitbudget_math::quant::scheme::quantize`.
+/// `bitbudget_math::quant::codec::quantize`.
 pub async fn quantize_on_gpu(
     scheme: bitbudget_math::quant::scheme::Scheme,
     x: &[f32],

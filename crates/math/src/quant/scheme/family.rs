@@ -65,7 +65,7 @@ impl SchemeFamily {
 impl Scheme {
     /// The family the lab groups this scheme in.
     pub const fn family(self) -> SchemeFamily {
-        use crate::quant::ggml::GgmlType;
+        use crate::quant::ggml_blocks::GgmlType;
         match self {
             Scheme::Ggml(GgmlType::Mxfp4) | Scheme::Nvfp4 | Scheme::Mx(_) => {
                 SchemeFamily::Microscaling
