@@ -1,6 +1,6 @@
-// Trunk post_build hook: Trunk's loader is an inline <script type="module"> (it imports the
-// wasm-bindgen JS and starts the wasm), which a Content-Security-Policy without 'unsafe-inline'
-// blocks. This adds the SHA-256 of each inline script of the staged index.html to the policy's
+// Run by page_bundles.mjs (a Trunk post_build hook) once the boot script is final: that inline
+// <script type="module"> (it imports a page's wasm-bindgen JS and starts its wasm) is what a
+// Content-Security-Policy without 'unsafe-inline' blocks. This adds the SHA-256 of each inline script of the staged index.html to the policy's
 // script-src, after 'wasm-unsafe-eval', so that exactly those scripts run and nothing injected does.
 // No dependency: node's crypto only. Fails the build when the policy or the loader is missing.
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -19,7 +19,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "clippy, wasm32"
 cargo clippy -p bitbudget-app -p bitbudget-math -p bitbudget-charts -p bitbudget-gpu -p bitbudget-worker --all-targets --target wasm32-unknown-unknown --locked -- -D warnings
 step "native tests (the GPU kernels on lavapipe included)"
-cargo test --workspace --locked
+# The app's own tests run in the browser (below): natively only its library's unit tests.
+cargo test --workspace --exclude bitbudget-app --locked
+cargo test -p bitbudget-app --lib --locked
 step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, then the app"
 # The app's GPU tests run on Chromium's WebGPU over SwiftShader (webdriver.json), a CPU emulation:
 # slower than the runner's default 20 s per test allows.
@@ -30,10 +32,7 @@ scripts/build_lab_worker.sh
 cargo test -p bitbudget-app --target wasm32-unknown-unknown --locked
 step "release build (trunk, wasm-opt -Oz)"
 trunk build --release
-for wasm in dist/bitbudget-app-*.wasm dist/bitbudget-worker_bg.wasm; do
-  printf 'wasm %s: %s bytes raw, %s bytes gzip\n' "$wasm" "$(wc -c <"$wasm")" "$(gzip -9c "$wasm" | wc -c)"
-done
 step "release build in headless Chromium"
 node tests/e2e/dist_check.mjs "$@"
-step "widgets, embeds, themes, CSP, accessibility and budgets (dist/ under a sub-path, headless Chromium)"
+step "byte budgets, widgets, embeds, themes, CSP, accessibility (dist/ under a sub-path, headless Chromium)"
 node tests/e2e/widgets.mjs "$@"

@@ -1,7 +1,8 @@
 //! bitbudget-app: the Leptos (client-side rendered) explainer. The numbers come from
-//! `bitbudget-math`; this crate only presents them.
+//! `bitbudget-math`; this crate only presents them. Each page is a binary of its own
+//! (`src/bin/`), so a page or widget loads only its own code; `assets/boot.js` picks the binary
+//! for the URL.
 
-pub mod bench;
 pub mod ui;
 
-pub use ui::app::App;
+pub use ui::app::app;

@@ -163,8 +163,8 @@ async fn a_dropped_gguf_shows_its_model_and_fit_and_a_bad_one_keeps_the_page() {
 
 #[wasm_bindgen_test]
 async fn a_llama_cpp_file_type_from_the_url_sizes_the_weights_tensor_by_tensor() {
-    use bitbudget_math::memory::gguf_mix::weight_bytes;
-    use bitbudget_math::memory::gguf_tensors::GgufArch;
+    use bitbudget_math::memory::states::gguf_mix::weight_bytes;
+    use bitbudget_math::memory::states::gguf_tensors::GgufArch;
     use bitbudget_math::memory::{find_model, Dtype};
     let q = parse_query("?tab=memory&model=llama-3-8b&mode=inference&dtype=q4_k_m");
     assert!(q.notes.is_empty(), "{:?}", q.notes);

@@ -105,7 +105,7 @@ async fn serving_shows_one_phase_and_no_phase_table() {
 
 #[wasm_bindgen_test]
 async fn the_page_says_how_close_it_has_been_to_pytorch_for_the_nearest_setup() {
-    use bitbudget_math::memory::validation::committed;
+    use bitbudget_math::memory::report::validation::committed;
     let (root, _app) = mount(PURE_BF16);
     settle().await;
     let v = committed().as_ref().unwrap();

@@ -182,7 +182,7 @@ async fn bad_url_parameters_show_a_note_and_defaults() {
         )
         .unwrap();
     let root = fresh_root();
-    let _app = leptos::mount::mount_to(root.clone(), bitbudget_app::App);
+    let _app = leptos::mount::mount_to(root.clone(), bitbudget_app::app::<MemoryQuery>);
     settle().await;
     let notes = text(&root, "url-notes");
     assert!(

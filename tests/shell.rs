@@ -44,7 +44,10 @@ fn expected(theme: &bitbudget_app::ui::shell::palette::Theme, name: &str) -> Str
 async fn the_url_theme_and_then_the_menu_choice_set_the_colours() {
     set_url("?tab=bits&theme=dark&id=post-1");
     let root = fresh_root();
-    let _app = leptos::mount::mount_to(root.clone(), bitbudget_app::App);
+    let _app = leptos::mount::mount_to(
+        root.clone(),
+        bitbudget_app::app::<bitbudget_app::ui::pages::bits::query::BitsQuery>,
+    );
     settle().await;
     assert_eq!(root_property("--bg"), expected(&DARK, "--bg"));
     assert_eq!(root_property("color-scheme"), "dark");

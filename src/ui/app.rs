@@ -1,45 +1,30 @@
-//! The application shell: header (navigation, theme menu, Embed button), the current page, URL
-//! notes; in embed mode the page alone with an "open in bitbudget" link, posting its height to the
-//! host page.
+//! The application shell: header (navigation, theme menu, Embed button), one page, URL notes; in
+//! embed mode the page alone with an "open in bitbudget" link, posting its height to the host page.
+//! Each page is its own binary (`src/bin/`), which mounts `app::<ThatPagesQuery>`: generic over the
+//! page, the shell links only that page's code.
 
 use crate::ui::browser::{
     current_query_untracked, location_search, post_height, replace_query, set_root_style,
     set_shell_suffix, stored, system_dark,
 };
 use crate::ui::observers::watch_size;
-use crate::ui::pages::bits::BitsPage;
-use crate::ui::pages::learn::LearnPage;
-use crate::ui::pages::memory::MemoryPage;
-use crate::ui::pages::quant::QuantPage;
 use crate::ui::shell::embed_button::EmbedButton;
 use crate::ui::shell::embed_open_link::EmbedOpenLink;
 use crate::ui::shell::notes::Notes;
 use crate::ui::shell::palette::{custom_properties, ThemeState, THEME_STORAGE_KEY};
+use crate::ui::shell::query::{parse_page_query, Page, ShellQuery};
 use crate::ui::shell::theme_toggle::ThemeToggle;
 use crate::ui::shell::url::{shell_suffix, without_shell_params, Tab, ThemeChoice};
-use crate::ui::url_state::{parse_query, AppQuery};
 use leptos::prelude::*;
 
-/// The whole app, configured from the page URL.
-#[component]
-pub fn App() -> impl IntoView {
-    let query = parse_query(&location_search());
+/// The app showing page `P`, configured from the page URL.
+pub fn app<P: Page>() -> impl IntoView {
+    let (query, page) = parse_page_query::<P>(&location_search());
     let theme = provide_theme(&query);
     set_shell_suffix(shell_suffix(query.theme, query.widget_id.as_deref()));
     let embed = query.embed;
-    let tab = query.tab;
-    let page = match tab {
-        Tab::Bits => {
-            view! { <BitsPage initial=query.bits.clone() embed sync_url=true /> }.into_any()
-        }
-        Tab::Memory => {
-            view! { <MemoryPage initial=query.memory.clone() embed sync_url=true /> }.into_any()
-        }
-        Tab::Quant => {
-            view! { <QuantPage initial=query.quant.clone() embed sync_url=true /> }.into_any()
-        }
-        Tab::Learn => view! { <LearnPage initial=query.chapter embed sync_url=true /> }.into_any(),
-    };
+    let tab = P::TAB;
+    let page = page.view(embed);
     let root = NodeRef::<leptos::html::Div>::new();
     if embed {
         let id = query
@@ -84,7 +69,7 @@ pub fn App() -> impl IntoView {
 
 /// Puts the [`ThemeState`] in context (the URL's theme, else the site's stored choice, else the
 /// system's) and keeps the root element's custom properties in step with it.
-fn provide_theme(query: &AppQuery) -> ThemeState {
+fn provide_theme(query: &ShellQuery) -> ThemeState {
     let from_storage = || {
         stored(THEME_STORAGE_KEY)
             .and_then(|s| s.parse::<ThemeChoice>().ok())

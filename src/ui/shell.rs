@@ -6,5 +6,6 @@ pub mod embed_button;
 pub mod embed_open_link;
 pub mod notes;
 pub mod palette;
+pub mod query;
 pub mod theme_toggle;
 pub mod url;

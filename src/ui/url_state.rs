@@ -1,17 +1,15 @@
-//! Typed URL query state of the whole app: `?tab=bits&x=0.1&fmt=bf16&embed=1`, every page's
-//! parameters read in one pass. Parsing is plain Rust, tested natively; every bad value falls back
-//! to its default and leaves a note saying so.
+//! Every page's URL parameters at once (`?tab=bits&x=0.1&fmt=bf16&embed=1`): what the tests and
+//! tools read any of the app's URLs with. The app itself reads one page's through
+//! `shell::query::parse_page_query`.
 
 use crate::ui::pages::bits::query::BitsQuery;
 use crate::ui::pages::learn::query::Chapter;
 use crate::ui::pages::memory::query::MemoryQuery;
 use crate::ui::pages::quant::query::QuantQuery;
-use crate::ui::shell::url::{pairs, parse_widget_id, Tab, ThemeChoice};
-use bitbudget_math::format::parse_value;
-use bitbudget_math::memory::job::find_option;
-use bitbudget_math::named::parse_flag;
+use crate::ui::shell::query::{parse_page_query, PageQuery};
+use crate::ui::shell::url::{Tab, ThemeChoice};
 
-/// Everything the URL says, plus notes about what was ignored.
+/// Every page's parameters at once: what the tests and tools read any of the app's URLs with.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct AppQuery {
     /// The page to show.
@@ -34,70 +32,55 @@ pub struct AppQuery {
     pub notes: Vec<String>,
 }
 
-/// Parses a `location.search` string (with or without the leading `?`).
-pub fn parse_query(search: &str) -> AppQuery {
-    let mut q = AppQuery::default();
-    let mut x_text = None;
-    let mut memory_named = false;
-    let mut scheme_named = false;
-    for (key, value) in pairs(search) {
-        scheme_named |= key == "scheme";
-        // A URL that names memory options means the table's defaults for the rest, as the CLI
-        // does; only a URL that names none opens on the landing example.
-        if !memory_named && find_option(&key).is_some() {
-            memory_named = true;
-            q.memory = q.memory.defaults_keeping_view();
-        }
-        match key.as_str() {
-            "tab" => match value.parse() {
-                Ok(tab) => q.tab = tab,
-                Err(e) => q.notes.push(format!("{e}: showing {}", q.tab.label())),
-            },
-            "embed" => q.embed = flag(&key, &value, &mut q.notes),
-            "theme" => match value.parse() {
-                Ok(theme) => q.theme = Some(theme),
-                Err(e) => q.notes.push(format!("{e}: following the system")),
-            },
-            "id" => match parse_widget_id(&value) {
-                Ok(id) => q.widget_id = Some(id),
-                Err(e) => q.notes.push(e),
-            },
-            "saturate" => q.bits.saturate = flag(&key, &value, &mut q.notes),
-            "fmt" => match value.parse() {
-                Ok(id) => q.bits.fmt = id,
-                Err(e) => q.notes.push(format!("fmt: {e}; showing {}", q.bits.fmt)),
-            },
-            "x" => x_text = Some(value),
-            "step" => match value.parse() {
-                Ok(c) => q.chapter = c,
-                Err(e) => q.notes.push(e),
-            },
-            _ => match q
-                .memory
-                .apply(&key, &value)
-                .or_else(|| q.quant.apply(&key, &value))
-            {
-                Some(Ok(())) => {}
-                Some(Err(note)) => q.notes.push(note),
-                None => q.notes.push(format!("unknown parameter '{key}' ignored")),
-            },
-        }
-    }
-    q.quant.settle_selection(scheme_named);
-    if let Some(x) = x_text {
-        match parse_value(&x, q.bits.fmt) {
-            Ok(_) => q.bits.x = x,
-            Err(e) => q.notes.push(format!("x: {e}; showing {}", q.bits.x)),
-        }
-    }
-    q
+/// Every page's parameters, each pair offered to each page in turn.
+#[derive(Clone, Debug, PartialEq, Default)]
+struct AllPages {
+    bits: BitsQuery,
+    memory: MemoryQuery,
+    quant: QuantQuery,
+    chapter: Chapter,
 }
 
-fn flag(key: &str, value: &str, notes: &mut Vec<String>) -> bool {
-    parse_flag(value).unwrap_or_else(|| {
-        notes.push(format!("{key}={value} is not 0 or 1: ignored"));
-        false
-    })
+impl PageQuery for AllPages {
+    const TAB: Tab = Tab::Memory;
+
+    fn begin(&mut self, keys: &[String]) {
+        self.bits.begin(keys);
+        self.memory.begin(keys);
+        self.quant.begin(keys);
+        self.chapter.begin(keys);
+    }
+
+    fn apply(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
+        self.bits
+            .apply(key, value)
+            .or_else(|| self.chapter.apply(key, value))
+            .or_else(|| self.memory.apply(key, value))
+            .or_else(|| self.quant.apply(key, value))
+    }
+
+    fn finish(&mut self, keys: &[String], notes: &mut Vec<String>) {
+        self.quant.finish(keys, notes);
+        self.bits.finish(keys, notes);
+        self.memory.finish(keys, notes);
+        self.chapter.finish(keys, notes);
+    }
+}
+
+/// Parses a `location.search` string (with or without the leading `?`) for every page at once.
+pub fn parse_query(search: &str) -> AppQuery {
+    let (shell, all) = parse_page_query::<AllPages>(search);
+    AppQuery {
+        tab: shell.tab,
+        embed: shell.embed,
+        theme: shell.theme,
+        widget_id: shell.widget_id,
+        bits: all.bits,
+        memory: all.memory,
+        quant: all.quant,
+        chapter: all.chapter,
+        notes: shell.notes,
+    }
 }
 
 #[cfg(test)]
@@ -303,6 +286,20 @@ mod tests {
         let q = parse_query("x=0x7e&fmt=f8e4m3");
         assert_eq!(q.bits.x, "0x7e");
         assert!(q.notes.is_empty());
+    }
+
+    /// index.html's boot script picks a page's binary from the same list, the default first.
+    #[test]
+    fn the_boot_script_knows_every_page() {
+        let html = include_str!("../../index.html");
+        let names: Vec<String> = Tab::ALL.iter().map(|t| format!("'{t}'")).collect();
+        let want = format!("const PAGES = [{}];", names.join(", "));
+        assert!(html.contains(&want), "index.html lacks `{want}`");
+        assert_eq!(Tab::ALL[0], Tab::default());
+        for t in Tab::ALL {
+            let link = format!("data-bin=\"bitbudget-{t}\"");
+            assert!(html.contains(&link), "index.html builds no {link}");
+        }
     }
 
     /// The lists the end-to-end scripts need, from the Rust that defines them: every scheme, the

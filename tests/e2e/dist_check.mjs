@@ -160,8 +160,9 @@ for (const [name, width] of [['quant-1280', 1280], ['quant-390', 390]]) {
   });
 }
 // Benchmark: quantization throughput in the release wasm (GB/s of f32 input), per scheme.
-await check('quant-bench', 800, '?tab=bits', async (page) => {
-  await text(page, 'stored-bf16');
+// The benchmark's exports are the Quantize page's (src/bin/quant/): open that page.
+await check('quant-bench', 800, '?tab=quant&scheme=q8_0&schemes=q8_0', async (page) => {
+  await text(page, 'sqnr-q8_0');
   const schemes = facts.schemes; // every scheme, from Scheme::ALL (tests/e2e/facts.json)
   // Warm up first so Chromium tiers the hot loops up from its baseline compiler (Liftoff) to
   // TurboFan, then measure the best of 10 runs.

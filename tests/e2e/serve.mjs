@@ -1,15 +1,18 @@
 // A static server for dist/ as any plain host would serve it: files only, no rewrites, no headers
 // beyond the content type (so the page's own meta Content-Security-Policy is what protects it).
 // `prefix` serves the build under a sub-path such as /tools/bitbudget/; `extra` maps absolute paths
-// outside dist (e.g. test host pages) to [content type, body].
+// outside dist (e.g. test host pages) to [content type, body]. `gzip` compresses text and wasm for
+// a client that accepts it, as real hosts do, and `cache` lets the browser keep files for an hour
+// (the time-to-usable benchmark needs both).
 import { createServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml',
   '.png': 'image/png', '.json': 'application/json', '.safetensors': 'application/octet-stream', '.bin': 'application/octet-stream' };
 
-export async function serveDist(dist, prefix = '/', extra = {}) {
+export async function serveDist(dist, prefix = '/', extra = {}, { gzip = false, cache = false } = {}) {
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (extra[path]) {
@@ -26,7 +29,14 @@ export async function serveDist(dist, prefix = '/', extra = {}) {
     const file = join(dist, rel === '.' || rel.endsWith('/') || rel === '' ? join(rel, 'index.html') : rel);
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+      const headers = { 'content-type': types[extname(file)] ?? 'application/octet-stream' };
+      if (cache) headers['cache-control'] = 'public, max-age=3600';
+      if (gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') && /\.(html|js|css|wasm|json|svg)$/.test(file)) {
+        res.writeHead(200, { ...headers, 'content-encoding': 'gzip' });
+        res.end(gzipSync(body, { level: 9 }));
+        return;
+      }
+      res.writeHead(200, headers);
       res.end(body);
     } catch {
       res.writeHead(404);

@@ -2,13 +2,13 @@
 // every page and widget at 360/390/1280 px, share links, embed snippet and clipboard fallback,
 // themes, two widgets resizing in a host page (both message forms), bad URLs and uploads, the
 // Content-Security-Policy, no request off the origin, an axe-core scan in light and dark, and the
-// budgets (gzip'd wasm + JS + CSS, time to first render).
+// byte budgets of each page (tests/e2e/bundles.mjs; a page over its budget fails), time to first render.
 // Usage: node tests/e2e/widgets.mjs [--screenshots DIR]
-import { readdir, readFile } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { consoleProblem, serveDist, launchOptions } from './serve.mjs';
+import { checkBudgets, pageWeights } from './bundles.mjs';
 
 const require = createRequire(new URL('../../tools/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
@@ -83,14 +83,11 @@ const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimation
 const urlOnceWritten = async (page) => { await page.waitForTimeout(250); return page.url(); };
 
 // ---- Budgets -------------------------------------------------------------------------------------
-const files = await readdir(dist);
-const gz = async (ext) => {
-  let n = 0;
-  for (const f of files.filter((f) => f.endsWith(ext))) n += gzipSync(await readFile(join(dist, f)), { level: 9 }).length;
-  return n;
-};
-const [wasmGz, jsGz, cssGz] = [await gz('.wasm'), await gz('.js'), await gz('.css')];
-console.log(`budget: gzip'd wasm ${(wasmGz / 1024).toFixed(0)} KiB + JS ${(jsGz / 1024).toFixed(1)} KiB + CSS ${(cssGz / 1024).toFixed(1)} KiB = ${((wasmGz + jsGz + cssGz) / 1024).toFixed(0)} KiB (JS includes embed.js)`);
+{
+  const { lines, broken } = checkBudgets(await pageWeights(dist));
+  lines.forEach((l) => console.log(l));
+  broken.forEach((b) => failures.push(`budget: ${b}`));
+}
 {
   const times = [];
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

@@ -8,7 +8,7 @@ use bitbudget_charts::quant::{errors, heatmap, tradeoff, values};
 use bitbudget_charts::{bit_layout, number_line, svg, Chart};
 use bitbudget_charts::{DARK, LIGHT};
 use bitbudget_math::format::{FormatId, Overflow};
-use bitbudget_math::memory::gpus::find_gpu;
+use bitbudget_math::memory::model::gpus::find_gpu;
 use bitbudget_math::memory::options::ZeroStage;
 use bitbudget_math::memory::{ModelSpec, Setup};
 use bitbudget_math::quant::generate::{generate, Distribution};

@@ -2,9 +2,9 @@
 //! sparse file of the model's full length (tens of gigabytes on paper, a few kilobytes on disk),
 //! and truncated, corrupt and non-GGUF files.
 
-use bitbudget_math::memory::gguf_fit::preset_writer;
-use bitbudget_math::memory::gguf_mix::weight_bytes;
-use bitbudget_math::memory::gguf_tensors::GgufArch;
+use bitbudget_math::memory::report::gguf_fit::preset_writer;
+use bitbudget_math::memory::states::gguf_mix::weight_bytes;
+use bitbudget_math::memory::states::gguf_tensors::GgufArch;
 use bitbudget_math::memory::{find_model, Dtype};
 use std::path::PathBuf;
 use std::process::{Command, Output};

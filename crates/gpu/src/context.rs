@@ -3,7 +3,6 @@
 
 use crate::shaders::Family;
 use crate::tables::Table;
-use bitbudget_math::quant::scheme::Scheme;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Mutex, MutexGuard};
@@ -22,9 +21,6 @@ pub enum GpuError {
     TooLarge(String),
     /// Reading results back failed (device lost, mapping error).
     Readback(String),
-    /// The scheme has no WGSL kernel (the K-quants, IQ4_NL, NVFP4 and the MX formats so far):
-    /// the CPU path (`bitbudget_math::quant::scheme`) computes it.
-    NoKernel(Scheme),
 }
 
 impl fmt::Display for GpuError {
@@ -34,10 +30,6 @@ impl fmt::Display for GpuError {
             GpuError::NoDevice(m) => write!(f, "the GPU adapter gave no device: {m}"),
             GpuError::Input(m) | GpuError::TooLarge(m) => f.write_str(m),
             GpuError::Readback(m) => write!(f, "reading GPU results back failed: {m}"),
-            GpuError::NoKernel(s) => write!(
-                f,
-                "{s} has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"
-            ),
         }
     }
 }

@@ -3,7 +3,6 @@
 //! header, how many header and code bytes each block has, and whether a per-tensor scale comes
 //! first. Nothing about the bytes is restated here.
 
-use crate::context::GpuError;
 use crate::shaders::Family;
 use bitbudget_math::quant::ggml::GgmlType;
 use bitbudget_math::quant::kquants::KType;
@@ -13,9 +12,8 @@ use bitbudget_math::quant::scheme::Scheme;
 /// How one scheme's bytes are laid out, and which kernels produce and read them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
-    /// Kernels that quantize (entry points `measure`, when `measures`, then `quantize`), or
-    /// `None` where only dequantizing would run on the GPU (every scheme has both today).
-    pub quantize: Option<Family>,
+    /// Kernels that quantize (entry points `measure`, when `measures`, then `quantize`).
+    pub quantize: Family,
     /// Kernels that dequantize (entry point `dequantize`).
     pub dequantize: Family,
     /// `params.variant` of both families.
@@ -51,17 +49,17 @@ impl Layout {
 }
 
 /// The layout of `scheme` with blocks of `block` weights (GGML and MXFP4 always use 32; FP8 and
-/// the casts ignore it), or [`GpuError::NoKernel`] for a scheme without WGSL kernels. `block`
-/// must be at least 1, and even for the 4-bit schemes (checked by the caller).
-pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
+/// the casts ignore it). Every scheme has WGSL kernels both ways (the match below is exhaustive).
+/// `block` must be at least 1, and even for the 4-bit schemes (checked by the caller).
+pub(crate) fn layout(scheme: Scheme, block: usize) -> Layout {
     use Family::*;
     // The K-quants and IQ4_NL quantize one whole block per `measure` invocation and store their
     // blocks whole in `codes` (no header split); the dequantize kernel reads every field from the
     // block's bytes.
     let whole_blocks = |quantize, dequantize, variant| {
         let bytes = Bytes::of(scheme, block);
-        Ok(Layout {
-            quantize: Some(quantize),
+        Layout {
+            quantize,
             dequantize,
             variant,
             measures: true,
@@ -69,7 +67,7 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
             weights: bytes.values,
             header_bytes: 0,
             code_bytes: bytes.block_bytes,
-        })
+        }
     };
     let (quantize, dequantize, variant, measures) = match scheme {
         Scheme::KQuant(kind) => {
@@ -105,8 +103,8 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
         Scheme::F16 => (QuantizeHalf, DequantizeHalf, 1, false),
     };
     let bytes = Bytes::of(scheme, block);
-    Ok(Layout {
-        quantize: Some(quantize),
+    Layout {
+        quantize,
         dequantize,
         variant,
         measures,
@@ -114,23 +112,7 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Result<Layout, GpuError> {
         weights: bytes.values,
         header_bytes: bytes.code_offset,
         code_bytes: bytes.block_bytes - bytes.code_offset,
-    })
-}
-
-/// Whether `scheme` has WGSL kernels both ways (quantize and dequantize): `Ok`, or
-/// [`GpuError::NoKernel`] (checked before a device is even opened, so the answer does not depend
-/// on the machine).
-pub fn has_kernel(scheme: Scheme) -> Result<(), GpuError> {
-    match layout(scheme, scheme.default_block())?.quantize {
-        Some(_) => Ok(()),
-        None => Err(GpuError::NoKernel(scheme)),
     }
-}
-
-/// Whether `scheme` has a WGSL dequantize kernel (every scheme today, as for [`has_kernel`]):
-/// `Ok`, or [`GpuError::NoKernel`].
-pub fn has_dequantize_kernel(scheme: Scheme) -> Result<(), GpuError> {
-    layout(scheme, scheme.default_block()).map(|_| ())
 }
 
 /// Whether the scheme packs two codes per byte (so its block must be even).
@@ -147,17 +129,14 @@ mod tests {
     /// sizes and lengths is what `quantize` writes.
     #[test]
     fn every_layout_predicts_the_cpu_byte_count() {
-        for scheme in Scheme::ALL
-            .into_iter()
-            .filter(|s| has_dequantize_kernel(*s).is_ok())
-        {
+        for scheme in Scheme::ALL {
             for block in [2usize, 8, 32, 64, 256] {
                 let Ok(block) = scheme.block(Some(block)).or_else(|_| scheme.block(None)) else {
                     continue;
                 };
                 for blocks in [1usize, 3, 7] {
                     let x = vec![0.25f32; blocks * block];
-                    let l = layout(scheme, block).unwrap();
+                    let l = layout(scheme, block);
                     let units = x.len() / l.weights;
                     let predicted = l.prefix_bytes() + units * l.stride();
                     let bytes = quantize(scheme, &x, block).unwrap();
@@ -165,19 +144,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn every_scheme_has_a_quantize_and_a_dequantize_kernel() {
-        for s in Scheme::ALL {
-            assert_eq!(has_kernel(s), Ok(()), "{s}");
-            assert_eq!(has_dequantize_kernel(s), Ok(()), "{s}");
-        }
-        // What a scheme without one would answer (the app and the CLI fall back on it).
-        let iq4_nl = "iq4_nl".parse::<Scheme>().unwrap();
-        assert_eq!(
-            GpuError::NoKernel(iq4_nl).to_string(),
-            "iq4_nl has no GPU quantize kernel (it quantizes on the CPU); use --device cpu"
-        );
     }
 }

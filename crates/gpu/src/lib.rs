@@ -16,9 +16,8 @@
 //!   they compute on f32 bit patterns with correctly rounded integer arithmetic
 //!   (`src/shaders/common.wgsl`), because WGSL allows inexact division and flushing subnormals.
 //!
-//! - Coverage: every scheme of the lab has a quantize and a dequantize kernel ([`has_kernel`],
-//!   [`has_dequantize_kernel`]; [`GpuError::NoKernel`] remains for a scheme added without
-//!   one). The K-quant and IQ4_NL kernels (`quantize_kquant.wgsl`, `quantize_iq4_nl.wgsl`) run
+//! - Coverage: every scheme of the lab has a quantize and a dequantize kernel (`layout.rs` maps
+//!   each to its kernel families, exhaustively). The K-quant and IQ4_NL kernels (`quantize_kquant.wgsl`, `quantize_iq4_nl.wgsl`) run
 //!   llama.cpp's whole reference quantizer in one invocation per block: the sub-block fits
 //!   (Q2_K, Q4_K, Q5_K `make_qkx2_quants` with 16–21 candidate scales, each a weighted
 //!   least-squares solve; Q3_K `make_q3_quants`' coordinate sweeps; Q6_K `make_qx_quants`' 18
@@ -48,7 +47,6 @@ mod timing;
 mod tolerance;
 
 pub use context::{Gpu, GpuError};
-pub use layout::{has_dequantize_kernel, has_kernel};
 pub use measure::{analyse, measure_part};
 pub use part::produce_part;
 pub use quantize::{dequantize, nf4_double_quant_bytes, quantize, quantize_timed};

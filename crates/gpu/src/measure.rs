@@ -109,7 +109,7 @@ pub async fn measure_part(
     }
     let (scheme, block) = (quantizer.scheme(), quantizer.block());
     let l = check(scheme, block, padded.len())?;
-    let family = l.quantize.ok_or(GpuError::NoKernel(scheme))?;
+    let family = l.quantize;
     let scalar = match quantizer.fp8_scale() {
         Some(scale) => scale.to_bits(),
         None if l.per_tensor_scale => {

@@ -26,7 +26,7 @@ pub(crate) fn check(scheme: Scheme, block: usize, n: usize) -> Result<Layout, Gp
             "{scheme} packs two codes per byte: the block must be even"
         )));
     }
-    let l = layout(scheme, block)?;
+    let l = layout(scheme, block);
     if !n.is_multiple_of(l.weights) {
         return Err(GpuError::Input(format!(
             "{n} weights is not a whole number of {}-weight blocks ({} left over)",
@@ -79,7 +79,7 @@ pub(crate) async fn quantize_watched(
     mut watch: Option<&mut Stopwatch<'_>>,
 ) -> Result<Vec<u8>, GpuError> {
     let l = check(scheme, block, x.len())?;
-    let family = l.quantize.ok_or(GpuError::NoKernel(scheme))?;
+    let family = l.quantize;
     let consts = fp8_consts(scheme);
     let table = table(gpu, table_of(scheme));
     // Largest buffer per block: the weights, the 16 bytes of block words, or the codes.
@@ -341,7 +341,7 @@ pub(crate) async fn nf4_double_quant_bytes_with(
     mean: Option<f32>,
 ) -> Result<Vec<u8>, GpuError> {
     let mut bytes = quantize(gpu, Scheme::Nf4, x, block).await?;
-    let stride = layout(Scheme::Nf4, block)?.stride();
+    let stride = layout(Scheme::Nf4, block).stride();
     // The NF4 header is the block's f32 absmax.
     let absmax: Vec<f32> = bytes
         .chunks_exact(stride)

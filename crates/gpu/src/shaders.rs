@@ -9,8 +9,31 @@
 //! `quantize_whole_blocks.wgsl` before their entry points: it defines `code_word` and
 //! `block_words` around the file's `quantize_block(b)`, `block_byte(p)` and `block_bytes()`.
 
+use bitbudget_math::quant::ggml_blocks::QK;
+use bitbudget_math::quant::iq4_nl::{BLOCK_BYTES as IQ4_NL_BYTES, QK4_NL};
+use bitbudget_math::quant::kquants::{KType, QK_K};
+use bitbudget_math::quant::layout::Layout;
+use bitbudget_math::quant::scheme::Scheme;
+
 /// The prelude shared by every kernel.
 const COMMON: &str = include_str!("shaders/common.wgsl");
+
+/// llama.cpp's block facts, as WGSL constants written from bitbudget-math (where they are defined
+/// once): weights per block (`QK`, `QK4_NL`, `QK_K`) and the stored bytes of each K-quant
+/// super-block (`Q2_K_BYTES` … `Q6_K_BYTES`) and of an IQ4_NL block (`IQ4_NL_BYTES`).
+fn block_constants() -> String {
+    let mut out = format!(
+        "const QK: u32 = {QK}u;\nconst QK4_NL: u32 = {QK4_NL}u;\nconst QK_K: u32 = {QK_K}u;\nconst IQ4_NL_BYTES: u32 = {IQ4_NL_BYTES}u;\n"
+    );
+    for k in KType::ALL {
+        let bytes = Layout::of(Scheme::KQuant(k), QK_K).block_bytes;
+        out += &format!(
+            "const {}_BYTES: u32 = {bytes}u;\n",
+            k.name().to_ascii_uppercase()
+        );
+    }
+    out
+}
 
 /// The bindings shared by every dequantize kernel (the dequantize layout in layout.rs).
 const DEQUANTIZE_BINDINGS: &str = include_str!("shaders/dequantize_bindings.wgsl");
@@ -200,12 +223,16 @@ impl Family {
         }
     }
 
-    /// The complete WGSL source: the prelude, the shared bindings, the family's file, then its
+    /// The complete WGSL source: the prelude, the block constants, the shared bindings, the family's file, then its
     /// shared entry points.
     pub(crate) fn source(self) -> String {
         let (_, file) = self.file();
         let entries = self.entries().join("\n");
-        format!("{COMMON}\n{}\n{file}\n{entries}", self.bindings())
+        format!(
+            "{COMMON}\n{}\n{}\n{file}\n{entries}",
+            block_constants(),
+            self.bindings()
+        )
     }
 
     /// Whether this family dequantizes (and so binds the dequantize layout).

@@ -21,7 +21,6 @@ fn kquants() -> Vec<Scheme> {
     ["q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "iq4_nl"]
         .into_iter()
         .map(|s| s.parse::<Scheme>().unwrap())
-        .filter(|s| bitbudget_gpu::has_kernel(*s).is_ok())
         .collect()
 }
 

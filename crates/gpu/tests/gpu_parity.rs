@@ -99,26 +99,10 @@ fn wild_blocks(n: usize, block: usize, seed: u64) -> Vec<f32> {
     x
 }
 
-/// The schemes with WGSL kernels (the others answer [`bitbudget_gpu::GpuError::NoKernel`]).
-fn gpu_schemes() -> impl Iterator<Item = Scheme> {
-    Scheme::ALL
-        .into_iter()
-        .filter(|s| bitbudget_gpu::has_kernel(*s).is_ok())
-}
-
-#[test]
-fn every_scheme_of_the_lab_has_gpu_kernels_so_none_is_left_out_of_these_tests() {
-    assert_eq!(
-        gpu_schemes().count(),
-        Scheme::ALL.len(),
-        "every scheme is tested below"
-    );
-}
-
 #[test]
 fn every_scheme_matches_the_cpu_on_seeded_tensors_of_several_sizes() {
     let Some(gpu) = gpu() else { return };
-    for s in gpu_schemes() {
+    for s in Scheme::ALL {
         for block in blocks_of(s) {
             // 1 block, 63 and 65 blocks (around one workgroup of code words or blocks), and a
             // size that is not a power of two.
@@ -134,7 +118,7 @@ fn every_scheme_matches_the_cpu_on_seeded_tensors_of_several_sizes() {
 #[test]
 fn every_scheme_matches_the_cpu_on_arbitrary_bit_patterns() {
     let Some(gpu) = gpu() else { return };
-    for s in gpu_schemes() {
+    for s in Scheme::ALL {
         for block in blocks_of(s) {
             let n = block * 96;
             check(gpu, s, &any_bits(n, 5), block, "arbitrary f32 bit patterns");
@@ -152,7 +136,7 @@ fn every_scheme_matches_the_cpu_on_arbitrary_bit_patterns() {
 #[test]
 fn every_scheme_matches_the_cpu_across_chunks() {
     let Some(gpu) = chunked_gpu() else { return };
-    for s in gpu_schemes() {
+    for s in Scheme::ALL {
         let block = s.block(None).unwrap();
         // Several chunks of SMALL_CHUNK weights and a ragged last one.
         let n = (SMALL_CHUNK * 7 / 2).next_multiple_of(block.max(32) * 2) + 2 * block;
@@ -163,7 +147,7 @@ fn every_scheme_matches_the_cpu_across_chunks() {
 #[test]
 fn every_scheme_matches_the_cpu_through_dozens_of_double_buffered_chunks() {
     let Some(gpu) = tiny_chunk_gpu() else { return };
-    for s in gpu_schemes() {
+    for s in Scheme::ALL {
         let block = s.block(None).unwrap();
         // About forty chunks of a few blocks (chunk k + 1 is written and computed while chunk k
         // is read back), a length that is not a multiple of the workgroup, a ragged last chunk.
@@ -222,7 +206,7 @@ fn special_blocks(len: usize) -> Vec<(&'static str, Vec<f32>)> {
 #[test]
 fn every_scheme_matches_the_cpu_on_ties_zeros_subnormals_nan_and_infinities() {
     let Some(gpu) = gpu() else { return };
-    for s in gpu_schemes() {
+    for s in Scheme::ALL {
         for block in blocks_of(s) {
             let len = 64usize.next_multiple_of(block);
             for (case, x) in special_blocks(len) {
@@ -339,7 +323,7 @@ fn dequantize_matches_the_cpu_on_arbitrary_bytes() {
     // Random headers include f16 NaN, ±∞ and subnormal scales, and extreme f32 scales (and for
     // the newer schemes every sub-block scale, UE4M3 and E8M0 byte, NaN scales included).
     let mut rng = SplitMix64(23);
-    for s in gpu_schemes() {
+    for s in Scheme::ALL {
         let block = s.block(None).unwrap();
         let n = block.max(32) * 70;
         let cpu = codec::quantize(s, &vec![0.0; n], block).unwrap();
@@ -403,7 +387,7 @@ fn bad_input_is_an_error_not_a_panic() {
         .contains("too short"));
     assert!(d(Scheme::Bf16, &[0; 3]).is_err());
     // Empty tensors give what the CPU gives.
-    for s in gpu_schemes() {
+    for s in Scheme::ALL {
         let block = s.block(None).unwrap();
         assert_eq!(
             q(s, &[], block).unwrap(),
@@ -440,10 +424,7 @@ fn the_lab_gives_the_same_results_with_parts_made_on_the_gpu() {
     x[900] = f32::INFINITY;
     x[901] = -3e-41;
     let overview = Overview::new(&x);
-    for s in Scheme::ALL
-        .into_iter()
-        .filter(|s| bitbudget_gpu::has_kernel(*s).is_ok())
-    {
+    for s in Scheme::ALL {
         for double_quant in [false, true] {
             if double_quant && s != Scheme::Nf4 {
                 continue;

@@ -2,9 +2,9 @@
 //! per token from the metadata, and partial offload.
 
 use bitbudget_math::gguf::{parse, GgufWriter, TensorType};
-use bitbudget_math::memory::gguf_fit::{gguf_report, preset_writer, GgufReport};
-use bitbudget_math::memory::gguf_mix::weight_bytes;
-use bitbudget_math::memory::gguf_tensors::GgufArch;
+use bitbudget_math::memory::report::gguf_fit::{gguf_report, preset_writer, GgufReport};
+use bitbudget_math::memory::states::gguf_mix::weight_bytes;
+use bitbudget_math::memory::states::gguf_tensors::GgufArch;
 use bitbudget_math::memory::{find_model, Dtype, Job};
 
 fn report_for(w: &GgufWriter, pairs: &[(&str, &str)]) -> GgufReport {

@@ -5,8 +5,8 @@
 //! plus [`HEADER_MAX`], give or take the rounding of the published figure.
 
 use bitbudget_math::gguf::TensorType;
-use bitbudget_math::memory::gguf_mix::{typed_tensors, weight_bytes, TypedTensor};
-use bitbudget_math::memory::gguf_tensors::GgufArch;
+use bitbudget_math::memory::states::gguf_mix::{typed_tensors, weight_bytes, TypedTensor};
+use bitbudget_math::memory::states::gguf_tensors::GgufArch;
 use bitbudget_math::memory::{find_model, Dtype};
 
 /// The most a header with a 150k-token tokenizer takes (Llama 3's is 7,835,936 bytes below).

@@ -7,7 +7,7 @@
 // Reads fixture files from disk: native only.
 #![cfg(not(target_arch = "wasm32"))]
 
-use bitbudget_math::memory::hf_config::{parse_config, ConfigError};
+use bitbudget_math::memory::model::hf_config::{parse_config, ConfigError};
 use bitbudget_math::memory::{find_model, ModelArch};
 
 fn fixture(name: &str) -> String {

@@ -7,6 +7,7 @@
 //! The only assertion is that every scheme quantizes and round-trips its block bytes.
 //! Run, in release mode so the numbers mean something:
 //! `cargo test --release -p bitbudget-math --target wasm32-unknown-unknown --test kquant_wasm_bench -- --nocapture`
+//! (not part of `cargo test`: `test = false` in Cargo.toml)
 //! (compare with `cargo bench -p bitbudget-math --bench kquants` natively).
 #![cfg(target_arch = "wasm32")]
 

@@ -8,6 +8,7 @@
 //! `kquant_wasm_bench` does. The only assertion is that every part is measured.
 //! Run, in release mode so the numbers mean something:
 //! `cargo test --release -p bitbudget-math --target wasm32-unknown-unknown --test lab_wasm_bench -- --nocapture`
+//! (not part of `cargo test`: `test = false` in Cargo.toml)
 #![cfg(target_arch = "wasm32")]
 
 use bitbudget_math::quant::generate::{generate, Distribution};

@@ -8,6 +8,7 @@
 //! `scripts/bench_lab_before_after.py --wasm` runs this very file in an older tree and in this
 //! one, side by side. The only assertion is that each scheme analyses the tensor. Run:
 //! `cargo test --release -p bitbudget-math --target wasm32-unknown-unknown --test lab_wasm_pipeline -- --nocapture`
+//! (not part of `cargo test`: `test = false` in Cargo.toml)
 #![cfg(target_arch = "wasm32")]
 
 use bitbudget_math::quant::generate::{generate, Distribution};

@@ -1,7 +1,7 @@
 //! Golden tests: published figures reproduced by the memory model, each citing its source, plus
 //! properties that must hold for any setup.
 
-use bitbudget_math::memory::lora::lora_params;
+use bitbudget_math::memory::states::lora::lora_params;
 use bitbudget_math::memory::{
     estimate, find_model, model_presets, Convention, Dtype, LoraTargets, ModelSpec, Offload, Setup,
     ZeroStage,

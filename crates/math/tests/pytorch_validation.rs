@@ -1,6 +1,6 @@
 //! bitbudget against PyTorch itself: every setup in validation/results.json (measured by
 //! validation/harness.py with real Transformers models under fake tensors) is recomputed from its
-//! config.json and compared part by part, through `memory::validation` (the same numbers the
+//! config.json and compared part by part, through `memory::report::validation` (the same numbers the
 //! Memory page's "checked against PyTorch" panel shows).
 //!
 //! What is compared: each part's largest size over the measured phases (weights, gradients,
@@ -14,7 +14,7 @@
 //! bound, the pair is listed in KNOWN_GAPS with the reason; the test fails if a listed gap has
 //! closed (so the list cannot go stale) and if any unlisted pair is out of bounds.
 
-use bitbudget_math::memory::validation::{validation, PARTS, PART_BOUND, TOTAL_BOUND};
+use bitbudget_math::memory::report::validation::{validation, PARTS, PART_BOUND, TOTAL_BOUND};
 /// Parts smaller than this (bytes) in both estimate and measurement are not compared: a scalar
 /// step counter or a last-token logit row is not a memory question.
 const NEGLIGIBLE_BYTES: f64 = 16e6;

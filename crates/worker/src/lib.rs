@@ -43,7 +43,7 @@ pub enum Request {
         tensor: u64,
     },
     /// One scheme's row and detail on the tensor.
-    Analyse(Job),
+    Analyse(SchemeTask),
     /// Read a user's file (its bytes follow as a `Uint8Array`) with [`read_request`]; the
     /// answer's values follow it as a `Float32Array`.
     Parse {
@@ -56,7 +56,7 @@ pub enum Request {
 
 /// One scheme's analysis, as the page's own thread would run it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Job {
+pub struct SchemeTask {
     /// The computation this belongs to.
     pub generation: u64,
     /// The tensor to analyse (it must have been sent whole).
@@ -244,7 +244,7 @@ impl Analyst {
             .get_or_insert_with(|| Overview::new(&self.values))
     }
 
-    fn analyse(&mut self, job: &Job) -> Result<Response, String> {
+    fn analyse(&mut self, job: &SchemeTask) -> Result<Response, String> {
         self.whole(job.tensor)?;
         let scheme: Scheme = job.scheme.parse().map_err(|e| format!("{e}"))?;
         self.overview();

@@ -4,7 +4,7 @@ use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::Overview;
 use bitbudget_math::quant::scheme::Scheme;
 use bitbudget_worker::{
-    decode, encode, run_scheme, slowest_first, Analyst, Job, Request, Response,
+    decode, encode, run_scheme, slowest_first, Analyst, Request, Response, SchemeTask,
 };
 
 /// Sends `x` to `analyst` in three parts, as the page does (through the message bytes).
@@ -33,8 +33,8 @@ fn ask(analyst: &mut Analyst, request: Request) -> Response {
     decode(&encode(&answer)).unwrap()
 }
 
-fn job(generation: u64, tensor: u64, index: usize, scheme: Scheme) -> Job {
-    Job {
+fn job(generation: u64, tensor: u64, index: usize, scheme: Scheme) -> SchemeTask {
+    SchemeTask {
         generation,
         tensor,
         index,

@@ -109,3 +109,9 @@ fn SvgDownload() -> impl IntoView {
         </div>
     }
 }
+
+impl crate::ui::shell::query::Page for crate::ui::pages::bits::query::BitsQuery {
+    fn view(self, embed: bool) -> AnyView {
+        view! { <BitsPage initial=self embed sync_url=true /> }.into_any()
+    }
+}

@@ -105,3 +105,9 @@ pub fn LearnPage(
         </section>
     }
 }
+
+impl crate::ui::shell::query::Page for crate::ui::pages::learn::query::Chapter {
+    fn view(self, embed: bool) -> AnyView {
+        view! { <LearnPage initial=self embed sync_url=true /> }.into_any()
+    }
+}

@@ -147,3 +147,9 @@ fn Comparisons() -> impl IntoView {
         <ConventionsTable />
     }
 }
+
+impl crate::ui::shell::query::Page for crate::ui::pages::memory::query::MemoryQuery {
+    fn view(self, embed: bool) -> AnyView {
+        view! { <MemoryPage initial=self embed sync_url=true /> }.into_any()
+    }
+}

@@ -110,3 +110,9 @@ pub fn QuantPage(
         </section>
     }
 }
+
+impl crate::ui::shell::query::Page for crate::ui::pages::quant::query::QuantQuery {
+    fn view(self, embed: bool) -> AnyView {
+        view! { <QuantPage initial=self embed sync_url=true /> }.into_any()
+    }
+}

@@ -3,7 +3,7 @@
 //! fits on the chosen GPU with the chosen context.
 
 use bitbudget_math::gguf::{next_read_len, parse, Gguf, FIRST_READ};
-use bitbudget_math::memory::gguf_fit::{gguf_report, GgufReport};
+use bitbudget_math::memory::report::gguf_fit::{gguf_report, GgufReport};
 use bitbudget_math::memory::Job;
 use bitbudget_math::numbers::{format_bytes, Units};
 use serde::Serialize;

@@ -16,23 +16,14 @@ pub enum Device {
     Gpu,
 }
 
-/// Opens a GPU context for `--device gpu` (None for `--device cpu`); without an adapter the
-/// error names the backends that were tried. A scheme without the kernels the command needs
-/// (`kernels`: [`bitbudget_gpu::has_kernel`] to quantize, [`bitbudget_gpu::has_dequantize_kernel`]
-/// to dequantize) is refused first, whatever the machine has.
-pub fn open(
-    device: Device,
-    scheme: Scheme,
-    kernels: fn(Scheme) -> Result<(), bitbudget_gpu::GpuError>,
-) -> Result<Option<Gpu>, String> {
+/// Opens a GPU context for `--device gpu` (None for `--device cpu`; every scheme has kernels both
+/// ways); without an adapter the error names the backends that were tried.
+pub fn open(device: Device) -> Result<Option<Gpu>, String> {
     match device {
         Device::Cpu => Ok(None),
-        Device::Gpu => {
-            kernels(scheme).map_err(|e| e.to_string())?;
-            block_on(Gpu::new())
-                .map(Some)
-                .map_err(|e| format!("--device gpu: {e}"))
-        }
+        Device::Gpu => block_on(Gpu::new())
+            .map(Some)
+            .map_err(|e| format!("--device gpu: {e}")),
     }
 }
 

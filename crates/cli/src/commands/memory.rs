@@ -5,9 +5,9 @@
 //! and defaults. Only output flags (`--json`) are defined here.
 
 use bitbudget_charts::documents::{self, MemoryChart};
-use bitbudget_math::memory::advice::Advice;
 use bitbudget_math::memory::job::{find_option, Group, Job, MemoryOption, OPTIONS};
-use bitbudget_math::memory::report::report;
+use bitbudget_math::memory::report::advice::Advice;
+use bitbudget_math::memory::report::export::report;
 use bitbudget_math::memory::{verdict, Breakdown, MemoryError, ModelSpec, Part, Setup};
 use bitbudget_math::numbers::{format_bytes, format_count};
 use clap::parser::ValueSource;

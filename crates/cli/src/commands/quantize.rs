@@ -132,7 +132,7 @@ fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
     if args.double_quant && args.scheme != Scheme::Nf4 {
         return Err("--double-quant applies to --scheme nf4 only".into());
     }
-    let gpu = gpu_device::open(args.device, args.scheme, bitbudget_gpu::has_kernel)?;
+    let gpu = gpu_device::open(args.device)?;
     let bytes = if let Some(gpu) = &gpu {
         gpu_device::quantize(gpu, args.scheme, &x, b, args.double_quant)
     } else if args.double_quant {
@@ -209,11 +209,7 @@ pub fn run_dequantize(args: DequantizeArgs) -> Result<(), String> {
     }
     let bytes = read_all(&args.input)?;
     let b = block(args.scheme, args.block)?;
-    let y = match gpu_device::open(
-        args.device,
-        args.scheme,
-        bitbudget_gpu::has_dequantize_kernel,
-    )? {
+    let y = match gpu_device::open(args.device)? {
         Some(gpu) => gpu_device::dequantize(&gpu, args.scheme, &bytes, b),
         None => dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string()),
     }

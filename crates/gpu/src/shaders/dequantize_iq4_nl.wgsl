@@ -11,7 +11,7 @@
 
 /// Weight i's f32 bits (called by the shared `dequantize` entry point, entry_dequantize.wgsl).
 fn weight(i: u32) -> u32 {
-    let base = (i / 32u) * 18u;
+    let base = (i / QK4_NL) * IQ4_NL_BYTES;
     let j = i % 32u;
     let d = f16_to_f32(code_byte(base) | (code_byte(base + 1u) << 8u));
     let byte = code_byte(base + 2u + j % 16u);

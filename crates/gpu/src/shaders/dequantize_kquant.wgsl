@@ -14,11 +14,11 @@
 /// Bytes of one stored super-block of each variant.
 fn kquant_block_bytes(variant: u32) -> u32 {
     switch variant {
-        case 0u: { return 84u; }
-        case 1u: { return 110u; }
-        case 2u: { return 144u; }
-        case 3u: { return 176u; }
-        default: { return 210u; }
+        case 0u: { return Q2_K_BYTES; }
+        case 1u: { return Q3_K_BYTES; }
+        case 2u: { return Q4_K_BYTES; }
+        case 3u: { return Q5_K_BYTES; }
+        default: { return Q6_K_BYTES; }
     }
 }
 
@@ -42,7 +42,7 @@ fn scale_min_k4(at: u32, s: u32) -> vec2<u32> {
 
 /// Weight i's f32 bits (called by the shared `dequantize` entry point, entry_dequantize.wgsl).
 fn weight(i: u32) -> u32 {
-    let base = (i / 256u) * kquant_block_bytes(params.variant);
+    let base = (i / QK_K) * kquant_block_bytes(params.variant);
     let j = i % 256u;
     let h = j / 128u;
     let k = (j % 128u) / 32u;

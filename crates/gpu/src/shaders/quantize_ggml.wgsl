@@ -9,7 +9,6 @@
 // codes: each block's code bytes (q8_0: 32, q4: 16, q5: 4 of fifth bits then 16) back to back,
 // four to a word little-endian, [n / 32 × code bytes / 4].
 
-const QK: u32 = 32u;
 
 /// llama.cpp's `1/d`, 0 for a zero scale.
 fn inverse(d: u32) -> u32 {

@@ -8,7 +8,6 @@
 // table: the 16 non-linear levels `KVALUES_IQ4NL` as f32 bits, [16].
 
 /// Weights per block.
-const QK4_NL: u32 = 32u;
 /// -127.0f32 (the first level, `v0`).
 const LEVEL_0: u32 = 0xc2fe0000u;
 /// 2.0f32.
@@ -89,7 +88,7 @@ fn quantize_block(b: u32) {
 
 /// Bytes per stored block.
 fn block_bytes() -> u32 {
-    return 18u;
+    return IQ4_NL_BYTES;
 }
 
 /// Byte p of the block just quantized: `d` (FP16), then byte j holds weight j's index (low

@@ -8,7 +8,6 @@
 // and the codes re-derived from the stored scales. quantize_whole_blocks.wgsl (appended after
 // this file) stores the bytes and says what each binding holds.
 
-const QK_K: u32 = 256u;
 /// 1.5·2^23: llama.cpp's `nearest_int` adds it and reads the low mantissa bits.
 const ROUNDER: u32 = 0x4b400000u;
 /// 0.1f32 (the step between `make_qx_quants`' trial scales).
@@ -606,19 +605,19 @@ fn q2_k_byte(p: u32) -> u32 {
 fn block_bytes() -> u32 {
     switch params.variant {
         case 0u: {
-            return 84u;
+            return Q2_K_BYTES;
         }
         case 1u: {
-            return 110u;
+            return Q3_K_BYTES;
         }
         case 2u: {
-            return 144u;
+            return Q4_K_BYTES;
         }
         case 3u: {
-            return 176u;
+            return Q5_K_BYTES;
         }
         default: {
-            return 210u;
+            return Q6_K_BYTES;
         }
     }
 }

@@ -10,7 +10,6 @@
 // blocks: per block [e, 0, d = 2^(e-127)/2 as f32 bits, 0], [n / 32][4].
 // codes: 16 bytes per block (byte j: weight j low, weight j + 16 high), [n / 32 × 4].
 
-const QK: u32 = 32u;
 
 /// Block b's four result words (called by the shared `measure` entry point, entry_measure.wgsl).
 fn block_words(b: u32) -> vec4<u32> {

@@ -1,16 +1,18 @@
 //! Per-GPU memory of a job: model states (weights, gradients, optimizer), activations, KV cache and
 //! overhead, each with its formula filled in and one sentence of why.
 
-use super::activations::{inference_bytes, output_layer_bytes, per_layer_bytes, ActivationShape};
-use super::arch::ModelArch;
-use super::hf_activations::{hf_activations, Adapters, HfShape};
-use super::kv_cache::kv_cache_bytes;
+use super::activation::activations::{
+    inference_bytes, output_layer_bytes, per_layer_bytes, ActivationShape,
+};
+use super::activation::hf_activations::{hf_activations, Adapters, HfShape};
+use super::activation::phases::{peak, phases, Phase, PhaseInputs, PhaseParts};
 pub use super::line::Line;
 use super::line::{to_u64, StateLines};
-use super::model_states::model_states;
+use super::model::arch::ModelArch;
 use super::options::{Dtype, Mode, Precision, Recompute};
-use super::phases::{peak, phases, Phase, PhaseInputs, PhaseParts};
+use super::serving::kv_cache::kv_cache_bytes;
 use super::setup::{MemoryError, ModelSpec, Setup};
+use super::states::model_states::model_states;
 use crate::numbers::{format_bytes, Units};
 use serde::Serialize;
 

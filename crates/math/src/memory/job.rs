@@ -1,4 +1,5 @@
-//! A job to size, described by options: the one table of memory options ([`OPTIONS`]) from which the
+//! A job to size, described by options: the one table of memory options ([`OPTIONS`]) from which
+//! the
 //! CLI's arguments, the page's URL query and the report's setup echo are all made, so they accept
 //! the same keys with the same defaults and the same parsers.
 //!
@@ -6,12 +7,12 @@
 //! [`Setup`] the estimate reads, and [`Job::from_setup`] goes back. Keys are the CLI's long names
 //! without `--` and the URL's parameter names ([`super::keys`]).
 
-use super::arch::{Mlp, ModelArch};
 use super::error::MemoryError;
-use super::gpus::{find_gpu, gpu_presets};
-use super::hf_config::{parse_config, ConfigError};
 use super::keys::{self, OptionKey};
-use super::models::{find_model, model_presets};
+use super::model::arch::{Mlp, ModelArch};
+use super::model::gpus::{find_gpu, gpu_presets};
+use super::model::hf_config::{parse_config, ConfigError};
+use super::model::models::{find_model, model_presets};
 use super::options::{
     Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute,
 };
@@ -632,7 +633,7 @@ impl Job {
     }
 
     /// Makes the model the architecture of a Hugging Face `config.json` text
-    /// ([`super::hf_config::parse_config`]); on error the job is unchanged and the error names
+    /// ([`super::model::hf_config::parse_config`]); on error the job is unchanged and the error names
     /// the missing or bad field.
     pub fn load_config(&mut self, text: &str) -> Result<(), ConfigError> {
         let m = parse_config(text)?;

@@ -61,7 +61,7 @@ named_enum! {
         /// 4-bit integer.
         Int4 = "int4",
         // llama.cpp's file types (`llama_ftype`, include/llama.h): a mix of GGML types per
-        // tensor, chosen by llama.cpp's rules (memory::gguf_mix). Serving only.
+        // tensor, chosen by llama.cpp's rules (memory::states::gguf_mix). Serving only.
         /// llama.cpp Q2_K: Q2_K with Q3_K/Q4_K for the sensitive tensors.
         Q2K = "q2_k",
         /// llama.cpp Q3_K_S: Q3_K throughout.
@@ -113,7 +113,7 @@ impl Dtype {
 
     /// Bits per element. For a llama.cpp file type, its main GGML type's bits per weight
     /// rounded up (Q4_K's 4.5 gives 5): an upper bound for per-element estimates; the weights
-    /// themselves are sized tensor by tensor ([`crate::memory::gguf_mix`]).
+    /// themselves are sized tensor by tensor ([`crate::memory::states::gguf_mix`]).
     pub const fn bits(self) -> u64 {
         match self {
             Dtype::Fp32 => 32,

@@ -1,10 +1,10 @@
 //! Comparing strategies: the same setup under every sharding/offload strategy, per-GPU memory as
 //! the GPU count grows, and the smallest setup that fits a GPU.
 
-use super::error::MemoryError;
-use super::estimate::{estimate, Breakdown};
-use super::options::{Offload, ZeroStage};
-use super::setup::Setup;
+use crate::memory::error::MemoryError;
+use crate::memory::estimate::{estimate, Breakdown};
+use crate::memory::options::{Offload, ZeroStage};
+use crate::memory::setup::Setup;
 use serde::Serialize;
 
 /// A sharding strategy: ZeRO stage plus offload.

@@ -1,9 +1,9 @@
 //! A complete description of a job to size, and its validation.
 
-use super::arch::ModelArch;
 pub use super::error::MemoryError;
-use super::gpus::GpuPreset;
 use super::keys::*;
+use super::model::arch::ModelArch;
+use super::model::gpus::GpuPreset;
 use super::options::{
     Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute, ZeroStage,
 };
@@ -27,7 +27,7 @@ pub enum ModelSpec {
 impl ModelSpec {
     /// The preset `id`'s architecture, named after it (`None` for an id that is not a preset).
     pub fn preset(id: &str) -> Option<ModelSpec> {
-        super::models::find_model(id).map(|m| ModelSpec::Arch {
+        super::model::models::find_model(id).map(|m| ModelSpec::Arch {
             name: m.id.into(),
             arch: Box::new(m.arch.clone()),
         })

@@ -30,11 +30,11 @@ pub mod text;
 use self::comm::{Link, Shard, INFINIBAND_NDR_BYTES_PER_S};
 use self::flops::{arch_token_flops, params_token_flops, TokenFlops};
 use super::error::MemoryError;
-use super::gpus::GpuPreset;
-use super::lora::lora_params;
+use super::model::gpus::GpuPreset;
 use super::options::{Dtype, Mode, Offload, Recompute};
 use super::plan::{Strategy, STRATEGIES};
 use super::setup::{ModelSpec, Setup};
+use super::states::lora::lora_params;
 use serde::Serialize;
 
 /// Default share of the tensor peak a training job sustains: 40%, in the range large runs report
@@ -212,7 +212,7 @@ impl StepTime {
 }
 
 /// Everything about the setup the step model needs, worked out once.
-struct Job {
+struct StepInputs {
     flops: TokenFlops,
     /// Hidden width, when the architecture is known (activation messages need it).
     hidden: Option<u64>,
@@ -222,7 +222,7 @@ struct Job {
     training: bool,
 }
 
-fn job(setup: &Setup) -> Job {
+fn job(setup: &Setup) -> StepInputs {
     let training = setup.mode != Mode::Inference;
     match &setup.model {
         ModelSpec::Arch { arch, .. } => {
@@ -231,7 +231,7 @@ fn job(setup: &Setup) -> Job {
                 Mode::Train | Mode::Inference => 0,
             };
             let params = arch.params();
-            Job {
+            StepInputs {
                 flops: arch_token_flops(
                     arch,
                     setup.seq,
@@ -251,7 +251,7 @@ fn job(setup: &Setup) -> Job {
                 training,
             }
         }
-        ModelSpec::Params(n) => Job {
+        ModelSpec::Params(n) => StepInputs {
             flops: params_token_flops(*n, setup.mode, setup.recompute),
             hidden: None,
             layers_on_stage: 0,
@@ -407,7 +407,7 @@ struct Wire<'a> {
     setup: &'a Setup,
     params: &'a StepParams,
     gpu: &'a GpuPreset,
-    job: &'a Job,
+    job: &'a StepInputs,
     /// This GPU's share of the model for data-parallel and offload traffic.
     shard: Shard,
     /// Bytes of one micro-batch's b·s·h activation.
@@ -542,7 +542,7 @@ impl Wire<'_> {
 fn timing(
     setup: &Setup,
     params: &StepParams,
-    job: &Job,
+    job: &StepInputs,
     replica_tokens: u128,
     model_flops: f64,
     assumptions: &mut Vec<String>,
@@ -628,8 +628,8 @@ fn timing(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::gpus::find_gpu;
-    use crate::memory::models::find_model;
+    use crate::memory::model::gpus::find_gpu;
+    use crate::memory::model::models::find_model;
 
     fn setup(model: &str, gpu: &str) -> Setup {
         let mut s = Setup::new(ModelSpec::Arch {

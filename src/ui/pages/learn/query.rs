@@ -1,5 +1,7 @@
 //! Typed URL state of the Learn page: which chapter is open (`?tab=learn&step=4`).
 
+use crate::ui::shell::query::PageQuery;
+use crate::ui::shell::url::Tab;
 use std::fmt;
 use std::str::FromStr;
 
@@ -78,6 +80,14 @@ impl FromStr for Chapter {
 pub fn learn_query_string(chapter: Chapter, embed: bool) -> String {
     let embed = if embed { "&embed=1" } else { "" };
     format!("?tab=learn&step={chapter}{embed}")
+}
+
+impl PageQuery for Chapter {
+    const TAB: Tab = Tab::Learn;
+
+    fn apply(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
+        (key == "step").then(|| value.parse().map(|c| *self = c))
+    }
 }
 
 #[cfg(test)]

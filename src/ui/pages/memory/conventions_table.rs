@@ -1,7 +1,7 @@
 //! The same setup's model states as the ZeRO paper, Megatron/Hugging Face and DeepSpeed count them.
 
 use crate::ui::pages::memory::state::MemoryState;
-use bitbudget_math::memory::convention_comparison::compare_conventions;
+use bitbudget_math::memory::report::conventions::compare_conventions;
 use bitbudget_math::numbers::format_bytes;
 use leptos::prelude::*;
 

@@ -5,7 +5,7 @@ use crate::ui::browser::{download_text, download_url};
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_charts::documents::{self, MemoryChart};
 use bitbudget_charts::{Scale, LIGHT};
-use bitbudget_math::memory::report::{report, Report};
+use bitbudget_math::memory::report::export::{report, Report};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -115,7 +115,8 @@ pub fn Downloads() -> impl IntoView {
 
 #[cfg(test)]
 mod tests {
-    use crate::ui::url_state::parse_query;
+    use crate::ui::pages::memory::query::MemoryQuery;
+    use crate::ui::shell::query::parse_page_query;
     use bitbudget_charts::documents::{self, MemoryChart};
 
     /// The example setup, as in tests/memory_page.rs.
@@ -128,9 +129,9 @@ mod tests {
     /// `memory ... --svg - --chart bar` must give the same bytes.
     #[test]
     fn memory_bar_fixture_is_the_document_for_the_example_setup() {
-        let q = parse_query(EXAMPLE);
-        assert!(q.notes.is_empty(), "{:?}", q.notes);
-        let svg = documents::memory(&q.memory.to_setup(), MemoryChart::Bar).unwrap();
+        let (shell, memory) = parse_page_query::<MemoryQuery>(EXAMPLE);
+        assert!(shell.notes.is_empty(), "{:?}", shell.notes);
+        let svg = documents::memory(&memory.to_setup(), MemoryChart::Bar).unwrap();
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
         if std::env::var_os("BITBUDGET_UPDATE_FIXTURES").is_some() {
             std::fs::write(&path, &svg).unwrap();

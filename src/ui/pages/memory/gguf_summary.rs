@@ -1,10 +1,10 @@
-//! What a GGUF header says about memory (`memory::gguf_fit`), under the page's context, KV dtype,
+//! What a GGUF header says about memory (`memory::report::gguf_fit`), under the page's context, KV dtype,
 //! GPU and overhead: the model, its weights, the KV cache, the fit or the partial offload, and
 //! every tensor.
 
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_math::gguf::Gguf;
-use bitbudget_math::memory::gguf_fit::{gguf_report, GgufReport};
+use bitbudget_math::memory::report::gguf_fit::{gguf_report, GgufReport};
 use bitbudget_math::numbers::{format_bytes, human_bytes, Units};
 use leptos::prelude::*;
 

@@ -2,7 +2,7 @@
 //! alive at each phase's peak: the sentence the CLI prints, and a table of the phases.
 
 use crate::ui::pages::memory::state::MemoryState;
-use bitbudget_math::memory::phases::PhaseParts;
+use bitbudget_math::memory::activation::phases::PhaseParts;
 use bitbudget_math::numbers::{format_bytes, Units};
 use leptos::prelude::*;
 

@@ -4,6 +4,9 @@
 //! (`?tab=memory&model=llama-3-8b&zero=3&dp=8&seq=4096&gpu=h100-80gb`). One view option rides
 //! along that the CLI has no use for: `order=memory|time`, how the strategies chart ranks its bars.
 
+use crate::ui::shell::query::PageQuery;
+use crate::ui::shell::url::Tab;
+use bitbudget_math::memory::job::find_option;
 use bitbudget_math::memory::job::{parse_count, Job};
 use bitbudget_math::memory::step::order::StrategyOrder;
 use bitbudget_math::memory::Setup;
@@ -155,6 +158,22 @@ pub fn parse_field(key: &str, text: &str) -> Result<u64, String> {
             .ok_or_else(|| format!("{key} is not a number field")),
         Some(Err(e)) => Err(e.to_string()),
         None => Err(format!("{key} is not a memory option")),
+    }
+}
+
+impl PageQuery for MemoryQuery {
+    const TAB: Tab = Tab::Memory;
+
+    /// A URL that names memory options means the table's defaults for the rest, as the CLI does;
+    /// only a URL that names none opens on the landing example.
+    fn begin(&mut self, keys: &[String]) {
+        if keys.iter().any(|k| find_option(k).is_some()) {
+            *self = self.defaults_keeping_view();
+        }
+    }
+
+    fn apply(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
+        MemoryQuery::apply(self, key, value)
     }
 }
 

@@ -2,8 +2,8 @@
 //! from it (the breakdown, every strategy, the GPU sweep, the advice).
 
 use crate::ui::pages::memory::query::MemoryQuery;
-use bitbudget_math::memory::advice::{advise, Advice, Suggestion};
 use bitbudget_math::memory::plan::{by_strategy, sweep, sweep_input, Strategy, SweepLine};
+use bitbudget_math::memory::report::advice::{advise, Advice, Suggestion};
 use bitbudget_math::memory::step::{self, order::StrategyOrder, StepTime};
 use bitbudget_math::memory::{estimate, Breakdown, MemoryError, Part, Setup};
 use leptos::prelude::*;
@@ -23,7 +23,7 @@ pub struct MemoryState {
     pub strategies: Memo<Vec<(Strategy, Result<Breakdown, MemoryError>)>>,
     /// Per-GPU totals as the GPU count grows.
     pub sweep: Memo<Vec<SweepLine>>,
-    /// What would make it fit on the chosen GPU (`memory::advice`; empty when it fits or no GPU
+    /// What would make it fit on the chosen GPU (`memory::report::advice`; empty when it fits or no GPU
     /// is chosen).
     pub advice: Memo<Advice>,
     /// What the page changed on its own and why (a setup from a link that could not work, a mode

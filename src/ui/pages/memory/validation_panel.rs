@@ -1,9 +1,9 @@
 //! How close the estimate has been to PyTorch: the committed measurements
-//! (`validation/results.json`, through `memory::validation`, the numbers the comparison test
+//! (`validation/results.json`, through `memory::report::validation`, the numbers the comparison test
 //! checks), the nearest measured setup's error, and every setup in a details table.
 
 use crate::ui::pages::memory::state::MemoryState;
-use bitbudget_math::memory::validation::{committed, Row, TOTAL_BOUND};
+use bitbudget_math::memory::report::validation::{committed, Row, TOTAL_BOUND};
 use leptos::prelude::*;
 
 fn percent(e: f64) -> String {

@@ -1,8 +1,8 @@
-//! "Will it fit?": the verdict in words, what would make it fit (`memory::advice`, worded by the
+//! "Will it fit?": the verdict in words, what would make it fit (`memory::report::advice`, worded by the
 //! math crate as the CLI prints it) with an "Apply" button per answer, and setup errors.
 
 use crate::ui::pages::memory::state::MemoryState;
-use bitbudget_math::memory::advice::AdviceLine;
+use bitbudget_math::memory::report::advice::AdviceLine;
 use bitbudget_math::memory::verdict;
 use leptos::prelude::*;
 

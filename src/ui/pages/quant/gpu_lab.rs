@@ -108,7 +108,6 @@ mod web {
     /// What a GPU error means for the lab: this scheme on the CPU, or no more GPU.
     fn failure(e: GpuError) -> PartFailure {
         match e {
-            GpuError::NoKernel(_) => PartFailure::Unsupported(e.to_string()),
             GpuError::Input(m) | GpuError::TooLarge(m) => PartFailure::Unsupported(m),
             other => PartFailure::Failed(other.to_string()),
         }

@@ -21,12 +21,11 @@ use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail};
 use bitbudget_math::quant::scheme::Scheme;
 use bitbudget_math::quant::tensor_io::Tensor;
-use bitbudget_worker::{slowest_first, Job, Request, Response, PROTOCOL};
+use bitbudget_worker::{slowest_first, Request, Response, SchemeTask, PROTOCOL};
 use futures_util::StreamExt;
 use js_sys::Float32Array;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use wasm_bindgen::prelude::*;
 use web_sys::Worker;
 
 /// Values per message when a tensor is handed to a worker: 4 MiB, about a millisecond of
@@ -89,7 +88,7 @@ fn jobs(query: &QuantQuery, generation: u64, tensor: u64, part_values: usize) ->
         if !query.schemes.contains(scheme) {
             continue;
         }
-        jobs.push_back(Request::Analyse(Job {
+        jobs.push_back(Request::Analyse(SchemeTask {
             generation,
             tensor,
             index,
@@ -226,7 +225,6 @@ pub fn use_worker_script(url: &str) {
 
 /// Turns the lab's workers on or off for this page (the release build's benchmark compares both
 /// paths in one run): off terminates them; on starts them again at the next computation.
-#[wasm_bindgen]
 pub fn set_lab_workers(on: bool) {
     if on {
         turn_off(String::new());

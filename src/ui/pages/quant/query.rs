@@ -1,6 +1,8 @@
 //! Typed URL state of the Quantize lab:
 //! `?tab=quant&scheme=q4_0&tensor=sample:layer0.attention.query.weight&seed=1`.
 
+use crate::ui::shell::query::PageQuery;
+use crate::ui::shell::url::Tab;
 use bitbudget_math::quant::generate::Distribution;
 use bitbudget_math::quant::scheme::{Scheme, SchemeFamily};
 
@@ -423,6 +425,20 @@ pub fn describe_blocks(n: usize, block: usize) -> String {
         text.push_str(" (a block holds at most 16,777,216 values)");
     }
     text
+}
+
+impl PageQuery for QuantQuery {
+    const TAB: Tab = Tab::Quant;
+
+    fn apply(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
+        QuantQuery::apply(self, key, value)
+    }
+
+    /// The selected scheme joins the compared ones unless the URL named it (see
+    /// [`QuantQuery::settle_selection`]).
+    fn finish(&mut self, keys: &[String], _notes: &mut Vec<String>) {
+        self.settle_selection(keys.iter().any(|k| k == "scheme"));
+    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! Reading and writing option values as text: counts in scientific notation, flags, named
 //! choices with suggestions, MLP shapes and LoRA target lists.
 
-use super::super::arch::Mlp;
-use super::super::setup::LoraTargets;
+use crate::memory::model::arch::Mlp;
+use crate::memory::setup::LoraTargets;
 use crate::numbers::Units;
 
 /// An on/off value ([`crate::named::parse_flag`]), with the refusal worded for an option.

@@ -255,5 +255,5 @@ fn integer_adapters_are_refused_by_name_only_where_adapters_exist() {
 
 #[test]
 fn the_default_job_is_valid() {
-    assert!(super::super::estimate(&Job::default().to_setup()).is_ok());
+    assert!(crate::memory::estimate(&Job::default().to_setup()).is_ok());
 }

@@ -6,7 +6,7 @@
 //! workstations". The time of a transfer is its bytes divided by the link's one-direction
 //! bandwidth; latency is ignored (it matters only for small messages).
 
-use super::super::options::ZeroStage;
+use crate::memory::options::ZeroStage;
 use serde::Serialize;
 
 /// 400 Gb/s InfiniBand NDR per GPU, in bytes per second: one ConnectX-7 adapter per GPU in an

@@ -16,8 +16,8 @@
 //!
 //! All counts are exact integers (`u128`); nothing is rounded.
 
-use super::super::arch::{Mlp, ModelArch};
-use super::super::options::{Mode, Recompute};
+use crate::memory::model::arch::{Mlp, ModelArch};
+use crate::memory::options::{Mode, Recompute};
 
 /// FLOPs of one token through one model replica, split the way the step-time model uses them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,7 +168,7 @@ pub fn params_token_flops(params: u64, mode: Mode, recompute: Recompute) -> Toke
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::models::find_model;
+    use crate::memory::model::models::find_model;
 
     #[test]
     fn a_dense_gelu_block_has_twelve_h_squared_matmul_weights() {

@@ -12,8 +12,8 @@
 //! (smaller K and V), a SwiGLU MLP with FFN width f, and MoE routing (k experts per token) change
 //! exactly the tensors they change. With MHA and a 4h GELU MLP the sums reproduce 34, 10 and 24.
 
-use super::arch::{Mlp, ModelArch};
-use super::options::Recompute;
+use crate::memory::model::arch::{Mlp, ModelArch};
+use crate::memory::options::Recompute;
 
 /// The activation inputs of one estimate.
 #[derive(Clone, Copy, Debug)]
@@ -201,7 +201,7 @@ fn window_mask_bytes(shape: &ActivationShape) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::models::find_model;
+    use crate::memory::model::models::find_model;
 
     fn gpt3() -> ModelArch {
         find_model("gpt-3-175b").unwrap().arch

@@ -6,9 +6,9 @@
 //! fit at all (with and without CPU offload). Each is a list of [`Change`]s in the CLI's and the
 //! URL's option names, so the page can apply it and the CLI can print it.
 
-use super::estimate::estimate;
-use super::options::{Mode, Offload, Recompute, ZeroStage};
-use super::setup::Setup;
+use crate::memory::estimate::estimate;
+use crate::memory::options::{Mode, Offload, Recompute, ZeroStage};
+use crate::memory::setup::Setup;
 use crate::numbers::{format_bytes, Units};
 use serde::Serialize;
 

@@ -24,11 +24,11 @@
 //! has no case for `LLAMA_FTYPE_MOSTLY_NVFP4`); the IQ1/IQ2/IQ3 types need an importance matrix;
 //! neither is offered.
 
-use super::arch::ModelArch;
-use super::gguf_tensors::{tensors, GgufArch, TensorShape};
-use super::options::Dtype;
-use super::setup::{ModelSpec, Setup};
 use crate::gguf::TensorType;
+use crate::memory::model::arch::ModelArch;
+use crate::memory::options::Dtype;
+use crate::memory::setup::{ModelSpec, Setup};
+use crate::memory::states::gguf_tensors::{tensors, GgufArch, TensorShape};
 use crate::numbers::format_count;
 use serde::Serialize;
 

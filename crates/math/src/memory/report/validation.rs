@@ -11,52 +11,52 @@
 //! total without its overhead (fake tensors see no CUDA context, caching allocator or
 //! fragmentation).
 
-use super::estimate::{estimate, Breakdown};
-use super::hf_config::parse_config;
-use super::options::{Dtype, Mode, Optimizer, OptimizerStep, Precision, Recompute};
-use super::setup::{LoraTargets, ModelSpec, Setup};
+use crate::memory::estimate::{estimate, Breakdown};
+use crate::memory::model::hf_config::parse_config;
+use crate::memory::options::{Dtype, Mode, Optimizer, OptimizerStep, Precision, Recompute};
+use crate::memory::setup::{LoraTargets, ModelSpec, Setup};
 use serde_json::Value;
 
 /// The committed measurements.
-pub const RESULTS_JSON: &str = include_str!("../../../../validation/results.json");
+pub const RESULTS_JSON: &str = include_str!("../../../../../validation/results.json");
 
 /// The configs the measured models were built from (`validation/configs/`).
 const CONFIGS: &[(&str, &str)] = &[
     (
         "gpt2.json",
-        include_str!("../../../../validation/configs/gpt2.json"),
+        include_str!("../../../../../validation/configs/gpt2.json"),
     ),
     (
         "llama-3-70b.json",
-        include_str!("../../../../validation/configs/llama-3-70b.json"),
+        include_str!("../../../../../validation/configs/llama-3-70b.json"),
     ),
     (
         "llama-3-8b.json",
-        include_str!("../../../../validation/configs/llama-3-8b.json"),
+        include_str!("../../../../../validation/configs/llama-3-8b.json"),
     ),
     (
         "llama-3.2-1b.json",
-        include_str!("../../../../validation/configs/llama-3.2-1b.json"),
+        include_str!("../../../../../validation/configs/llama-3.2-1b.json"),
     ),
     (
         "mistral-7b.json",
-        include_str!("../../../../validation/configs/mistral-7b.json"),
+        include_str!("../../../../../validation/configs/mistral-7b.json"),
     ),
     (
         "opt-125m.json",
-        include_str!("../../../../validation/configs/opt-125m.json"),
+        include_str!("../../../../../validation/configs/opt-125m.json"),
     ),
     (
         "phi-3-mini-4k.json",
-        include_str!("../../../../validation/configs/phi-3-mini-4k.json"),
+        include_str!("../../../../../validation/configs/phi-3-mini-4k.json"),
     ),
     (
         "pythia-160m.json",
-        include_str!("../../../../validation/configs/pythia-160m.json"),
+        include_str!("../../../../../validation/configs/pythia-160m.json"),
     ),
     (
         "qwen2.5-0.5b.json",
-        include_str!("../../../../validation/configs/qwen2.5-0.5b.json"),
+        include_str!("../../../../../validation/configs/qwen2.5-0.5b.json"),
     ),
 ];
 

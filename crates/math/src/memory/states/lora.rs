@@ -1,12 +1,12 @@
 //! Counting LoRA's trainable parameters: two low-rank matrices per adapted projection
 //! (Hu et al. 2021).
 
-use super::arch::{Mlp, ModelArch};
-use super::setup::LoraTargets;
+use crate::memory::model::arch::{Mlp, ModelArch};
+use crate::memory::setup::LoraTargets;
 
 /// Trainable LoRA parameters of the whole model: `rank × (in + out)` per adapted matrix, summed over
 /// the `targets` of every layer (every expert's MLP matrices for mixture-of-experts). Exact integer
-/// count for setups that pass validation (rank ≤ [`super::setup::MAX_LORA_RANK`]).
+/// count for setups that pass validation (rank ≤ [`crate::memory::setup::MAX_LORA_RANK`]).
 pub fn lora_params(a: &ModelArch, rank: u64, targets: LoraTargets) -> u64 {
     let (h, r, t) = (a.hidden, rank, targets);
     let mut per_layer = 0;

@@ -1,10 +1,10 @@
 //! A reproduction of DeepSpeed's model-state estimators, with their CPU memory per node.
 
-use super::line::{
+use crate::memory::line::{
     params_text, state_line as line, why_optimizer, StateLines, WHY_GRADS, WHY_WEIGHTS,
 };
-use super::options::Offload;
-use super::setup::{MemoryError, Setup};
+use crate::memory::options::Offload;
+use crate::memory::setup::{MemoryError, Setup};
 use serde::Serialize;
 
 /// DeepSpeed's `estimate_zero2_model_states_mem_needs` and `estimate_zero3_model_states_mem_needs`

@@ -1,8 +1,8 @@
 //! The same setup's model states under every bookkeeping convention, and why they differ.
 
-use super::estimate::estimate;
-use super::options::Convention;
-use super::setup::Setup;
+use crate::memory::estimate::estimate;
+use crate::memory::options::Convention;
+use crate::memory::setup::Setup;
 use serde::Serialize;
 
 /// One row of the conventions table.

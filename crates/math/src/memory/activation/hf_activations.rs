@@ -33,9 +33,9 @@
 //!   each layer keeps its input (r·h); the backward pass recomputes one layer at a time, so one
 //!   layer's tensors come back.
 
-use super::arch::{Mlp, ModelArch, Norm};
-use super::options::Recompute;
-use super::setup::LoraTargets;
+use crate::memory::model::arch::{Mlp, ModelArch, Norm};
+use crate::memory::options::Recompute;
+use crate::memory::setup::LoraTargets;
 
 /// LoRA adapters as peft runs them.
 #[derive(Clone, Copy, Debug)]
@@ -202,7 +202,7 @@ pub fn hf_activations(s: &HfShape) -> Working {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::models::find_model;
+    use crate::memory::model::models::find_model;
 
     fn llama(recompute: Recompute, sdpa: bool, autocast: bool) -> Working {
         let a = find_model("llama-3-8b").unwrap().arch;

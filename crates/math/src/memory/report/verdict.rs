@@ -1,6 +1,6 @@
 //! Whether a job fits a GPU, in one sentence: the only place the verdict is worded.
 
-use super::gpus::GpuPreset;
+use crate::memory::model::gpus::GpuPreset;
 use crate::numbers::{format_bytes, Units};
 
 /// The verdict on `total_bytes` per GPU against `gpu`, sizes in `units` (two decimals, as

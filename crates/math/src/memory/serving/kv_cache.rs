@@ -2,7 +2,7 @@
 //! Multi-head latent attention caches its latent and rotary key instead of K and V; layers with a
 //! sliding window keep at most `sliding_window` tokens.
 
-use super::arch::ModelArch;
+use crate::memory::model::arch::ModelArch;
 
 /// KV-cache bytes on one GPU: layers split over `pp`, KV heads over `tp` (replicated when tp
 /// exceeds the KV heads, as Megatron and vLLM do; MLA's latent is replicated on every tp rank),
@@ -35,7 +35,7 @@ pub fn kv_cache_bytes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::models::find_model;
+    use crate::memory::model::models::find_model;
 
     /// Kwon et al. 2023 (vLLM, "Efficient Memory Management for Large Language Model Serving with
     /// PagedAttention"), section 3: OPT-13B needs 2 × 5120 × 40 × 2 B = 800 KB of KV cache per token.
@@ -93,7 +93,7 @@ mod tests {
             heads: 128,
             kv_heads: 128,
             head_dim: 192,
-            mla: Some(crate::memory::arch::Mla {
+            mla: Some(crate::memory::model::arch::Mla {
                 q_lora_rank: 1536,
                 kv_lora_rank: 512,
                 qk_nope_head_dim: 128,

@@ -7,7 +7,7 @@
 //! gemma3_text, phi3, gpt2, gpt_neox, falcon, opt, deepseek_v2, deepseek_v3. Anything else, or a
 //! missing or malformed field, is a [`ConfigError`] that names it; nothing here panics.
 
-use super::arch::{Mla, Mlp, ModelArch, Norm};
+use crate::memory::model::arch::{Mla, Mlp, ModelArch, Norm};
 use serde_json::{Map, Value};
 
 /// A parsed config: what it is and its architecture.

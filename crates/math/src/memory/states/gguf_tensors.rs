@@ -3,8 +3,8 @@
 //! `blk.N.ffn_down_exps.weight`, …), in file order (per block), each with its dimensions row
 //! length first as GGUF stores them. Their element counts add up to [`ModelArch::params`].
 
-use super::arch::{Mlp, ModelArch, Norm};
-use super::models::find_model;
+use crate::memory::model::arch::{Mlp, ModelArch, Norm};
+use crate::memory::model::models::find_model;
 
 /// llama.cpp's architecture (`general.architecture`), where it changes tensor names or the
 /// quantization rules.
@@ -233,7 +233,7 @@ fn mlp(t: &mut List, arch: &ModelArch, prefix: &str, suffix: &str, f: u64, extra
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::models::model_presets;
+    use crate::memory::model::models::model_presets;
 
     #[test]
     fn every_preset_s_tensors_add_up_to_its_parameter_count() {

@@ -13,13 +13,13 @@
 //! norm go to the GPU only when every block does. The per-GPU overhead (CUDA context, compute
 //! buffers) is the job's `overhead` option.
 
-use super::gguf_mix::{mix_text, typed_tensors, TypedTensor};
-use super::gguf_tensors::GgufArch;
-use super::gpus::{find_gpu, GpuPreset};
-use super::job::Job;
-use super::models::find_model;
-use super::options::Dtype;
 use crate::gguf::{Gguf, GgufWriter, Value};
+use crate::memory::job::Job;
+use crate::memory::model::gpus::{find_gpu, GpuPreset};
+use crate::memory::model::models::find_model;
+use crate::memory::options::Dtype;
+use crate::memory::states::gguf_mix::{mix_text, typed_tensors, TypedTensor};
+use crate::memory::states::gguf_tensors::GgufArch;
 use crate::numbers::{format_bytes, human_bytes, Units};
 use serde::Serialize;
 

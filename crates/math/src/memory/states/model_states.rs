@@ -8,14 +8,16 @@
 //! FP32 copy of the largest layer, counts FP32 gradients inside 16 B of sharded state, multiplies
 //! CPU memory by 1.5 and prints GiB labelled "GB"; some calculators count only Adam's 8 B of moments.
 
-use super::deepspeed::deepspeed_states;
-use super::line::{
+use crate::memory::line::{
     params_text, state_line as line, to_u64, why_optimizer, Line, StateLines, WHY_GRADS,
     WHY_WEIGHTS,
 };
-use super::lora::lora_params;
-use super::options::{Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision};
-use super::setup::{MemoryError, ModelSpec, Setup};
+use crate::memory::options::{
+    Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision,
+};
+use crate::memory::setup::{MemoryError, ModelSpec, Setup};
+use crate::memory::states::deepspeed::deepspeed_states;
+use crate::memory::states::lora::lora_params;
 use crate::numbers::{format_bytes, format_count};
 
 /// Model states of `setup` under its convention.
@@ -472,7 +474,7 @@ fn inference_states(
         )
     };
     // llama.cpp file types: the exact per-tensor sum (gguf_mix).
-    let (bytes, formula) = match super::gguf_mix::serving_weights(setup, params) {
+    let (bytes, formula) = match crate::memory::states::gguf_mix::serving_weights(setup, params) {
         Some((b, f)) => (b, format!("{f}{}", ws.text)),
         None => (plain_bytes, plain_formula),
     };

@@ -2,7 +2,7 @@
 //! computed from these numbers ([`ModelArch::params`]), never typed in; the tests compare them
 //! with the published totals.
 
-use super::arch::{Mlp, ModelArch, Norm};
+use crate::memory::model::arch::{Mlp, ModelArch, Norm};
 use serde::Serialize;
 
 /// A named model preset.

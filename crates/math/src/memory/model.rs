@@ -1,0 +1,7 @@
+//! The model and the hardware: architectures, the model and GPU presets, and Hugging Face
+//! `config.json` files read into an architecture.
+
+pub mod arch;
+pub mod gpus;
+pub mod hf_config;
+pub mod models;

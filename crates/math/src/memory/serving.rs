@@ -1,0 +1,3 @@
+//! Serving: the KV cache.
+
+pub mod kv_cache;

@@ -1,0 +1,33 @@
+// Trunk post_build hook, then csp_hashes.mjs (imported last, so it hashes the final script): each page's binary is a worker-type link, which
+// Trunk writes without a content hash (bitbudget-bits.js, bitbudget-bits_bg.wasm). This renames
+// both to one hash of their contents, as Trunk names a main app, so that a browser never pairs a
+// cached JS glue with a newer wasm, and writes the names into index.html's boot script
+// (`const BUNDLES = {}`). Fails the build when a page's files or the marker are missing.
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+
+const dir = process.env.TRUNK_STAGING_DIR;
+if (!dir) throw new Error('page_bundles.mjs runs as a Trunk hook (TRUNK_STAGING_DIR is not set)');
+const file = join(dir, 'index.html');
+const html = readFileSync(file, 'utf8');
+const pages = html.match(/const PAGES = (\[[^\]]*\]);/);
+if (!pages) throw new Error(`no PAGES list in the boot script of ${file}`);
+const bundles = {};
+for (const page of JSON.parse(pages[1].replaceAll("'", '"'))) {
+  const name = `bitbudget-${page}`;
+  const built = readdirSync(dir).filter((f) => new RegExp(`^${name}(-[0-9a-f]+)?\\.js$`).test(f));
+  if (built.length !== 1) throw new Error(`${name}: expected one JS file in ${dir}, found ${built.length}`);
+  const from = [built[0], built[0].replace(/\.js$/, '_bg.wasm')];
+  const [js, wasm] = from.map((f) => readFileSync(join(dir, f)));
+  const hash = createHash('sha256').update(js).update(wasm).digest('hex').slice(0, 16);
+  bundles[page] = [`${name}-${hash}.js`, `${name}-${hash}_bg.wasm`];
+  from.forEach((f, i) => renameSync(join(dir, f), join(dir, bundles[page][i])));
+}
+const marker = 'const BUNDLES = {};';
+if (!html.includes(marker)) throw new Error(`no "${marker}" in the boot script of ${file}`);
+// The main app's link stays in the page when Trunk injects no loader: drop it.
+const done = html.replace(marker, `const BUNDLES = ${JSON.stringify(bundles)};`).replace(/\s*<link data-trunk rel="rust"[^>]*>/g, '');
+writeFileSync(file, done);
+console.log(`page_bundles: ${Object.values(bundles).map(([js]) => js).join(', ')}`);
+await import('./csp_hashes.mjs');

@@ -1,0 +1,58 @@
+// What each page transfers before it is usable, from a release build: index.html, the style sheets,
+// and that page's JS glue and wasm (the names scripts/page_bundles.mjs wrote into the boot script),
+// each gzip -9 as a host would serve it. The lab's worker and sample tensors load on demand and
+// the other pages only when the browser is idle: neither counts.
+import { readdir, readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+
+/// Byte budgets (gzip, 1 KB = 1000 B) of each page, embedded or not: a page's widget loads the
+/// same files as the page. `ceiling`, where set, is what the page weighs today while it is over
+/// its target: the test fails above it, and fails once the page is under its target so that the
+/// ceiling is removed.
+export const BUDGETS = {
+  memory: { target: 300_000, ceiling: 425_000 },
+  bits: { target: 300_000 },
+  quant: { target: 450_000, ceiling: 480_000 },
+  learn: { target: 450_000 },
+};
+
+/// The boot script's page → [JS, wasm] map in `dist/index.html`.
+export async function bundles(dist) {
+  const html = await readFile(join(dist, 'index.html'), 'utf8');
+  const m = html.match(/const BUNDLES = (\{.*?\});/);
+  if (!m) throw new Error(`no BUNDLES map in ${join(dist, 'index.html')}`);
+  return JSON.parse(m[1]);
+}
+
+const gz = async (dist, file) => gzipSync(await readFile(join(dist, file)), { level: 9 }).length;
+
+/// Per page: { html, css, js, wasm, total } in gzip'd bytes.
+export async function pageWeights(dist) {
+  const css = (await readdir(dist)).filter((f) => f.endsWith('.css'));
+  const html = await gz(dist, 'index.html');
+  let cssBytes = 0;
+  for (const f of css) cssBytes += await gz(dist, f);
+  const out = {};
+  for (const [page, [js, wasm]] of Object.entries(await bundles(dist))) {
+    const w = { html, css: cssBytes, js: await gz(dist, js), wasm: await gz(dist, wasm) };
+    out[page] = { ...w, total: w.html + w.css + w.js + w.wasm };
+  }
+  return out;
+}
+
+/// One line per page, and the budgets each breaks (empty when all hold).
+export function checkBudgets(weights) {
+  const lines = [];
+  const broken = [];
+  const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
+  for (const [page, { target, ceiling }] of Object.entries(BUDGETS)) {
+    const w = weights[page];
+    if (!w) { broken.push(`${page}: no bundle in the build`); continue; }
+    lines.push(`budget: ${page} ${kb(w.total)} gzip (wasm ${kb(w.wasm)}, JS ${kb(w.js)}, CSS ${kb(w.css)}, HTML ${kb(w.html)}); target ${kb(target)}${ceiling ? `, over it: ceiling ${kb(ceiling)}` : ''}`);
+    if (w.total > (ceiling ?? target)) broken.push(`${page} weighs ${kb(w.total)}, over its ${ceiling ? 'ceiling' : 'budget'} of ${kb(ceiling ?? target)}`);
+    if (ceiling && w.total <= target) broken.push(`${page} is under its ${kb(target)} target: remove its ceiling`);
+  }
+  for (const page of Object.keys(weights)) if (!BUDGETS[page]) broken.push(`${page} has no budget`);
+  return { lines, broken };
+}
