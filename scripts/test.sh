@@ -3,7 +3,24 @@
 # tests in headless Chromium, a release build, and that build loaded in Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --test
+scripts/setup.sh --test --no-cargo-tools
+# wasm-bindgen-cli and trunk compile for minutes on a fresh machine: in the background, while the
+# checks that do not need them run; each step that needs them waits for them first.
+mkdir -p target
+scripts/setup.sh --cargo-tools >target/setup-cargo-tools.log 2>&1 &
+cargo_tools_pid=$!
+trap '[ -z "$cargo_tools_pid" ] || kill "$cargo_tools_pid" 2>/dev/null || true' EXIT
+cargo_tools() {
+  if [ -n "$cargo_tools_pid" ]; then
+    if ! wait "$cargo_tools_pid"; then
+      cat target/setup-cargo-tools.log
+      echo "installing wasm-bindgen-cli or trunk failed" >&2
+      exit 1
+    fi
+    cat target/setup-cargo-tools.log
+    cargo_tools_pid=
+  fi
+}
 export PATH="$HOME/.cargo/bin:$PWD/tools/node_modules/.bin:$PATH"
 # The GPU tests run on Mesa's lavapipe (a CPU Vulkan driver) and must not skip: BITBUDGET_REQUIRE_GPU
 # turns "no adapter" into a failure.
@@ -26,6 +43,7 @@ step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, th
 # The app's GPU tests run on Chromium's WebGPU over SwiftShader (webdriver.json), a CPU emulation:
 # slower than the runner's default 20 s per test allows.
 export WASM_BINDGEN_TEST_TIMEOUT=300
+cargo_tools
 cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked
 # The lab's Web Worker, for tests/lab_workers.rs (Trunk builds the release one).
 scripts/build_lab_worker.sh

@@ -294,7 +294,12 @@ async fn the_model_filter_never_shows_a_model_that_is_not_in_use() {
     assert_text_has(&root, "model-filter-note", "models match");
     type_into(&root, "model-filter", "zzz");
     settle().await;
-    assert_text_has(&root, "model-filter-note", "No model matches");
+    // A filter that finds nothing points to the config paste.
+    assert_text_has(&root, "model-filter-note", "No preset matches");
+    assert_text_has(&root, "model-filter-note", "config.json");
+    type_into(&root, "model-filter", "32b");
+    settle().await;
+    assert_text_has(&root, "model-filter-note", "1 model matches");
 }
 
 /// Options that do not apply are disabled with a reason: the optimizer when serving, the weights

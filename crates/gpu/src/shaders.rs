@@ -1,4 +1,5 @@
-//! Every WGSL source of the crate, loaded here and nowhere else. Each kernel family is one file
+//! Every WGSL source of the crate, loaded here and nowhere else (as `build.rs` copies them without
+//! comments, line numbers kept). Each kernel family is one file
 //! under `src/shaders/` named `<verb>_<format>.wgsl`; `common.wgsl` (the dispatch parameters and
 //! exact f32 arithmetic on bit patterns) is prepended to each, then the bindings its verb shares:
 //! `dequantize_bindings.wgsl` for every dequantizer, `quantize_bindings.wgsl` for every quantizer
@@ -16,7 +17,7 @@ use bitbudget_math::quant::layout::Layout;
 use bitbudget_math::quant::scheme::Scheme;
 
 /// The prelude shared by every kernel.
-const COMMON: &str = include_str!("shaders/common.wgsl");
+const COMMON: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/common.wgsl"));
 
 /// llama.cpp's block facts, as WGSL constants written from bitbudget-math (where they are defined
 /// once): weights per block (`QK`, `QK4_NL`, `QK_K`) and the stored bytes of each K-quant
@@ -36,23 +37,31 @@ fn block_constants() -> String {
 }
 
 /// The bindings shared by every dequantize kernel (the dequantize layout in layout.rs).
-const DEQUANTIZE_BINDINGS: &str = include_str!("shaders/dequantize_bindings.wgsl");
+const DEQUANTIZE_BINDINGS: &str = include_str!(concat!(
+    env!("OUT_DIR"),
+    "/shaders/dequantize_bindings.wgsl"
+));
 
 /// The bindings shared by every quantize kernel whose `blocks` is plain `u32` (all but FP8).
-const QUANTIZE_BINDINGS: &str = include_str!("shaders/quantize_bindings.wgsl");
+const QUANTIZE_BINDINGS: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_bindings.wgsl"));
 
 /// The `dequantize` entry point: one invocation per weight, calling the file's `weight(i)`.
-const ENTRY_DEQUANTIZE: &str = include_str!("shaders/entry_dequantize.wgsl");
+const ENTRY_DEQUANTIZE: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/entry_dequantize.wgsl"));
 
 /// The `quantize` entry point: one invocation per code word, calling the file's `code_word(w)`.
-const ENTRY_QUANTIZE: &str = include_str!("shaders/entry_quantize.wgsl");
+const ENTRY_QUANTIZE: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/entry_quantize.wgsl"));
 
 /// The `measure` entry point: one invocation per block, calling the file's `block_words(b)`.
-const ENTRY_MEASURE: &str = include_str!("shaders/entry_measure.wgsl");
+const ENTRY_MEASURE: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/entry_measure.wgsl"));
 
 /// What the kernels that quantize a whole llama.cpp block per invocation share (`block_words`,
 /// `code_word` around the file's `quantize_block`, `block_byte`, `block_bytes`).
-const WHOLE_BLOCKS: &str = include_str!("shaders/quantize_whole_blocks.wgsl");
+const WHOLE_BLOCKS: &str = include_str!(concat!(
+    env!("OUT_DIR"),
+    "/shaders/quantize_whole_blocks.wgsl"
+));
 
 /// A kernel family: one WGSL file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -113,80 +122,110 @@ impl Family {
     /// The file's name (for labels) and its text.
     fn file(self) -> (&'static str, &'static str) {
         match self {
-            Family::QuantizeGgml => ("quantize_ggml", include_str!("shaders/quantize_ggml.wgsl")),
+            Family::QuantizeGgml => (
+                "quantize_ggml",
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_ggml.wgsl")),
+            ),
             Family::QuantizeMxfp4 => (
                 "quantize_mxfp4",
-                include_str!("shaders/quantize_mxfp4.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_mxfp4.wgsl")),
             ),
-            Family::QuantizeNf4 => ("quantize_nf4", include_str!("shaders/quantize_nf4.wgsl")),
+            Family::QuantizeNf4 => (
+                "quantize_nf4",
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_nf4.wgsl")),
+            ),
             Family::QuantizeAbsmaxInt8 => (
                 "quantize_absmax_int8",
-                include_str!("shaders/quantize_absmax_int8.wgsl"),
+                include_str!(concat!(
+                    env!("OUT_DIR"),
+                    "/shaders/quantize_absmax_int8.wgsl"
+                )),
             ),
             Family::QuantizeZeroPoint => (
                 "quantize_zeropoint",
-                include_str!("shaders/quantize_zeropoint.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_zeropoint.wgsl")),
             ),
-            Family::QuantizeFp8 => ("quantize_fp8", include_str!("shaders/quantize_fp8.wgsl")),
-            Family::QuantizeHalf => ("quantize_half", include_str!("shaders/quantize_half.wgsl")),
-            Family::QuantizeMx => ("quantize_mx", include_str!("shaders/quantize_mx.wgsl")),
+            Family::QuantizeFp8 => (
+                "quantize_fp8",
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_fp8.wgsl")),
+            ),
+            Family::QuantizeHalf => (
+                "quantize_half",
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_half.wgsl")),
+            ),
+            Family::QuantizeMx => (
+                "quantize_mx",
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_mx.wgsl")),
+            ),
             Family::QuantizeNvfp4 => (
                 "quantize_nvfp4",
-                include_str!("shaders/quantize_nvfp4.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_nvfp4.wgsl")),
             ),
             Family::QuantizeKQuant => (
                 "quantize_kquant",
-                include_str!("shaders/quantize_kquant.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_kquant.wgsl")),
             ),
             Family::QuantizeIq4Nl => (
                 "quantize_iq4_nl",
-                include_str!("shaders/quantize_iq4_nl.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_iq4_nl.wgsl")),
             ),
             Family::DequantizeGgml => (
                 "dequantize_ggml",
-                include_str!("shaders/dequantize_ggml.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/dequantize_ggml.wgsl")),
             ),
             Family::DequantizeMxfp4 => (
                 "dequantize_mxfp4",
-                include_str!("shaders/dequantize_mxfp4.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/dequantize_mxfp4.wgsl")),
             ),
             Family::DequantizeNf4 => (
                 "dequantize_nf4",
-                include_str!("shaders/dequantize_nf4.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/dequantize_nf4.wgsl")),
             ),
             Family::DequantizeAbsmaxInt8 => (
                 "dequantize_absmax_int8",
-                include_str!("shaders/dequantize_absmax_int8.wgsl"),
+                include_str!(concat!(
+                    env!("OUT_DIR"),
+                    "/shaders/dequantize_absmax_int8.wgsl"
+                )),
             ),
             Family::DequantizeZeroPoint => (
                 "dequantize_zeropoint",
-                include_str!("shaders/dequantize_zeropoint.wgsl"),
+                include_str!(concat!(
+                    env!("OUT_DIR"),
+                    "/shaders/dequantize_zeropoint.wgsl"
+                )),
             ),
             Family::DequantizeFp8 => (
                 "dequantize_fp8",
-                include_str!("shaders/dequantize_fp8.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/dequantize_fp8.wgsl")),
             ),
             Family::DequantizeHalf => (
                 "dequantize_half",
-                include_str!("shaders/dequantize_half.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/dequantize_half.wgsl")),
             ),
             Family::DequantizeKQuant => (
                 "dequantize_kquant",
-                include_str!("shaders/dequantize_kquant.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/dequantize_kquant.wgsl")),
             ),
             Family::DequantizeIq4Nl => (
                 "dequantize_iq4_nl",
-                include_str!("shaders/dequantize_iq4_nl.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/dequantize_iq4_nl.wgsl")),
             ),
             Family::DequantizeNvfp4 => (
                 "dequantize_nvfp4",
-                include_str!("shaders/dequantize_nvfp4.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/dequantize_nvfp4.wgsl")),
             ),
-            Family::DequantizeMx => ("dequantize_mx", include_str!("shaders/dequantize_mx.wgsl")),
-            Family::MeasureLab => ("measure_lab", include_str!("shaders/measure_lab.wgsl")),
+            Family::DequantizeMx => (
+                "dequantize_mx",
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/dequantize_mx.wgsl")),
+            ),
+            Family::MeasureLab => (
+                "measure_lab",
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/measure_lab.wgsl")),
+            ),
             Family::CheckArithmetic => (
                 "check_arithmetic",
-                include_str!("shaders/check_arithmetic.wgsl"),
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/check_arithmetic.wgsl")),
             ),
         }
     }

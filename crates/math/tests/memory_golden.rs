@@ -35,6 +35,8 @@ fn preset_parameter_counts_match_published_totals() {
         ("mistral-7b", 7_241_732_096), // Mistral-7B-v0.1: 7,241,732,096
         ("mixtral-8x7b", 46_702_792_704), // Mixtral-8x7B: 46,702,792,704
         ("qwen2.5-7b", 7_615_616_512), // Qwen2.5-7B: 7.61B (7,615,616,512)
+        ("qwen2.5-14b", 14_770_033_664), // Qwen2.5-14B: 14.7B on the card (14,770,033,664)
+        ("qwen2.5-32b", 32_763_876_352), // Qwen2.5-32B: the card's 32.5B is rounded (32,763,876,352)
         ("qwen2.5-72b", 72_706_203_648), // Qwen2.5-72B: 72.7B (72,706,203,648)
     ];
     for (id, n) in expected {

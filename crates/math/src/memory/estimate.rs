@@ -10,7 +10,7 @@ pub use super::line::Line;
 use super::line::{to_u64, StateLines};
 use super::model::arch::ModelArch;
 use super::options::{Dtype, Mode, Precision, Recompute};
-use super::serving::kv_cache::kv_cache_bytes;
+use super::serving::kv_cache::KvCache;
 use super::setup::{MemoryError, ModelSpec, Setup};
 use super::states::model_states::model_states;
 use crate::numbers::{format_bytes, Units};
@@ -373,27 +373,18 @@ fn kv_line(setup: &Setup, arch: &ModelArch) -> Result<Line, MemoryError> {
             "Training processes whole sequences at once; no KV cache is kept.",
         ));
     }
-    let bytes = to_u64(kv_cache_bytes(
+    let kv = KvCache {
         arch,
-        setup.seq,
-        setup.batch,
-        setup.kv_dtype.bits(),
-        setup.tp,
-        setup.pp,
-    ))?;
-    let per_elem = format!("{} bits", setup.kv_dtype.bits());
+        seq: setup.seq,
+        batch: setup.batch,
+        kv_bits: setup.kv_dtype.bits(),
+        tp: setup.tp,
+        pp: setup.pp,
+    };
+    let bytes = to_u64(kv.bytes())?;
     Ok(Line {
         bytes,
-        formula: format!(
-            "2 × {} layers × {} KV heads × {} head dim × {} tokens × {} seqs × {per_elem}{} = {}",
-            arch.layers.div_ceil(setup.pp),
-            arch.kv_heads.div_ceil(setup.tp),
-            arch.head_dim,
-            setup.seq,
-            setup.batch,
-            if setup.tp > 1 { " (heads split over tp)" } else { "" },
-            format_bytes(bytes, setup.units)
-        ),
+        formula: format!("{} = {}", kv.formula(), format_bytes(bytes, setup.units)),
         why: "Each generated token attends to the keys and values of every earlier token, so they are cached instead of recomputed.".into(),
     })
 }

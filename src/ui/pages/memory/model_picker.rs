@@ -64,7 +64,10 @@ pub fn ModelPicker() -> impl IntoView {
     let filter_note = move || {
         let f = filter.get();
         (!f.trim().is_empty()).then(|| match match_count() {
-            0 => format!("No model matches “{}”.", f.trim()),
+            0 => format!(
+                "No preset matches “{}”: any model can be sized from its config.json (“Any model: paste or drop its config.json”, below).",
+                f.trim()
+            ),
             1 => "1 model matches: pick it in the list.".to_string(),
             n => format!("{n} models match: pick one in the list."),
         })

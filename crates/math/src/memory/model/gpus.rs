@@ -62,6 +62,21 @@ fn speeds(id: &str) -> Speeds {
         // NVIDIA Ada (AD102) whitepaper, RTX 4090: peak BF16 / FP16-with-FP32-accumulate tensor
         // 165.2 TFLOPS dense (330.4 sparse); no NVLink.
         "rtx-4090" => (Some(165_200_000_000_000), None, Some(PCIE4_X16), "NVIDIA Ada whitepaper: 165.2 TFLOPS BF16 tensor (FP32 accumulate), dense; PCIe Gen4 x16, no NVLink"),
+        // NVIDIA L40S datasheet: BF16 tensor 733 TFLOPS* (with sparsity) = 366.5 dense; NVIDIA's
+        // product page lists 362.05 dense; PCIe Gen4 x16; no NVLink.
+        "l40s" => (Some(362_050_000_000_000), None, Some(PCIE4_X16), "NVIDIA L40S datasheet: 362.05 TFLOPS BF16 dense (733 with sparsity); PCIe Gen4 x16, no NVLink"),
+        // NVIDIA RTX Blackwell (GB202) architecture whitepaper, RTX 5090: BF16 / FP16 with FP32
+        // accumulate 209.5 TFLOPS dense (419 with FP16 accumulate); PCIe Gen5 x16; no NVLink.
+        "rtx-5090" => (Some(209_500_000_000_000), None, Some(PCIE5_X16), "NVIDIA RTX Blackwell whitepaper: 209.5 TFLOPS BF16 tensor (FP32 accumulate), dense; PCIe Gen5 x16, no NVLink"),
+        // NVIDIA RTX A6000 datasheet: 309.7 TFLOPS tensor with sparsity = 154.8 dense; PCIe Gen4
+        // x16; its NVLink bridge joins two cards only: treated as PCIe.
+        "rtx-a6000" => (Some(154_800_000_000_000), None, Some(PCIE4_X16), "NVIDIA RTX A6000 datasheet: 309.7 TFLOPS tensor with sparsity, 154.8 dense; PCIe Gen4 x16 (the 2-card NVLink bridge is not modelled)"),
+        // NVIDIA H100 NVL: 1,671 TFLOPS BF16 with sparsity = 835 dense; a PCIe Gen5 card whose
+        // NVLink bridge joins pairs only: treated as PCIe.
+        "h100-nvl" => (Some(835 * TFLOPS), None, Some(PCIE5_X16), "NVIDIA H100 NVL: 1,671 TFLOPS BF16 with sparsity, 835 dense; PCIe Gen5 x16 (the 2-card NVLink bridge is not modelled)"),
+        // AWS's A10G has no NVIDIA datasheet and no published tensor peak (the A10's 125 TFLOPS
+        // is another part): no step time rather than a borrowed figure. PCIe Gen4 x16.
+        "a10g" => (None, None, Some(PCIE4_X16), "NVIDIA publishes no A10G datasheet: no tensor peak recorded (step time not estimated); PCIe Gen4 x16"),
         // NVIDIA V100 datasheet (SXM2): 125 TFLOPS tensor (FP16; no BF16, no sparsity); NVLink 2
         // 300 GB/s bidirectional = 150 GB/s per direction; PCIe Gen3.
         "v100-32gb" => (Some(125 * TFLOPS), Some(150 * GB_S), Some(PCIE3_X16), "NVIDIA V100 datasheet (SXM2): 125 TFLOPS FP16 tensor; NVLink 300 GB/s bidirectional; PCIe Gen3 x16"),
@@ -108,13 +123,18 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
     };
     vec![
         g("t4", "NVIDIA T4 16GB", 15360 * MIB, "nvidia-smi: 15360 MiB total"),
+        g("a10g", "NVIDIA A10G 24GB (AWS)", 23028 * MIB, "nvidia-smi (ECC on, as AWS ships it): 23028 MiB total"),
         g("l4", "NVIDIA L4 24GB", 23034 * MIB, "nvidia-smi: 23034 MiB total"),
         g("rtx-3090", "NVIDIA RTX 3090 24GB", 24576 * MIB, "nvidia-smi: 24576 MiB total"),
         g("rtx-4090", "NVIDIA RTX 4090 24GB", 24564 * MIB, "nvidia-smi: 24564 MiB total"),
+        g("rtx-5090", "NVIDIA RTX 5090 32GB", 32607 * MIB, "nvidia-smi: 32607 MiB total"),
         g("v100-32gb", "NVIDIA V100 32GB", 32768 * MIB, "nvidia-smi (SXM2): 32768 MiB total"),
         g("a100-40gb", "NVIDIA A100 40GB", 40960 * MIB, "nvidia-smi (PCIe): 40960 MiB; the SXM4 part reports 40536 MiB"),
+        g("l40s", "NVIDIA L40S 48GB", 46068 * MIB, "nvidia-smi (ECC on, as it ships): 46068 MiB total"),
+        g("rtx-a6000", "NVIDIA RTX A6000 48GB", 49140 * MIB, "nvidia-smi (ECC off, the default): 49140 MiB total; 46068 MiB with ECC on"),
         g("a100-80gb", "NVIDIA A100 80GB", 81920 * MIB, "nvidia-smi: 81920 MiB total"),
         g("h100-80gb", "NVIDIA H100 80GB", 81559 * MIB, "nvidia-smi (H100 80GB HBM3): 81559 MiB total"),
+        g("h100-nvl", "NVIDIA H100 NVL 94GB", 95830 * MIB, "nvidia-smi: 95830 MiB total"),
         g("h200", "NVIDIA H200 141GB", 143771 * MIB, "nvidia-smi: 143771 MiB total"),
         g("b200", "NVIDIA B200 180GB", 183359 * MIB, "nvidia-smi: 183359 MiB total"),
         g("mi300x", "AMD Instinct MI300X 192GB", 205_822_885_888, "rocm-smi --showmeminfo vram: 205822885888 bytes total"),
@@ -137,7 +157,9 @@ mod tests {
     fn every_preset_but_apple_has_a_dense_peak_and_a_host_link() {
         for g in gpu_presets() {
             let apple = g.name.starts_with("Apple");
-            assert_eq!(g.dense_16bit_flops_per_s.is_none(), apple, "{}", g.id);
+            // AWS's A10G: no published tensor peak.
+            let unpublished = apple || g.id == "a10g";
+            assert_eq!(g.dense_16bit_flops_per_s.is_none(), unpublished, "{}", g.id);
             assert_eq!(g.pcie_bytes_per_s.is_none(), apple, "{}", g.id);
             assert_ne!(
                 g.speeds_source, "no speeds recorded for this preset",

@@ -203,6 +203,26 @@ pub fn model_presets() -> Vec<ModelPreset> {
             "Qwen/Qwen2.5-7B config.json",
         ),
         p(
+            "qwen2.5-14b",
+            "Qwen2.5 14B",
+            "Qwen",
+            ModelArch {
+                qkv_bias: true,
+                ..llama(48, 5120, 40, 8, 13824, 152064, 131072)
+            },
+            "Qwen/Qwen2.5-14B config.json",
+        ),
+        p(
+            "qwen2.5-32b",
+            "Qwen2.5 32B",
+            "Qwen",
+            ModelArch {
+                qkv_bias: true,
+                ..llama(64, 5120, 40, 8, 27648, 152064, 131072)
+            },
+            "Qwen/Qwen2.5-32B config.json",
+        ),
+        p(
             "qwen2.5-72b",
             "Qwen2.5 72B",
             "Qwen",
