@@ -192,7 +192,7 @@ fn memory_rejects_bad_input_by_name() {
         ),
         (
             &["memory", "--model", "gpt2", "--gpu", "h100"],
-            "closest: h100-80gb",
+            "closest: h100-nvl, h100-80gb",
         ),
         (&["memory"], "give a model preset, a parameter count"),
         (

@@ -108,7 +108,7 @@ fn bad_values_name_the_option_and_leave_the_job_unchanged() {
         "sequence length: '1e400' must be a finite number ≥ 0"
     );
     assert!(msg(j.apply("model", "lama-3-8b")).contains("closest: llama-3-8b"));
-    assert!(msg(j.apply("gpu", "h100")).contains("closest: h100-80gb"));
+    assert!(msg(j.apply("gpu", "h100")).contains("closest: h100-nvl, h100-80gb"));
     assert!(msg(j.apply("mlp", "relu")).contains("gelu, swiglu"));
     assert!(msg(j.apply("zero", "7")).contains("not a ZeRO stage"));
     assert!(msg(j.apply("lora-targets", "q,x")).contains("'x'"));
