@@ -13,7 +13,7 @@ import { join } from 'node:path';
 export const BUDGETS = {
   memory: { target: 300_000, ceiling: 425_000 },
   bits: { target: 300_000 },
-  quant: { target: 450_000, ceiling: 480_000 },
+  quant: { target: 450_000, ceiling: 467_000 },
   learn: { target: 450_000 },
 };
 
