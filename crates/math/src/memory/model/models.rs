@@ -64,6 +64,15 @@ fn llama(l: u64, h: u64, heads: u64, kv: u64, ffn: u64, vocab: u64, ctx: u64) ->
     }
 }
 
+/// A Qwen2.5 `config.json`: Llama's shape with biases on Q, K and V, untied, 152,064 tokens,
+/// 131,072 positions.
+fn qwen2_5(l: u64, h: u64, heads: u64, kv: u64, ffn: u64) -> ModelArch {
+    ModelArch {
+        qkv_bias: true,
+        ..llama(l, h, heads, kv, ffn, 152064, 131072)
+    }
+}
+
 /// Every model preset, grouped by family.
 pub fn model_presets() -> Vec<ModelPreset> {
     let p = |id, name, family, arch, source| ModelPreset {
@@ -191,45 +200,33 @@ pub fn model_presets() -> Vec<ModelPreset> {
             },
             "mistralai/Mixtral-8x7B-v0.1 config.json",
         ),
-        // Qwen2.5 config.json files: biases on Q, K and V only; untied for 7B and 72B.
+        // Qwen2.5 config.json files (see `qwen2_5`).
         p(
             "qwen2.5-7b",
             "Qwen2.5 7B",
             "Qwen",
-            ModelArch {
-                qkv_bias: true,
-                ..llama(28, 3584, 28, 4, 18944, 152064, 131072)
-            },
+            qwen2_5(28, 3584, 28, 4, 18944),
             "Qwen/Qwen2.5-7B config.json",
         ),
         p(
             "qwen2.5-14b",
             "Qwen2.5 14B",
             "Qwen",
-            ModelArch {
-                qkv_bias: true,
-                ..llama(48, 5120, 40, 8, 13824, 152064, 131072)
-            },
+            qwen2_5(48, 5120, 40, 8, 13824),
             "Qwen/Qwen2.5-14B config.json",
         ),
         p(
             "qwen2.5-32b",
             "Qwen2.5 32B",
             "Qwen",
-            ModelArch {
-                qkv_bias: true,
-                ..llama(64, 5120, 40, 8, 27648, 152064, 131072)
-            },
+            qwen2_5(64, 5120, 40, 8, 27648),
             "Qwen/Qwen2.5-32B config.json",
         ),
         p(
             "qwen2.5-72b",
             "Qwen2.5 72B",
             "Qwen",
-            ModelArch {
-                qkv_bias: true,
-                ..llama(80, 8192, 64, 8, 29568, 152064, 131072)
-            },
+            qwen2_5(80, 8192, 64, 8, 29568),
             "Qwen/Qwen2.5-72B config.json",
         ),
         // TII Falcon-40B config.json: 60 layers, hidden 8192, n_head 128, n_head_kv 8, GELU MLP
