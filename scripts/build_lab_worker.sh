@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Quantize lab's Web Worker (crates/worker) for the browser tests, as Trunk does for the
 # release build: wasm-bindgen's no-modules glue and the wasm, beside assets/lab-worker.js, in
-# target/lab-worker/ (tests/lab_workers.rs starts workers from there; wasm-bindgen-test-runner
+# target/lab-worker/ (tests/browser/lab_workers.rs starts workers from there; wasm-bindgen-test-runner
 # serves the repository's files). Usage: scripts/build_lab_worker.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -45,7 +45,7 @@ step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, th
 export WASM_BINDGEN_TEST_TIMEOUT=300
 cargo_tools
 cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked
-# The lab's Web Worker, for tests/lab_workers.rs (Trunk builds the release one).
+# The lab's Web Worker, for tests/browser/lab_workers.rs (Trunk builds the release one).
 scripts/build_lab_worker.sh
 cargo test -p bitbudget-app --target wasm32-unknown-unknown --locked
 step "release build (trunk, wasm-opt -Oz)"

@@ -119,7 +119,7 @@ mod tests {
     use crate::ui::shell::query::parse_page_query;
     use bitbudget_charts::documents::{self, MemoryChart};
 
-    /// The example setup, as in tests/memory_page.rs.
+    /// The example setup, as in tests/browser/memory_page.rs.
     const EXAMPLE: &str = "?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb";
     const FIXTURE: &str = "tests/fixtures/memory_llama3_8b_zero3_bar.svg";
 

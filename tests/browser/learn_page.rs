@@ -1,9 +1,7 @@
 //! Browser tests of the Learn page: every chapter's computed numbers, keyboard navigation from
 //! chapter 1 to 13, and a bad `step` in the link.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_app::ui::pages::learn::chapters::CHAPTERS;
 use bitbudget_app::ui::pages::learn::query::Chapter;
 use bitbudget_app::ui::pages::learn::scenario::rows;
@@ -19,15 +17,13 @@ use bitbudget_math::learn::loss_scale::fp16_fate;
 use bitbudget_math::learn::qat::compare;
 use bitbudget_math::numbers::grouped;
 use bitbudget_math::numbers::{format_bytes, short, Units};
-use common::*;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 /// The gradient file chapter 4 fetches, as the release build serves it.
-const GRADIENT_FILE: &[u8] = include_bytes!("../assets/gradients/minilm-l6-gradients.safetensors");
+const GRADIENT_FILE: &[u8] =
+    include_bytes!("../../assets/gradients/minilm-l6-gradients.safetensors");
 
 fn gradient_sample() -> GradientSample {
     GradientSample::read(GRADIENT_FILE).unwrap()

@@ -1,19 +1,14 @@
 //! Wide tables and the bit row on a phone-wide page with the app's stylesheet: tables scroll
 //! inside their box with the row names held in place (position: sticky) and no number cut off;
 //! bit-field names are whole, at least 12 px, and do not run into each other.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_app::ui::pages::memory::MemoryPage;
 use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::format::FormatId;
-use common::*;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// Puts the app's stylesheet and the palette's custom properties (which the app writes into a
 /// `<style>` itself) into the page once.
@@ -27,7 +22,7 @@ fn load_stylesheet() {
     let css = format!(
         "{}\n{}",
         bitbudget_charts::palette::stylesheet(),
-        include_str!("../assets/style.css")
+        include_str!("../../assets/style.css")
     );
     style.set_text_content(Some(&css));
     document.head().unwrap().append_child(&style).unwrap();

@@ -1,14 +1,9 @@
 //! Browser tests of the Bits page in headless Chromium: type a value, click a bit, change the
 //! format, and check what is displayed.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_math::format::FormatId;
-use common::*;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 async fn typing_a_value_updates_every_format() {

@@ -1,7 +1,5 @@
 //! Helpers shared by the browser tests: mount into a fresh element, query by `data-testid`,
 //! fire events, and let effects run.
-#![cfg(target_arch = "wasm32")]
-#![allow(dead_code)]
 
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement};
@@ -12,7 +10,7 @@ pub fn load_css() {
     if doc.get_element_by_id("app-css").is_none() {
         let style = doc.create_element("style").unwrap();
         style.set_id("app-css");
-        style.set_text_content(Some(include_str!("../assets/style.css")));
+        style.set_text_content(Some(include_str!("../../assets/style.css")));
         doc.head().unwrap().append_child(&style).unwrap();
     }
 }

@@ -4,10 +4,8 @@
 //! newer computation cancels an older one, an upload (or another of its tensors) is read in a
 //! worker exactly as on the page's thread, and a worker script that cannot load leaves the lab on the page's thread with a
 //! sentence saying so.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_app::ui::pages::quant::lab_upload::{pick_off_thread, read_off_thread};
 use bitbudget_app::ui::pages::quant::lab_workers::{
     analyse, set_lab_workers, use_worker_script, Analysed,
@@ -21,14 +19,11 @@ use bitbudget_math::quant::lab::Overview;
 use bitbudget_math::quant::scheme::Scheme;
 use bitbudget_math::quant::tensor_io::{read_safetensors, Tensor};
 use bitbudget_worker::{encode, read_upload, run_scheme};
-use common::*;
 use leptos::prelude::*;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// Where scripts/build_lab_worker.sh puts the worker.
 const WORKER: &str = "/target/lab-worker/lab-worker.js";

@@ -3,19 +3,14 @@
 //! DataTransfer, as a drop would) and to the drop zone; the page reads its header in slices, shows
 //! the model, its weights, the KV cache and the fit on the page's GPU, and a bad file gets a
 //! message while the last good summary stays.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_app::ui::pages::memory::MemoryPage;
 use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::gguf::{GgufWriter, TensorType};
-use common::*;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// A two-block llama-style model with a 150,000-token vocabulary list (a header of about 1.6 MB,
 /// more than the first 1 MiB read) and 3 MB of tensor data.

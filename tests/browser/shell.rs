@@ -1,16 +1,11 @@
 //! Browser tests of the app shell in headless Chromium: the theme from the URL and the theme menu
 //! wins over the system for the CSS custom properties, the choice is stored, and the shell
 //! parameters (`theme`, `id`) survive the page rewriting its URL.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_app::ui::shell::palette::{custom_properties, DARK, LIGHT, THEME_STORAGE_KEY};
-use common::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 fn set_url(query: &str) {
     web_sys::window()

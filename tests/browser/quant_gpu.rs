@@ -5,10 +5,8 @@
 //! CPU/GPU switch gives the same table (a scheme without a quantize kernel would run on the CPU
 //! there). Chromium runs with
 //! `--enable-unsafe-webgpu` (webdriver.json): without an adapter these tests fail, never skip.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_app::ui::pages::quant::lab_workers::set_lab_workers;
 use bitbudget_app::ui::pages::quant::QuantPage;
 use bitbudget_app::ui::url_state::parse_query;
@@ -16,12 +14,9 @@ use bitbudget_gpu::Gpu;
 use bitbudget_math::quant::codec;
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::scheme::Scheme;
-use common::*;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 async fn open_gpu() -> Gpu {
     Gpu::new().await.unwrap_or_else(|e| {

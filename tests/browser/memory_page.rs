@@ -1,17 +1,12 @@
 //! Browser tests of the Memory page in headless Chromium: numbers against the CLI's JSON, controls
 //! that redraw and update the URL, hover explanations, and bad input.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_app::ui::pages::memory::query::MemoryQuery;
 use bitbudget_app::ui::pages::memory::MemoryPage;
 use bitbudget_app::ui::url_state::parse_query;
-use common::*;
 use leptos::prelude::*;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// The example URL; tests/fixtures/memory_llama3_8b_zero3.json is the CLI's JSON for the
 /// same setup (a CLI test keeps it current).
@@ -32,7 +27,7 @@ async fn numbers_match_the_cli_json() {
     let (root, _app) = mount(q.memory, false);
     settle().await;
     let cli: serde_json::Value =
-        serde_json::from_str(include_str!("fixtures/memory_llama3_8b_zero3.json")).unwrap();
+        serde_json::from_str(include_str!("../fixtures/memory_llama3_8b_zero3.json")).unwrap();
     let parts = bitbudget_math::memory::Part::ALL.map(|p| p.key());
     for part in parts.into_iter().chain(["total"]) {
         assert_eq!(
@@ -406,7 +401,7 @@ async fn at_390_px_the_verdict_is_in_the_first_viewport() {
         .unwrap()
         .unchecked_into();
     let style = inner.create_element("style").unwrap();
-    style.set_text_content(Some(include_str!("../assets/style.css")));
+    style.set_text_content(Some(include_str!("../../assets/style.css")));
     inner
         .query_selector("head")
         .unwrap()

@@ -1,19 +1,14 @@
 //! Browser tests of the Quantize lab in headless Chromium: every scheme runs on a synthetic tensor,
 //! switching schemes updates the detail, an uploaded safetensors file's tensors can be picked by
 //! name, and a malformed upload shows an error and keeps the page.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_app::ui::pages::quant::QuantPage;
 use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::quant::scheme::Scheme;
-use common::*;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// Rows of the metrics table: one per scheme of the math crate's list.
 const SCHEMES: u32 = Scheme::ALL.len() as u32;

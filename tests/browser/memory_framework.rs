@@ -2,18 +2,13 @@
 //! (precision recipe, optimizer implementation), the phase that sets the peak with the per-phase
 //! table, the "checked against PyTorch" panel, and any model from a pasted or dropped
 //! config.json (a bad one names the missing field and the model in use stays).
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_app::ui::pages::memory::MemoryPage;
 use bitbudget_app::ui::url_state::parse_query;
-use common::*;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// Llama 3 8B trained on one GPU in pure BF16 with SDPA at 4096 tokens, as a link would open it.
 const PURE_BF16: &str =
@@ -141,7 +136,7 @@ async fn the_page_says_how_close_it_has_been_to_pytorch_for_the_nearest_setup() 
 }
 
 /// Llama 3.2 1B's published config.json: 1,235,814,400 parameters.
-const LLAMA_1B: &str = include_str!("../validation/configs/llama-3.2-1b.json");
+const LLAMA_1B: &str = include_str!("../../validation/configs/llama-3.2-1b.json");
 
 fn weights(root: &web_sys::HtmlElement) -> u64 {
     part_bytes(root, "weights")

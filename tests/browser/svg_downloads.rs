@@ -1,19 +1,14 @@
 //! The app's SVG downloads are the same documents as the CLI's `--svg` output: each download is
 //! compared byte for byte with a fixture that a native test keeps equal to the CLI's (Bits) or the
 //! shared document code's (Memory) output for the same state.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_app::ui::pages::memory::MemoryPage;
 use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::format::FormatId;
-use common::*;
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// Replaces link clicks (how the app starts a download) with reading the linked file while it
 /// still exists, so a test can see what would have been saved: `(file name, text)`.
@@ -54,7 +49,7 @@ async fn bits_download_is_the_cli_svg() {
     let (name, svg) = last_download();
     assert_eq!(name, "bitbudget-bf16-bits.svg");
     assert!(
-        svg == include_str!("fixtures/bits_bf16_0.1.svg"),
+        svg == include_str!("../fixtures/bits_bf16_0.1.svg"),
         "the download differs from `bitbudget bits --format bf16 0.1 --svg -`:\n{svg}"
     );
 }
@@ -79,7 +74,7 @@ async fn memory_download_is_the_fixture() {
     let (name, svg) = last_download();
     assert!(name.ends_with(".svg"), "{name}");
     assert!(
-        svg == include_str!("fixtures/memory_llama3_8b_zero3_bar.svg"),
+        svg == include_str!("../fixtures/memory_llama3_8b_zero3_bar.svg"),
         "the download differs from the memory bar document:\n{svg}"
     );
 }
@@ -113,7 +108,7 @@ async fn memory_png_download_is_the_titled_document_at_twice_the_size() {
     let (root, _app) = mount_fixture_memory_page().await;
     by_testid(&root, "download-png").click();
     settle().await;
-    let svg = include_str!("fixtures/memory_llama3_8b_zero3_bar.svg");
+    let svg = include_str!("../fixtures/memory_llama3_8b_zero3_bar.svg");
     let attr = |name: &str| -> u32 {
         let key = format!("{name}=\"");
         let start = svg.find(&key).unwrap() + key.len();

@@ -1,19 +1,14 @@
 //! Browser tests of the step time on the Memory page: seconds per step and tokens per second next
 //! to the memory, computed by the math crate's step model, following their knobs; and the
 //! strategies chart ranked by memory or by step time.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use super::common::*;
 use bitbudget_app::ui::pages::memory::query::MemoryQuery;
 use bitbudget_app::ui::pages::memory::MemoryPage;
 use bitbudget_app::ui::url_state::parse_query;
 use bitbudget_math::memory::step::{step_time, text::format_seconds, StepParams};
-use common::*;
 use leptos::prelude::*;
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 const SETUP: &str = "?tab=memory&model=llama-3-8b&zero=3&dp=8&seq=4096&gpu=h100-80gb";
 
