@@ -4,3 +4,4 @@ pub mod bits;
 pub mod learn;
 pub mod memory;
 pub mod quant;
+pub mod serve;

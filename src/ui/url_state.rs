@@ -6,6 +6,7 @@ use crate::ui::pages::bits::query::BitsQuery;
 use crate::ui::pages::learn::query::Chapter;
 use crate::ui::pages::memory::query::MemoryQuery;
 use crate::ui::pages::quant::query::QuantQuery;
+use crate::ui::pages::serve::query::ServeQuery;
 use crate::ui::shell::query::{parse_page_query, PageQuery};
 use crate::ui::shell::url::{Tab, ThemeChoice};
 
@@ -26,6 +27,8 @@ pub struct AppQuery {
     pub memory: MemoryQuery,
     /// Quantize lab state.
     pub quant: QuantQuery,
+    /// Serve page state.
+    pub serve: ServeQuery,
     /// The Learn page's chapter (`step=`).
     pub chapter: Chapter,
     /// One sentence per parameter that was not understood.
@@ -38,6 +41,7 @@ struct AllPages {
     bits: BitsQuery,
     memory: MemoryQuery,
     quant: QuantQuery,
+    serve: ServeQuery,
     chapter: Chapter,
 }
 
@@ -48,6 +52,7 @@ impl PageQuery for AllPages {
         self.bits.begin(keys);
         self.memory.begin(keys);
         self.quant.begin(keys);
+        self.serve.begin(keys);
         self.chapter.begin(keys);
     }
 
@@ -57,12 +62,14 @@ impl PageQuery for AllPages {
             .or_else(|| self.chapter.apply(key, value))
             .or_else(|| self.memory.apply(key, value))
             .or_else(|| self.quant.apply(key, value))
+            .or_else(|| self.serve.apply(key, value))
     }
 
     fn finish(&mut self, keys: &[String], notes: &mut Vec<String>) {
         self.quant.finish(keys, notes);
         self.bits.finish(keys, notes);
         self.memory.finish(keys, notes);
+        self.serve.finish(keys, notes);
         self.chapter.finish(keys, notes);
     }
 }
@@ -78,6 +85,7 @@ pub fn parse_query(search: &str) -> AppQuery {
         bits: all.bits,
         memory: all.memory,
         quant: all.quant,
+        serve: all.serve,
         chapter: all.chapter,
         notes: shell.notes,
     }

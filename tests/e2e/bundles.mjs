@@ -14,6 +14,7 @@ export const BUDGETS = {
   memory: { target: 300_000, ceiling: 425_000 },
   bits: { target: 300_000 },
   quant: { target: 450_000, ceiling: 467_000 },
+  serve: { target: 300_000 },
   learn: { target: 450_000 },
 };
 

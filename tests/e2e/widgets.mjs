@@ -119,8 +119,8 @@ await check('oembed-and-host-script-ship', {}, async (page) => {
 });
 
 // ---- Every page and widget at three widths ------------------------------------------------------
-const pages = { memory: '?tab=memory', bits: '?tab=bits', quant: '?tab=quant', learn: '?tab=learn&step=4' };
-const ready = { memory: 'verdict', bits: 'value-input', quant: 'quant-table', learn: 'learn-heading' };
+const pages = { memory: '?tab=memory', serve: '?tab=serve', bits: '?tab=bits', quant: '?tab=quant', learn: '?tab=learn&step=4' };
+const ready = { memory: 'verdict', serve: 'serve-verdict', bits: 'value-input', quant: 'quant-table', learn: 'learn-heading' };
 for (const [pageName, url] of Object.entries(pages)) {
   for (const embed of [false, true]) {
     for (const width of [360, 390, 1280]) {

@@ -395,6 +395,222 @@ pub fn quant_report(
     stack(&[(h, &v), (h, &e), (h, &m), (h, &t)], 2)
 }
 
+use crate::{serve_budget, serve_lines};
+use bitbudget_math::numbers::Units;
+use bitbudget_math::serve::budget::PerGpu;
+use bitbudget_math::serve::curves::{concurrency_by_context, speed_by_concurrency, Curve};
+use bitbudget_math::serve::{Engine, KvDtype, ServeSetup};
+
+/// The charts of the Serve page, as named on the command line (`--chart
+/// budget|concurrency|speed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServeChart {
+    /// One GPU's memory as the engine accounts for it ([`serve_budget`]).
+    Budget,
+    /// Requests held at once against the context length, per KV type ([`serve_lines`]).
+    Concurrency,
+    /// Decode tokens per second against concurrency ([`serve_lines`]).
+    Speed,
+}
+
+impl ServeChart {
+    /// Every chart, in the page's order.
+    pub const ALL: [ServeChart; 3] = [
+        ServeChart::Budget,
+        ServeChart::Concurrency,
+        ServeChart::Speed,
+    ];
+
+    /// The command-line name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ServeChart::Budget => "budget",
+            ServeChart::Concurrency => "concurrency",
+            ServeChart::Speed => "speed",
+        }
+    }
+}
+
+// `budget`, `concurrency` or `speed` (surrounding spaces and case ignored).
+bitbudget_math::name_text!(ServeChart, ChartError, |s: &str| ChartError::Input(
+    format!("unknown chart '{s}': expected one of budget, concurrency, speed")
+));
+
+/// Sizes on the Serve documents: GiB, as the engines' logs print them.
+const SERVE_UNITS: Units = Units::Gib;
+
+/// The model's display name: the preset's name, else the id as given.
+fn serve_model_name(setup: &ServeSetup) -> String {
+    find_model(&setup.model_id)
+        .map(|m| m.name.to_string())
+        .unwrap_or_else(|| setup.model_id.clone())
+}
+
+/// The KV type as the engine names it: llama.cpp's 16-bit cache is `f16`.
+fn kv_name(setup: &ServeSetup) -> String {
+    match (setup.engine, setup.kv_dtype) {
+        (Engine::LlamaCpp, KvDtype::Bf16) => "f16".to_string(),
+        (_, dtype) => dtype.to_string(),
+    }
+}
+
+/// The title and the one-line setup caption of a Serve page chart, e.g. "Memory per GPU as vLLM
+/// accounts for it: Llama 3 8B" over "vLLM · 1 × NVIDIA H100 80GB · bf16 weights · bf16 KV
+/// cache"; knobs set away from the engine's defaults (`max_model_len`, the memory fraction) follow
+/// by the engine's names, and the speed chart adds the prompt it decodes after.
+pub fn serve_frame(setup: &ServeSetup, chart: ServeChart) -> Frame {
+    let engine = setup.engine.label();
+    let what = match chart {
+        ServeChart::Budget => format!("Memory per GPU as {engine} accounts for it"),
+        ServeChart::Concurrency => "Requests at once by context length".to_string(),
+        ServeChart::Speed => "Decode speed by concurrency".to_string(),
+    };
+    let mut parts = vec![
+        engine.to_string(),
+        format!("{} × {}", setup.tp, setup.gpu.name),
+        format!("{} weights", setup.checkpoint),
+        format!("{} KV cache", kv_name(setup)),
+    ];
+    if let Some(len) = setup.max_model_len {
+        parts.push(format!("max_model_len {len}"));
+    }
+    if let (Some(f), Some((knob, _))) = (setup.memory_fraction, setup.engine.fraction_knob()) {
+        parts.push(format!("{knob} {f}"));
+    }
+    if chart == ServeChart::Speed {
+        parts.push(format!("prompt {} tokens", setup.prompt_tokens));
+    }
+    Frame {
+        title: format!("{what}: {}", serve_model_name(setup)),
+        caption: parts.join(" · "),
+    }
+}
+
+/// One chart of the Serve page for one setup, with the numbers it plots worked out once: a
+/// [`Chart`] (drawn without a frame; [`draw_serve`] adds the frame). Sizes are in GiB.
+pub struct ServeChartData<'a> {
+    setup: &'a ServeSetup,
+    chart: ServeChart,
+    plotted: ServePlotted,
+}
+
+/// What each Serve page chart plots.
+enum ServePlotted {
+    Budget(PerGpu),
+    /// The curves and the vertical marker (the knee of the speed chart).
+    Lines(Vec<Curve>, Option<(f64, String)>),
+}
+
+impl<'a> ServeChartData<'a> {
+    /// Works out `chart`'s numbers for `setup`. A setup the estimator refuses is a
+    /// [`ChartError::Input`] with its message, for every chart.
+    pub fn new(setup: &'a ServeSetup, chart: ServeChart) -> Result<Self, ChartError> {
+        let report =
+            bitbudget_math::serve::serve(setup).map_err(|e| ChartError::Input(e.to_string()))?;
+        let plotted = match chart {
+            ServeChart::Budget => ServePlotted::Budget(report.per_gpu),
+            ServeChart::Concurrency => ServePlotted::Lines(concurrency_by_context(setup), None),
+            ServeChart::Speed => {
+                let (curves, knee) = speed_by_concurrency(setup);
+                let marker = knee.map(|k| (k as f64, format!("compute-bound from {k}")));
+                ServePlotted::Lines(curves, marker)
+            }
+        };
+        Ok(ServeChartData {
+            setup,
+            chart,
+            plotted,
+        })
+    }
+}
+
+impl Chart for ServeChartData<'_> {
+    type Output = ();
+    fn draw<B: DrawingBackend>(&self, area: &Area<B>, theme: &Theme, s: Scale) -> Drawn {
+        let setup = self.setup;
+        match &self.plotted {
+            ServePlotted::Budget(per_gpu) => {
+                let input = serve_budget::Input {
+                    per_gpu,
+                    capacity: (setup.gpu.capacity_bytes, setup.gpu.name),
+                    units: SERVE_UNITS,
+                    engine: setup.engine.label(),
+                };
+                input.draw(area, theme, s).map(|_| ())
+            }
+            ServePlotted::Lines(curves, marker) => {
+                let concurrency = self.chart == ServeChart::Concurrency;
+                let input = serve_lines::Input {
+                    curves,
+                    x_title: if concurrency {
+                        "context length (max_model_len, tokens)"
+                    } else {
+                        "sequences decoding at once"
+                    },
+                    y_title: if concurrency {
+                        "requests at once"
+                    } else {
+                        "tokens/s"
+                    },
+                    log_x: true,
+                    log_y: true,
+                    vline: marker.as_ref().map(|(x, name)| (*x, name.as_str())),
+                    hline: concurrency.then_some((1.0, "one request")),
+                };
+                input.draw(area, theme, s)
+            }
+        }
+    }
+}
+
+/// The Serve chart's height in CSS pixels on the page.
+pub const fn serve_chart_height(chart: ServeChart) -> u32 {
+    match chart {
+        ServeChart::Budget => serve_budget::HEIGHT,
+        ServeChart::Concurrency | ServeChart::Speed => serve_lines::HEIGHT,
+    }
+}
+
+/// Draws one chart of the Serve page for `setup` with its [`serve_frame`] onto `area` (which
+/// should be [`serve_size`] tall); the app draws its 2x PNG download with this. A setup the
+/// estimator refuses is a [`ChartError::Input`] with its message.
+pub fn draw_serve<B: DrawingBackend>(
+    area: &Area<B>,
+    setup: &ServeSetup,
+    chart: ServeChart,
+    theme: &Theme,
+    s: Scale,
+) -> Drawn {
+    let frame = serve_frame(setup, chart);
+    let data = ServeChartData::new(setup, chart)?;
+    frame.draw(area, &data, serve_chart_height(chart), theme, s)
+}
+
+/// Width and height in device pixels of [`draw_serve`]'s drawing at scale `s`: `WIDTH` CSS pixels
+/// wide.
+pub fn serve_size(setup: &ServeSetup, chart: ServeChart, s: Scale) -> (u32, u32) {
+    let w = s.px(WIDTH as f64) as u32;
+    (
+        w,
+        serve_frame(setup, chart).height(w, serve_chart_height(chart), s),
+    )
+}
+
+/// One chart of the Serve page for `setup` as an SVG document: `WIDTH` pixels wide, the chart as
+/// tall as on the page between its title and setup caption ([`draw_serve`] at scale 1, light
+/// theme, sizes in GiB). A setup the estimator refuses is a [`ChartError::Input`] with its
+/// message.
+pub fn serve(setup: &ServeSetup, chart: ServeChart) -> Drawn<String> {
+    let (w, h) = serve_size(setup, chart, Scale(1.0));
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+        draw_serve(&root, setup, chart, &LIGHT, Scale(1.0))?;
+        root.present()?;
+    }
+    Ok(crate::style::restore_font_sizes(&out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

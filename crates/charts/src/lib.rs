@@ -37,6 +37,8 @@ pub mod number_line;
 pub mod palette;
 pub mod quant;
 pub mod scaling;
+pub mod serve_budget;
+pub mod serve_lines;
 pub mod strategies;
 pub mod style;
 pub mod throughput;

@@ -9,3 +9,4 @@ pub mod memory;
 pub mod presets;
 pub mod quantize;
 pub mod quantize_stream;
+pub mod serve;

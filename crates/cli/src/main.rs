@@ -24,6 +24,8 @@ enum Command {
     Bits(commands::bits::BitsArgs),
     /// Per-GPU memory of training or serving a model (weights, gradients, optimizer, activations, KV cache).
     Memory(Box<commands::memory::MemoryArgs>),
+    /// Serve a model as vLLM, SGLang, TensorRT-LLM or llama.cpp would: the per-GPU budget, KV cache, concurrency and tokens/s.
+    Serve(Box<commands::serve::ServeArgs>),
     /// List the model presets with their computed parameter counts.
     Models(commands::presets::ListArgs),
     /// List the GPU presets with their memory capacities.
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Command::Cast(args) => commands::cast::run(args),
         Command::Bits(args) => commands::bits::run(args),
         Command::Memory(args) => commands::memory::run(*args),
+        Command::Serve(args) => commands::serve::run(*args),
         Command::Models(args) => commands::presets::run_models(args),
         Command::Gpus(args) => commands::presets::run_gpus(args),
         Command::Quantize(args) => commands::quantize::run_quantize(args),

@@ -47,6 +47,37 @@ macro_rules! name_text {
     };
 }
 
+/// Declares a `Copy` enum whose values have stable names (`ALL` in menu order, `name()`, and
+/// [`name_text!`]'s `Display`/`FromStr`, refusing unknown text with "unknown <type> 'x'; expected
+/// one of ..."). Each variant is written `Variant = "name"` with its doc comment.
+macro_rules! named_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ::serde::Serialize)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant),+
+        }
+
+        impl $name {
+            /// Every value, in menu order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The name used by the CLI and URLs.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+
+        $crate::name_text!($name, String, |s: &str| {
+            let names: Vec<&str> = $name::ALL.iter().map(|v| v.name()).collect();
+            format!("unknown {} '{}'; expected one of {}", stringify!($name).to_ascii_lowercase(), s, names.join(", "))
+        });
+    };
+}
+pub(crate) use named_enum;
+
 /// Reads an on/off value as the URL, the CLI's option table and pasted settings all do: `1`,
 /// `true`, `yes` or nothing at all (a bare `&embed`) are on; `0`, `false` or `no` are off, in any
 /// case and with surrounding spaces. Anything else is `None`, for the caller to word its refusal.

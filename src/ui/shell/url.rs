@@ -13,6 +13,8 @@ pub enum Tab {
     /// Where GPU memory goes.
     #[default]
     Memory,
+    /// Serving as the engines do: KV budget, concurrency, tokens per second.
+    Serve,
     /// The number-format explorer.
     Bits,
     /// The quantization lab.
@@ -23,12 +25,13 @@ pub enum Tab {
 
 impl Tab {
     /// Every tab, in navigation order.
-    pub const ALL: [Tab; 4] = [Tab::Memory, Tab::Bits, Tab::Quant, Tab::Learn];
+    pub const ALL: [Tab; 5] = [Tab::Memory, Tab::Serve, Tab::Bits, Tab::Quant, Tab::Learn];
 
     /// Name in the URL.
     pub const fn name(self) -> &'static str {
         match self {
             Tab::Memory => "memory",
+            Tab::Serve => "serve",
             Tab::Bits => "bits",
             Tab::Quant => "quant",
             Tab::Learn => "learn",
@@ -39,6 +42,7 @@ impl Tab {
     pub const fn label(self) -> &'static str {
         match self {
             Tab::Memory => "Memory",
+            Tab::Serve => "Serve",
             Tab::Bits => "Bits",
             Tab::Quant => "Quantize",
             Tab::Learn => "Learn",
@@ -156,6 +160,7 @@ pub fn widget_query(search: &str, theme: ThemeChoice, widget_id: &str) -> String
 pub const fn widget_start_height_px(tab: Tab) -> u32 {
     match tab {
         Tab::Memory => 760,
+        Tab::Serve => 900,
         Tab::Bits => 900,
         Tab::Quant => 1100,
         Tab::Learn => 900,

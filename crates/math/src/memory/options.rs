@@ -2,34 +2,8 @@
 //! URLs (`FromStr` + `Display`).
 
 use crate::gguf::TensorType;
+use crate::named::named_enum;
 use serde::Serialize;
-
-macro_rules! named_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-        pub enum $name {
-            $($(#[$vmeta])* $variant),+
-        }
-
-        impl $name {
-            /// Every value, in menu order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The name used by the CLI and URLs.
-            pub const fn name(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),+
-                }
-            }
-        }
-
-        $crate::name_text!($name, String, |s: &str| {
-            let names: Vec<&str> = $name::ALL.iter().map(|v| v.name()).collect();
-            format!("unknown {} '{}'; expected one of {}", stringify!($name).to_ascii_lowercase(), s, names.join(", "))
-        });
-    };
-}
 
 named_enum! {
     /// What the GPUs are doing.

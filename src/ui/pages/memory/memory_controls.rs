@@ -1,8 +1,9 @@
 //! All controls of the Memory page, grouped; every change lands in the typed query. A control whose
 //! option does not apply to the setup (`Job::not_applicable`) is disabled with the reason shown.
 
+use crate::ui::components::fields::{CheckField, SelectField};
 use crate::ui::components::term::Jargon;
-use crate::ui::pages::memory::fields::{CheckField, NumberField, SelectField};
+use crate::ui::pages::memory::fields::NumberField;
 use crate::ui::pages::memory::lora_targets::LoraTargetsField;
 use crate::ui::pages::memory::model_picker::ModelPicker;
 use crate::ui::pages::memory::query::MemoryQuery;

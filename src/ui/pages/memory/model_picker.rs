@@ -1,8 +1,9 @@
 //! Picking a model: a search box filtering a preset list grouped by family (with parameter counts),
 //! or a custom architecture.
 
+use crate::ui::components::fields::SelectField;
 use crate::ui::pages::memory::config_drop::ConfigDrop;
-use crate::ui::pages::memory::fields::{NumberField, SelectField};
+use crate::ui::pages::memory::fields::NumberField;
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_math::memory::job::mlp_name;
 use bitbudget_math::memory::{model_presets, Mlp, ModelPreset};

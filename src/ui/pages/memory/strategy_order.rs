@@ -1,6 +1,6 @@
 //! The control that ranks the strategies chart's bars by memory per GPU or by time per step.
 
-use crate::ui::pages::memory::fields::SelectField;
+use crate::ui::components::fields::SelectField;
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_math::memory::step::order::StrategyOrder;
 use leptos::prelude::*;

@@ -2,7 +2,7 @@
 //! computed from these numbers ([`ModelArch::params`]), never typed in; the tests compare them
 //! with the published totals.
 
-use crate::memory::model::arch::{Mlp, ModelArch, Norm};
+use crate::memory::model::arch::{Mla, Mlp, ModelArch, Norm};
 use serde::Serialize;
 
 /// A named model preset.
@@ -70,6 +70,48 @@ fn qwen2_5(l: u64, h: u64, heads: u64, kv: u64, ffn: u64) -> ModelArch {
     ModelArch {
         qkv_bias: true,
         ..llama(l, h, heads, kv, ffn, 152064, 131072)
+    }
+}
+
+/// A Qwen3 dense `config.json`: Llama's shape with an explicit `head_dim` of 128 (not hidden /
+/// heads), RMSNorm on each query and key head, no biases, 151,936 tokens, 40,960 positions; the
+/// head is `tied` to the embedding in the 0.6B, 1.7B and 4B.
+fn qwen3(l: u64, h: u64, heads: u64, kv: u64, ffn: u64, tied: bool) -> ModelArch {
+    ModelArch {
+        head_dim: 128,
+        qk_norm: true,
+        tied_embeddings: tied,
+        ..llama(l, h, heads, kv, ffn, 151936, 40960)
+    }
+}
+
+/// A Qwen3 MoE `config.json` (`qwen3_moe`): Qwen3's attention, every block an MoE of 128 experts
+/// `moe_ffn` wide (`moe_intermediate_size`; `intermediate_size` is unused) with 8 routed per token,
+/// no shared experts, a router without bias, untied head.
+fn qwen3_moe(l: u64, h: u64, heads: u64, kv: u64, moe_ffn: u64) -> ModelArch {
+    ModelArch {
+        experts: 128,
+        active_experts: 8,
+        ..qwen3(l, h, heads, kv, moe_ffn, false)
+    }
+}
+
+/// A Gemma 3 text model (`gemma3_text`, with Transformers' defaults for the fields a multimodal
+/// config's `text_config` leaves out): 262,208 tokens, 131,072 positions, an explicit `head_dim`,
+/// four RMSNorms per block (input, post-attention, pre- and post-feedforward) plus RMSNorm on each
+/// query and key head, no biases, tied head. One block in six attends globally; the other
+/// `l - l / 6` attend within a 1,024-token sliding window. The MLP is gated GELU (tanh
+/// approximation) with three matrices, gate, up and down: the parameter count only reads that
+/// shape, which is `Mlp::Swiglu`'s.
+fn gemma3(l: u64, h: u64, heads: u64, kv: u64, head_dim: u64, ffn: u64) -> ModelArch {
+    ModelArch {
+        head_dim,
+        norms_per_layer: 4,
+        qk_norm: true,
+        tied_embeddings: true,
+        sliding_window: 1024,
+        sliding_layers: l - l / 6,
+        ..llama(l, h, heads, kv, ffn, 262208, 131072)
     }
 }
 
@@ -174,12 +216,35 @@ pub fn model_presets() -> Vec<ModelPreset> {
             llama(80, 8192, 64, 8, 28672, 128256, 8192),
             "meta-llama/Meta-Llama-3-70B config.json",
         ),
+        // Llama 3.1: Llama 3's shapes with 131,072 positions (rope_scaling "llama3", factor 8).
+        p(
+            "llama-3.1-8b",
+            "Llama 3.1 8B",
+            "Llama",
+            llama(32, 4096, 32, 8, 14336, 128256, 131072),
+            "meta-llama/Llama-3.1-8B config.json",
+        ),
+        p(
+            "llama-3.1-70b",
+            "Llama 3.1 70B",
+            "Llama",
+            llama(80, 8192, 64, 8, 28672, 128256, 131072),
+            "meta-llama/Llama-3.1-70B config.json",
+        ),
         p(
             "llama-3.1-405b",
             "Llama 3.1 405B",
             "Llama",
             llama(126, 16384, 128, 8, 53248, 128256, 131072),
             "meta-llama/Llama-3.1-405B config.json",
+        ),
+        // Llama 3.3 70B Instruct: 3.1-70B's shape; the config only adds an explicit head_dim 128.
+        p(
+            "llama-3.3-70b",
+            "Llama 3.3 70B",
+            "Llama",
+            llama(80, 8192, 64, 8, 28672, 128256, 131072),
+            "meta-llama/Llama-3.3-70B-Instruct config.json",
         ),
         // Mistral AI config.json files (mistralai/Mistral-7B-v0.1, Mixtral-8x7B-v0.1).
         p(
@@ -228,6 +293,139 @@ pub fn model_presets() -> Vec<ModelPreset> {
             "Qwen",
             qwen2_5(80, 8192, 64, 8, 29568),
             "Qwen/Qwen2.5-72B config.json",
+        ),
+        // Qwen3 config.json files (see `qwen3`; Qwen3 technical report, Table 1, agrees on layers,
+        // heads and tying).
+        p(
+            "qwen3-0.6b",
+            "Qwen3 0.6B",
+            "Qwen",
+            qwen3(28, 1024, 16, 8, 3072, true),
+            "Qwen/Qwen3-0.6B config.json",
+        ),
+        p(
+            "qwen3-1.7b",
+            "Qwen3 1.7B",
+            "Qwen",
+            qwen3(28, 2048, 16, 8, 6144, true),
+            "Qwen/Qwen3-1.7B config.json",
+        ),
+        p(
+            "qwen3-4b",
+            "Qwen3 4B",
+            "Qwen",
+            qwen3(36, 2560, 32, 8, 9728, true),
+            "Qwen/Qwen3-4B config.json",
+        ),
+        p(
+            "qwen3-8b",
+            "Qwen3 8B",
+            "Qwen",
+            qwen3(36, 4096, 32, 8, 12288, false),
+            "Qwen/Qwen3-8B config.json",
+        ),
+        p(
+            "qwen3-14b",
+            "Qwen3 14B",
+            "Qwen",
+            qwen3(40, 5120, 40, 8, 17408, false),
+            "Qwen/Qwen3-14B config.json",
+        ),
+        p(
+            "qwen3-32b",
+            "Qwen3 32B",
+            "Qwen",
+            qwen3(64, 5120, 64, 8, 25600, false),
+            "Qwen/Qwen3-32B config.json",
+        ),
+        // Qwen3 MoE config.json files (see `qwen3_moe`; technical report Table 2).
+        p(
+            "qwen3-30b-a3b",
+            "Qwen3 30B-A3B",
+            "Qwen",
+            qwen3_moe(48, 2048, 32, 4, 768),
+            "Qwen/Qwen3-30B-A3B config.json",
+        ),
+        p(
+            "qwen3-235b-a22b",
+            "Qwen3 235B-A22B",
+            "Qwen",
+            qwen3_moe(94, 4096, 64, 4, 1536),
+            "Qwen/Qwen3-235B-A22B config.json",
+        ),
+        // Google Gemma 3 text models (see `gemma3`). The 1B is text-only, with a 262,144-token
+        // vocabulary, 32,768 positions and a 512-token window; the 4B, 12B and 27B ship as
+        // multimodal configs, of which this is the `text_config` (the vision tower is not counted).
+        p(
+            "gemma-3-1b",
+            "Gemma 3 1B",
+            "Gemma",
+            ModelArch {
+                vocab: 262144,
+                max_seq: 32768,
+                sliding_window: 512,
+                ..gemma3(26, 1152, 4, 1, 256, 6912)
+            },
+            "google/gemma-3-1b-pt config.json",
+        ),
+        p(
+            "gemma-3-4b",
+            "Gemma 3 4B text",
+            "Gemma",
+            gemma3(34, 2560, 8, 4, 256, 10240),
+            "google/gemma-3-4b-it config.json text_config, with Transformers' Gemma3TextConfig defaults",
+        ),
+        p(
+            "gemma-3-12b",
+            "Gemma 3 12B text",
+            "Gemma",
+            gemma3(48, 3840, 16, 8, 256, 15360),
+            "google/gemma-3-12b-it config.json text_config, with Transformers' Gemma3TextConfig defaults",
+        ),
+        // The 27B's heads are 128 wide: its queries are 32 × 128 = 4096, not hidden 5376.
+        p(
+            "gemma-3-27b",
+            "Gemma 3 27B text",
+            "Gemma",
+            gemma3(62, 5376, 32, 16, 128, 21504),
+            "google/gemma-3-27b-it config.json text_config, with Transformers' Gemma3TextConfig defaults",
+        ),
+        // DeepSeek-V3 config.json (R1 has the same shape): multi-head latent attention, 3 dense
+        // blocks (intermediate 18432) then 58 MoE blocks of 256 routed experts (8 per token) plus
+        // one shared, each 2048 wide; the router's per-expert correction bias; untied head. The
+        // main model only: the download's multi-token-prediction module (`num_nextn_predict_layers`
+        // 1, loaded as layer 61: 11.6B parameters of its own plus copies of the embedding and
+        // head, 13.5B in the files) serves only speculative decoding, and engines load it only
+        // when asked to.
+        p(
+            "deepseek-v3",
+            "DeepSeek-V3",
+            "DeepSeek",
+            ModelArch {
+                layers: 61,
+                hidden: 7168,
+                heads: 128,
+                kv_heads: 128,
+                head_dim: 128 + 64,
+                ffn: 2048,
+                vocab: 129280,
+                max_seq: 163840,
+                experts: 256,
+                active_experts: 8,
+                shared_experts: 1,
+                dense_layers: 3,
+                dense_ffn: 18432,
+                router_bias: true,
+                mla: Some(Mla {
+                    q_lora_rank: 1536,
+                    kv_lora_rank: 512,
+                    qk_nope_head_dim: 128,
+                    qk_rope_head_dim: 64,
+                    v_head_dim: 128,
+                }),
+                ..ModelArch::DENSE_EXTRAS
+            },
+            "deepseek-ai/DeepSeek-V3 config.json; main model only, without the multi-token-prediction module (layer 61) that the download adds for speculative decoding",
         ),
         // TII Falcon-40B config.json: 60 layers, hidden 8192, n_head 128, n_head_kv 8, GELU MLP
         // 4×hidden without biases, parallel attention/MLP with two LayerNorms, rotary, vocab 65024,

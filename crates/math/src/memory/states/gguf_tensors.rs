@@ -175,6 +175,11 @@ fn block(t: &mut List, arch: &ModelArch, ga: GgufArch, l: u64) {
         t.add(b("attn_q_norm.weight"), &[arch.head_dim]);
         t.add(b("attn_k_norm.weight"), &[arch.head_dim]);
     }
+    // Gemma 2/3 (four norms per block): a norm after attention and one after the MLP as well.
+    let post_norms = arch.norms_per_layer >= 4;
+    if post_norms {
+        t.norm(arch, &b("post_attention_norm"));
+    }
     if arch.norms_per_layer >= 2 {
         // Falcon-40B's parallel block names its second norm attn_norm_2.
         let second = if ga == GgufArch::Falcon {
@@ -192,22 +197,25 @@ fn block(t: &mut List, arch: &ModelArch, ga: GgufArch, l: u64) {
             arch.ffn
         };
         mlp(t, arch, &b("ffn"), "", f, &[]);
-        return;
+    } else {
+        t.add(b("ffn_gate_inp.weight"), &[h, arch.experts]);
+        if arch.router_bias {
+            t.add(b("exp_probs_b.bias"), &[arch.experts]);
+        }
+        mlp(t, arch, &b("ffn"), "_exps", arch.ffn, &[arch.experts]);
+        if arch.shared_experts > 0 {
+            mlp(
+                t,
+                arch,
+                &b("ffn"),
+                "_shexp",
+                arch.ffn * arch.shared_experts,
+                &[],
+            );
+        }
     }
-    t.add(b("ffn_gate_inp.weight"), &[h, arch.experts]);
-    if arch.router_bias {
-        t.add(b("exp_probs_b.bias"), &[arch.experts]);
-    }
-    mlp(t, arch, &b("ffn"), "_exps", arch.ffn, &[arch.experts]);
-    if arch.shared_experts > 0 {
-        mlp(
-            t,
-            arch,
-            &b("ffn"),
-            "_shexp",
-            arch.ffn * arch.shared_experts,
-            &[],
-        );
+    if post_norms {
+        t.norm(arch, &b("post_ffw_norm"));
     }
 }
 

@@ -1,0 +1,280 @@
+//! One GPU's memory as the engine accounts for it: weights as stored, the profiling run's
+//! activation peak, non-torch memory, CUDA graphs, and the KV cache as what remains.
+
+use super::checkpoint::{weight_bytes, WeightBytes};
+use super::engine::Engine;
+use super::kv::KvLayout;
+use super::setup::{Knobs, ServeSetup};
+use crate::memory::model::arch::ModelArch;
+use crate::memory::states::gguf_tensors::GgufArch;
+use serde::Serialize;
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+/// The CUDA context and the libraries' handles, before any tensor: 512 MiB, the amount SGLang's
+/// reserve sets aside for it (`_handle_gpu_memory_settings`). An assumption, not a measurement.
+pub const CUDA_CONTEXT_BYTES: u64 = 512 * MIB;
+
+/// Memory the engines' profilers count as "non-torch" beyond the context (cuBLAS workspaces,
+/// NCCL buffers): 0.3 GiB, between vLLM's logged 0.35 GiB (one RTX 3090) and 0.25 GiB (each of two
+/// RTX 4090s).
+pub const NON_TORCH_BYTES: u64 = 3 * GIB / 10;
+
+/// CUDA graph memory per captured batch size and per layer (plus one for the head): 384 KiB, fitted
+/// to vLLM's log for gemma-3-4b (34 layers, 51 sizes: 0.65 GiB); Llama 4 Maverick's logged
+/// ~1.3 GiB is 30% above what it gives.
+pub const GRAPH_BYTES_PER_SIZE_LAYER: u64 = 384 << 10;
+
+/// llama.cpp's default margin left free on each device when it fits `n_gpu_layers` and `n_ctx`
+/// (`fit_params`, 1 GiB).
+pub const LLAMA_CPP_MARGIN: u64 = GIB;
+
+/// The smallest `n_ctx` llama.cpp's fitting lowers to (4096).
+pub const LLAMA_CPP_MIN_CTX: u64 = 4096;
+
+/// The memory CUDA reports as the device's total, which the engines' fractions multiply:
+/// nvidia-smi's total less what the driver keeps. PyTorch's out-of-memory messages give 79.11 GiB
+/// for an H100 80GB (553 MiB under nvidia-smi's 81,559 MiB) and 23.69 GiB for 24 GB cards (about
+/// 310 MiB under 24,576 / 24,564 MiB); other cards take the figure of their size class.
+pub fn cuda_total(capacity_bytes: u64) -> u64 {
+    let kept = if capacity_bytes > 64 * GIB {
+        553 * MIB
+    } else {
+        310 * MIB
+    };
+    capacity_bytes.saturating_sub(kept)
+}
+
+/// One GPU's memory, bytes. The JSON names are stable (`serve --json`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PerGpu {
+    /// Weights on this GPU as stored (scales included).
+    pub weights: u64,
+    /// The profiling run's activation peak (llama.cpp: its compute buffer).
+    pub activations: u64,
+    /// The CUDA context plus non-torch memory (NCCL, workspaces).
+    pub non_torch: u64,
+    /// Captured CUDA graphs.
+    pub cuda_graphs: u64,
+    /// The KV cache the engine allocates.
+    pub kv_cache: u64,
+    /// The sum of the above.
+    pub total: u64,
+}
+
+/// What the budget comes to: the parts, the KV cache before clamping at 0 (negative when the
+/// weights and activations already exceed the engine's share, as vLLM logs it), the context and
+/// layer placement (llama.cpp fits both).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget {
+    /// The parts.
+    pub per_gpu: PerGpu,
+    /// KV bytes the engine's formula gives, negative when nothing is left.
+    pub kv_signed: i128,
+    /// Longest request (llama.cpp: `n_ctx` after fitting).
+    pub max_model_len: u64,
+    /// Blocks on the GPU (llama.cpp), else every block.
+    pub gpu_layers: u64,
+    /// llama.cpp's output head on the GPU.
+    pub output_on_gpu: bool,
+    /// Weight bytes left on the host (llama.cpp).
+    pub cpu_weights: u64,
+    /// The whole checkpoint.
+    pub weights: WeightBytes,
+}
+
+/// Activation bytes of a forward pass over `tokens` tokens on one of `tp` GPUs, plus `seqs`
+/// sequences' FP32 logits for sampling: per token, 2 bytes × (the widest of the MLP's
+/// gate-and-up output with its activation, 3 × ffn of the active experts, or attention's Q, K, V
+/// and output, split over tp; plus three hidden-wide tensors: the residual, its norm and the
+/// sublayer's output). vLLM's logs for Llama 3.1 8B imply 2.10 and 3.02 GiB at 20,000 and 29,000
+/// tokens (its total, less weights, non-torch memory and KV cache); this gives 2.18 and 3.11.
+pub fn activation_peak(arch: &ModelArch, tp: u64, tokens: u64, seqs: u64) -> u64 {
+    let routed = if arch.experts > 1 {
+        arch.active_experts
+    } else {
+        1
+    };
+    let mlp = 3 * arch.ffn * (routed + arch.shared_experts);
+    let attention = 2 * arch.q_width() + 2 * arch.kv_width();
+    let per_token = 2 * (mlp.max(attention) / tp + 3 * arch.hidden);
+    tokens.saturating_mul(per_token) + seqs.saturating_mul(arch.vocab) * 4
+}
+
+/// CUDA graph memory for the default capture list up to `max_batch` (vLLM: 1, 2, 4, then steps of
+/// 8 below 256 and of 16 from 256: 51 sizes up to 512; SGLang's list is alike).
+pub fn cuda_graph_bytes(arch: &ModelArch, max_batch: u64) -> u64 {
+    if max_batch == 0 {
+        return 0;
+    }
+    let small = [1u64, 2, 4].iter().filter(|&&b| b <= max_batch).count() as u64;
+    let by_8 = (8..max_batch.min(255) + 1).step_by(8).count() as u64;
+    let by_16 = if max_batch >= 256 {
+        (256..=max_batch).step_by(16).count() as u64
+    } else {
+        0
+    };
+    (small + by_8 + by_16) * (arch.layers + 1) * GRAPH_BYTES_PER_SIZE_LAYER
+}
+
+fn ceil_div(a: u64, b: u64) -> u64 {
+    a.div_ceil(b.max(1))
+}
+
+fn fraction_of(bytes: u64, f: f64) -> u64 {
+    (bytes as f64 * f).floor() as u64
+}
+
+/// The budget of `setup` with `knobs` resolved.
+pub fn budget(setup: &ServeSetup, knobs: &Knobs) -> Budget {
+    let arch = &setup.arch;
+    let ga = GgufArch::of_model(&setup.model_id);
+    let w = weight_bytes(arch, ga, setup.checkpoint);
+    if setup.engine == Engine::LlamaCpp {
+        return llama_cpp(setup, knobs, w);
+    }
+    let cap = setup
+        .cuda_total_bytes
+        .unwrap_or(cuda_total(setup.gpu.capacity_bytes));
+    let tp = setup.tp;
+    let weights = ceil_div(w.total, tp);
+    let activations = activation_peak(arch, tp, knobs.max_num_batched_tokens, knobs.max_num_seqs);
+    let graphs = if knobs.cuda_graphs {
+        cuda_graph_bytes(arch, knobs.cuda_graph_max_batch)
+    } else {
+        0
+    };
+    let fraction = knobs.memory_fraction.unwrap_or(0.9);
+    let non_torch = CUDA_CONTEXT_BYTES + NON_TORCH_BYTES;
+    let kv_signed: i128 = match setup.engine {
+        // requested = total × utilization; KV = requested − (weights + peak + non-torch).
+        Engine::Vllm => {
+            fraction_of(cap, fraction) as i128 - (weights + activations + NON_TORCH_BYTES) as i128
+        }
+        // rest = free_before_load × mem_fraction_static − weights.
+        Engine::Sglang => fraction_of(cap - CUDA_CONTEXT_BYTES, fraction) as i128 - weights as i128,
+        // KV = fraction × (free after weights and the profiling run).
+        Engine::TrtLlm => {
+            let free = cap as i128 - (non_torch + weights + activations) as i128;
+            if free > 0 {
+                (free as f64 * fraction).floor() as i128
+            } else {
+                free
+            }
+        }
+        Engine::LlamaCpp => unreachable!("llama.cpp is sized by llama_cpp()"),
+    };
+    let kv_cache = kv_signed.max(0) as u64;
+    let per_gpu = PerGpu {
+        weights,
+        activations,
+        non_torch,
+        cuda_graphs: graphs,
+        kv_cache,
+        total: weights + activations + non_torch + graphs + kv_cache,
+    };
+    Budget {
+        per_gpu,
+        kv_signed,
+        max_model_len: knobs.max_model_len,
+        gpu_layers: arch.layers,
+        output_on_gpu: true,
+        cpu_weights: 0,
+        weights: w,
+    }
+}
+
+/// llama.cpp: the KV cache is `n_ctx` cells on each GPU layer; the compute buffer holds one
+/// `n_ubatch` of FP32 logits and MLP and hidden intermediates; `n_ctx` (when not given) and
+/// `n_gpu_layers` (when not given) are the largest that leave [`LLAMA_CPP_MARGIN`] free, `n_ctx`
+/// first and not below [`LLAMA_CPP_MIN_CTX`], as `fit_params` does.
+fn llama_cpp(setup: &ServeSetup, knobs: &Knobs, w: WeightBytes) -> Budget {
+    let arch = &setup.arch;
+    let cap = setup
+        .cuda_total_bytes
+        .unwrap_or(cuda_total(setup.gpu.capacity_bytes));
+    let layers = arch.layers.max(1);
+    let ubatch = knobs.max_num_batched_tokens;
+    let compute = ubatch * (arch.vocab + arch.ffn + 2 * arch.hidden) * 4;
+    let per_layer = w.blocks / layers;
+    let expert_per_layer = w.experts / layers;
+    // The output head (the embedding's copy when tied) goes with `-ngl` above the block count;
+    // the token embedding stays on the host. Untied, the head is about half of the rest.
+    let rest = w.total - w.blocks;
+    let output = if arch.tied_embeddings { rest } else { rest / 2 };
+    let place = |ngl: u64, ctx: u64| -> (PerGpu, u64, bool) {
+        let on_gpu = ngl.min(layers);
+        let output_on_gpu = ngl > layers;
+        let cpu_moe = setup.cpu_moe_layers.min(on_gpu);
+        let weights = on_gpu * per_layer - cpu_moe * expert_per_layer
+            + if output_on_gpu { output } else { 0 };
+        let kv = KvLayout {
+            arch,
+            tp: 1,
+            dtype: setup.kv_dtype,
+            layers: on_gpu,
+        };
+        let kv_cache = kv.sequence_bytes(ctx);
+        let non_torch = CUDA_CONTEXT_BYTES;
+        let p = PerGpu {
+            weights,
+            activations: compute,
+            non_torch,
+            cuda_graphs: 0,
+            kv_cache,
+            total: weights + compute + non_torch + kv_cache,
+        };
+        (p, on_gpu, output_on_gpu)
+    };
+    let room = cap.saturating_sub(LLAMA_CPP_MARGIN);
+    let mut ctx = knobs.max_model_len;
+    if setup.max_model_len.is_none() {
+        while ctx > LLAMA_CPP_MIN_CTX && place(layers + 1, ctx).0.total > room {
+            ctx = (ctx / 2).max(LLAMA_CPP_MIN_CTX);
+        }
+    }
+    let ngl = match setup.gpu_layers {
+        Some(n) => n,
+        None => (0..=layers + 1)
+            .rev()
+            .find(|&n| place(n, ctx).0.total <= room)
+            .unwrap_or(0),
+    };
+    let (per_gpu, gpu_layers, output_on_gpu) = place(ngl, ctx);
+    Budget {
+        per_gpu,
+        kv_signed: per_gpu.kv_cache as i128,
+        max_model_len: ctx,
+        gpu_layers,
+        output_on_gpu,
+        cpu_weights: w.total - per_gpu.weights,
+        weights: w,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::find_model;
+
+    #[test]
+    fn the_default_capture_list_has_51_sizes_up_to_512() {
+        let a = find_model("llama-3-8b").unwrap().arch;
+        assert_eq!(
+            cuda_graph_bytes(&a, 512),
+            51 * 33 * GRAPH_BYTES_PER_SIZE_LAYER
+        );
+        assert_eq!(cuda_graph_bytes(&a, 0), 0);
+    }
+
+    #[test]
+    fn llama_3_8b_activations_match_vllms_log_within_4_percent() {
+        let a = find_model("llama-3-8b").unwrap().arch;
+        let gib = |b: u64| b as f64 / GIB as f64;
+        let at_20k = gib(activation_peak(&a, 1, 20_000, 256));
+        let at_29k = gib(activation_peak(&a, 1, 29_000, 256));
+        assert!((at_20k / 2.10 - 1.0).abs() < 0.04, "{at_20k}");
+        assert!((at_29k / 3.02 - 1.0).abs() < 0.04, "{at_29k}");
+    }
+}

@@ -1,0 +1,188 @@
+//! Weights as a checkpoint stores them: which tensors a quantization method converts, at how many
+//! bits, with their scales; the others (embeddings, output head, norms, MoE routers) stay BF16, as
+//! every method's `modules_to_not_convert` or converter leaves them.
+
+use crate::memory::model::arch::ModelArch;
+use crate::memory::options::Dtype;
+use crate::memory::states::gguf_mix;
+use crate::memory::states::gguf_tensors::GgufArch;
+use crate::named::named_enum;
+
+named_enum! {
+    /// How a checkpoint stores its weights.
+    Checkpoint {
+        /// BF16 throughout (the published checkpoints of most models).
+        Bf16 = "bf16",
+        /// FP16 throughout.
+        Fp16 = "fp16",
+        /// FP8 E4M3 block-scaled linears, one FP32 scale per 128 × 128 block (DeepSeek-V3's and
+        /// Qwen3-FP8's `quant_method: fp8`, `weight_block_size [128, 128]`); the rest BF16.
+        Fp8 = "fp8",
+        /// INT8 linears with a BF16 scale per output row (W8A8, compressed-tensors); the rest BF16.
+        Int8 = "int8",
+        /// INT4 linears in groups of 128 with an FP16 scale and a 4-bit zero point each (AWQ,
+        /// GPTQ): 4 + 20/128 bits per weight; the rest BF16.
+        Int4 = "int4",
+        /// MXFP4: 4-bit E2M1 with one E8M0 scale per 32 values (4.25 bits), on the MoE experts
+        /// only, as gpt-oss ships (`quant_method: mxfp4`); on every block linear of a dense model.
+        Mxfp4 = "mxfp4",
+        /// NVFP4: 4-bit E2M1 with an FP8 scale per 16 values and an FP32 scale per tensor (4.5
+        /// bits), on the block linears; the rest BF16.
+        Nvfp4 = "nvfp4",
+        /// llama.cpp Q4_K_M: each tensor in the type `llama-quantize` gives it.
+        Q4KM = "q4_k_m",
+        /// llama.cpp Q5_K_M.
+        Q5KM = "q5_k_m",
+        /// llama.cpp Q6_K.
+        Q6K = "q6_k",
+        /// llama.cpp Q8_0.
+        Q80 = "q8_0",
+        /// llama.cpp Q4_0.
+        Q40 = "q4_0",
+    }
+}
+
+impl Checkpoint {
+    /// The llama.cpp file type, for the GGUF checkpoints.
+    pub const fn gguf_dtype(self) -> Option<Dtype> {
+        match self {
+            Checkpoint::Q4KM => Some(Dtype::Q4KM),
+            Checkpoint::Q5KM => Some(Dtype::Q5KM),
+            Checkpoint::Q6K => Some(Dtype::Q6K),
+            Checkpoint::Q80 => Some(Dtype::Q80),
+            Checkpoint::Q40 => Some(Dtype::Q40),
+            _ => None,
+        }
+    }
+
+    /// Bits per converted weight, scales included, as a fraction `(numerator, denominator)`:
+    /// FP8 8 + 32/16384, INT8 8 + 16/hidden (≈ 8), INT4 4 + 20/128, MXFP4 4 + 8/32, NVFP4
+    /// 4 + 8/16 (+ 32 per tensor, negligible and left out). `None` for the whole-model types.
+    const fn converted_bits(self) -> Option<(u64, u64)> {
+        match self {
+            Checkpoint::Fp8 => Some((8 * 16384 + 32, 16384)),
+            Checkpoint::Int8 => Some((8, 1)),
+            Checkpoint::Int4 => Some((4 * 128 + 20, 128)),
+            Checkpoint::Mxfp4 => Some((4 * 32 + 8, 32)),
+            Checkpoint::Nvfp4 => Some((4 * 16 + 8, 16)),
+            _ => None,
+        }
+    }
+
+    /// Bits per weight of the bulk of the model, for labels ("4.25", "16").
+    pub fn bits_label(self) -> String {
+        match (self, self.converted_bits()) {
+            (Checkpoint::Bf16 | Checkpoint::Fp16, _) => "16".into(),
+            (_, Some((n, d))) => crate::numbers::short(n as f64 / d as f64, 4),
+            (_, None) => match self.gguf_dtype().and_then(|d| d.gguf_type()) {
+                Some(t) => {
+                    crate::numbers::short(8.0 * t.block_bytes() as f64 / t.block_values() as f64, 4)
+                }
+                None => "16".into(),
+            },
+        }
+    }
+}
+
+/// A checkpoint's bytes: the whole, the part in the transformer blocks (what llama.cpp's
+/// `n_gpu_layers` moves), and the routed experts' part (what `--n-cpu-moe` keeps on the CPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WeightBytes {
+    /// Every tensor, bytes.
+    pub total: u64,
+    /// Tensors inside the blocks, bytes (the rest: embedding, final norm, output head).
+    pub blocks: u64,
+    /// The routed experts inside the blocks, bytes (0 for a dense model).
+    pub experts: u64,
+}
+
+/// The bytes of `arch` stored as `checkpoint` (llama.cpp types laid out as `ga`), before any
+/// split over GPUs. Block-linear and expert parameters come from [`ModelArch`]; converted bits are
+/// rounded up to whole bytes per part.
+pub fn weight_bytes(arch: &ModelArch, ga: GgufArch, checkpoint: Checkpoint) -> WeightBytes {
+    let params = arch.params();
+    let non_block = arch.non_layer_params();
+    let block_params = params - non_block;
+    let routed_params = arch.layers.saturating_sub(arch.dense_layers)
+        * if arch.experts > 1 {
+            arch.experts * arch.expert_params()
+        } else {
+            0
+        };
+    if let Some(d) = checkpoint.gguf_dtype() {
+        let total = gguf_mix::weight_bytes(arch, ga, d).unwrap_or(params.saturating_mul(2));
+        // The GGUF rules type tensors one by one; split the total by parameter share.
+        let share = |part: u64| (total as u128 * part as u128 / params.max(1) as u128) as u64;
+        return WeightBytes {
+            total,
+            blocks: share(block_params),
+            experts: share(routed_params),
+        };
+    }
+    let bf16 = |p: u64| p.saturating_mul(2);
+    match checkpoint.converted_bits() {
+        None => WeightBytes {
+            total: bf16(params),
+            blocks: bf16(block_params),
+            experts: bf16(routed_params),
+        },
+        Some((num, den)) => {
+            let converted = |p: u64| (p as u128 * num as u128).div_ceil(8 * den as u128) as u64;
+            // MXFP4 checkpoints convert only the experts when there are any (gpt-oss).
+            let linears = if checkpoint == Checkpoint::Mxfp4 && routed_params > 0 {
+                routed_params
+            } else {
+                arch.block_linear_params()
+            };
+            let kept_in_blocks = block_params - linears;
+            let experts = if routed_params > 0 {
+                converted(routed_params)
+            } else {
+                0
+            };
+            let blocks = converted(linears) + bf16(kept_in_blocks);
+            WeightBytes {
+                total: blocks + bf16(non_block),
+                blocks,
+                experts,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::find_model;
+
+    fn arch(id: &str) -> ModelArch {
+        find_model(id).unwrap().arch
+    }
+
+    #[test]
+    fn bf16_is_two_bytes_a_parameter() {
+        let a = arch("llama-3-8b");
+        let w = weight_bytes(&a, GgufArch::Llama, Checkpoint::Bf16);
+        assert_eq!(w.total, 2 * a.params());
+        assert_eq!(w.experts, 0);
+    }
+
+    #[test]
+    fn int4_groups_cost_about_four_and_a_sixth_bits_on_the_linears() {
+        let a = arch("llama-2-7b");
+        let w = weight_bytes(&a, GgufArch::Llama, Checkpoint::Int4);
+        let linears = a.block_linear_params();
+        let expected = (linears as u128 * 532).div_ceil(1024) as u64 + 2 * (a.params() - linears);
+        assert_eq!(w.total, expected);
+        assert_eq!(Checkpoint::Int4.bits_label(), "4.156");
+    }
+
+    #[test]
+    fn gguf_checkpoints_are_sized_tensor_by_tensor() {
+        let a = arch("llama-2-7b");
+        let w = weight_bytes(&a, GgufArch::Llama, Checkpoint::Q40);
+        let exact = gguf_mix::weight_bytes(&a, GgufArch::Llama, Dtype::Q40).unwrap();
+        assert_eq!(w.total, exact);
+        assert!(w.blocks < w.total);
+    }
+}

@@ -1,0 +1,191 @@
+//! bitbudget against what the engines printed: the published startup logs and benchmark rows in
+//! `validation/serve/engine_logs.json` (engine, version, model, GPU and knobs, each with its
+//! source), included at compile time and answered with [`serve`]. The one source for the
+//! comparison test (`tests/serve_logs.rs`), `bitbudget serve --check` and the Serve page's
+//! "checked against engine logs" line.
+
+use super::setup::ServeSetup;
+use super::{serve, Checkpoint, Engine, ServeReport};
+use crate::memory::{find_gpu, find_model};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// The committed table.
+pub const ENGINE_LOGS_JSON: &str = include_str!("../../../../validation/serve/engine_logs.json");
+
+/// One logged case, as committed.
+#[derive(Clone, Debug, Deserialize)]
+pub struct LoggedCase {
+    /// Short id ("V1", "S1", "L2").
+    pub id: String,
+    /// Engine name.
+    pub engine: String,
+    /// The engine's version (or date) in the source.
+    pub version: String,
+    /// Model preset id.
+    pub model: String,
+    /// Checkpoint format name.
+    pub checkpoint: String,
+    /// GPU preset id.
+    pub gpu: String,
+    /// Tensor-parallel degree.
+    pub tp: u64,
+    /// The engine's memory fraction, where the log gives one.
+    pub memory_fraction: Option<f64>,
+    /// `max_model_len` / `n_ctx`.
+    pub max_model_len: Option<u64>,
+    /// `max_num_seqs`.
+    pub max_num_seqs: Option<u64>,
+    /// `max_num_batched_tokens`.
+    pub max_num_batched_tokens: Option<u64>,
+    /// llama.cpp `-ngl`.
+    pub gpu_layers: Option<u64>,
+    /// The total memory the log prints for the GPU, GiB (CUDA's figure, which the fraction
+    /// multiplies), where it prints one.
+    pub cuda_total_gib: Option<f64>,
+    /// Context while decoding (llama-bench's tg128 averages 64).
+    pub prompt_tokens: Option<u64>,
+    /// The printed figures, by quantity name.
+    pub logged: BTreeMap<String, f64>,
+    /// The lines as printed.
+    pub printed: String,
+    /// Where it was published.
+    pub source: String,
+    /// Quantities missed by more than the bound, with the reason.
+    #[serde(default)]
+    pub outside: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct Table {
+    bounds: BTreeMap<String, f64>,
+    cases: Vec<LoggedCase>,
+}
+
+/// One quantity of one case: what the engine printed and what bitbudget gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// The case's id.
+    pub id: String,
+    /// Engine, model, GPU and version in words.
+    pub case: String,
+    /// The quantity (`kv_gib`, `kv_tokens`, `kv_blocks`, `max_concurrency`,
+    /// `decode_tokens_per_s`).
+    pub quantity: String,
+    /// What the engine printed.
+    pub logged: f64,
+    /// bitbudget's figure.
+    pub estimate: f64,
+    /// estimate / logged − 1.
+    pub error: f64,
+    /// The bound for this quantity.
+    pub bound: f64,
+    /// Why the case is outside its bound, when the table says it is.
+    pub outside: Option<String>,
+    /// The source.
+    pub source: String,
+}
+
+fn table() -> Table {
+    serde_json::from_str(ENGINE_LOGS_JSON).expect("validation/serve/engine_logs.json is valid")
+}
+
+/// Every case, as committed.
+pub fn cases() -> Vec<LoggedCase> {
+    table().cases
+}
+
+/// The setup a case describes, or what in it names nothing known.
+pub fn setup_of(c: &LoggedCase) -> Result<ServeSetup, String> {
+    let engine: Engine = c.engine.parse()?;
+    let model = find_model(&c.model).ok_or(format!("{}: no model preset '{}'", c.id, c.model))?;
+    let gpu = find_gpu(&c.gpu).ok_or(format!("{}: no GPU preset '{}'", c.id, c.gpu))?;
+    let checkpoint: Checkpoint = c.checkpoint.parse()?;
+    let mut s = ServeSetup::new(engine, &c.model, model.arch, gpu);
+    s.tp = c.tp;
+    s.checkpoint = checkpoint;
+    s.memory_fraction = c.memory_fraction;
+    s.max_model_len = c.max_model_len;
+    s.max_num_seqs = c.max_num_seqs;
+    s.max_num_batched_tokens = c.max_num_batched_tokens;
+    s.gpu_layers = c.gpu_layers;
+    s.prompt_tokens = c
+        .prompt_tokens
+        .unwrap_or(1)
+        .min(c.max_model_len.unwrap_or(u64::MAX));
+    s.concurrency = Some(1);
+    s.cuda_total_bytes = c.cuda_total_gib.map(|g| (g * (1u64 << 30) as f64) as u64);
+    Ok(s)
+}
+
+fn quantity(r: &ServeReport, name: &str) -> Option<f64> {
+    Some(match name {
+        "kv_gib" => r.per_gpu.kv_cache as f64 / (1u64 << 30) as f64,
+        "kv_tokens" => r.kv_tokens as f64,
+        "kv_blocks" => r.kv_blocks as f64,
+        "max_concurrency" => r.max_concurrency,
+        "decode_tokens_per_s" => r.decode.tokens_per_s,
+        _ => return None,
+    })
+}
+
+/// Every logged quantity of every case against bitbudget's figure, in table order.
+pub fn comparisons() -> Result<Vec<Comparison>, String> {
+    let t = table();
+    let mut out = Vec::new();
+    for c in &t.cases {
+        let setup = setup_of(c)?;
+        let r = serve(&setup).map_err(|e| format!("{}: {e}", c.id))?;
+        for (name, &logged) in &c.logged {
+            let estimate =
+                quantity(&r, name).ok_or(format!("{}: unknown quantity '{name}'", c.id))?;
+            let bound = *t.bounds.get(name).ok_or(format!("no bound for '{name}'"))?;
+            out.push(Comparison {
+                id: c.id.clone(),
+                case: format!(
+                    "{} {} · {} {} · {}×{}",
+                    setup.engine.label(),
+                    c.version,
+                    c.model,
+                    c.checkpoint,
+                    c.tp,
+                    c.gpu
+                ),
+                quantity: name.clone(),
+                logged,
+                estimate,
+                error: estimate / logged - 1.0,
+                bound,
+                outside: c.outside.get(name).cloned(),
+                source: c.source.clone(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The comparison nearest to `setup`: the same engine first, then the same model, then the same
+/// GPU; within those, the first in table order. KV comparisons are preferred over speed ones.
+pub fn nearest(setup: &ServeSetup) -> Option<Comparison> {
+    let all = comparisons().ok()?;
+    let t = table();
+    let score = |cmp: &Comparison| {
+        let c = t.cases.iter().find(|c| c.id == cmp.id)?;
+        let engine = c.engine.parse::<Engine>().ok()? == setup.engine;
+        Some((
+            engine as u8 * 4
+                + (c.model == setup.model_id) as u8 * 2
+                + (c.gpu == setup.gpu.id) as u8,
+            cmp.quantity != "decode_tokens_per_s",
+        ))
+    };
+    let mut best: Option<((u8, bool), &Comparison)> = None;
+    for c in &all {
+        if let Some(s) = score(c) {
+            if best.is_none_or(|(b, _)| s > b) {
+                best = Some((s, c));
+            }
+        }
+    }
+    best.map(|(_, c)| c.clone())
+}

@@ -1,0 +1,176 @@
+//! The Serve page's knobs, named as the chosen engine names them; an empty box is the engine's
+//! default.
+
+use crate::ui::components::fields::{CheckField, CheckedField, SelectField};
+use crate::ui::pages::serve::query::{parse_count, parse_share};
+use crate::ui::pages::serve::ServeState;
+use bitbudget_math::memory::{gpu_presets, model_presets};
+use bitbudget_math::serve::setup::{TOKEN_LIMIT, TP_LIMIT};
+use bitbudget_math::serve::{Checkpoint, Engine, KvDtype};
+use leptos::prelude::*;
+
+fn options<T: std::fmt::Display>(all: &[T], label: impl Fn(&T) -> String) -> Vec<(String, String)> {
+    all.iter().map(|v| (v.to_string(), label(v))).collect()
+}
+
+/// An optional count: empty is `None` (the default), else 1 to `limit`.
+fn optional_count(text: &str, limit: u64) -> Result<Option<u64>, String> {
+    if text.trim().is_empty() {
+        Ok(None)
+    } else {
+        parse_count(text, limit).map(Some)
+    }
+}
+
+/// A text box for an optional count in the query.
+#[component]
+fn CountField(
+    label: &'static str,
+    key: &'static str,
+    get: fn(&crate::ui::pages::serve::query::ServeQuery) -> Option<u64>,
+    put: fn(&mut crate::ui::pages::serve::query::ServeQuery, Option<u64>),
+    #[prop(optional)] hint: &'static str,
+) -> impl IntoView {
+    let state = expect_context::<ServeState>();
+    let value = Signal::derive(move || {
+        state
+            .query
+            .with(|q| get(q).map_or(String::new(), |v| v.to_string()))
+    });
+    let check = Callback::new(|t: String| optional_count(&t, TOKEN_LIMIT).err());
+    let on_change = Callback::new(move |t: String| {
+        if let Ok(v) = optional_count(&t, TOKEN_LIMIT) {
+            state.set(|q| put(q, v));
+        }
+    });
+    view! { <CheckedField label key value check on_change hint /> }
+}
+
+/// Every knob of the Serve page.
+#[component]
+pub fn ServeControls() -> impl IntoView {
+    let state = expect_context::<ServeState>();
+    let engine = move || state.query.with(|q| q.engine);
+    let llama = move || engine() == Engine::LlamaCpp;
+    let models: Vec<(String, String)> = model_presets()
+        .into_iter()
+        .map(|m| (m.id.to_string(), m.name.to_string()))
+        .collect();
+    let gpus: Vec<(String, String)> = gpu_presets()
+        .into_iter()
+        .map(|g| (g.id.to_string(), g.name.to_string()))
+        .collect();
+    let refuse_dtype = Callback::new(move |v: String| {
+        let c: Checkpoint = v.parse().ok()?;
+        let gguf = c.gguf_dtype().is_some();
+        let plain = matches!(c, Checkpoint::Bf16 | Checkpoint::Fp16);
+        match (llama(), gguf, plain) {
+            (true, false, false) => Some("llama.cpp reads GGUF files"),
+            (false, true, _) => Some("a llama.cpp file type"),
+            _ => None,
+        }
+    });
+    let refuse_kv = Callback::new(move |v: String| {
+        let k: KvDtype = v.parse().ok()?;
+        match (llama(), k) {
+            (true, KvDtype::Fp8) => Some("llama.cpp has no FP8 KV cache"),
+            (false, KvDtype::Q80 | KvDtype::Q40) => Some("llama.cpp's KV types"),
+            _ => None,
+        }
+    });
+    let fraction_label = move || engine().fraction_knob().map_or("memory fraction", |k| k.0);
+    let util = Signal::derive(move || {
+        state
+            .query
+            .with(|q| q.util.map_or(String::new(), |u| u.to_string()))
+    });
+    let prefix = Signal::derive(move || state.query.with(|q| q.prefix.to_string()));
+    let tp = Signal::derive(move || state.query.with(|q| q.tp.to_string()));
+    let prompt = Signal::derive(move || state.query.with(|q| q.prompt.to_string()));
+    let cpu_moe = Signal::derive(move || state.query.with(|q| q.cpu_moe.to_string()));
+    view! {
+        <form class="controls" on:submit=|ev| ev.prevent_default() aria-label="Serving setup">
+            <fieldset>
+                <legend>"Engine and hardware"</legend>
+                <SelectField label="Engine" key="engine" options=options(Engine::ALL, |e| e.label().to_string())
+                    value=Signal::derive(move || engine().to_string())
+                    on_change=Callback::new(move |v: String| if let Ok(e) = v.parse::<Engine>() {
+                        state.set(|q| {
+                            q.engine = e;
+                            let ok = |c: Checkpoint| (e == Engine::LlamaCpp) == c.gguf_dtype().is_some() || matches!(c, Checkpoint::Bf16 | Checkpoint::Fp16);
+                            if !ok(q.dtype) { q.dtype = if e == Engine::LlamaCpp { Checkpoint::Q4KM } else { Checkpoint::Bf16 }; }
+                            if q.kv.llama_cpp_only() != (e == Engine::LlamaCpp) { q.kv = KvDtype::Bf16; }
+                            if e == Engine::LlamaCpp { q.tp = 1; }
+                        })
+                    }) />
+                <SelectField label="Model" key="model" options=models
+                    value=Signal::derive(move || state.query.with(|q| q.model.clone()))
+                    on_change=Callback::new(move |v: String| state.set(|q| q.model = v)) />
+                <SelectField label="GPU" key="gpu" options=gpus
+                    value=Signal::derive(move || state.query.with(|q| q.gpu.clone()))
+                    on_change=Callback::new(move |v: String| state.set(|q| q.gpu = v)) />
+                <div class="row2">
+                    <CheckedField label="Tensor parallel" key="tp" value=tp hint="GPUs the model is split over (tensor parallel); llama.cpp: 1"
+                        check=Callback::new(|t: String| parse_count(&t, TP_LIMIT).err())
+                        on_change=Callback::new(move |t: String| if let Ok(n) = parse_count(&t, TP_LIMIT) { state.set(|q| q.tp = n) }) />
+                    {move || (!llama()).then(|| view! {
+                        <CheckedField label=fraction_label() key="util" value=util hint="Empty: the engine's default"
+                            check=Callback::new(|t: String| if t.trim().is_empty() { None } else { parse_share(&t, false).err() })
+                            on_change=Callback::new(move |t: String| {
+                                let v = if t.trim().is_empty() { Ok(None) } else { parse_share(&t, false).map(Some) };
+                                if let Ok(v) = v { state.set(|q| q.util = v) }
+                            }) />
+                    })}
+                </div>
+            </fieldset>
+            <fieldset>
+                <legend>"Weights and KV cache"</legend>
+                <div class="row2">
+                    <SelectField label="Checkpoint" key="dtype" options=options(Checkpoint::ALL, |c| c.to_string())
+                        value=Signal::derive(move || state.query.with(|q| q.dtype.to_string()))
+                        on_change=Callback::new(move |v: String| if let Ok(c) = v.parse() { state.set(|q| q.dtype = c) })
+                        refuse=refuse_dtype />
+                    <SelectField label="KV cache" key="kv" options=options(KvDtype::ALL, |k| k.to_string())
+                        value=Signal::derive(move || state.query.with(|q| q.kv.to_string()))
+                        on_change=Callback::new(move |v: String| if let Ok(k) = v.parse() { state.set(|q| q.kv = k) })
+                        refuse=refuse_kv />
+                </div>
+            </fieldset>
+            <fieldset>
+                <legend>"Requests"</legend>
+                <div class="row2">
+                    <CountField label="max_model_len" key="len" get=|q| q.len put=|q, v| q.len = v hint="Longest request in tokens; empty: the model's context (llama.cpp fits n_ctx)" />
+                    <CheckedField label="Prompt tokens" key="prompt" value=prompt
+                        check=Callback::new(|t: String| parse_count(&t, TOKEN_LIMIT).err())
+                        on_change=Callback::new(move |t: String| if let Ok(n) = parse_count(&t, TOKEN_LIMIT) { state.set(|q| q.prompt = n) }) />
+                    <CountField label="Concurrency" key="conc" get=|q| q.conc put=|q, v| q.conc = v hint="Sequences decoding together; empty: as many as fit" />
+                    <CheckedField label="Shared prefix" key="prefix" value=prefix hint="Share of each request every request shares (prefix caching), 0 to below 1"
+                        check=Callback::new(|t: String| parse_share(&t, true).err())
+                        on_change=Callback::new(move |t: String| if let Ok(v) = parse_share(&t, true) { state.set(|q| q.prefix = v) }) />
+                </div>
+            </fieldset>
+            <fieldset>
+                <legend>"Engine knobs (empty: default)"</legend>
+                <div class="row2">
+                    <CountField label="max_num_seqs" key="seqs" get=|q| q.seqs put=|q, v| q.seqs = v />
+                    <CountField label="max_num_batched_tokens" key="tokens" get=|q| q.tokens put=|q, v| q.tokens = v hint="The profiling run's tokens (SGLang chunked_prefill_size, llama.cpp n_ubatch)" />
+                </div>
+                <Show when=llama fallback=move || view! {
+                    <CheckField label="enforce_eager (no CUDA graphs)" key="eager"
+                        value=Signal::derive(move || state.query.with(|q| q.eager))
+                        on_change=Callback::new(move |v: bool| state.set(|q| q.eager = v)) />
+                }>
+                    <div class="row2">
+                        <CountField label="n_gpu_layers" key="ngl" get=|q| q.ngl put=|q, v| q.ngl = v hint="Empty: as many as fit (-ngl auto)" />
+                        <CheckedField label="n_cpu_moe" key="cpu_moe" value=cpu_moe hint="The first N blocks keep their experts on the CPU"
+                            check=Callback::new(|t: String| if t.trim() == "0" { None } else { parse_count(&t, TOKEN_LIMIT).err() })
+                            on_change=Callback::new(move |t: String| {
+                                let v = if t.trim() == "0" { Ok(0) } else { parse_count(&t, TOKEN_LIMIT) };
+                                if let Ok(v) = v { state.set(|q| q.cpu_moe = v) }
+                            }) />
+                    </div>
+                </Show>
+            </fieldset>
+        </form>
+    }
+}

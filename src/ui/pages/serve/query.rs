@@ -1,0 +1,315 @@
+//! The Serve page's URL state: engine, model, GPU, tensor parallelism, checkpoint and KV types,
+//! and each engine knob (unset: the engine's default). URL keys are the CLI's flags without the
+//! engine prefixes (`util`, `len`, `seqs`, `tokens`, `block`, `eager`, `prefix`, `conc`,
+//! `prompt`, `ngl`, `cpu_moe`).
+
+use crate::ui::shell::query::{flag, PageQuery};
+use crate::ui::shell::url::Tab;
+use bitbudget_math::memory::{find_gpu, find_model};
+use bitbudget_math::serve::setup::{TOKEN_LIMIT, TP_LIMIT};
+use bitbudget_math::serve::{Checkpoint, Engine, KvDtype, ServeSetup};
+
+/// State of the Serve page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServeQuery {
+    /// The engine.
+    pub engine: Engine,
+    /// Model preset id.
+    pub model: String,
+    /// GPU preset id.
+    pub gpu: String,
+    /// Tensor-parallel degree.
+    pub tp: u64,
+    /// Checkpoint format.
+    pub dtype: Checkpoint,
+    /// KV cache type.
+    pub kv: KvDtype,
+    /// The engine's memory fraction (`None`: its default).
+    pub util: Option<f64>,
+    /// `max_model_len` (`None`: the model's context; llama.cpp fits it).
+    pub len: Option<u64>,
+    /// `max_num_seqs`.
+    pub seqs: Option<u64>,
+    /// `max_num_batched_tokens`.
+    pub tokens: Option<u64>,
+    /// No CUDA graphs.
+    pub eager: bool,
+    /// Shared prefix share, 0 to < 1.
+    pub prefix: f64,
+    /// Concurrency for the speed figures (`None`: as many as fit).
+    pub conc: Option<u64>,
+    /// Prompt tokens.
+    pub prompt: u64,
+    /// llama.cpp `n_gpu_layers` (`None`: as many as fit).
+    pub ngl: Option<u64>,
+    /// llama.cpp `--n-cpu-moe`.
+    pub cpu_moe: u64,
+}
+
+impl Default for ServeQuery {
+    fn default() -> Self {
+        Self {
+            engine: Engine::Vllm,
+            model: "llama-3.1-8b".into(),
+            gpu: "h100-80gb".into(),
+            tp: 1,
+            dtype: Checkpoint::Bf16,
+            kv: KvDtype::Bf16,
+            util: None,
+            len: Some(8192),
+            seqs: None,
+            tokens: None,
+            eager: false,
+            prefix: 0.0,
+            conc: None,
+            prompt: 1000,
+            ngl: None,
+            cpu_moe: 0,
+        }
+    }
+}
+
+impl ServeQuery {
+    /// The math crate's setup, or why the model or GPU is not known.
+    pub fn setup(&self) -> Result<ServeSetup, String> {
+        let model =
+            find_model(&self.model).ok_or_else(|| format!("no model preset '{}'", self.model))?;
+        let gpu = find_gpu(&self.gpu).ok_or_else(|| format!("no GPU preset '{}'", self.gpu))?;
+        let mut s = ServeSetup::new(self.engine, &self.model, model.arch, gpu);
+        s.tp = self.tp;
+        s.checkpoint = self.dtype;
+        s.kv_dtype = self.kv;
+        s.memory_fraction = self.util;
+        s.max_model_len = self.len;
+        s.max_num_seqs = self.seqs;
+        s.max_num_batched_tokens = self.tokens;
+        s.enforce_eager = self.eager;
+        s.prefix_share = self.prefix;
+        s.concurrency = self.conc;
+        s.prompt_tokens = self.prompt;
+        s.gpu_layers = self.ngl;
+        s.cpu_moe_layers = self.cpu_moe;
+        Ok(s)
+    }
+
+    /// The query string (with `?`) that reproduces this view: the defaults left out.
+    pub fn to_query_string(&self, embed: bool) -> String {
+        let d = ServeQuery::default();
+        let mut s = format!(
+            "?tab=serve&engine={}&model={}&gpu={}",
+            self.engine, self.model, self.gpu
+        );
+        let mut put = |k: &str, v: String, default: String| {
+            if v != default {
+                s.push_str(&format!("&{k}={v}"));
+            }
+        };
+        let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+        put("tp", self.tp.to_string(), d.tp.to_string());
+        put("dtype", self.dtype.to_string(), d.dtype.to_string());
+        put("kv", self.kv.to_string(), d.kv.to_string());
+        put(
+            "util",
+            self.util.map_or(String::new(), |u| u.to_string()),
+            String::new(),
+        );
+        put("len", opt(self.len), String::new());
+        put("seqs", opt(self.seqs), String::new());
+        put("tokens", opt(self.tokens), String::new());
+        put("eager", (self.eager as u8).to_string(), "0".into());
+        put("prefix", self.prefix.to_string(), "0".into());
+        put("conc", opt(self.conc), String::new());
+        put("prompt", self.prompt.to_string(), d.prompt.to_string());
+        put("ngl", opt(self.ngl), String::new());
+        put("cpu_moe", self.cpu_moe.to_string(), "0".into());
+        if embed {
+            s.push_str("&embed=1");
+        }
+        s
+    }
+}
+
+/// A whole number from 1 to `limit` ("8k", "32K" and scientific notation accepted), or why not.
+pub fn parse_count(text: &str, limit: u64) -> Result<u64, String> {
+    let t = text.trim().to_ascii_lowercase();
+    let (digits, scale) = match t.strip_suffix('k') {
+        Some(d) => (d, 1024.0),
+        None => (t.as_str(), 1.0),
+    };
+    let v: f64 = digits
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
+    let v = v * scale;
+    if !v.is_finite() || v.fract() != 0.0 {
+        return Err(format!("'{text}' is not a whole number"));
+    }
+    if v < 1.0 {
+        return Err("must be at least 1".into());
+    }
+    if v > limit as f64 {
+        return Err(format!("{text} is more than the {limit} accepted"));
+    }
+    Ok(v as u64)
+}
+
+/// A share in (0, 1] (or [0, 1) with `zero_ok`), or why not.
+pub fn parse_share(text: &str, zero_ok: bool) -> Result<f64, String> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
+    let ok = if zero_ok {
+        (0.0..1.0).contains(&v)
+    } else {
+        v > 0.0 && v <= 1.0
+    };
+    if ok {
+        Ok(v)
+    } else if zero_ok {
+        Err(format!("{v} is not at least 0 and below 1"))
+    } else {
+        Err(format!("{v} is not above 0 and at most 1"))
+    }
+}
+
+impl PageQuery for ServeQuery {
+    const TAB: Tab = Tab::Serve;
+
+    fn apply(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
+        fn set<T: std::fmt::Display>(
+            slot: &mut T,
+            key: &str,
+            r: Result<T, String>,
+        ) -> Result<(), String> {
+            match r {
+                Ok(v) => {
+                    *slot = v;
+                    Ok(())
+                }
+                Err(e) => Err(format!("{key}: {e}; keeping {slot}")),
+            }
+        }
+        fn set_opt<T>(
+            slot: &mut Option<T>,
+            key: &str,
+            r: Result<Option<T>, String>,
+            default: &str,
+        ) -> Result<(), String> {
+            r.map(|v| *slot = v)
+                .map_err(|e| format!("{key}: {e}; keeping {default}"))
+        }
+        let empty = value.trim().is_empty();
+        let optional = |limit: u64| -> Result<Option<u64>, String> {
+            if empty {
+                Ok(None)
+            } else {
+                parse_count(value, limit).map(Some)
+            }
+        };
+        Some(match key {
+            "engine" => set(&mut self.engine, key, value.parse()),
+            "model" => match find_model(value) {
+                Some(_) => set(&mut self.model, key, Ok(value.to_string())),
+                None => Err(format!(
+                    "model: no preset '{value}'; keeping {}",
+                    self.model
+                )),
+            },
+            "gpu" => match find_gpu(value) {
+                Some(_) => set(&mut self.gpu, key, Ok(value.to_string())),
+                None => Err(format!("gpu: no preset '{value}'; keeping {}", self.gpu)),
+            },
+            "tp" => set(&mut self.tp, key, parse_count(value, TP_LIMIT)),
+            "dtype" => set(&mut self.dtype, key, value.parse()),
+            "kv" => set(&mut self.kv, key, value.parse()),
+            "util" => {
+                let r = if empty {
+                    Ok(None)
+                } else {
+                    parse_share(value, false).map(Some)
+                };
+                set_opt(&mut self.util, key, r, "the engine's default")
+            }
+            "len" => set_opt(
+                &mut self.len,
+                key,
+                optional(TOKEN_LIMIT),
+                "the model's context",
+            ),
+            "seqs" => set_opt(
+                &mut self.seqs,
+                key,
+                optional(TOKEN_LIMIT),
+                "the engine's default",
+            ),
+            "tokens" => set_opt(
+                &mut self.tokens,
+                key,
+                optional(TOKEN_LIMIT),
+                "the engine's default",
+            ),
+            "conc" => set_opt(&mut self.conc, key, optional(TOKEN_LIMIT), "as many as fit"),
+            "ngl" => set_opt(&mut self.ngl, key, optional(TOKEN_LIMIT), "as many as fit"),
+            "prompt" => set(&mut self.prompt, key, parse_count(value, TOKEN_LIMIT)),
+            "cpu_moe" => {
+                let r = if value.trim() == "0" {
+                    Ok(0)
+                } else {
+                    parse_count(value, TOKEN_LIMIT)
+                };
+                set(&mut self.cpu_moe, key, r)
+            }
+            "prefix" => set(&mut self.prefix, key, parse_share(value, true)),
+            "eager" => {
+                let mut notes = Vec::new();
+                self.eager = flag(key, value, &mut notes);
+                notes.pop().map_or(Ok(()), Err)
+            }
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::shell::query::parse_page_query;
+
+    #[test]
+    fn a_link_round_trips_and_leaves_defaults_out() {
+        let q = ServeQuery {
+            engine: Engine::Sglang,
+            tp: 2,
+            kv: KvDtype::Fp8,
+            util: Some(0.85),
+            len: Some(32768),
+            ..ServeQuery::default()
+        };
+        let text = q.to_query_string(false);
+        assert_eq!(text, "?tab=serve&engine=sglang&model=llama-3.1-8b&gpu=h100-80gb&tp=2&kv=fp8&util=0.85&len=32768");
+        let (shell, back) = parse_page_query::<ServeQuery>(&text);
+        assert!(shell.notes.is_empty(), "{:?}", shell.notes);
+        assert_eq!(back, q);
+    }
+
+    #[test]
+    fn bad_values_leave_a_note_and_keep_the_last_good_state() {
+        let (shell, q) = parse_page_query::<ServeQuery>(
+            "?tab=serve&util=1.5&len=0&tp=NaN&model=gpt-9&prefix=1&len=1e15&kv=q8",
+        );
+        assert_eq!(q, ServeQuery::default());
+        assert_eq!(shell.notes.len(), 7, "{:?}", shell.notes);
+        assert!(
+            shell.notes[0].starts_with("util: 1.5 is not above 0 and at most 1"),
+            "{:?}",
+            shell.notes
+        );
+    }
+
+    #[test]
+    fn counts_take_k_suffixes() {
+        assert_eq!(parse_count("8k", TOKEN_LIMIT), Ok(8192));
+        assert_eq!(parse_count("1e3", TOKEN_LIMIT), Ok(1000));
+        assert!(parse_count("0.5", TOKEN_LIMIT).is_err());
+    }
+}

@@ -1,0 +1,100 @@
+//! Browser tests of the Serve page: the numbers are the math crate's (the CLI's `serve --json`),
+//! knobs change them and take the engine's names, a wrong knob leaves a message and the last good
+//! figures, and a link opens the state it names.
+
+use super::common::*;
+use bitbudget_app::ui::pages::serve::query::ServeQuery;
+use bitbudget_app::ui::pages::serve::ServePage;
+use bitbudget_app::ui::url_state::parse_query;
+use bitbudget_math::numbers::{format_bytes, Units};
+use bitbudget_math::serve::{serve, verdict};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+fn mount(query: ServeQuery) -> (web_sys::HtmlElement, impl Sized) {
+    mount_fresh(move || view! { <ServePage initial=query /> })
+}
+
+#[wasm_bindgen_test]
+async fn the_page_shows_the_math_crates_answer() {
+    let q = ServeQuery::default();
+    let setup = q.setup().unwrap();
+    let r = serve(&setup).unwrap();
+    let (root, _app) = mount(q);
+    settle().await;
+    assert_text_is(&root, "serve-verdict", &verdict(&setup, &r));
+    assert_text_starts(&root, "serve-verdict", "Fits on NVIDIA H100 80GB");
+    assert_text_has(
+        &root,
+        "serve-kv-cache",
+        &format_bytes(r.per_gpu.kv_cache, Units::Gib),
+    );
+    assert_text_has(
+        &root,
+        "serve-concurrency",
+        &format!("{:.2}x", r.max_concurrency),
+    );
+    assert_text_has(&root, "serve-checked", "Checked against engine logs");
+}
+
+#[wasm_bindgen_test]
+async fn knobs_change_the_answer_under_the_engines_names() {
+    let (root, _app) = mount(ServeQuery::default());
+    settle().await;
+    let before = text(&root, "serve-concurrency");
+    choose(&root, "input-kv", "fp8");
+    settle().await;
+    assert_ne!(
+        text(&root, "serve-concurrency"),
+        before,
+        "an FP8 KV cache holds more requests"
+    );
+    choose(&root, "input-engine", "sglang");
+    settle().await;
+    assert_has(&root.inner_text(), "mem_fraction_static");
+    choose(&root, "input-engine", "llama.cpp");
+    settle().await;
+    assert_eq!(
+        by_testid(&root, "input-dtype")
+            .dyn_ref::<web_sys::HtmlSelectElement>()
+            .unwrap()
+            .value(),
+        "q4_k_m"
+    );
+    assert_text_has(&root, "serve-placement", "layers on the GPU");
+}
+
+#[wasm_bindgen_test]
+async fn a_wrong_knob_says_so_and_keeps_the_last_good_figures() {
+    let (root, _app) = mount(ServeQuery::default());
+    settle().await;
+    let kv = text(&root, "serve-kv-cache");
+    type_into(&root, "input-util", "1.5");
+    settle().await;
+    assert_has(&root.inner_text(), "is not above 0 and at most 1");
+    assert_eq!(text(&root, "serve-kv-cache"), kv);
+    type_into(&root, "input-tp", "3");
+    settle().await;
+    assert_text_starts(
+        &root,
+        "serve-verdict",
+        "Cannot answer: tensor parallel 3 does not split",
+    );
+    assert_eq!(
+        text(&root, "serve-kv-cache"),
+        kv,
+        "the last good figures stay"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_link_opens_the_state_it_names() {
+    let q = parse_query(
+        "?tab=serve&engine=vllm&model=llama-3.1-70b&gpu=h100-80gb&tp=2&kv=fp8&len=32768",
+    );
+    assert!(q.notes.is_empty(), "{:?}", q.notes);
+    let (root, _app) = mount(q.serve);
+    settle().await;
+    assert_text_starts(&root, "serve-verdict", "Fits on 2 × NVIDIA H100 80GB");
+}
