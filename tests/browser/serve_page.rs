@@ -57,7 +57,10 @@ async fn knobs_change_the_answer_under_the_engines_names() {
     settle().await;
     // llama.cpp has no FP8 KV cache: the page goes back to F16 rather than keep a refused type.
     let kv = by_testid(&root, "input-kv");
-    assert_eq!(kv.dyn_ref::<web_sys::HtmlSelectElement>().unwrap().value(), "bf16");
+    assert_eq!(
+        kv.dyn_ref::<web_sys::HtmlSelectElement>().unwrap().value(),
+        "bf16"
+    );
     choose(&root, "input-dtype", "q4_k_m");
     settle().await;
     assert_text_has(&root, "serve-placement", "layers on the GPU");

@@ -198,7 +198,7 @@ pub fn advice(setup: &ServeSetup, current: &ServeReport) -> Vec<String> {
                 out.push(format!(
                     "{what}: {} requests of {} tokens at once (now {})",
                     conc(r.effective_concurrency),
-                    r.max_model_len,
+                    crate::numbers::grouped(r.max_model_len as usize),
                     conc(current.effective_concurrency)
                 ));
             }
@@ -254,7 +254,7 @@ pub fn advice(setup: &ServeSetup, current: &ServeReport) -> Vec<String> {
     let half = current.max_model_len / 2;
     if half >= setup.prompt_tokens && half >= 1 {
         try_change(
-            format!("max_model_len {half}"),
+            format!("max_model_len {}", crate::numbers::grouped(half as usize)),
             ServeSetup {
                 max_model_len: Some(half),
                 ..setup.clone()
