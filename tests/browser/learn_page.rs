@@ -1,5 +1,5 @@
 //! Browser tests of the Learn page: every chapter's computed numbers, keyboard navigation from
-//! chapter 1 to 13, and a bad `step` in the link.
+//! the first chapter to the last, and a bad `step` in the link.
 
 use super::common::*;
 use bitbudget_app::ui::pages::learn::chapters::CHAPTERS;
@@ -114,6 +114,18 @@ fn check_numbers(root: &web_sys::HtmlElement, n: u8) {
             );
             assert_eq!(text(root, "learn-block-0"), short(w.block_back as f64, 3));
         }
+        Widget::Serve => {
+            use bitbudget_app::ui::pages::serve::query::ServeQuery;
+            let q = ServeQuery {
+                len: Some(8192),
+                ..ServeQuery::default()
+            };
+            let r = bitbudget_math::serve::serve(&q.setup().unwrap()).unwrap();
+            assert_eq!(
+                text(root, "learn-serve-concurrency"),
+                format!("{:.1}", r.max_concurrency)
+            );
+        }
     }
     assert!(present(root, "learn-try"));
 }
@@ -144,7 +156,7 @@ async fn next_steps_through_every_chapter_and_each_shows_its_computed_numbers() 
 }
 
 #[wasm_bindgen_test]
-async fn the_keyboard_alone_goes_from_chapter_1_to_13_and_focuses_each_heading() {
+async fn the_keyboard_alone_goes_from_the_first_chapter_to_the_last_and_focuses_each_heading() {
     let (root, _app) = mount(Chapter::FIRST, false);
     settle().await;
     for n in 2..=Chapter::COUNT {
@@ -164,12 +176,12 @@ async fn the_keyboard_alone_goes_from_chapter_1_to_13_and_focuses_each_heading()
     press(&root, "learn-heading", "ArrowRight");
     settle().await;
     assert!(
-        heading(&root).starts_with("13. "),
+        heading(&root).starts_with(&format!("{}. ", Chapter::COUNT)),
         "stays on the last chapter"
     );
     press(&root, "learn-heading", "PageUp");
     settle().await;
-    assert!(heading(&root).starts_with("12. "));
+    assert!(heading(&root).starts_with(&format!("{}. ", Chapter::COUNT - 1)));
     // Arrows inside a form field belong to the field.
     let select: web_sys::HtmlElement = root
         .query_selector("input, select")
@@ -179,7 +191,7 @@ async fn the_keyboard_alone_goes_from_chapter_1_to_13_and_focuses_each_heading()
     select.set_attribute("data-testid", "a-select").unwrap();
     press(&root, "a-select", "ArrowRight");
     settle().await;
-    assert!(heading(&root).starts_with("12. "));
+    assert!(heading(&root).starts_with(&format!("{}. ", Chapter::COUNT - 1)));
 }
 
 #[wasm_bindgen_test]
@@ -311,4 +323,37 @@ async fn the_tiny_model_trains_twice_in_the_browser_and_qat_beats_ptq_at_4_bits(
     assert_eq!(text(&root, "learn-acc-ptq"), pct(c.ptq));
     assert_eq!(text(&root, "learn-acc-qat"), pct(c.qat));
     assert!(c.qat > c.ptq);
+}
+
+#[wasm_bindgen_test]
+async fn the_serving_chapter_sizes_the_kv_cache_as_the_serve_page_does() {
+    use bitbudget_app::ui::pages::serve::query::ServeQuery;
+    use bitbudget_math::serve::serve;
+    let (root, _app) = mount(Chapter::new(14).unwrap(), false);
+    settle().await;
+    let at = |len: u64, kv: &str| {
+        let q = ServeQuery {
+            len: Some(len),
+            kv: kv.parse().unwrap(),
+            ..ServeQuery::default()
+        };
+        serve(&q.setup().unwrap()).unwrap()
+    };
+    assert_eq!(
+        text(&root, "learn-serve-concurrency"),
+        format!("{:.1}", at(8192, "bf16").max_concurrency)
+    );
+    choose(&root, "learn-serve-len", "131072");
+    settle().await;
+    assert_eq!(
+        text(&root, "learn-serve-concurrency"),
+        format!("{:.1}", at(131072, "bf16").max_concurrency)
+    );
+    choose(&root, "learn-serve-kv", "fp8");
+    settle().await;
+    assert_eq!(
+        text(&root, "learn-serve-concurrency"),
+        format!("{:.1}", at(131072, "fp8").max_concurrency)
+    );
+    assert_text_has(&root, "learn-serve-link", "Serve page");
 }

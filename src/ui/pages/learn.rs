@@ -14,6 +14,7 @@ mod qat_widget;
 mod quantize_widget;
 pub mod query;
 pub mod scenario;
+mod serve_widget;
 pub mod text;
 
 use crate::ui::pages::learn::query::{learn_query_string, Chapter};

@@ -413,3 +413,15 @@ pub const QUANTIZE_TEXT: ChapterText = ChapterText {
     widget: Widget::Quantize,
     try_this: "Add the outlier: with one scale for all eight weights the small ones collapse onto a few codes, one scale per block of four confines the damage to the last block, and keeping the outlier in 16 bits saves the rest. Then train both models: at 4 bits PTQ loses accuracy that QAT keeps.",
 };
+
+/// Chapter 14: serving, where the KV cache is the budget.
+pub const SERVING_TEXT: ChapterText = ChapterText {
+    title: "Serving: the KV cache is the budget",
+    paragraphs: &[
+        "A serving engine keeps every request's keys and values for every layer, so that each new token attends to the whole context without recomputing it. One token costs 2 × layers × KV heads × head width × bytes per value: 128 KiB for Llama 3.1 8B in BF16. Grouped-query attention (8 KV heads instead of 32) made that four times smaller; DeepSeek's latent attention caches one 576-wide latent per layer instead.",
+        "The engines size the cache from what is left. vLLM takes gpu_memory_utilization (0.9) of the GPU, loads the weights, runs one batch as large as max_num_batched_tokens to measure the activation peak, and gives the rest to the KV cache in blocks of 16 tokens. SGLang's mem_fraction_static and TensorRT-LLM's free_gpu_memory_fraction divide the same memory differently; llama.cpp allocates n_ctx cells up front. How many requests run at once is that cache divided by what one request of max_model_len holds.",
+        "Decode reads every weight and every running request's cache at each step, so one GPU's memory bandwidth sets the tokens per second while the batch is small; batching more requests shares the weight reads until the arithmetic catches up.",
+    ],
+    widget: Widget::Serve,
+    try_this: "Raise max_model_len from 8,192 to 131,072: the same cache holds sixteen times fewer requests. Then switch the KV cache to FP8, which halves every token, and pick Gemma 3 12B, whose windowed layers keep only the last 1,024 tokens.",
+};

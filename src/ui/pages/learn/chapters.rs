@@ -4,11 +4,12 @@ use super::bytes_widget::BytesWidget;
 use super::chapter_texts::{ACCUMULATION_TEXT, CHECKPOINTING_TEXT, OPTIMIZERS_TEXT};
 use super::chapter_texts::{ADAPTERS_TEXT, FLASH_TEXT, QUANTIZE_TEXT};
 use super::chapter_texts::{BYTES, FORMATS, LOSS_SCALING, TRAINING_TEXT};
-use super::chapter_texts::{MODEL_PARALLEL_TEXT, OFFLOAD_TEXT, SHARDING_TEXT};
+use super::chapter_texts::{MODEL_PARALLEL_TEXT, OFFLOAD_TEXT, SERVING_TEXT, SHARDING_TEXT};
 use super::formats_widget::FormatsWidget;
 use super::loss_scale::LossScaleWidget;
 use super::quantize_widget::QuantizeWidget;
 use super::scenario::ScenarioWidget;
+use super::serve_widget::ServeWidget;
 use super::text::{ChapterText, Widget};
 use crate::ui::pages::learn::query::Chapter;
 use leptos::html::H3;
@@ -29,6 +30,7 @@ pub static CHAPTERS: [&ChapterText; Chapter::COUNT as usize] = [
     &FLASH_TEXT,
     &ADAPTERS_TEXT,
     &QUANTIZE_TEXT,
+    &SERVING_TEXT,
 ];
 
 /// The text of chapter `c`.
@@ -43,6 +45,7 @@ fn widget(w: &'static Widget) -> AnyView {
         Widget::LossScale => view! { <LossScaleWidget /> }.into_any(),
         Widget::Scenario(s) => view! { <ScenarioWidget scenario=s /> }.into_any(),
         Widget::Quantize => view! { <QuantizeWidget /> }.into_any(),
+        Widget::Serve => view! { <ServeWidget /> }.into_any(),
     }
 }
 

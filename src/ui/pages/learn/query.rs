@@ -11,7 +11,7 @@ pub struct Chapter(u8);
 
 impl Chapter {
     /// How many chapters there are.
-    pub const COUNT: u8 = 13;
+    pub const COUNT: u8 = 14;
 
     /// The first chapter.
     pub const FIRST: Chapter = Chapter(1);

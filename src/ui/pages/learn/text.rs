@@ -16,6 +16,8 @@ pub enum Widget {
     Scenario(&'static Scenario),
     /// Absmax and zero-point on a worked example (chapter 13).
     Quantize,
+    /// The KV budget and the requests it holds (chapter 14).
+    Serve,
 }
 
 /// A chapter: title, prose, widget and what to try.
