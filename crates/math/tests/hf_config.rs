@@ -119,6 +119,12 @@ fn parameter_counts_equal_the_published_checkpoints() {
             70_553_706_496,
             "meta-llama/Meta-Llama-3-70B index",
         ),
+        // openai/gpt-oss-20b: the model card's 20,914,757,184 (experts, biases and sinks).
+        (
+            "gpt-oss-20b",
+            20_914_757_184,
+            "openai/gpt-oss-20b model card",
+        ),
     ];
     for (name, params, source) in expected {
         assert_eq!(arch(name).params(), *params, "{name} ({source})");
@@ -144,6 +150,7 @@ fn configs_and_presets_agree_on_the_shared_models() {
         ("llama-3-8b", "llama-3-8b"),
         ("llama-3-70b", "llama-3-70b"),
         ("mixtral-8x7b", "mixtral-8x7b"),
+        ("gpt-oss-20b", "gpt-oss-20b"),
     ] {
         let p = find_model(preset).unwrap().arch;
         assert_eq!(arch(fixture_name).params(), p.params(), "{fixture_name}");
@@ -186,6 +193,69 @@ fn sliding_windows_follow_each_familys_layer_rule() {
     // Qwen2.5 ships a window but use_sliding_window false; Mixtral's window is null.
     assert_eq!(arch("qwen2.5-0.5b").sliding_layers, 0);
     assert_eq!(arch("mixtral-8x7b").sliding_window, 0);
+}
+
+/// gpt-oss-20b's config.json (tests/fixtures/hf_configs/gpt-oss-20b.json, written from the
+/// transcript in docs/research/presets.md with its 24 `layer_types` spelled out) reads as the
+/// preset; with the 120b's 36 layers and 128 experts it reads as that preset. Without
+/// `layer_types` the even-numbered layers slide, as GptOssConfig's default; the sinks, which no
+/// config field names, are said in a note.
+#[test]
+fn gpt_oss_reads_as_its_presets() {
+    let text = fixture("gpt-oss-20b");
+    let m = parse_config(&text).unwrap();
+    assert_eq!(m.model_type, "gpt_oss");
+    assert_eq!(m.arch, find_model("gpt-oss-20b").unwrap().arch);
+    assert_eq!((m.arch.sliding_window, m.arch.sliding_layers), (128, 12));
+    assert!(m.notes.iter().any(|n| n.contains("sinks")), "{:?}", m.notes);
+    assert!(
+        m.notes.iter().any(|n| n.contains("12 of 24 layers")),
+        "{:?}",
+        m.notes
+    );
+
+    let alternating = |layers: usize| {
+        let types: Vec<&str> = (0..layers)
+            .map(|i| {
+                if i % 2 == 0 {
+                    "\"sliding_attention\""
+                } else {
+                    "\"full_attention\""
+                }
+            })
+            .collect();
+        format!("\"layer_types\": [{}],", types.join(", "))
+    };
+    let layer_types = text
+        .lines()
+        .find(|l| l.contains("\"layer_types\""))
+        .unwrap()
+        .trim();
+    assert_eq!(layer_types, alternating(24));
+    let big = text
+        .replace(layer_types, &alternating(36))
+        .replace("\"num_hidden_layers\": 24", "\"num_hidden_layers\": 36")
+        .replace("\"num_local_experts\": 32", "\"num_local_experts\": 128");
+    assert_eq!(
+        parse_config(&big).unwrap().arch,
+        find_model("gpt-oss-120b").unwrap().arch
+    );
+
+    // No layer_types (and no experts_per_token): the same architecture, with the rule noted.
+    let bare = text
+        .replace(layer_types, "")
+        .replace("\"experts_per_token\": 4,", "");
+    let m = parse_config(&bare).unwrap();
+    assert_eq!(m.arch, find_model("gpt-oss-20b").unwrap().arch);
+    assert!(
+        m.notes.iter().any(|n| n.contains("even-numbered")),
+        "{:?}",
+        m.notes
+    );
+
+    let missing = text.replace("\"num_local_experts\": 32,", "");
+    let msg = parse_config(&missing).unwrap_err().to_string();
+    assert!(msg.contains("num_local_experts"), "{msg}");
 }
 
 #[test]
@@ -304,6 +374,7 @@ fn random_and_truncated_configs_never_panic() {
         "gemma-3-1b",
         "deepseek-v3",
         "mixtral-8x7b",
+        "gpt-oss-20b",
     ];
     let values = [
         "0",

@@ -60,6 +60,9 @@ fn preset_parameter_counts_match_published_totals() {
         ("gemma-3-27b", 27_009_346_304),
         // DeepSeek-V3 main model; "671B" (see `deepseek_v3_main_model_and_its_mtp_module`).
         ("deepseek-v3", 671_026_419_200),
+        // gpt-oss model card: 116,829,156,672 and 20,914,757,184 (see `gpt_oss_counts`).
+        ("gpt-oss-120b", 116_829_156_672),
+        ("gpt-oss-20b", 20_914_757_184),
     ];
     for (id, n) in expected {
         assert_eq!(find_model(id).unwrap().arch.params(), *n, "{id}");
@@ -179,6 +182,38 @@ fn deepseek_v3_main_model_and_its_mtp_module() {
     assert_eq!((a.params() as f64 / 1e9).round(), 671.0);
 }
 
+/// gpt-oss model card (docs/research/presets.md): 120b 116,829,156,672 parameters with 5.13B
+/// active, 20b 20,914,757,184 with 3.61B active. Per block: attention (Q, K, V: 2,880 × (4,096 +
+/// 2 × 512); O: 4,096 × 2,880) with their biases (5,120 + 2,880) and 64 sink logits, 26,550,144;
+/// each expert 3 × 2,880² + 2 × 2,880 + 2,880 = 24,891,840; the router 2,880 × E + E; two norms,
+/// 5,760. Plus embedding and head (2 × 201,088 × 2,880) and the final norm.
+///
+/// Active (4 experts of E): 5,711,982,912 and 4,187,440,704 as computed here. The card's 5.13B
+/// and 3.61B leave out the embedding table (201,088 × 2,880 = 579,133,440, a lookup, not a
+/// matmul) but keep the head: 5,132,849,472 and 3,608,307,264.
+#[test]
+fn gpt_oss_counts() {
+    for (id, experts, total, active, card_active) in [
+        (
+            "gpt-oss-120b",
+            128,
+            116_829_156_672u64,
+            5_711_982_912u64,
+            "5.13",
+        ),
+        ("gpt-oss-20b", 32, 20_914_757_184, 4_187_440_704, "3.61"),
+    ] {
+        let a = find_model(id).unwrap().arch;
+        assert_eq!(a.attention_params(), 26_550_144, "{id}");
+        assert_eq!(a.expert_params(), 24_891_840, "{id}");
+        assert_eq!(a.mlp_params(), experts * (24_891_840 + 2880 + 1), "{id}");
+        assert_eq!(a.params(), total, "{id}");
+        assert_eq!(a.active_params(), active, "{id}");
+        let without_embedding = (a.active_params() - a.vocab * a.hidden) as f64 / 1e9;
+        assert_eq!(format!("{without_embedding:.2}"), card_active, "{id}");
+    }
+}
+
 /// The presets equal what the config importer reads from the same published config.json files.
 #[test]
 fn presets_equal_their_imported_configs() {
@@ -195,6 +230,10 @@ fn presets_equal_their_imported_configs() {
         (
             "qwen3-0.6b",
             include_str!("fixtures/hf_configs/qwen3-0.6b.json"),
+        ),
+        (
+            "gpt-oss-20b",
+            include_str!("fixtures/hf_configs/gpt-oss-20b.json"),
         ),
     ] {
         let imported = parse_config(config).unwrap().arch;

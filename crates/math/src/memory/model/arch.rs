@@ -53,7 +53,8 @@ pub struct ModelArch {
     pub qkv_bias: bool,
     /// Bias on the attention output projection.
     pub out_bias: bool,
-    /// Biases on the MLP matrices.
+    /// Biases on the MLP matrices, each expert's included: GELU f + hidden, gated 2 × f + hidden
+    /// (gpt-oss's fused gate/up bias and its down bias, per expert).
     pub mlp_bias: bool,
     /// A norm right after the token embedding (BLOOM).
     pub embedding_norm: bool,
@@ -71,10 +72,15 @@ pub struct ModelArch {
     /// Feed-forward width of those dense blocks (DeepSeek's `intermediate_size`; unused when
     /// `dense_layers` is 0).
     pub dense_ffn: u64,
-    /// The MoE router has a bias (DeepSeek-V3's `e_score_correction_bias`, one per expert).
+    /// The MoE router has a bias, one per expert (DeepSeek-V3's `e_score_correction_bias`,
+    /// gpt-oss's `router.bias`).
     pub router_bias: bool,
     /// RMSNorm on each query and key head (Qwen3, Gemma 3): 2 × head_dim parameters per block.
     pub qk_norm: bool,
+    /// A learned attention-sink logit per query head (gpt-oss's `sinks`, BF16): `heads` parameters
+    /// per block, counted with attention. They join each head's softmax as an extra column, so
+    /// they add no KV cache.
+    pub attention_sinks: bool,
     /// Multi-head latent attention (DeepSeek-V2/V3), replacing the Q/K/V projections.
     pub mla: Option<Mla>,
     /// Sliding-window attention span in tokens (0 = every layer attends to the whole sequence).
@@ -162,6 +168,7 @@ impl ModelArch {
         dense_ffn: 0,
         router_bias: false,
         qk_norm: false,
+        attention_sinks: false,
         mla: None,
         sliding_window: 0,
         sliding_layers: 0,
@@ -187,11 +194,20 @@ impl ModelArch {
         self.kv_heads * self.head_dim
     }
 
+    /// Per-block parameters that are neither linears nor the block's norms: the per-head Q/K norms
+    /// (2 × head_dim) and the attention sinks (heads), counted with attention.
+    fn head_vector_params(&self) -> u64 {
+        let qk_norm = if self.qk_norm { 2 * self.head_dim } else { 0 };
+        let sinks = if self.attention_sinks { self.heads } else { 0 };
+        qk_norm + sinks
+    }
+
     /// Parameters of one block's attention: Q, K, V and output projections with their biases (or
-    /// MLA's latent projections and their norms), plus per-head Q/K norms when present.
+    /// MLA's latent projections and their norms), plus per-head Q/K norms and attention sinks when
+    /// present.
     pub fn attention_params(&self) -> u64 {
         let h = self.hidden;
-        let qk_norm = if self.qk_norm { 2 * self.head_dim } else { 0 };
+        let per_head = self.head_vector_params();
         if let Some(m) = self.mla {
             let qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
             // Queries: hidden → heads × qk_head directly, or through a normed latent.
@@ -206,7 +222,7 @@ impl ModelArch {
                 + m.kv_lora_rank
                 + m.kv_lora_rank * self.heads * (m.qk_nope_head_dim + m.v_head_dim);
             let out = self.heads * m.v_head_dim * h + if self.out_bias { h } else { 0 };
-            return q + kv + out + qk_norm;
+            return q + kv + out + per_head;
         }
         let qkv = h * (self.q_width() + 2 * self.kv_width());
         let qkv_bias = if self.qkv_bias {
@@ -215,12 +231,24 @@ impl ModelArch {
             0
         };
         let out = self.q_width() * h + if self.out_bias { h } else { 0 };
-        qkv + qkv_bias + out + qk_norm
+        qkv + qkv_bias + out + per_head
     }
 
     /// Parameters of one expert's MLP (the whole MLP when dense).
     pub fn expert_params(&self) -> u64 {
         self.mlp_params_of_width(self.ffn)
+    }
+
+    /// The biases among [`Self::expert_params`] (0 without `mlp_bias`): f + hidden for GELU,
+    /// 2 × f + hidden gated. Checkpoints that quantize experts (gpt-oss's MXFP4) keep them BF16.
+    pub fn expert_bias_params(&self) -> u64 {
+        if !self.mlp_bias {
+            return 0;
+        }
+        match self.mlp {
+            Mlp::Gelu => self.ffn + self.hidden,
+            Mlp::Swiglu => 2 * self.ffn + self.hidden,
+        }
     }
 
     fn mlp_params_of_width(&self, f: u64) -> u64 {
@@ -296,10 +324,11 @@ impl ModelArch {
     }
 
     /// Parameters of the linear layers inside the blocks (what QLoRA stores in NF4): everything in
-    /// the blocks but the norms and the MoE router.
+    /// the blocks but the norms, the per-head Q/K norms and the attention sinks. (The MoE router
+    /// and the biases are included.)
     pub fn block_linear_params(&self) -> u64 {
         let norms = self.layer_norm_params()
-            + if self.qk_norm { 2 * self.head_dim } else { 0 }
+            + self.head_vector_params()
             + self.mla.map_or(0, |m| {
                 m.kv_lora_rank + if m.q_lora_rank > 0 { m.q_lora_rank } else { 0 }
             });

@@ -4,8 +4,8 @@
 //!
 //! Supported `model_type`s: llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, gemma3 (its text
 //! model; a multimodal config's `text_config` is read and the vision tower is not counted),
-//! gemma3_text, phi3, gpt2, gpt_neox, falcon, opt, deepseek_v2, deepseek_v3. Anything else, or a
-//! missing or malformed field, is a [`ConfigError`] that names it; nothing here panics.
+//! gemma3_text, phi3, gpt2, gpt_neox, falcon, opt, deepseek_v2, deepseek_v3, gpt_oss. Anything
+//! else, or a missing or malformed field, is a [`ConfigError`] that names it; nothing here panics.
 
 use crate::memory::model::arch::{Mla, Mlp, ModelArch, Norm};
 use serde_json::{Map, Value};
@@ -97,6 +97,7 @@ pub const SUPPORTED: &[&str] = &[
     "opt",
     "deepseek_v2",
     "deepseek_v3",
+    "gpt_oss",
 ];
 
 /// Largest value accepted for any size field; real configs stay far below it.
@@ -154,6 +155,7 @@ pub fn parse_config(text: &str) -> Result<HfModel, ConfigError> {
         "opt" => opt(&f)?,
         "falcon" => falcon(&f)?,
         "deepseek_v2" | "deepseek_v3" => deepseek(&f, model_type == "deepseek_v3")?,
+        "gpt_oss" => gpt_oss(&f, &mut notes)?,
         "llama" | "mistral" | "mixtral" | "qwen2" | "qwen3" | "gemma" | "gemma2"
         | "gemma3_text" | "phi3" => llama_like(&f, &mut notes)?,
         other => return Err(ConfigError::UnknownModelType(other.to_string())),
@@ -475,11 +477,14 @@ fn llama_like(f: &Fields, notes: &mut Vec<String>) -> Result<ModelArch, ConfigEr
 
 /// The sliding window and how many layers use it: an explicit `layer_types` list when the config
 /// has one, else each family's rule (Mistral/Mixtral/Phi-3: every layer; Qwen2/3 with
-/// `use_sliding_window`: layers from `max_window_layers` on; Gemma 2: every other layer; Gemma 3:
-/// all but every `sliding_window_pattern`-th).
+/// `use_sliding_window`: layers from `max_window_layers` on; Gemma 2 and gpt-oss: every other
+/// layer from the first; Gemma 3: all but every `sliding_window_pattern`-th).
 fn sliding_window(f: &Fields, layers: u64) -> Result<(u64, u64), ConfigError> {
-    let Some(window) = f.opt(&["sliding_window"])? else {
-        return Ok((0, 0));
+    let window = match f.opt(&["sliding_window"])? {
+        Some(w) => w,
+        // GptOssConfig's default.
+        None if f.model_type == "gpt_oss" => 128,
+        None => return Ok((0, 0)),
     };
     if let Some(Value::Array(types)) = f.obj.get("layer_types") {
         let sliding = types
@@ -493,7 +498,8 @@ fn sliding_window(f: &Fields, layers: u64) -> Result<(u64, u64), ConfigError> {
         "qwen2" | "qwen3" if f.flag("use_sliding_window", false)? => {
             layers.saturating_sub(f.opt(&["max_window_layers"])?.unwrap_or(layers))
         }
-        "gemma2" => layers.div_ceil(2),
+        // gpt-oss: layers 0, 2, 4, … (GptOssConfig's default layer_types).
+        "gemma2" | "gpt_oss" => layers.div_ceil(2),
         "gemma3_text" => {
             let pattern = f.opt(&["sliding_window_pattern"])?.unwrap_or(6).max(1);
             layers - layers / pattern
@@ -566,6 +572,66 @@ fn deepseek(f: &Fields, v3: bool) -> Result<ModelArch, ConfigError> {
         mla: Some(mla),
         ..base(&c)
     })
+}
+
+/// gpt-oss: every block an MoE of `num_local_experts` gated experts with biases (gate/up 2 × ffn,
+/// down hidden), a router with a bias, biases on Q, K, V and O, a learned attention-sink logit
+/// per query head, RMSNorm, untied head; the even-numbered blocks attend within a sliding window.
+/// Absent fields take Transformers' `GptOssConfig` defaults (8 KV heads, head_dim 64, 4 experts
+/// per token, a 128-token window, 131,072 positions); `num_local_experts` is required.
+fn gpt_oss(f: &Fields, notes: &mut Vec<String>) -> Result<ModelArch, ConfigError> {
+    let c = core(
+        f,
+        &["num_hidden_layers"],
+        &["hidden_size"],
+        &["num_attention_heads"],
+    )?;
+    let experts = positive("num_local_experts", f.req(&["num_local_experts"])?)?;
+    let active = positive(
+        "num_experts_per_tok",
+        f.opt(&["num_experts_per_tok", "experts_per_token"])?
+            .unwrap_or(4),
+    )?;
+    // Transformers' GptOssAttention always has biases; the config writes attention_bias true.
+    let bias = f.flag("attention_bias", true)?;
+    let mut arch = ModelArch {
+        kv_heads: positive(
+            "num_key_value_heads",
+            f.opt(&["num_key_value_heads"])?.unwrap_or(8),
+        )?,
+        head_dim: positive("head_dim", f.opt(&["head_dim"])?.unwrap_or(64))?,
+        ffn: f.req(&["intermediate_size"])?,
+        max_seq: f.opt(&["max_position_embeddings"])?.unwrap_or(131072),
+        qkv_bias: bias,
+        out_bias: bias,
+        mlp_bias: true,
+        tied_embeddings: f.flag("tie_word_embeddings", false)?,
+        experts,
+        active_experts: active,
+        router_bias: true,
+        attention_sinks: true,
+        ..base(&c)
+    };
+    notes.push(format!(
+        "attention sinks: one learned logit per query head in each block ({} per block), which \
+         the config does not list but every gpt-oss checkpoint holds",
+        c.heads
+    ));
+    let (window, sliding) = sliding_window(f, c.layers)?;
+    arch.sliding_window = window;
+    arch.sliding_layers = sliding;
+    if sliding > 0 {
+        let rule = if f.obj.get("layer_types").is_some_and(Value::is_array) {
+            "as layer_types lists"
+        } else {
+            "no layer_types: assumed on the even-numbered layers, as gpt-oss alternates"
+        };
+        notes.push(format!(
+            "sliding window of {window} tokens on {sliding} of {} layers ({rule})",
+            c.layers
+        ));
+    }
+    Ok(arch)
 }
 
 /// Rejects architectures whose parameter count would not fit comfortably in 64 bits (the exact

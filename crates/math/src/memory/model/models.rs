@@ -115,6 +115,29 @@ fn gemma3(l: u64, h: u64, heads: u64, kv: u64, head_dim: u64, ffn: u64) -> Model
     }
 }
 
+/// An OpenAI gpt-oss `config.json` (`gpt_oss`): `l` blocks, each an MoE of `experts` gated
+/// experts 2,880 wide with 4 routed per token; hidden 2,880, 64 query heads of 64 (queries 4,096
+/// wide) and 8 KV heads; biases on Q, K, V, O, on each expert's gate/up (2 × ffn) and down
+/// (hidden) and on the router; a learned attention-sink logit per query head in each block
+/// (`sinks` in gpt-oss's `model.py`; not a config field); RMSNorm, untied head, 201,088 tokens,
+/// 131,072 positions. The even-numbered blocks attend within a 128-token window (`layer_types`
+/// alternates, sliding first).
+fn gpt_oss(l: u64, experts: u64) -> ModelArch {
+    ModelArch {
+        head_dim: 64,
+        qkv_bias: true,
+        out_bias: true,
+        mlp_bias: true,
+        experts,
+        active_experts: 4,
+        router_bias: true,
+        attention_sinks: true,
+        sliding_window: 128,
+        sliding_layers: l.div_ceil(2),
+        ..llama(l, 2880, 64, 8, 2880, 201088, 131072)
+    }
+}
+
 /// Every model preset, grouped by family.
 pub fn model_presets() -> Vec<ModelPreset> {
     let p = |id, name, family, arch, source| ModelPreset {
@@ -426,6 +449,22 @@ pub fn model_presets() -> Vec<ModelPreset> {
                 ..ModelArch::DENSE_EXTRAS
             },
             "deepseek-ai/DeepSeek-V3 config.json; main model only, without the multi-token-prediction module (layer 61) that the download adds for speculative decoding",
+        ),
+        // OpenAI gpt-oss config.json files (see `gpt_oss`); the checkpoints store the experts in
+        // MXFP4 and the rest in BF16 (`quant_method: mxfp4`).
+        p(
+            "gpt-oss-20b",
+            "gpt-oss-20b",
+            "gpt-oss",
+            gpt_oss(24, 32),
+            "openai/gpt-oss-20b config.json; attention sinks from openai/gpt-oss gpt_oss/torch/model.py",
+        ),
+        p(
+            "gpt-oss-120b",
+            "gpt-oss-120b",
+            "gpt-oss",
+            gpt_oss(36, 128),
+            "openai/gpt-oss-120b config.json; attention sinks from openai/gpt-oss gpt_oss/torch/model.py",
         ),
         // TII Falcon-40B config.json: 60 layers, hidden 8192, n_head 128, n_head_kv 8, GELU MLP
         // 4×hidden without biases, parallel attention/MLP with two LayerNorms, rotary, vocab 65024,

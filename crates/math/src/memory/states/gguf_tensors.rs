@@ -175,6 +175,10 @@ fn block(t: &mut List, arch: &ModelArch, ga: GgufArch, l: u64) {
         t.add(b("attn_q_norm.weight"), &[arch.head_dim]);
         t.add(b("attn_k_norm.weight"), &[arch.head_dim]);
     }
+    if arch.attention_sinks {
+        // llama.cpp's gpt-oss: one F32 sink logit per query head.
+        t.add(b("attn_sinks.weight"), &[arch.heads]);
+    }
     // Gemma 2/3 (four norms per block): a norm after attention and one after the MLP as well.
     let post_norms = arch.norms_per_layer >= 4;
     if post_norms {
@@ -219,8 +223,8 @@ fn block(t: &mut List, arch: &ModelArch, ga: GgufArch, l: u64) {
     }
 }
 
-/// An MLP's matrices (`{prefix}_gate{suffix}`, `_up`, `_down`), `extra` dimensions appended
-/// (the expert count for stacked experts).
+/// An MLP's matrices (`{prefix}_gate{suffix}`, `_up`, `_down`) and their biases, `extra`
+/// dimensions appended to each (the expert count for stacked experts).
 fn mlp(t: &mut List, arch: &ModelArch, prefix: &str, suffix: &str, f: u64, extra: &[u64]) {
     let h = arch.hidden;
     let mut add = |part: &str, input: u64, output: u64| {
@@ -228,7 +232,9 @@ fn mlp(t: &mut List, arch: &ModelArch, prefix: &str, suffix: &str, f: u64, extra
         dims.extend_from_slice(extra);
         t.add(format!("{prefix}_{part}{suffix}.weight"), &dims);
         if arch.mlp_bias {
-            t.add(format!("{prefix}_{part}{suffix}.bias"), &[output]);
+            let mut bias = vec![output];
+            bias.extend_from_slice(extra);
+            t.add(format!("{prefix}_{part}{suffix}.bias"), &bias);
         }
     };
     if arch.mlp == Mlp::Swiglu {
