@@ -292,7 +292,7 @@ async fn the_model_filter_never_shows_a_model_that_is_not_in_use() {
     // A filter that finds nothing points to the config paste.
     assert_text_has(&root, "model-filter-note", "No preset matches");
     assert_text_has(&root, "model-filter-note", "config.json");
-    type_into(&root, "model-filter", "32b");
+    type_into(&root, "model-filter", "27b");
     settle().await;
     assert_text_has(&root, "model-filter-note", "1 model matches");
 }

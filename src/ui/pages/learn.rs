@@ -90,7 +90,7 @@ pub fn LearnPage(
         <section class="page learn" aria-labelledby="learn-title" on:keydown=on_key data-testid="learn-page">
             <Show when=move || !embed>
                 <h2 id="learn-title">"Learn: where the memory goes, and what each saving costs"</h2>
-                <p class="lede">"Thirteen short chapters, each with a live widget computed by the same code as the rest of bitbudget. Use ← and → (or Page Up and Page Down) to move between chapters."</p>
+                <p class="lede">"Fourteen short chapters, each with a live widget computed by the same code as the rest of bitbudget. Use ← and → (or Page Up and Page Down) to move between chapters."</p>
             </Show>
             <div class="learn-layout">
                 <Show when=move || !embed>

@@ -8,9 +8,9 @@ use leptos::prelude::*;
 
 /// The models offered (preset ids).
 const MODELS: [(&str, &str); 3] = [
-    ("llama-3.1-8b", "Llama 3.1 8B (GQA: 8 KV heads)"),
-    ("qwen3-8b", "Qwen3 8B (36 layers, 8 KV heads)"),
-    ("gemma-3-12b", "Gemma 3 12B (5 of 6 layers windowed)"),
+    ("llama-3.1-8b", "Llama 3.1 8B"),
+    ("qwen3-8b", "Qwen3 8B"),
+    ("gemma-3-12b", "Gemma 3 12B"),
 ];
 
 /// Context lengths offered.
@@ -40,33 +40,35 @@ pub fn ServeWidget() -> impl IntoView {
         move || report.with(|r| r.as_ref().map_or_else(|e| e.clone(), f))
     };
     view! {
-        <div class="learn-widget-controls">
-            <label>"Model "
+        <div class="learn-widget" data-testid="learn-widget">
+            <label class="learn-knob">"Model "
                 <select data-testid="learn-serve-model" on:change=move |ev| model.set(event_target_value(&ev))>
                     {MODELS.iter().map(|(id, label)| view! { <option value=*id>{*label}</option> }).collect_view()}
                 </select>
             </label>
-            <label>" max_model_len "
+            <label class="learn-knob">" max_model_len "
                 <select data-testid="learn-serve-len" prop:value=move || len.get().to_string()
                     on:change=move |ev| if let Ok(n) = event_target_value(&ev).parse() { len.set(n) }>
                     {LENGTHS.iter().map(|n| view! { <option value=n.to_string()>{grouped(*n as usize)}</option> }).collect_view()}
                 </select>
             </label>
-            <label>" KV cache "
+            <label class="learn-knob">" KV cache "
                 <select data-testid="learn-serve-kv" on:change=move |ev| if let Ok(k) = event_target_value(&ev).parse() { kv.set(k) }>
                     <option value="bf16">"BF16"</option>
                     <option value="fp8">"FP8"</option>
                 </select>
             </label>
-        </div>
+        <div class="table-scroll">
         <table class="facts">
             <tbody>
                 <tr><th scope="row">"Weights"</th><td class="num" data-testid="learn-serve-weights">{cell(|r| format_bytes(r.per_gpu.weights, Units::Gib))}</td></tr>
-                <tr><th scope="row">"KV cache vLLM leaves (gpu_memory_utilization 0.9)"</th><td class="num" data-testid="learn-serve-kv-bytes">{cell(|r| format_bytes(r.per_gpu.kv_cache, Units::Gib))}</td></tr>
-                <tr><th scope="row">"One token's K and V, all layers"</th><td class="num" data-testid="learn-serve-per-token">{cell(|r| format_bytes(r.kv_bytes_per_token, Units::Gib))}</td></tr>
-                <tr><th scope="row">"Requests of max_model_len at once"</th><td class="num" data-testid="learn-serve-concurrency">{cell(|r| format!("{:.1}", r.max_concurrency))}</td></tr>
+                <tr><th scope="row">"KV cache vLLM leaves (at 0.9)"</th><td class="num" data-testid="learn-serve-kv-bytes">{cell(|r| format_bytes(r.per_gpu.kv_cache, Units::Gib))}</td></tr>
+                <tr><th scope="row">"One token, all layers"</th><td class="num" data-testid="learn-serve-per-token">{cell(|r| format_bytes(r.kv_bytes_per_token, Units::Gib))}</td></tr>
+                <tr><th scope="row">"Requests at once"</th><td class="num" data-testid="learn-serve-concurrency">{cell(|r| format!("{:.1}", r.max_concurrency))}</td></tr>
             </tbody>
         </table>
+        </div>
         <p class="field-note"><a href=move || q.with(|q| q.to_query_string(false)) data-testid="learn-serve-link">"Open this on the Serve page"</a>" for the other engines, more GPUs and tokens per second."</p>
+        </div>
     }
 }

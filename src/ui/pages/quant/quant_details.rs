@@ -49,7 +49,10 @@ fn one_frame_later(state: QuantState) -> Signal<Option<LabResults>> {
         state.results.track();
         leptos::task::spawn_local(async move {
             yield_now().await;
-            later.set(state.results.get_untracked());
+            // The page may have gone in the meantime (an unmounted widget): then nothing to set.
+            if let Some(results) = state.results.try_get_untracked() {
+                let _ = later.try_set(results);
+            }
         });
     });
     later.into()
