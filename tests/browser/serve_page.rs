@@ -76,6 +76,15 @@ async fn a_wrong_knob_says_so_and_keeps_the_last_good_figures() {
     settle().await;
     assert_has(&root.inner_text(), "is not above 0 and at most 1");
     assert_eq!(text(&root, "serve-kv-cache"), kv);
+    // The bandwidth share is the page's to change: half the share, half the tokens per second.
+    let decode = |root: &web_sys::HtmlElement| text(root, "serve-decode");
+    let before = decode(&root);
+    type_into(&root, "input-bw", "0.4");
+    settle().await;
+    assert_ne!(decode(&root), before);
+    type_into(&root, "input-bw", "");
+    settle().await;
+    assert_eq!(decode(&root), before);
     type_into(&root, "input-tp", "3");
     settle().await;
     assert_text_starts(

@@ -46,6 +46,37 @@ fn CountField(
     view! { <CheckedField label key value check on_change hint /> }
 }
 
+/// A text box for an optional share in (0, 1] of the query; empty is the default.
+#[component]
+fn ShareField(
+    label: &'static str,
+    key: &'static str,
+    get: fn(&crate::ui::pages::serve::query::ServeQuery) -> Option<f64>,
+    put: fn(&mut crate::ui::pages::serve::query::ServeQuery, Option<f64>),
+    #[prop(optional)] hint: &'static str,
+) -> impl IntoView {
+    let state = expect_context::<ServeState>();
+    let read = |t: &str| {
+        if t.trim().is_empty() {
+            Ok(None)
+        } else {
+            parse_share(t, false).map(Some)
+        }
+    };
+    let value = Signal::derive(move || {
+        state
+            .query
+            .with(|q| get(q).map_or(String::new(), |v| v.to_string()))
+    });
+    let check = Callback::new(move |t: String| read(&t).err());
+    let on_change = Callback::new(move |t: String| {
+        if let Ok(v) = read(&t) {
+            state.set(|q| put(q, v));
+        }
+    });
+    view! { <CheckedField label key value check on_change hint /> }
+}
+
 /// Every knob of the Serve page.
 #[component]
 pub fn ServeControls() -> impl IntoView {
@@ -170,6 +201,13 @@ pub fn ServeControls() -> impl IntoView {
                             }) />
                     </div>
                 </Show>
+            </fieldset>
+            <fieldset>
+                <legend>"Speed (empty: default)"</legend>
+                <div class="row2">
+                    <ShareField label="Bandwidth share" key="bw" get=|q| q.bw put=|q, v| q.bw = v hint="Share of peak memory bandwidth decode reaches: 0.8 for vLLM, SGLang and TensorRT-LLM; llama.cpp 0.75 (16-bit), 0.70 (8-bit), 0.50 (4 to 6-bit), from llama-bench rows" />
+                    <ShareField label="FLOP/s share" key="fe" get=|q| q.fe put=|q, v| q.fe = v hint="Share of peak 16-bit tensor FLOP/s prefill reaches: 0.5 (no engine publishes its own)" />
+                </div>
             </fieldset>
         </form>
     }

@@ -1,7 +1,7 @@
 //! The Serve page's URL state: engine, model, GPU, tensor parallelism, checkpoint and KV types,
 //! and each engine knob (unset: the engine's default). URL keys are the CLI's flags without the
 //! engine prefixes (`util`, `len`, `seqs`, `tokens`, `block`, `eager`, `prefix`, `conc`,
-//! `prompt`, `ngl`, `cpu_moe`).
+//! `prompt`, `ngl`, `cpu_moe`; `bw` and `fe` the shares of peak bandwidth and FLOP/s).
 
 use crate::ui::shell::query::{flag, PageQuery};
 use crate::ui::shell::url::Tab;
@@ -44,6 +44,10 @@ pub struct ServeQuery {
     pub ngl: Option<u64>,
     /// llama.cpp `--n-cpu-moe`.
     pub cpu_moe: u64,
+    /// Share of peak memory bandwidth decode reaches (`None`: the engine's default).
+    pub bw: Option<f64>,
+    /// Share of peak tensor FLOP/s prefill reaches (`None`: the default).
+    pub fe: Option<f64>,
 }
 
 impl Default for ServeQuery {
@@ -65,6 +69,8 @@ impl Default for ServeQuery {
             prompt: 1000,
             ngl: None,
             cpu_moe: 0,
+            bw: None,
+            fe: None,
         }
     }
 }
@@ -89,6 +95,8 @@ impl ServeQuery {
         s.prompt_tokens = self.prompt;
         s.gpu_layers = self.ngl;
         s.cpu_moe_layers = self.cpu_moe;
+        s.bandwidth_efficiency = self.bw;
+        s.flops_efficiency = self.fe;
         Ok(s)
     }
 
@@ -122,6 +130,16 @@ impl ServeQuery {
         put("prompt", self.prompt.to_string(), d.prompt.to_string());
         put("ngl", opt(self.ngl), String::new());
         put("cpu_moe", self.cpu_moe.to_string(), "0".into());
+        put(
+            "bw",
+            self.bw.map_or(String::new(), |v| v.to_string()),
+            String::new(),
+        );
+        put(
+            "fe",
+            self.fe.map_or(String::new(), |v| v.to_string()),
+            String::new(),
+        );
         if embed {
             s.push_str("&embed=1");
         }
@@ -258,6 +276,19 @@ impl PageQuery for ServeQuery {
                     parse_count(value, TOKEN_LIMIT)
                 };
                 set(&mut self.cpu_moe, key, r)
+            }
+            "bw" | "fe" => {
+                let r = if empty {
+                    Ok(None)
+                } else {
+                    parse_share(value, false).map(Some)
+                };
+                let slot = if key == "bw" {
+                    &mut self.bw
+                } else {
+                    &mut self.fe
+                };
+                set_opt(slot, key, r, "the default")
             }
             "prefix" => set(&mut self.prefix, key, parse_share(value, true)),
             "eager" => {
