@@ -57,6 +57,18 @@ pub use style::Scale;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+/// Where one segment of a stacked bar was drawn, in backend pixels (for pointer hit-testing):
+/// the memory bar's and the serving budget's parts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SegmentHit<P> {
+    /// The part.
+    pub part: P,
+    /// Top edge.
+    pub top: i32,
+    /// Bottom edge.
+    pub bottom: i32,
+}
+
 /// A chart's input: something that can be drawn on any plotters area. Each implementation calls
 /// its module's `draw`.
 pub trait Chart {

@@ -87,15 +87,7 @@ impl Part {
 }
 
 /// Where a part was drawn, in backend pixels (for pointer hit-testing).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hit {
-    /// The part.
-    pub part: Part,
-    /// Top edge.
-    pub top: i32,
-    /// Bottom edge.
-    pub bottom: i32,
-}
+pub type Hit = crate::SegmentHit<Part>;
 
 /// Height in CSS pixels.
 pub const HEIGHT: u32 = 420;

@@ -9,6 +9,7 @@ use super::{serve, Checkpoint, Engine, ServeReport};
 use crate::memory::{find_gpu, find_model};
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// The committed table.
 pub const ENGINE_LOGS_JSON: &str = include_str!("../../../../validation/serve/engine_logs.json");
@@ -86,13 +87,17 @@ pub struct Comparison {
     pub source: String,
 }
 
-fn table() -> Table {
-    serde_json::from_str(ENGINE_LOGS_JSON).expect("validation/serve/engine_logs.json is valid")
+/// The committed table, parsed once.
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        serde_json::from_str(ENGINE_LOGS_JSON).expect("validation/serve/engine_logs.json is valid")
+    })
 }
 
 /// Every case, as committed.
 pub fn cases() -> Vec<LoggedCase> {
-    table().cases
+    table().cases.clone()
 }
 
 /// The setup a case describes, or what in it names nothing known.
@@ -129,8 +134,14 @@ fn quantity(r: &ServeReport, name: &str) -> Option<f64> {
     })
 }
 
-/// Every logged quantity of every case against bitbudget's figure, in table order.
+/// Every logged quantity of every case against bitbudget's figure, in table order; computed once
+/// (the Serve page asks on every change of a knob).
 pub fn comparisons() -> Result<Vec<Comparison>, String> {
+    static ALL: OnceLock<Result<Vec<Comparison>, String>> = OnceLock::new();
+    ALL.get_or_init(compare_all).clone()
+}
+
+fn compare_all() -> Result<Vec<Comparison>, String> {
     let t = table();
     let mut out = Vec::new();
     for c in &t.cases {
