@@ -28,7 +28,15 @@ export CHROMEDRIVER=/usr/bin/chromedriver WGPU_BACKEND=vulkan BITBUDGET_REQUIRE_
 # Mesa's Vulkan loader complains on every adapter request without a runtime directory.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 
+# One run never reads the incremental caches back (about 1.5 GB on a cold run); CARGO_INCREMENTAL=1
+# keeps them for quick reruns while editing.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+
 step() { printf '\n==> %s\n' "$*"; }
+# A cold run needs about 5 GB under target/: say how much there is, so a full disk reads as one.
+free_kb=$(df -Pk target | awk 'NR==2 {print $4}')
+echo "free disk under target/: $((free_kb / 1024 / 1024)) GB (a cold run needs about 5 GB)"
+[ "$free_kb" -ge $((5 * 1024 * 1024)) ] || echo "warning: less than 5 GB free; the build may stop with 'No space left on device'" >&2
 step "cargo fmt --check"
 cargo fmt --all -- --check
 step "clippy, native"
