@@ -10,6 +10,7 @@ pub mod model;
 pub mod options;
 pub mod part;
 pub mod plan;
+pub mod recipe;
 pub mod report;
 pub mod serving;
 pub mod setup;
@@ -20,10 +21,11 @@ pub use error::MemoryError;
 pub use estimate::{estimate, Breakdown, Line};
 pub use job::{CustomArch, Job, LoadedConfig};
 pub use model::arch::{Mla, Mlp, ModelArch, Norm};
-pub use model::gpus::{find_gpu, gpu_presets, GpuPreset};
+pub use model::gpus::{find_gpu, gpu_presets, GpuPreset, LowPrecisionCores};
 pub use model::models::{find_model, model_presets, ModelPreset};
 pub use options::{
-    Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute, ZeroStage,
+    Convention, Dtype, Mode, Moments, Offload, Optimizer, OptimizerStep, Precision, Recompute,
+    ZeroStage,
 };
 pub use part::Part;
 pub use report::verdict::verdict;

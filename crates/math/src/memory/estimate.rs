@@ -2,7 +2,7 @@
 //! overhead, each with its formula filled in and one sentence of why.
 
 use super::activation::activations::{
-    inference_bytes, output_layer_bytes, per_layer_bytes, ActivationShape,
+    inference_bytes, output_layer_bytes, per_layer_bytes, ActivationShape, SavedInputs,
 };
 use super::activation::hf_activations::{hf_activations, Adapters, HfShape};
 use super::activation::phases::{peak, phases, Phase, PhaseInputs, PhaseParts};
@@ -10,6 +10,7 @@ pub use super::line::Line;
 use super::line::{to_u64, StateLines};
 use super::model::arch::ModelArch;
 use super::options::{Dtype, Mode, Precision, Recompute};
+use super::recipe::{recipe, Recipe};
 use super::serving::kv_cache::KvCache;
 use super::setup::{MemoryError, ModelSpec, Setup};
 use super::states::model_states::model_states;
@@ -209,7 +210,26 @@ struct Work {
 /// parallelism, or an accumulation buffer. Plain PyTorch frees them with
 /// `zero_grad(set_to_none=True)`, the default since PyTorch 2.0.
 fn gradients_persist(setup: &Setup) -> bool {
-    setup.precision == Precision::Mixed || setup.fp32_grad_accum || setup.dp > 1
+    fused_kernels(setup) || setup.fp32_grad_accum || setup.dp > 1
+}
+
+/// Whether the recipe runs Megatron-style fused kernels and persistent buffers (mixed precision
+/// and the FP8/FP4 recipes) rather than Transformers' tensors (autocast, pure).
+fn fused_kernels(setup: &Setup) -> bool {
+    setup.precision == Precision::Mixed || setup.precision.is_low()
+}
+
+/// What the setup's FP8/FP4 recipe saves for the linear layers, in training.
+fn saved_inputs(setup: &Setup) -> Option<(Recipe, SavedInputs)> {
+    let r = recipe(setup.precision).filter(|_| setup.mode == Mode::Train)?;
+    Some((
+        r,
+        SavedInputs {
+            linear: r.saved_input.width(),
+            attention_out: r.attention_out_input.width(),
+            swiglu_recomputed: r.swiglu_recomputed,
+        },
+    ))
 }
 
 fn activation_line(
@@ -217,7 +237,7 @@ fn activation_line(
     arch: &ModelArch,
     notes: &mut Vec<String>,
 ) -> Result<(Line, Work), MemoryError> {
-    let transformers = setup.mode != Mode::Inference && setup.precision != Precision::Mixed;
+    let transformers = setup.mode != Mode::Inference && !fused_kernels(setup);
     if transformers {
         return hf_line(setup, arch);
     }
@@ -264,6 +284,7 @@ fn activation_shape<'a>(setup: &Setup, arch: &'a ModelArch) -> ActivationShape<'
         recompute: setup.recompute,
         flash_attention: setup.flash_attention,
         elem_bytes: if setup.dtype == Dtype::Fp32 { 4 } else { 2 },
+        saved: saved_inputs(setup).map(|(_, saved)| saved),
     }
 }
 
@@ -327,6 +348,44 @@ fn megatron_line(
         });
     }
     let (layer, text) = per_layer_bytes(&shape);
+    // NVFP4 keeps its last blocks in BF16: those save 16-bit inputs.
+    let (layers_text, layer_sum) = match saved_inputs(setup) {
+        Some((r, _)) if r.bf16_blocks(arch.layers) > 0 => {
+            let kept = r.bf16_blocks(arch.layers);
+            let bf16 = per_layer_bytes(&ActivationShape {
+                saved: None,
+                ..shape
+            })
+            .0;
+            (
+                format!(
+                    "{} {} layers × {} + {kept} BF16 layers × {}",
+                    arch.layers - kept,
+                    r.saved_input.label(),
+                    format_bytes(to_u64(layer)?, u),
+                    format_bytes(to_u64(bf16)?, u)
+                ),
+                layer * (arch.layers - kept) as u128 + bf16 * kept as u128,
+            )
+        }
+        Some((r, _)) => (
+            format!(
+                "{} layers × {} per layer (linear inputs saved as {})",
+                arch.layers,
+                format_bytes(to_u64(layer)?, u),
+                r.saved_input.label()
+            ),
+            layer * arch.layers as u128,
+        ),
+        None => (
+            format!(
+                "{} layers × {} per layer",
+                arch.layers,
+                format_bytes(to_u64(layer)?, u)
+            ),
+            layer * arch.layers as u128,
+        ),
+    };
     // With a 1F1B pipeline the first stage holds pp micro-batches of L/pp layers: L layers' worth.
     let output = if setup.pp == 1 {
         output_layer_bytes(&shape)
@@ -336,7 +395,7 @@ fn megatron_line(
     if setup.pp > 1 {
         notes.push("pipeline parallel: the first stage holds activations of pp in-flight micro-batches (1F1B), L layers' worth; the output layer's logits live on the last stage and are not counted".into());
     }
-    let bytes = to_u64(layer * arch.layers as u128 + output)?;
+    let bytes = to_u64(layer_sum + output)?;
     let layer_text = format_bytes(to_u64(layer)?, u);
     let (formula, why) = if setup.pp > 1 {
         let stage_layers = arch.layers.div_ceil(setup.pp);
@@ -352,8 +411,7 @@ fn megatron_line(
     } else {
         (
             format!(
-                "{} layers × {layer_text} per layer [{text}] + {} output layer = {}",
-                arch.layers,
+                "{layers_text} [{text}] + {} output layer = {}",
                 format_bytes(to_u64(output)?, u),
                 format_bytes(bytes, u)
             ),

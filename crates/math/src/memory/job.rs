@@ -14,7 +14,7 @@ use super::model::gpus::{find_gpu, gpu_presets};
 use super::model::hf_config::{parse_config, ConfigError};
 use super::model::models::{find_model, model_presets};
 use super::options::{
-    Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute,
+    Convention, Dtype, Mode, Moments, Offload, Optimizer, OptimizerStep, Precision, Recompute,
 };
 use super::setup::{
     LoraTargets, ModelSpec, RunOptions, Setup, MAX_BATCH, MAX_DEGREE, MAX_FFN, MAX_HEADS,
@@ -423,7 +423,9 @@ pub const OPTIONS: &[MemoryOption] = &[
     choice_option!(keys::MODE, "train, lora, qlora or inference", Mode::ALL, |j| j.mode),
     choice_option!(keys::DTYPE, "Weight dtype: fp32, fp16, bf16, fp8, int8 or int4, or a llama.cpp file type for serving (q4_k_m, q5_k_m, q6_k, q8_0, q4_0, iq4_nl, ...)", Dtype::ALL, |j| j.dtype),
     choice_option!(keys::OPTIMIZER, "adamw, adamw-8bit, sgd-momentum or sgd", Optimizer::ALL, |j| j.optimizer),
-    choice_option!(keys::PRECISION, "Training precision recipe: mixed (16-bit weights and gradients, FP32 master copy in the optimizer), autocast (FP32 parameters, gradients and moments; torch.autocast runs the matmuls in the weight dtype) or pure (everything in the weight dtype, no master copy). Mixed counts Megatron's fused-kernel activations; autocast and pure count the tensors Transformers (and peft, for LoRA/QLoRA) saves", Precision::ALL, |j| j.precision),
+    choice_option!(keys::PRECISION, "Training precision recipe: mixed (16-bit weights and gradients, FP32 master copy in the optimizer), autocast (FP32 parameters, gradients and moments; torch.autocast runs the matmuls in the weight dtype), pure (everything in the weight dtype, no master copy), or an FP8/FP4 recipe that keeps low-precision copies of the block linears beside the weights: fp8-delayed (Transformer Engine's delayed scaling), fp8-current (tensorwise), fp8-rowwise (torchao), fp8-blockwise (DeepSeek-V3's 1x128 tiles and 128x128 blocks), mxfp8 or nvfp4 (Blackwell). Mixed and the FP8/FP4 recipes count Megatron's fused-kernel activations; autocast and pure count the tensors Transformers (and peft, for LoRA/QLoRA) saves", Precision::ALL, |j| j.precision),
+    choice_option!(keys::MOMENTS, "Adam's moments: fp32, or bf16 as DeepSeek-V3 kept them (mixed precision and the FP8/FP4 recipes)", Moments::ALL, |j| j.moments),
+    flag_option!(keys::FP8_PARAM_GATHER, "FP8/FP4 recipes: the quantized weights are the parameters the sharded optimizer all-gathers, with no 16-bit copy (Megatron-LM --fp8-param-gather; needs ZeRO 1 or above)", |j| j.fp8_param_gather),
     choice_option!(keys::OPTIMIZER_STEP, "Optimizer implementation: fused (one kernel, no step temporaries) or foreach (PyTorch's default on CUDA: a temporary the size of the parameters in Adam's step)", OptimizerStep::ALL, |j| j.optimizer_step),
     MemoryOption {
         name: keys::ZERO,
@@ -583,6 +585,10 @@ impl Job {
             .unwrap_or_else(|| LoraTargets::for_mode(self.mode))
     }
 
+    fn mode_trains_fully(&self) -> bool {
+        self.mode == Mode::Train
+    }
+
     /// Why option `key` says nothing about this job, in plain words, or `None` when it applies.
     /// The page disables such a control and shows the reason; the estimate ignores the value.
     pub fn not_applicable(&self, key: OptionKey) -> Option<&'static str> {
@@ -600,6 +606,21 @@ impl Job {
             keys::RECOMPUTE if serving => Some("Serving runs no backward pass, so nothing is recomputed"),
             keys::ZERO if serving => Some("ZeRO shards training state; serving replicas each hold the whole model"),
             keys::KV_DTYPE if !serving => Some("Only serving keeps a KV cache"),
+            keys::MOMENTS if serving || adapters => {
+                Some("Only full training chooses the moments' type here (adapters keep FP32 moments)")
+            }
+            keys::MOMENTS if matches!(self.precision, Precision::Autocast | Precision::Pure) => {
+                Some("Autocast and pure training keep the moments in the parameters' dtype")
+            }
+            keys::FP8_PARAM_GATHER if !self.mode_trains_fully() || !self.precision.is_low() => {
+                Some("Only the FP8 and FP4 recipes keep quantized weights to gather")
+            }
+            keys::FP8_PARAM_GATHER if self.precision == Precision::Fp8Rowwise => {
+                Some("torchao gathers FP8 weights with tensorwise scaling only (fp8-current)")
+            }
+            keys::FP8_PARAM_GATHER if self.zero.0 == 0 => {
+                Some("Needs a sharded optimizer: ZeRO 1 or above (Megatron-LM's distributed optimizer, FSDP)")
+            }
             keys::LORA_RANK | keys::LORA_TARGETS | keys::LORA_DROPOUT | keys::ADAPTER_DTYPE
                 if !adapters =>
             {
@@ -613,6 +634,30 @@ impl Job {
     /// it did in plain words: full training with integer weights (int8, int4) becomes BF16
     /// training. `None` when nothing had to change.
     pub fn settle(&mut self) -> Option<String> {
+        if self.mode == Mode::Train && self.dtype == Dtype::Fp8 {
+            self.dtype = Dtype::Bf16;
+            if !self.precision.is_low() {
+                self.precision = Precision::Fp8Current;
+            }
+            return Some(format!(
+                "FP8 training keeps BF16 weights and makes FP8 copies for the matmuls, so this is bf16 weights with the {} recipe.",
+                self.precision
+            ));
+        }
+        if self.precision.is_low() && matches!(self.mode, Mode::Lora | Mode::Qlora) {
+            let was = self.precision;
+            self.precision = Precision::Mixed;
+            return Some(format!(
+                "{was} is a full-training recipe, so {} uses mixed precision.",
+                self.mode
+            ));
+        }
+        if self.fp8_param_gather {
+            if let Some(why) = self.not_applicable(keys::FP8_PARAM_GATHER) {
+                self.fp8_param_gather = false;
+                return Some(format!("The FP8 parameter all-gather is off: {why}."));
+            }
+        }
         if self.dtype.is_gguf() && dtype_refused(self.mode, self.dtype).is_some() {
             let was = self.dtype;
             self.dtype = Job::default().dtype;

@@ -78,6 +78,10 @@ keys! {
     ADAPTER_DTYPE = "adapter-dtype", "adapter dtype";
     /// FP32 gradient accumulation buffer.
     FP32_GRAD_ACCUM = "fp32-grad-accum", "FP32 gradient accumulation";
+    /// Adam's moments' number type.
+    MOMENTS = "moments", "moments' dtype";
+    /// FP8 weights gathered as the parameters.
+    FP8_PARAM_GATHER = "fp8-param-gather", "FP8 parameter all-gather";
     /// Step time: share of the tensor peak sustained, in percent.
     UTILISATION = "utilisation", "utilisation";
     /// Step time: micro-batches per optimizer step.

@@ -86,6 +86,12 @@ pub(crate) fn why_optimizer(setup: &Setup) -> String {
         Precision::Pure => {
             "; pure 16-bit training keeps no FP32 master copy, so the smallest updates can round away."
         }
+        Precision::Fp8Rowwise => {
+            "; torchtitan keeps the parameters in FP32, so they are their own master copy."
+        }
+        _ => {
+            "; the FP8 and FP4 recipes keep an FP32 master copy of the weights (the matmuls' low-precision copies are made from it)."
+        }
     };
     format!("{states}{copy}")
 }

@@ -175,6 +175,64 @@ named_enum! {
         /// Parameters, gradients and optimizer states all in the weight dtype, no master copy
         /// (a model loaded with `torch_dtype=bfloat16` and trained as is; Transformers' tensors).
         Pure = "pure",
+        /// Transformer Engine's `DelayedScaling` (Megatron-LM `--fp8-recipe delayed`): per-tensor
+        /// FP8 scales from an amax history of 1024 steps per FP8 tensor.
+        Fp8Delayed = "fp8-delayed",
+        /// Transformer Engine's `Float8CurrentScaling` (Megatron-LM `--fp8-recipe tensorwise`):
+        /// one FP8 scale per tensor from the tensor itself.
+        Fp8Current = "fp8-current",
+        /// torchao's float8 `rowwise` recipe (torchtitan): a scale per row, FP32 parameters under
+        /// FSDP2, the high-precision input saved for the backward pass.
+        Fp8Rowwise = "fp8-rowwise",
+        /// DeepSeek-V3's recipe (Transformer Engine `Float8BlockScaling`, Megatron-LM
+        /// `--fp8-recipe blockwise`): 1×128 activation tiles, 128×128 weight blocks, FP32 scales.
+        Fp8Blockwise = "fp8-blockwise",
+        /// OCP MX FP8 (Transformer Engine `MXFP8BlockScaling`, Blackwell): E4M3 in blocks of 32
+        /// with an E8M0 scale each, both orientations of every weight.
+        Mxfp8 = "mxfp8",
+        /// NVFP4 training (Transformer Engine `NVFP4BlockScaling`, arXiv:2509.25149): E2M1 in
+        /// blocks of 16 with E4M3 scales and an FP32 tensor scale, 16×16 weight blocks, the last
+        /// 15% of the blocks in BF16.
+        Nvfp4 = "nvfp4",
+    }
+}
+
+impl Precision {
+    /// The FP8 and FP4 recipes, in the order the CLI lists them.
+    pub const LOW: [Precision; 6] = [
+        Precision::Fp8Delayed,
+        Precision::Fp8Current,
+        Precision::Fp8Rowwise,
+        Precision::Fp8Blockwise,
+        Precision::Mxfp8,
+        Precision::Nvfp4,
+    ];
+
+    /// Whether this is an FP8 or FP4 recipe (matmuls in 8 or 4 bits, copies of the weights in
+    /// those formats beside the 16-bit ones).
+    pub fn is_low(self) -> bool {
+        Self::LOW.contains(&self)
+    }
+}
+
+named_enum! {
+    /// The number type of Adam's two moments in an FP8 or FP4 recipe.
+    Moments {
+        /// FP32 moments (PyTorch's, Megatron-LM's and Transformer Engine's default).
+        Fp32 = "fp32",
+        /// BF16 moments, as DeepSeek-V3 kept them (arXiv:2412.19437, section 3.3.3; Megatron-LM
+        /// `--exp-avg-dtype bf16 --exp-avg-sq-dtype bf16`).
+        Bf16 = "bf16",
+    }
+}
+
+impl Moments {
+    /// Bytes per element of one moment.
+    pub const fn bytes(self) -> u64 {
+        match self {
+            Moments::Fp32 => 4,
+            Moments::Bf16 => 2,
+        }
     }
 }
 

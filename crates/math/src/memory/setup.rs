@@ -5,7 +5,8 @@ use super::keys::*;
 use super::model::arch::ModelArch;
 use super::model::gpus::GpuPreset;
 use super::options::{
-    Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute, ZeroStage,
+    Convention, Dtype, Mode, Moments, Offload, Optimizer, OptimizerStep, Precision, Recompute,
+    ZeroStage,
 };
 use crate::numbers::Units;
 use serde::Serialize;
@@ -130,6 +131,11 @@ pub struct RunOptions {
     pub adapter_dtype: Dtype,
     /// Keep an FP32 gradient-accumulation buffer (+4 B per trainable parameter).
     pub fp32_grad_accum: bool,
+    /// Adam's moments in FP32 or BF16 (mixed precision and the FP8/FP4 recipes).
+    pub moments: Moments,
+    /// FP8 (or FP4) weights are the parameters the sharded optimizer all-gathers: no 16-bit copy of
+    /// the quantized layers (Megatron-LM `--fp8-param-gather`, torchao's float8 all-gather).
+    pub fp8_param_gather: bool,
     /// CUDA context and allocator reserve per GPU, in bytes.
     pub overhead_bytes: u64,
     /// Bookkeeping convention for the model states.
@@ -165,6 +171,8 @@ impl Default for RunOptions {
             lora_dropout: false,
             adapter_dtype: Dtype::Bf16,
             fp32_grad_accum: false,
+            moments: Moments::Fp32,
+            fp8_param_gather: false,
             overhead_bytes: DEFAULT_OVERHEAD_BYTES,
             convention: Convention::Bitbudget,
             gpus_per_node: 8,
@@ -270,6 +278,7 @@ impl Setup {
         if matches!(self.mode, Mode::Train | Mode::Lora) && self.dtype.is_gguf() {
             return Err(E::GgufTraining { dtype: self.dtype });
         }
+        self.validate_recipe()?;
         let adapters = matches!(self.mode, Mode::Lora | Mode::Qlora);
         if adapters && !matches!(self.adapter_dtype, Dtype::Fp32 | Dtype::Bf16 | Dtype::Fp16) {
             return Err(E::BadValue {
@@ -345,6 +354,48 @@ fn in_range(option: OptionKey, v: u64, limit: u64) -> Result<(), MemoryError> {
         });
     }
     Ok(())
+}
+
+impl Setup {
+    /// Checks the FP8/FP4 options: a recipe needs full training with 16- or 32-bit weights, FP8
+    /// weights are a recipe's (not a dtype to train in), and the FP8 all-gather needs a recipe
+    /// that supports it and a sharded optimizer.
+    fn validate_recipe(&self) -> Result<(), MemoryError> {
+        let refuse = |option, value: String, reason: &str| {
+            Err(MemoryError::BadValue {
+                option,
+                value,
+                reason: reason.into(),
+            })
+        };
+        let low = self.precision.is_low();
+        if self.mode == Mode::Train && self.dtype == Dtype::Fp8 {
+            return refuse(DTYPE, "fp8".into(), "is not a dtype to train in: FP8 training keeps 16-bit weights and makes FP8 copies for the matmuls; choose bf16 weights and an FP8 recipe as the precision (fp8-delayed, fp8-current, fp8-rowwise, fp8-blockwise, mxfp8 or nvfp4)");
+        }
+        if low && self.mode != Mode::Train && self.mode != Mode::Inference {
+            return refuse(
+                PRECISION,
+                self.precision.to_string(),
+                "is a full-training recipe: LoRA and QLoRA take mixed, autocast or pure",
+            );
+        }
+        if low
+            && self.mode == Mode::Train
+            && !matches!(self.dtype, Dtype::Bf16 | Dtype::Fp16 | Dtype::Fp32)
+        {
+            return refuse(DTYPE, self.dtype.to_string(), "is not a weight dtype for an FP8 or FP4 recipe, which keeps bf16, fp16 or fp32 weights beside its low-precision copies");
+        }
+        if !self.fp8_param_gather || self.mode != Mode::Train {
+            return Ok(());
+        }
+        let reason = match self.precision {
+            p if !p.is_low() => "needs an FP8 or FP4 recipe as the precision",
+            Precision::Fp8Rowwise => "works with tensorwise scaling only (torchao): rowwise recipes all-gather in BF16; fp8-current is the tensorwise recipe",
+            _ if self.zero.0 == 0 => "needs a sharded optimizer (ZeRO 1 or above, Megatron-LM's distributed optimizer, or FSDP)",
+            _ => return Ok(()),
+        };
+        refuse(FP8_PARAM_GATHER, "1".into(), reason)
+    }
 }
 
 fn validate_arch(a: &ModelArch, tp: u64, pp: u64) -> Result<(), MemoryError> {

@@ -6,4 +6,5 @@ pub mod deepspeed;
 pub mod gguf_mix;
 pub mod gguf_tensors;
 pub mod lora;
+pub mod low_precision;
 pub mod model_states;

@@ -33,6 +33,7 @@ use super::error::MemoryError;
 use super::model::gpus::GpuPreset;
 use super::options::{Dtype, Mode, Offload, Recompute};
 use super::plan::{Strategy, STRATEGIES};
+use super::recipe::{recipe, MatmulPeak};
 use super::setup::{ModelSpec, Setup};
 use super::states::lora::lora_params;
 use serde::Serialize;
@@ -278,6 +279,51 @@ fn wide_bytes(setup: &Setup) -> f64 {
     } else {
         2.0
     }
+}
+
+/// The tensor peak the setup's matmuls run at, FLOP/s: the 16-bit `peak`, or under an FP8/FP4
+/// recipe the blend of the FP8 (FP4) peak for the quantized block linears' share `q` of the
+/// hardware FLOPs and the 16-bit peak for the rest (attention scores, the output head, BF16
+/// blocks): 1 / ((1 − q)/peak + q/low). The 16-bit peak where the GPU has no such tensor cores
+/// or no recorded figure, said in `assumptions`.
+fn low_precision_peak(
+    setup: &Setup,
+    gpu: &GpuPreset,
+    job: &StepInputs,
+    peak: f64,
+    assumptions: &mut Vec<String>,
+) -> f64 {
+    let Some(recipe) = recipe(setup.precision).filter(|_| setup.mode == Mode::Train) else {
+        return peak;
+    };
+    let (low, name) = match recipe.peak {
+        MatmulPeak::Fp8 => (gpu.low_precision.fp8_flops_per_s(), "FP8"),
+        MatmulPeak::Fp4 => (gpu.low_precision.fp4_flops_per_s(), "FP4"),
+    };
+    let Some(low) = low else {
+        assumptions.push(format!(
+            "{} has no {name} tensor peak recorded here: the {} matmuls are timed at the 16-bit peak",
+            gpu.name, setup.precision
+        ));
+        return peak;
+    };
+    let quantized = match &setup.model {
+        ModelSpec::Arch { arch, .. } => {
+            // Forward 2 and backward 4 FLOPs per weight per token, routed experts at their
+            // active share.
+            let active = arch.active_params() as f64 / arch.params().max(1) as f64;
+            6.0 * recipe.quantized_params(arch) as f64 * active
+        }
+        ModelSpec::Params(n) => 6.0 * *n as f64,
+    };
+    let q = (quantized / job.flops.hardware().max(1) as f64).min(1.0);
+    assumptions.push(format!(
+        "{:.0}% of the FLOPs (the {} block linears) at the {name} peak of {:.0} TFLOP/s, the rest at the 16-bit peak",
+        q * 100.0,
+        setup.precision,
+        low as f64 / 1e12
+    ));
+    1.0 / ((1.0 - q) / peak + q / low as f64)
 }
 
 /// Estimates one optimizer step of `setup` (validated first) with the knobs in `params`.
@@ -569,7 +615,8 @@ fn timing(
     let model_parallel = (setup.tp * setup.pp) as f64;
     let m = params.grad_accum_steps as f64;
     let hardware_replica = job.flops.hardware() as f64 * replica_tokens as f64;
-    let compute_s = hardware_replica / model_parallel / (peak * params.utilisation);
+    let matmul_peak = low_precision_peak(setup, gpu, job, peak, assumptions);
+    let compute_s = hardware_replica / model_parallel / (matmul_peak * params.utilisation);
     let bubble_s = compute_s * (setup.pp - 1) as f64 / m;
     let backward_s =
         compute_s * (job.flops.backward + job.flops.recompute) as f64 / job.flops.hardware() as f64;

@@ -10,8 +10,8 @@ use crate::ui::pages::memory::query::MemoryQuery;
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_math::memory::job::{dtype_refused, find_option};
 use bitbudget_math::memory::{
-    gpu_presets, Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision, Recompute,
-    ZeroStage,
+    gpu_presets, Convention, Dtype, Mode, Moments, Offload, Optimizer, OptimizerStep, Precision,
+    Recompute, ZeroStage,
 };
 use bitbudget_math::numbers::Units;
 use leptos::prelude::*;
@@ -130,6 +130,8 @@ fn PrecisionControls() -> impl IntoView {
             {bound_select("Optimizer", "optimizer", names(Optimizer::ALL), |q| q.job.optimizer, |q, v| q.job.optimizer = v)}
             {bound_select("Optimizer implementation", "optimizer-step", names(OptimizerStep::ALL), |q| q.job.optimizer_step, |q, v| q.job.optimizer_step = v)}
             {bound_select("Convention", "convention", names(Convention::ALL), |q| q.job.convention, |q, v| q.job.convention = v)}
+            {bound_select("Adam moments", "moments", names(Moments::ALL), |q| q.job.moments, |q, v| q.job.moments = v)}
+            {bound_check("FP8 parameter all-gather", "fp8-param-gather", |q| q.job.fp8_param_gather, |q, v| q.job.fp8_param_gather = v)}
             {bound_check("FP32 gradient accumulation", "fp32-grad-accum", |q| q.job.fp32_grad_accum, |q, v| q.job.fp32_grad_accum = v)}
             {bound_select("KV cache dtype", "kv-dtype", names(Dtype::PLAIN), |q| q.job.kv_dtype, |q, v| q.job.kv_dtype = v)}
         </fieldset>

@@ -14,6 +14,7 @@
 
 use crate::memory::model::arch::{Mlp, ModelArch};
 use crate::memory::options::Recompute;
+use crate::memory::recipe::{width_text, UNIT};
 
 /// The activation inputs of one estimate.
 #[derive(Clone, Copy, Debug)]
@@ -34,32 +35,61 @@ pub struct ActivationShape<'a> {
     pub flash_attention: bool,
     /// Bytes per activation element (2 for 16-bit, 4 for FP32).
     pub elem_bytes: u64,
+    /// What an FP8 or FP4 recipe saves for the linear layers instead of 16-bit inputs (`None`:
+    /// the 16-bit tensors).
+    pub saved: Option<SavedInputs>,
 }
 
-/// Bytes per token of one layer's stored activations, in the paper's 16-bit units, split into the
-/// part tensor parallelism replicates (without sequence parallelism) and the part it splits.
+/// What an FP8 or FP4 recipe saves for the linear layers' backward pass, widths in
+/// [`UNIT`]s (1/16384 B) per element, scales included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SavedInputs {
+    /// A linear layer's input (QKV, the MLP's first and second matmuls).
+    pub linear: u64,
+    /// The attention output projection's input.
+    pub attention_out: u64,
+    /// SwiGLU's gate and up outputs are saved at `linear`'s width and its output recomputed
+    /// (DeepSeek-V3); otherwise gate, up and the SiLU output stay 16-bit.
+    pub swiglu_recomputed: bool,
+}
+
+/// One layer's stored activations per token in [`UNIT`]s, split into the part tensor parallelism
+/// replicates (without sequence parallelism) and the part it splits.
 struct PerToken {
     replicated: u128,
     split: u128,
     scores: u128,
 }
 
-fn per_token(a: &ModelArch, seq: u64) -> PerToken {
+fn per_token(a: &ModelArch, seq: u64, elem_bytes: u64, saved: Option<SavedInputs>) -> PerToken {
+    let w = (elem_bytes * UNIT) as u128;
+    let (lin, out, swiglu_recomputed) = match saved {
+        Some(s) => (
+            s.linear as u128,
+            s.attention_out as u128,
+            s.swiglu_recomputed,
+        ),
+        None => (w, w, false),
+    };
     let h = a.hidden as u128;
-    // LayerNorm inputs (2 × 2h), attention input (2h), MLP input (2h), two dropout masks (h each).
-    let replicated = 4 * h + 2 * h + 2 * h + 2 * h;
-    // Q (2·q_width), K and V (2·kv_width each), attention output projection input (2·q_width).
-    let attention = 4 * a.q_width() as u128 + 4 * a.kv_width() as u128;
+    // LayerNorm inputs (2 × h), attention input (h) and MLP input (h) — the linear layers'
+    // inputs —, two dropout masks (h each, one byte per two of the paper's 16-bit bytes).
+    let replicated = 2 * h * w + 2 * h * lin + h * w;
+    // Q, K and V (the attention core's inputs), the attention output projection's input.
+    let attention =
+        (a.q_width() as u128 + 2 * a.kv_width() as u128) * w + a.q_width() as u128 * out;
     let f = a.ffn as u128;
-    // GELU: activation input and second matmul input (2f each). SwiGLU: gate, up, SiLU output and
-    // product (2f each). Each token passes through `active_experts` routed experts and every
-    // shared expert.
-    let mlp = match a.mlp {
-        Mlp::Gelu => 4 * f,
-        Mlp::Swiglu => 8 * f,
+    // GELU: activation input (16-bit) and second matmul input. SwiGLU: gate, up and SiLU output
+    // (16-bit) and the product (the second matmul's input); or, recomputing SwiGLU, only gate and
+    // up. Each token passes through `active_experts` routed experts and every shared expert.
+    let mlp = match (a.mlp, swiglu_recomputed) {
+        (Mlp::Gelu, _) => f * w + f * lin,
+        (Mlp::Swiglu, false) => 3 * f * w + f * lin,
+        (Mlp::Swiglu, true) => 2 * f * lin,
     } * (a.active_experts.max(1) + a.shared_experts) as u128;
-    // Softmax output (2as), dropout mask (as), dropout output (2as) per token: 5as.
-    let scores = 5 * a.heads as u128 * seq as u128;
+    // Softmax output (2as), dropout mask (as), dropout output (2as) per token in 16-bit bytes:
+    // 5as bytes, 2.5 elements per head and key.
+    let scores = 5 * a.heads as u128 * seq as u128 * w / 2;
     PerToken {
         replicated,
         split: attention + mlp,
@@ -89,15 +119,15 @@ pub fn per_layer_bytes(shape: &ActivationShape) -> (u128, String) {
             ),
         );
     }
-    let p = per_token(shape.arch, shape.seq);
+    let p = per_token(shape.arch, shape.seq, shape.elem_bytes, shape.saved);
     let drop_scores = shape.flash_attention || shape.recompute == Recompute::Selective;
     let scores = if drop_scores { 0 } else { p.scores };
-    let per_token_bytes = if shape.sequence_parallel {
+    let per_token_units = if shape.sequence_parallel {
         (p.replicated + p.split + scores).div_ceil(t)
     } else {
         p.replicated + (p.split + scores).div_ceil(t)
     };
-    let bytes = tokens * per_token_bytes * scale / 2;
+    let bytes = (tokens * per_token_units).div_ceil(UNIT as u128);
     let why = match (shape.flash_attention, shape.recompute) {
         (true, _) => "FlashAttention stores no s×s scores",
         (false, Recompute::Selective) => {
@@ -110,13 +140,13 @@ pub fn per_layer_bytes(shape: &ActivationShape) -> (u128, String) {
         (_, true) => " ÷ tp (sequence parallel)".into(),
         (_, false) => " (norms and dropout replicated across tp)".into(),
     };
+    let per_token_text = u64::try_from(per_token_units).map_or_else(|_| "?".into(), width_text);
     (
         bytes,
         format!(
-            "{} tokens × {} × {} B per token{tp_text}; {why}",
+            "{} tokens × {} × {per_token_text} B per token{tp_text}; {why}",
             shape.seq,
             sequences(shape.batch),
-            per_token_bytes * scale / 2
         ),
     )
 }
@@ -217,6 +247,7 @@ mod tests {
             recompute,
             flash_attention: false,
             elem_bytes: 2,
+            saved: None,
         }
     }
 

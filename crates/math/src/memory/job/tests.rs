@@ -33,6 +33,8 @@ const NON_DEFAULT: &[(&str, &str)] = &[
     ("adapter-dtype", "fp32"),
     ("lora-targets", "q,k,o,mlp"),
     ("fp32-grad-accum", "yes"),
+    ("moments", "bf16"),
+    ("fp8-param-gather", "1"),
     ("utilisation", "55"),
     ("grad-accum", "4"),
     ("overhead", "5e8"),

@@ -29,6 +29,55 @@ pub struct GpuPreset {
     pub pcie_bytes_per_s: Option<u64>,
     /// Where the four speeds come from.
     pub speeds_source: &'static str,
+    /// What its tensor cores do below 16 bits (FP8, FP4), with the dense peaks.
+    pub low_precision: LowPrecisionCores,
+}
+
+/// What a GPU's tensor cores do below 16 bits, which decides the copies an FP8 or FP4 training
+/// recipe keeps and how fast its matmuls run. Peaks are dense (no structured sparsity) FLOP/s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LowPrecisionCores {
+    /// No FP8 tensor cores (Volta, Turing, Ampere, Apple): FP8 recipes refuse to run.
+    None,
+    /// FP8 matmuls that read both operands K-major only ("TN"): Ada, Hopper, CDNA 3. A per-tensor
+    /// FP8 weight needs a physically transposed FP8 copy for the backward matmuls
+    /// (Transformer Engine's `performance_considerations.rst`). No MX or NVFP4 block scaling.
+    Fp8Tn {
+        /// Dense FP8 tensor peak, FLOP/s.
+        fp8_flops_per_s: u64,
+    },
+    /// Blackwell: FP8 in either layout (one per-tensor FP8 copy serves both), MXFP8 and NVFP4
+    /// block scaling, FP4 matmuls. `None` where the vendor's figure is not recorded here.
+    Blackwell {
+        /// Dense FP8 tensor peak, FLOP/s.
+        fp8_flops_per_s: Option<u64>,
+        /// Dense FP4 tensor peak, FLOP/s.
+        fp4_flops_per_s: Option<u64>,
+    },
+}
+
+impl LowPrecisionCores {
+    /// Dense FP8 tensor peak, FLOP/s, if recorded.
+    pub fn fp8_flops_per_s(self) -> Option<u64> {
+        match self {
+            LowPrecisionCores::None => None,
+            LowPrecisionCores::Fp8Tn { fp8_flops_per_s } => Some(fp8_flops_per_s),
+            LowPrecisionCores::Blackwell {
+                fp8_flops_per_s, ..
+            } => fp8_flops_per_s,
+        }
+    }
+
+    /// Dense FP4 tensor peak, FLOP/s, if the part has FP4 tensor cores and the figure is recorded.
+    pub fn fp4_flops_per_s(self) -> Option<u64> {
+        match self {
+            LowPrecisionCores::Blackwell {
+                fp4_flops_per_s, ..
+            } => fp4_flops_per_s,
+            _ => None,
+        }
+    }
 }
 
 const MIB: u64 = 1 << 20;
@@ -119,6 +168,41 @@ fn speeds(id: &str) -> Speeds {
     }
 }
 
+/// FP8 and FP4 tensor cores of each preset, by id, from the same datasheets as [`speeds`]
+/// (figures "with sparsity" halved to dense).
+fn low_precision(id: &str) -> LowPrecisionCores {
+    use LowPrecisionCores as L;
+    let fp8 = |flops| L::Fp8Tn {
+        fp8_flops_per_s: flops,
+    };
+    match id {
+        // NVIDIA L4 datasheet: FP8 tensor 485 TFLOPS with sparsity.
+        "l4" => fp8(242_500_000_000_000),
+        // NVIDIA Ada whitepaper (v2.02 and later), RTX 4090: FP8 with FP32 accumulate 330.3
+        // TFLOPS dense.
+        "rtx-4090" => fp8(330_300_000_000_000),
+        // NVIDIA L40S datasheet: FP8 tensor 1,466 TFLOPS with sparsity.
+        "l40s" => fp8(733 * TFLOPS),
+        // NVIDIA H100 datasheet (SXM): FP8 tensor 3,958 TFLOPS with sparsity; H200 the same.
+        "h100-80gb" | "h200" => fp8(1_979 * TFLOPS),
+        // NVIDIA H100 NVL: FP8 tensor 3,341 TFLOPS with sparsity.
+        "h100-nvl" => fp8(1_670_500_000_000_000),
+        // AMD Instinct MI300X datasheet: FP8 2,614.9 TFLOPS dense.
+        "mi300x" => fp8(2_614_900_000_000_000),
+        // NVIDIA DGX B200 datasheet, per GPU: FP8 9 PFLOPS and FP4 18 PFLOPS with sparsity.
+        "b200" => L::Blackwell {
+            fp8_flops_per_s: Some(4_500 * TFLOPS),
+            fp4_flops_per_s: Some(9_000 * TFLOPS),
+        },
+        // RTX Blackwell: FP8 and FP4 tensor cores; their peaks are not recorded here.
+        "rtx-5090" => L::Blackwell {
+            fp8_flops_per_s: None,
+            fp4_flops_per_s: None,
+        },
+        _ => L::None,
+    }
+}
+
 /// Every GPU preset, smallest memory first.
 pub fn gpu_presets() -> Vec<GpuPreset> {
     let g = |id: &'static str, name, capacity_bytes, source| {
@@ -139,6 +223,7 @@ pub fn gpu_presets() -> Vec<GpuPreset> {
             nvlink_bytes_per_s,
             pcie_bytes_per_s,
             speeds_source,
+            low_precision: low_precision(id),
         }
     };
     vec![

@@ -15,9 +15,11 @@ use crate::memory::line::{
 use crate::memory::options::{
     Convention, Dtype, Mode, Offload, Optimizer, OptimizerStep, Precision,
 };
+use crate::memory::recipe::recipe;
 use crate::memory::setup::{MemoryError, ModelSpec, Setup};
 use crate::memory::states::deepspeed::deepspeed_states;
 use crate::memory::states::lora::lora_params;
+use crate::memory::states::low_precision::low_precision_states;
 use crate::numbers::{format_bytes, format_count};
 
 /// Model states of `setup` under its convention.
@@ -93,16 +95,16 @@ impl PerParam {
     }
 }
 
-/// Optimizer state bytes for `n` parameters; `master` adds an FP32 master copy (mixed precision).
-/// The moments are FP32 (`torch.optim` keeps them in the parameters' dtype, so FP32 wherever the
-/// parameters or the master copy are).
-fn optimizer_bytes(opt: Optimizer, n: u64, master: bool) -> u128 {
-    moments_bytes(opt, n, 4) + if master { 4 * n as u128 } else { 0 }
+/// Optimizer state bytes for `n` parameters with moments of `moment` bytes; `master` adds an FP32
+/// master copy (mixed precision). `torch.optim` keeps the moments in the parameters' dtype, so FP32
+/// wherever the parameters or the master copy are, unless BF16 moments are chosen.
+fn optimizer_bytes(opt: Optimizer, n: u64, master: bool, moment: u64) -> u128 {
+    moments_bytes(opt, n, moment) + if master { 4 * n as u128 } else { 0 }
 }
 
 /// Adam's or SGD's moments for `n` parameters of `elem` bytes (`torch.zeros_like(p)` in
 /// `torch.optim`), or bitsandbytes' 8-bit states plus an FP32 absmax per 256-element block.
-fn moments_bytes(opt: Optimizer, n: u64, elem: u64) -> u128 {
+pub(super) fn moments_bytes(opt: Optimizer, n: u64, elem: u64) -> u128 {
     let (n, e) = (n as u128, elem as u128);
     match opt {
         Optimizer::Adamw => 2 * e * n,
@@ -112,8 +114,8 @@ fn moments_bytes(opt: Optimizer, n: u64, elem: u64) -> u128 {
     }
 }
 
-fn optimizer_text(opt: Optimizer, master: bool) -> String {
-    let states = moments_text(opt, 4);
+fn optimizer_text(opt: Optimizer, master: bool, moment: u64) -> String {
+    let states = moments_text(opt, moment);
     if master {
         format!("4 B FP32 master + {states}")
     } else {
@@ -121,8 +123,11 @@ fn optimizer_text(opt: Optimizer, master: bool) -> String {
     }
 }
 
-fn moments_text(opt: Optimizer, elem: u64) -> String {
-    let kind = if elem == 4 { "FP32" } else { "16-bit" };
+pub(super) fn moments_text(opt: Optimizer, elem: u64) -> String {
+    let kind = match elem {
+        4 => "FP32",
+        _ => "16-bit",
+    };
     match opt {
         Optimizer::Adamw => format!("{} B ({kind} m + v)", 2 * elem),
         Optimizer::Adamw8bit => "2 B (8-bit m + v) + FP32 absmax per 256".into(),
@@ -135,7 +140,7 @@ fn moments_text(opt: Optimizer, elem: u64) -> String {
 /// `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`): one temporary per stepped
 /// tensor, `n` elements of `elem` bytes. Fused kernels, bitsandbytes' 8-bit Adam and SGD (without
 /// weight decay) allocate none; an offloaded optimizer steps on the CPU.
-fn step_temporaries(setup: &Setup, n: u64, elem: u64, divisor: u64) -> u128 {
+pub(super) fn step_temporaries(setup: &Setup, n: u64, elem: u64, divisor: u64) -> u128 {
     let foreach_adam = setup.optimizer_step == OptimizerStep::Foreach
         && setup.optimizer == Optimizer::Adamw
         && setup.offload == Offload::None;
@@ -154,25 +159,25 @@ fn bitbudget_states(
     match setup.mode {
         Mode::Train => {
             let opt = setup.optimizer;
+            if let Some(recipe) = recipe(setup.precision) {
+                return low_precision_states(setup, params, &recipe, notes);
+            }
+            let moment = setup.moments.bytes();
             let per = match setup.precision {
                 _ if setup.dtype == Dtype::Fp32 => PerParam::fixed_moments(32, 4, opt, 4),
-                Precision::Mixed => {
-                    if setup.dtype == Dtype::Fp8 {
-                        notes.push("FP8 training: FP8 weight copies for the matmuls, BF16 gradients, FP32 master weights (as Transformer Engine does)".into());
-                    }
-                    PerParam {
-                        weight_bits: setup.dtype.bits(),
-                        grad_bytes: 2,
-                        optimizer: Box::new(move |n| optimizer_bytes(opt, n, true)),
-                        optimizer_text: optimizer_text(opt, true),
-                        stepped_bytes: 4,
-                    }
-                }
+                Precision::Mixed => PerParam {
+                    weight_bits: setup.dtype.bits(),
+                    grad_bytes: 2,
+                    optimizer: Box::new(move |n| optimizer_bytes(opt, n, true, moment)),
+                    optimizer_text: optimizer_text(opt, true, moment),
+                    stepped_bytes: 4,
+                },
                 Precision::Autocast => PerParam::fixed_moments(32, 4, opt, 4),
                 Precision::Pure => {
                     let bytes = setup.dtype.bits().div_ceil(8);
                     PerParam::fixed_moments(setup.dtype.bits(), bytes, opt, bytes)
                 }
+                low => unreachable!("{low} has a recipe"),
             };
             train_states(setup, params, per)
         }
@@ -182,12 +187,12 @@ fn bitbudget_states(
 }
 
 /// How a per-GPU share is divided: text and divisor.
-struct Share {
-    divisor: u64,
-    text: String,
+pub(super) struct Share {
+    pub(super) divisor: u64,
+    pub(super) text: String,
 }
 
-fn share(setup: &Setup, sharded: bool) -> Share {
+pub(super) fn share(setup: &Setup, sharded: bool) -> Share {
     let mp = setup.tp * setup.pp;
     let mut parts = Vec::new();
     if mp > 1 {
@@ -270,7 +275,7 @@ fn train_states(setup: &Setup, params: u64, per: PerParam) -> Result<StateLines,
 
 /// Bytes of one layer's weights gathered on a GPU (what ZeRO-Infinity keeps when weights live on
 /// the CPU), when the architecture is known.
-fn layer_weight_bytes(setup: &Setup, weight_bits: u64) -> Option<u128> {
+pub(super) fn layer_weight_bytes(setup: &Setup, weight_bits: u64) -> Option<u128> {
     setup.arch().map(|a| {
         (a.layer_params() as u128 * weight_bits as u128)
             .div_ceil(8)
@@ -286,7 +291,7 @@ const WHY_GRADS_OFFLOADED: &str = "Offloaded (ZeRO-Offload, Ren et al. 2021, sec
 /// layer of weights, `grad_bucket` the gradients the GPU keeps in flight (the largest layer's, as
 /// DeepSpeed's estimator counts them); unknown sizes (no architecture) count as 0. CPU bytes are
 /// what left the GPU.
-fn apply_offload(
+pub(super) fn apply_offload(
     setup: &Setup,
     lines: &mut StateLines,
     layer_bytes: Option<u128>,
@@ -387,7 +392,8 @@ fn adapter_states(
     let ab = setup.adapter_dtype.bits().div_ceil(8);
     let weights = (base + (ab * adapters) as u128).div_ceil(ws.divisor as u128);
     let grads = ((ab * adapters) as u128).div_ceil(gs.divisor as u128);
-    let optimizer = optimizer_bytes(setup.optimizer, adapters, false).div_ceil(os.divisor as u128);
+    let optimizer =
+        optimizer_bytes(setup.optimizer, adapters, false, 4).div_ceil(os.divisor as u128);
     let a = format!(
         "{} adapter params (rank {})",
         format_count(adapters),
@@ -410,7 +416,7 @@ fn adapter_states(
             optimizer,
             format!(
                 "{} × {a}{}",
-                optimizer_text(setup.optimizer, false),
+                optimizer_text(setup.optimizer, false, 4),
                 os.text
             ),
             "Optimizer states for the adapters alone (FP32), as in the QLoRA setup.",
@@ -507,14 +513,15 @@ mod tests {
     #[test]
     fn eight_bit_adam_keeps_a_block_absmax() {
         assert_eq!(
-            optimizer_bytes(Optimizer::Adamw8bit, 256, false),
+            optimizer_bytes(Optimizer::Adamw8bit, 256, false, 4),
             2 * 256 + 8
         );
         assert_eq!(
-            optimizer_bytes(Optimizer::Adamw8bit, 257, true),
+            optimizer_bytes(Optimizer::Adamw8bit, 257, true, 4),
             2 * 257 + 16 + 4 * 257
         );
-        assert_eq!(optimizer_bytes(Optimizer::Adamw, 1, true), 12);
+        assert_eq!(optimizer_bytes(Optimizer::Adamw, 1, true, 4), 12);
+        assert_eq!(optimizer_bytes(Optimizer::Adamw, 1, true, 2), 8);
     }
 
     #[test]
