@@ -202,7 +202,9 @@ mod tests {
             "precision" => "autocast",
             "optimizer-step" => "foreach",
             "adapter-dtype" => "fp32",
-            "sequence-parallel" | "flash-attention" | "fp32-grad-accum" | "lora-dropout" => "1",
+            "moments" => "bf16",
+            "sequence-parallel" | "flash-attention" | "fp32-grad-accum" | "lora-dropout"
+            | "fp8-param-gather" => "1",
             _ => "4",
         };
         let pairs: Vec<(&str, &str)> = OPTIONS

@@ -68,7 +68,7 @@ async fn changing_the_format_redraws_the_number_line() {
     assert!(colours >= 4, "the number line is blank ({colours} colours)");
     by_testid(&root, "select-f8e4m3").click();
     settle().await;
-    let (after, _) = canvas_fingerprint(&root, "number-line");
+    let after = redrawn(&root, "number-line", before).await;
     assert_ne!(before, after, "the canvas did not change");
     assert!(by_testid(&root, "card-f8e4m3")
         .class_list()

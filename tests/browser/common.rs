@@ -138,6 +138,20 @@ pub async fn settle() {
     leptos::task::tick().await;
 }
 
+/// The fingerprint of canvas `id` once it differs from `before`: a redraw can wait for an
+/// animation frame, which a busy machine delays, so this polls for up to about 3 s and then
+/// returns what is there (the caller's assertion says what did not change).
+pub async fn redrawn(root: &HtmlElement, id: &str, before: u64) -> u64 {
+    for _ in 0..60 {
+        let now = canvas_fingerprint(root, id).0;
+        if now != before {
+            return now;
+        }
+        sleep(50).await;
+    }
+    canvas_fingerprint(root, id).0
+}
+
 /// Makes the page's `fetch` answer any URL ending in `name` with `bytes` (HTTP 200), as the
 /// release build's server serves the files index.html copies; `None` stops that (the test server
 /// then answers 404).

@@ -230,7 +230,7 @@ async fn choosing_a_row_or_a_sequence_length_recomputes_the_chapter() {
     by_testid(&root, "learn-choose-1").click();
     settle().await;
     assert_ne!(
-        canvas_fingerprint(&root, "learn-bar").0,
+        redrawn(&root, "learn-bar", bar_before).await,
         bar_before,
         "the bar follows the chosen row"
     );
@@ -260,7 +260,7 @@ async fn a_loss_scale_rescues_underflowing_gradients_and_dynamic_scaling_steps_o
     assert_eq!(text(&root, "learn-overflow"), grouped(fate.overflow));
     assert!(fate.underflow < fp16_fate(&histogram_gradients(), 1.0).underflow);
     assert_ne!(
-        canvas_fingerprint(&root, "learn-gradients").0,
+        redrawn(&root, "learn-gradients", bars_before).await,
         bars_before,
         "the range lines move"
     );

@@ -65,7 +65,7 @@ async fn a_chart_out_of_view_is_redrawn_when_it_comes_into_view() {
     );
     scroll_into_view(&root, "scaling-chart").await;
     assert_ne!(
-        canvas_fingerprint(&root, "scaling-chart").0,
+        redrawn(&root, "scaling-chart", before).await,
         before,
         "not redrawn in view"
     );
@@ -89,13 +89,13 @@ async fn changing_a_control_redraws_and_updates_the_url() {
         "ZeRO-3 over twice the GPUs halves the weights"
     );
     assert_ne!(
-        canvas_fingerprint(&root, "strategies-chart").0,
+        redrawn(&root, "strategies-chart", strategies_before).await,
         strategies_before,
         "the strategies chart did not redraw"
     );
     scroll_into_view(&root, "memory-bar").await;
     assert_ne!(
-        canvas_fingerprint(&root, "memory-bar").0,
+        redrawn(&root, "memory-bar", before).await,
         before,
         "the bar did not redraw"
     );
@@ -453,4 +453,44 @@ async fn the_numbers_behind_the_strategy_and_scaling_charts_are_tables() {
     let scaling = by_testid(&root, "scaling-numbers");
     assert_eq!(scaling.query_selector_all("tbody tr").unwrap().length(), 4);
     assert!(scaling.text_content().unwrap().contains(" GPUs"));
+}
+
+/// An FP8 recipe from the precision menu: the weights' line lists the 16-bit weights and the FP8
+/// copies (explained on focus, naming the framework it follows), the activations shrink, the FP8
+/// all-gather is off until the optimizer is sharded, and an FP8 dtype in a link becomes BF16 with
+/// a recipe and a note.
+#[wasm_bindgen_test]
+async fn an_fp8_recipe_lists_its_copies_and_explains_them() {
+    let (root, _app) = mount(parse_query(EXAMPLE).memory, false);
+    settle().await;
+    let activations_bf16 = bytes(&root, "activations");
+    choose(&root, "input-precision", "fp8-delayed");
+    settle().await;
+    by_testid(&root, "part-weights").focus().unwrap();
+    settle().await;
+    let explain = text(&root, "explain");
+    assert_has(&explain, "2 × 1 B FP8 (both orientations)");
+    assert_has(&explain, "amax histories");
+    assert_has(&explain, "Transformer Engine");
+    assert!(bytes(&root, "activations") < activations_bf16);
+    assert!(!disabled(&root, "input-fp8-param-gather"));
+    choose(&root, "input-zero", "0");
+    settle().await;
+    assert!(disabled(&root, "input-fp8-param-gather"));
+    assert_text_has(&root, "why-fp8-param-gather", "sharded optimizer");
+    choose(&root, "input-precision", "mixed");
+    settle().await;
+    assert!(disabled(&root, "input-fp8-param-gather"));
+
+    let q = parse_query("?tab=memory&model=llama-3-8b&dtype=fp8&gpu=b200").memory;
+    let (root, _app) = mount(q, false);
+    settle().await;
+    assert!(
+        !present(&root, "setup-error"),
+        "{}",
+        text(&root, "setup-error")
+    );
+    assert_text_has(&root, "settled-note", "fp8-current");
+    assert_eq!(value(&root, "input-dtype"), "bf16");
+    assert_eq!(value(&root, "input-precision"), "fp8-current");
 }

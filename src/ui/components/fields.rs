@@ -71,7 +71,7 @@ pub fn CheckField(
                 aria-describedby=move || not_applicable.get().map(|_| described.clone())
                 on:change=move |ev| on_change.run(event_target_checked(&ev)) />
             " " {label}
-            {move || not_applicable.get().map(|why| view! { <span class="field-note" id=note_id.clone()>" — "{why}"."</span> })}
+            {move || not_applicable.get().map(|why| view! { <span class="field-note" id=note_id.clone() data-testid=format!("why-{key}")>" — "{why}"."</span> })}
         </label>
     }
 }
