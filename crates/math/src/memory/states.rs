@@ -8,3 +8,4 @@ pub mod gguf_tensors;
 pub mod lora;
 pub mod low_precision;
 pub mod model_states;
+pub mod sharing;

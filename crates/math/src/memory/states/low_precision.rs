@@ -6,7 +6,7 @@
 use crate::memory::line::{params_text, state_line as line, why_optimizer, StateLines, WHY_GRADS};
 use crate::memory::recipe::{unsupported, width_text, Recipe, AMAX_ROWS_PER_GEMM, UNIT};
 use crate::memory::setup::{MemoryError, Setup};
-use crate::memory::states::model_states::{
+use crate::memory::states::sharing::{
     apply_offload, layer_weight_bytes, moments_bytes, moments_text, share, step_temporaries,
 };
 use crate::numbers::format_count;

@@ -1,0 +1,148 @@
+//! What every model-state model shares: how a state is divided over the GPUs (tensor, pipeline
+//! and ZeRO data parallelism), the optimizer's moments and its step's temporaries, and what CPU
+//! offload moves off the GPU. A leaf of `states`, so the default model and the FP8/FP4 recipes'
+//! can both use it.
+
+use crate::memory::line::{to_u64, Line, StateLines};
+use crate::memory::options::{Offload, Optimizer, OptimizerStep};
+use crate::memory::setup::{MemoryError, Setup};
+use crate::numbers::format_bytes;
+
+/// Adam's or SGD's moments for `n` parameters of `elem` bytes (`torch.zeros_like(p)` in
+/// `torch.optim`), or bitsandbytes' 8-bit states plus an FP32 absmax per 256-element block.
+pub(crate) fn moments_bytes(opt: Optimizer, n: u64, elem: u64) -> u128 {
+    let (n, e) = (n as u128, elem as u128);
+    match opt {
+        Optimizer::Adamw => 2 * e * n,
+        Optimizer::Adamw8bit => 2 * n + 2 * 4 * n.div_ceil(256),
+        Optimizer::SgdMomentum => e * n,
+        Optimizer::Sgd => 0,
+    }
+}
+
+pub(crate) fn moments_text(opt: Optimizer, elem: u64) -> String {
+    let kind = match elem {
+        4 => "FP32",
+        _ => "16-bit",
+    };
+    match opt {
+        Optimizer::Adamw => format!("{} B ({kind} m + v)", 2 * elem),
+        Optimizer::Adamw8bit => "2 B (8-bit m + v) + FP32 absmax per 256".into(),
+        Optimizer::SgdMomentum => format!("{elem} B ({kind} momentum)"),
+        Optimizer::Sgd => "0 B".into(),
+    }
+}
+
+/// What for-each Adam allocates in its step (`torch/optim/adam.py`, `_multi_tensor_adam`:
+/// `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`): one temporary per stepped
+/// tensor, `n` elements of `elem` bytes. Fused kernels, bitsandbytes' 8-bit Adam and SGD (without
+/// weight decay) allocate none; an offloaded optimizer steps on the CPU.
+pub(crate) fn step_temporaries(setup: &Setup, n: u64, elem: u64, divisor: u64) -> u128 {
+    let foreach_adam = setup.optimizer_step == OptimizerStep::Foreach
+        && setup.optimizer == Optimizer::Adamw
+        && setup.offload == Offload::None;
+    if foreach_adam {
+        (n as u128 * elem as u128).div_ceil(divisor as u128)
+    } else {
+        0
+    }
+}
+
+/// How a per-GPU share is divided: text and divisor.
+pub(crate) struct Share {
+    pub divisor: u64,
+    pub text: String,
+}
+
+pub(crate) fn share(setup: &Setup, sharded: bool) -> Share {
+    let mp = setup.tp * setup.pp;
+    let mut parts = Vec::new();
+    if mp > 1 {
+        parts.push(format!("tp {} × pp {}", setup.tp, setup.pp));
+    }
+    let dp = if sharded && setup.dp > 1 {
+        parts.push(format!("dp {} ({})", setup.dp, setup.zero.label()));
+        setup.dp
+    } else {
+        1
+    };
+    Share {
+        divisor: mp * dp,
+        text: if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ÷ {}", parts.join(" ÷ "))
+        },
+    }
+}
+
+/// Bytes of one layer's weights gathered on a GPU (what ZeRO-Infinity keeps when weights live on
+/// the CPU), when the architecture is known.
+pub(crate) fn layer_weight_bytes(setup: &Setup, weight_bits: u64) -> Option<u128> {
+    setup.arch().map(|a| {
+        (a.layer_params() as u128 * weight_bits as u128)
+            .div_ceil(8)
+            .div_ceil(setup.tp as u128)
+    })
+}
+
+/// Why offloaded gradients leave the GPU, with the sources.
+const WHY_GRADS_OFFLOADED: &str = "Offloaded (ZeRO-Offload, Ren et al. 2021, section 4): each FP16 gradient is copied to CPU memory as soon as the backward pass produces it, and the CPU runs the update; the GPU keeps only a bucket in flight, counted here as the largest layer's gradients, as DeepSpeed's estimator does (its 4 B × largest layer = 2 B weights + 2 B gradients).";
+
+/// Moves what `setup.offload` sends to CPU memory: the optimizer states (and the update) and the
+/// gradients for any offload, the weights too for [`Offload::All`]. `layer_bytes` is one gathered
+/// layer of weights, `grad_bucket` the gradients the GPU keeps in flight (the largest layer's, as
+/// DeepSpeed's estimator counts them); unknown sizes (no architecture) count as 0. CPU bytes are
+/// what left the GPU.
+pub(crate) fn apply_offload(
+    setup: &Setup,
+    lines: &mut StateLines,
+    layer_bytes: Option<u128>,
+    grad_bucket: Option<u128>,
+) -> Result<(), MemoryError> {
+    if setup.offload == Offload::None {
+        return Ok(());
+    }
+    let opt = std::mem::replace(
+        &mut lines.optimizer,
+        Line {
+            bytes: 0,
+            formula: String::new(),
+            why: String::new(),
+        },
+    );
+    lines.cpu = opt.bytes;
+    lines.optimizer = Line {
+        bytes: 0,
+        formula: format!(
+            "0 on the GPU: {} moved to CPU memory",
+            format_bytes(opt.bytes, setup.units)
+        ),
+        why: "Offloaded: the CPU holds the optimizer states and runs the update (ZeRO-Offload)."
+            .into(),
+    };
+    if lines.gradients.bytes > 0 {
+        let all = lines.gradients.bytes;
+        let kept = to_u64(grad_bucket.unwrap_or(0).min(all as u128))?;
+        lines.cpu = lines.cpu.saturating_add(all);
+        lines.gradients = Line {
+            bytes: kept,
+            formula: format!(
+                "largest layer's gradients in flight = {} ({} moved to CPU memory as they are produced)",
+                format_bytes(kept, setup.units),
+                format_bytes(all, setup.units)
+            ),
+            why: WHY_GRADS_OFFLOADED.into(),
+        };
+    }
+    if setup.offload == Offload::All {
+        let gathered = to_u64(layer_bytes.unwrap_or(0))?;
+        lines.cpu = lines.cpu.saturating_add(lines.weights.bytes);
+        lines.weights = Line {
+            bytes: gathered,
+            formula: format!("one layer gathered at a time = {} ({} on the CPU)", format_bytes(gathered, setup.units), format_bytes(lines.weights.bytes, setup.units)),
+            why: "Offloaded: weights live in CPU memory and each layer is fetched just before it runs (ZeRO-Infinity).".into(),
+        };
+    }
+    Ok(())
+}
