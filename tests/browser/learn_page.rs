@@ -4,8 +4,9 @@
 use super::common::*;
 use bitbudget_app::ui::pages::learn::chapters::CHAPTERS;
 use bitbudget_app::ui::pages::learn::query::Chapter;
-use bitbudget_app::ui::pages::learn::scenario::rows;
+use bitbudget_app::ui::pages::learn::scenario::{rows, Scenario};
 use bitbudget_app::ui::pages::learn::text::Widget;
+use bitbudget_app::ui::pages::learn::FP8_RECIPES;
 use bitbudget_app::ui::pages::learn::{
     dynamic_log, fp16_window, provenance, weight_bytes, worked, LearnPage, GRADIENT_URL,
 };
@@ -34,6 +35,29 @@ fn histogram_gradients() -> Vec<f32> {
 }
 
 /// The Learn page at `chapter`, with the gradient file served.
+/// Each row of scenario `s` on the page shows what the memory and step-time models give it.
+fn scenario_rows_match(root: &web_sys::HtmlElement, n: u8, s: &Scenario) {
+    let start = s.scale.map(|(_, _, v)| v[0]);
+    for (i, row) in rows(s, start).iter().enumerate() {
+        assert_eq!(
+            text(root, &format!("learn-row-{i}-memory")),
+            row.total(),
+            "chapter {n} row {i}"
+        );
+        assert_eq!(
+            text(root, &format!("learn-row-{i}-time")),
+            row.seconds(),
+            "chapter {n} row {i}"
+        );
+        assert_eq!(
+            text(root, &format!("learn-row-{i}-extra")),
+            (s.extra.1)(row),
+            "chapter {n} row {i}"
+        );
+    }
+    assert!(present(root, "learn-open-memory"));
+}
+
 fn mount(chapter: Chapter, embed: bool) -> (web_sys::HtmlElement, impl Sized) {
     serve_file(GRADIENT_URL, Some(GRADIENT_FILE));
     mount_fresh(move || view! { <LearnPage initial=chapter embed /> })
@@ -85,27 +109,8 @@ fn check_numbers(root: &web_sys::HtmlElement, n: u8) {
                 provenance(&gradient_sample())
             );
         }
-        Widget::Scenario(s) => {
-            let start = s.scale.map(|(_, _, v)| v[0]);
-            for (i, row) in rows(s, start).iter().enumerate() {
-                assert_eq!(
-                    text(root, &format!("learn-row-{i}-memory")),
-                    row.total(),
-                    "chapter {n} row {i}"
-                );
-                assert_eq!(
-                    text(root, &format!("learn-row-{i}-time")),
-                    row.seconds(),
-                    "chapter {n} row {i}"
-                );
-                assert_eq!(
-                    text(root, &format!("learn-row-{i}-extra")),
-                    (s.extra.1)(row),
-                    "chapter {n} row {i}"
-                );
-            }
-            assert!(present(root, "learn-open-memory"));
-        }
+        Widget::Scenario(s) => scenario_rows_match(root, n, s),
+        Widget::Fp8 => scenario_rows_match(root, n, &FP8_RECIPES),
         Widget::Quantize => {
             let w = &worked(false)[0];
             assert_eq!(
@@ -356,4 +361,32 @@ async fn the_serving_chapter_sizes_the_kv_cache_as_the_serve_page_does() {
         format!("{:.1}", at(131072, "fp8").max_concurrency)
     );
     assert_text_has(&root, "learn-serve-link", "Serve page");
+}
+
+/// Chapter 15: the recipes side by side (the scenario's rows, sized by the memory model), and
+/// the block shapes' errors on MiniLM's query weight, computed by the math crate, with an outlier
+/// channel that costs one scale per tensor far more than 1×128 tiles.
+#[wasm_bindgen_test]
+async fn the_fp8_chapter_compares_recipes_and_block_shapes_on_a_real_tensor() {
+    use bitbudget_app::ui::pages::learn::fp8_widget::shape_errors;
+    use bitbudget_app::ui::pages::quant::query::{SAMPLE_TENSORS, SAMPLE_URL};
+    use bitbudget_math::quant::tensor_io::read_safetensors;
+    const SAMPLE: &[u8] = include_bytes!("../../assets/tensors/minilm-l6-layer0.safetensors");
+    serve_file(SAMPLE_URL, Some(SAMPLE));
+    let (root, _app) = mount(Chapter::new(15).unwrap(), false);
+    until_present(&root, "learn-block-shapes-table", 100).await;
+    let tensor = read_safetensors(SAMPLE, SAMPLE_TENSORS[0]).unwrap();
+    let sqnr = |i: usize| text(&root, &format!("learn-shape-{i}-sqnr"));
+    let expected = shape_errors(&tensor, false).unwrap();
+    assert_eq!(sqnr(1), format!("{:.1} dB", expected[1].sqnr_db));
+    set_checked(&root, "learn-outlier-channel", true);
+    settle().await;
+    let outlier = shape_errors(&tensor, true).unwrap();
+    assert_eq!(sqnr(0), format!("{:.1} dB", outlier[0].sqnr_db));
+    assert!(outlier[1].sqnr_db > outlier[0].sqnr_db + 3.0, "{outlier:?}");
+    assert!(outlier[0].sqnr_db < expected[0].sqnr_db);
+    // The recipes' rows, as the memory model sizes them.
+    assert!(matches!(CHAPTERS[14].widget, Widget::Fp8));
+    scenario_rows_match(&root, 15, &FP8_RECIPES);
+    serve_file(SAMPLE_URL, None);
 }

@@ -8,6 +8,7 @@ mod bytes_widget;
 mod chapter_texts;
 pub mod chapters;
 mod formats_widget;
+pub mod fp8_widget;
 mod loss_scale;
 mod nav;
 mod qat_widget;
@@ -25,6 +26,7 @@ use nav::{ChapterNav, PrevNext};
 use wasm_bindgen::JsCast;
 
 pub use bytes_widget::weight_bytes;
+pub use chapter_texts::FP8_RECIPES;
 pub use loss_scale::{dynamic_log, fp16_window, load_gradients, provenance, GRADIENT_URL};
 pub use quantize_widget::worked;
 

@@ -29,11 +29,8 @@ use bitbudget_math::quant::scheme::Scheme;
 use leptos::prelude::*;
 use std::sync::Arc;
 
-/// Where Trunk puts the shipped sample tensor (see index.html's copy-file link).
-const SAMPLE_URL: &str = "minilm-l6-layer0.safetensors";
-
 async fn fetch_sample() -> Result<Vec<u8>, String> {
-    crate::ui::browser::fetch_bytes(SAMPLE_URL)
+    crate::ui::browser::fetch_bytes(query::SAMPLE_URL)
         .await
         .map_err(|why| {
             format!("the sample tensor could not be loaded ({why}): pick a synthetic tensor")

@@ -425,3 +425,54 @@ pub const SERVING_TEXT: ChapterText = ChapterText {
     widget: Widget::Serve,
     try_this: "Raise max_model_len from 8,192 to 131,072: the same cache holds sixteen times fewer requests. Then switch the KV cache to FP8, which halves every token, and pick Gemma 3 12B, whose windowed layers keep only the last 1,024 tokens.",
 };
+
+/// Chapter 15's comparison: Llama 3 8B on 8 GPUs with ZeRO-1 (Megatron-LM's distributed
+/// optimizer), FlashAttention, 4k tokens, under each FP8 and FP4 recipe.
+pub static FP8_RECIPES: Scenario = Scenario {
+    base: &[
+        ("model", "llama-3-8b"),
+        ("zero", "1"),
+        ("dp", "8"),
+        ("batch", "2"),
+        ("seq", "4096"),
+        ("flash-attention", "1"),
+    ],
+    choices: &[
+        Choice::new("BF16 mixed precision", &[("precision", "mixed")]),
+        Choice::new(
+            "FP8, delayed scaling (Transformer Engine)",
+            &[("precision", "fp8-delayed")],
+        ),
+        Choice::new(
+            "FP8, current scaling + FP8 all-gather",
+            &[("precision", "fp8-current"), ("fp8-param-gather", "1")],
+        ),
+        Choice::new(
+            "FP8 1×128 / 128×128 (DeepSeek-V3)",
+            &[("precision", "fp8-blockwise"), ("moments", "bf16")],
+        ),
+        Choice::new("MXFP8 (Blackwell)", &[("precision", "mxfp8")]),
+        Choice::new("NVFP4 (Blackwell)", &[("precision", "nvfp4")]),
+    ],
+    start: 1,
+    scale: Some(("GPU", "gpu", &["h100-80gb", "b200"])),
+    extra: ("weights with their copies", weights),
+};
+
+fn weights(row: &Row) -> String {
+    row.memory.as_ref().map_or("—".into(), |b| {
+        format_bytes(b.weights.bytes, row.job.units)
+    })
+}
+
+/// Chapter 15: FP8 and FP4 training.
+pub const FP8_TEXT: ChapterText = ChapterText {
+    title: "FP8 and FP4 training: what they cost and buy",
+    paragraphs: &[
+        "FP8 and FP4 tensor cores multiply two to four times faster than BF16 ones (Hopper and Ada run FP8, Blackwell also FP4). Training in them does not mean storing the model in 8 bits: the recipes keep the BF16 weights, the FP32 master copy, FP32 gradients and Adam's moments, and add low-precision copies of each linear layer's weight for the matmuls. On Hopper an FP8 matmul reads its operands one way only, so Transformer Engine keeps a transposed copy too; block-scaled formats keep both orientations because their scales differ. That is why users report FP8 runs that take more memory than BF16 (Transformer Engine issues #257, #1429).",
+        "What FP8 saves is the activations: a linear layer's input is saved for the backward pass in 8 bits instead of 16. DeepSeek-V3 went further: 1×128 tiles for activations, 128×128 blocks for weights, BF16 moments and recomputed SwiGLU outputs (arXiv:2412.19437, section 3.3). The FP8 all-gather (Megatron-LM's --fp8-param-gather) drops the BF16 copy of the quantized layers altogether.",
+        "The scale is the other half of the story. One scale per tensor lets a single large value set the step for everything; finer blocks confine an outlier to its own block, at the cost of more scales. NVFP4 uses 16-value blocks with an E4M3 scale and a per-tensor FP32 scale, keeps the last blocks in BF16, and applies a random Hadamard transform and stochastic rounding to the gradients' matmuls (arXiv:2509.25149).",
+    ],
+    widget: Widget::Fp8,
+    try_this: "Compare delayed scaling with BF16: the weights grow by the FP8 copy and its transpose, the activations shrink. Switch the GPU to the B200: the transpose disappears and MXFP8 and NVFP4 become real options. Then make channel 5 an outlier and watch one scale per tensor lose its precision while 1×128 tiles keep most of theirs.",
+};

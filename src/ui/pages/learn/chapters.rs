@@ -4,8 +4,11 @@ use super::bytes_widget::BytesWidget;
 use super::chapter_texts::{ACCUMULATION_TEXT, CHECKPOINTING_TEXT, OPTIMIZERS_TEXT};
 use super::chapter_texts::{ADAPTERS_TEXT, FLASH_TEXT, QUANTIZE_TEXT};
 use super::chapter_texts::{BYTES, FORMATS, LOSS_SCALING, TRAINING_TEXT};
-use super::chapter_texts::{MODEL_PARALLEL_TEXT, OFFLOAD_TEXT, SERVING_TEXT, SHARDING_TEXT};
+use super::chapter_texts::{
+    FP8_TEXT, MODEL_PARALLEL_TEXT, OFFLOAD_TEXT, SERVING_TEXT, SHARDING_TEXT,
+};
 use super::formats_widget::FormatsWidget;
+use super::fp8_widget::Fp8Widget;
 use super::loss_scale::LossScaleWidget;
 use super::quantize_widget::QuantizeWidget;
 use super::scenario::ScenarioWidget;
@@ -31,6 +34,7 @@ pub static CHAPTERS: [&ChapterText; Chapter::COUNT as usize] = [
     &ADAPTERS_TEXT,
     &QUANTIZE_TEXT,
     &SERVING_TEXT,
+    &FP8_TEXT,
 ];
 
 /// The text of chapter `c`.
@@ -46,6 +50,7 @@ fn widget(w: &'static Widget) -> AnyView {
         Widget::Scenario(s) => view! { <ScenarioWidget scenario=s /> }.into_any(),
         Widget::Quantize => view! { <QuantizeWidget /> }.into_any(),
         Widget::Serve => view! { <ServeWidget /> }.into_any(),
+        Widget::Fp8 => view! { <Fp8Widget /> }.into_any(),
     }
 }
 

@@ -18,6 +18,8 @@ pub enum Widget {
     Quantize,
     /// The KV budget and the requests it holds (chapter 14).
     Serve,
+    /// The FP8 and FP4 recipes' memory and the block shapes' error (chapter 15).
+    Fp8,
 }
 
 /// A chapter: title, prose, widget and what to try.

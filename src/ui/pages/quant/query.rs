@@ -6,6 +6,9 @@ use crate::ui::shell::url::Tab;
 use bitbudget_math::quant::generate::Distribution;
 use bitbudget_math::quant::scheme::{Scheme, SchemeFamily};
 
+/// Where Trunk puts the shipped sample tensor (see index.html's copy-file link).
+pub const SAMPLE_URL: &str = "minilm-l6-layer0.safetensors";
+
 /// Names of the tensors shipped in `assets/tensors/minilm-l6-layer0.safetensors`.
 pub const SAMPLE_TENSORS: [&str; 2] = [
     "layer0.attention.query.weight",
