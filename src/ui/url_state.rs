@@ -203,8 +203,8 @@ mod tests {
             "optimizer-step" => "foreach",
             "adapter-dtype" => "fp32",
             "moments" => "bf16",
-            "sequence-parallel" | "flash-attention" | "fp32-grad-accum" | "lora-dropout"
-            | "fp8-param-gather" => "1",
+            "flash-attention" => "0",
+            "sequence-parallel" | "fp32-grad-accum" | "lora-dropout" | "fp8-param-gather" => "1",
             _ => "4",
         };
         let pairs: Vec<(&str, &str)> = OPTIONS

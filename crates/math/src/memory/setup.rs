@@ -117,7 +117,8 @@ pub struct RunOptions {
     pub seq: u64,
     /// Activation recomputation.
     pub recompute: Recompute,
-    /// FlashAttention (no s×s attention matrices are stored).
+    /// Fused attention, SDPA or FlashAttention (no s×s attention matrices are stored); the
+    /// default. Off is eager attention, which keeps the scores and their softmax.
     pub flash_attention: bool,
     /// CPU offload.
     pub offload: Offload,
@@ -147,8 +148,10 @@ pub struct RunOptions {
 }
 
 impl Default for RunOptions {
-    /// Full BF16 training with AdamW on one GPU, batch 1, sequence 2048, no recomputation, no
-    /// FlashAttention, LoRA rank 16, 1 GiB overhead, 8 GPUs per node, GB.
+    /// Full BF16 training with AdamW on one GPU, batch 1, sequence 2048, no recomputation, fused
+    /// attention (SDPA/FlashAttention, as Transformers, Megatron-LM and the serving engines run
+    /// by default; eager attention is `flash_attention: false`), LoRA rank 16, 1 GiB overhead, 8
+    /// GPUs per node, GB.
     fn default() -> Self {
         Self {
             mode: Mode::Train,
@@ -164,7 +167,7 @@ impl Default for RunOptions {
             batch: 1,
             seq: 2048,
             recompute: Recompute::None,
-            flash_attention: false,
+            flash_attention: true,
             offload: Offload::None,
             kv_dtype: Dtype::Bf16,
             lora_rank: 16,

@@ -12,7 +12,7 @@ use bitbudget_math::memory::step::order::StrategyOrder;
 use bitbudget_math::memory::Setup;
 
 /// What the page shows when the URL names no memory option: Llama 3 8B, full BF16 training with
-/// AdamW and FlashAttention, sequence 4096, data parallel over 8 × H100 80GB. With DDP every GPU
+/// AdamW and fused attention (the default), sequence 4096, data parallel over 8 × H100 80GB. With DDP every GPU
 /// holds all 16 B per parameter and it does not fit, while ZeRO sharding does: the strategies chart
 /// shows the lesson at first sight (serving the same model fits one GPU). Everything else is the
 /// option table's default.
@@ -20,7 +20,6 @@ pub const LANDING: &[(&str, &str)] = &[
     ("model", "llama-3-8b"),
     ("dp", "8"),
     ("seq", "4096"),
-    ("flash-attention", "1"),
     ("gpu", "h100-80gb"),
 ];
 

@@ -25,7 +25,7 @@ const NON_DEFAULT: &[(&str, &str)] = &[
     ("batch", "3"),
     ("seq", "1024"),
     ("recompute", "layer"),
-    ("flash-attention", "1"),
+    ("flash-attention", "0"),
     ("offload", "optimizer"),
     ("kv-dtype", "fp8"),
     ("lora-rank", "8"),
