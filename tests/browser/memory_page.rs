@@ -494,3 +494,24 @@ async fn an_fp8_recipe_lists_its_copies_and_explains_them() {
     assert_eq!(value(&root, "input-dtype"), "bf16");
     assert_eq!(value(&root, "input-precision"), "fp8-current");
 }
+
+/// A link that does not mention the attention kernel gets fused attention, as Transformers,
+/// Megatron-LM and the serving engines run by default; eager attention is one click away and
+/// keeps the s×s scores.
+#[wasm_bindgen_test]
+async fn fused_attention_is_the_default_and_eager_is_one_click_away() {
+    let q = parse_query("?tab=memory&model=llama-3-8b&seq=8192&batch=4&gpu=h100-80gb").memory;
+    let (root, _app) = mount(q, false);
+    settle().await;
+    let checkbox: web_sys::HtmlInputElement =
+        wasm_bindgen::JsCast::unchecked_into(by_testid(&root, "input-flash-attention"));
+    assert!(checkbox.checked());
+    let fused = bytes(&root, "activations");
+    set_checked(&root, "input-flash-attention", false);
+    settle().await;
+    let eager = bytes(&root, "activations");
+    assert!(eager > 5 * fused, "eager {eager} vs fused {fused}");
+    by_testid(&root, "part-activations").focus().unwrap();
+    settle().await;
+    assert_has(&text(&root, "explain"), "s×s attention scores");
+}
