@@ -481,6 +481,15 @@ async fn an_fp8_recipe_lists_its_copies_and_explains_them() {
     choose(&root, "input-precision", "mixed");
     settle().await;
     assert!(disabled(&root, "input-fp8-param-gather"));
+    // The report's notes, as the CLI prints them: MXFP8 on an H100.
+    choose(&root, "input-precision", "mxfp8");
+    settle().await;
+    assert_text_has(&root, "report-notes", "The mxfp8 recipe needs Blackwell");
+    assert_text_has(
+        &root,
+        "report-notes",
+        "The mxfp8 recipe follows Transformer Engine",
+    );
 
     let q = parse_query("?tab=memory&model=llama-3-8b&dtype=fp8&gpu=b200").memory;
     let (root, _app) = mount(q, false);

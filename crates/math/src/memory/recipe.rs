@@ -245,11 +245,11 @@ impl Recipe {
 pub fn unsupported(recipe: &Recipe, cores: LowPrecisionCores, gpu: &str) -> Option<String> {
     match cores {
         LowPrecisionCores::None => Some(format!(
-            "{gpu} has no FP8 tensor cores (they start with Ada and Hopper): Transformer Engine and torchao refuse {} there; the memory is what it would take",
+            "{gpu} has no FP8 tensor cores (they start with Ada and Hopper): Transformer Engine and torchao refuse the {} recipe there; the memory is what it would take",
             recipe.precision
         )),
         LowPrecisionCores::Fp8Tn { .. } if recipe.needs_blackwell => Some(format!(
-            "{} needs Blackwell's block-scaled tensor cores (SM 10.0): Transformer Engine refuses it on {gpu}; the memory is what it would take",
+            "the {} recipe needs Blackwell's block-scaled tensor cores (SM 10.0): Transformer Engine refuses it on {gpu}; the memory is what it would take",
             recipe.precision
         )),
         _ => None,

@@ -66,6 +66,26 @@ pub fn Verdict() -> impl IntoView {
         <ul class="suggestions" data-testid="suggestion">
             {move || lines().into_iter().map(advice_item).collect_view()}
         </ul>
+        <ReportNotes />
+    }
+}
+
+/// The report's notes (what was assumed or left out: a sequence past the trained context, the
+/// recipe's framework, a GPU without FP8 tensor cores), the same list the CLI prints.
+#[component]
+fn ReportNotes() -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let notes = move || {
+        state
+            .result
+            .with(|r| r.as_ref().map(|b| b.notes.clone()).unwrap_or_default())
+    };
+    view! {
+        <Show when=move || !notes().is_empty()>
+            <ul class="report-notes" data-testid="report-notes" aria-label="Notes on this estimate">
+                {move || notes().into_iter().map(|n| view! { <li>{sentence(&n)}</li> }).collect_view()}
+            </ul>
+        </Show>
     }
 }
 
@@ -81,6 +101,15 @@ fn advice_item(line: AdviceLine) -> impl IntoView {
 
 /// `text` with its first letter in upper case (the math crate's messages start in lower case so
 /// that the CLI can put the option in front).
+/// `text` as a sentence: capitalized, ending with a full stop.
+fn sentence(text: &str) -> String {
+    let mut s = capitalized(text.trim());
+    if !s.ends_with('.') {
+        s.push('.');
+    }
+    s
+}
+
 fn capitalized(text: &str) -> String {
     let mut c = text.chars();
     c.next()

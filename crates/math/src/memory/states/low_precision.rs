@@ -25,7 +25,10 @@ pub fn low_precision_states(
     );
     let mp = (setup.tp * setup.pp) as u128;
     let cores = setup.gpu.as_ref().map(|g| g.low_precision);
-    notes.push(format!("{} follows {}", recipe.precision, recipe.follows));
+    notes.push(format!(
+        "the {} recipe follows {}",
+        recipe.precision, recipe.follows
+    ));
     if let Some(why) = setup
         .gpu
         .as_ref()
@@ -302,7 +305,7 @@ mod tests {
         assert!(b
             .notes
             .iter()
-            .any(|n| n.contains("fp8-delayed follows Transformer Engine")));
+            .any(|n| n.contains("the fp8-delayed recipe follows Transformer Engine")));
         // 128 GEMMs × 20 KiB of history beside the weights and copies.
         let linear = find_model("llama-3-8b").unwrap().arch.block_linear_params();
         let params = b.params;
