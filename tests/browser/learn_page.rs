@@ -390,3 +390,24 @@ async fn the_fp8_chapter_compares_recipes_and_block_shapes_on_a_real_tensor() {
     scenario_rows_match(&root, 15, &FP8_RECIPES);
     serve_file(SAMPLE_URL, None);
 }
+
+/// The keys work on arrival and after a click on the text: a key pressed on the document's body
+/// (the focus nowhere inside the page) still moves between chapters.
+#[wasm_bindgen_test]
+async fn the_chapter_keys_work_with_the_focus_outside_the_page() {
+    let (root, _app) = mount(Chapter::new(3).unwrap(), false);
+    settle().await;
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key("ArrowRight");
+    init.set_bubbles(true);
+    let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    let body = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .body()
+        .unwrap();
+    body.dispatch_event(&ev).unwrap();
+    settle().await;
+    assert!(heading(&root).starts_with("4. "), "{}", heading(&root));
+}

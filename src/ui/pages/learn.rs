@@ -2,7 +2,7 @@
 //! with a live widget computed by the math crate (`?tab=learn&step=N`).
 //!
 //! Keyboard: links and buttons in reading order; ←/→ or PageUp/PageDown move between chapters
-//! (outside form fields), and the focus goes to the new chapter's heading.
+//! anywhere on the page (outside form fields), and the focus goes to the new chapter's heading.
 
 mod bytes_widget;
 mod chapter_texts;
@@ -79,20 +79,28 @@ pub fn LearnPage(
             }
         }
     });
-    let on_key = move |ev: web_sys::KeyboardEvent| {
-        if ev.alt_key() || ev.ctrl_key() || ev.meta_key() || in_field(&ev) {
+    // On the window, so that the keys work on arrival and after a click on the text, not only
+    // once the focus is inside the page; removed when the page goes.
+    let keys = window_event_listener(leptos::ev::keydown, move |ev: web_sys::KeyboardEvent| {
+        if ev.alt_key() || ev.ctrl_key() || ev.meta_key() || ev.default_prevented() || in_field(&ev)
+        {
             return;
         }
         if let Some(c) = chapter_for_key(&ev.key(), current.get_untracked()) {
             ev.prevent_default();
             go.run(c);
         }
-    };
+    });
+    on_cleanup(move || keys.remove());
+    let lede = format!(
+        "{} short chapters, each with a live widget computed by the same code as the rest of bitbudget. Use ← and → (or Page Up and Page Down) anywhere on the page to move between chapters.",
+        Chapter::COUNT
+    );
     view! {
-        <section class="page learn" aria-labelledby="learn-title" on:keydown=on_key data-testid="learn-page">
+        <section class="page learn" aria-labelledby="learn-title" data-testid="learn-page">
             <Show when=move || !embed>
                 <h2 id="learn-title">"Learn: where the memory goes, and what each saving costs"</h2>
-                <p class="lede">"Fourteen short chapters, each with a live widget computed by the same code as the rest of bitbudget. Use ← and → (or Page Up and Page Down) to move between chapters."</p>
+                <p class="lede">{lede.clone()}</p>
             </Show>
             <div class="learn-layout">
                 <Show when=move || !embed>
