@@ -207,3 +207,35 @@ async fn bit_field_labels_are_never_cut_on_a_phone() {
         root.remove();
     }
 }
+
+/// The scaled-value view: 0.1 in MXFP8 with the block's amax 0.1 is E4M3 code 416 under the E8M0
+/// scale 2^-12 (byte 115); NVFP4 shows its unsigned E4M3 scale and tensor scale; a bad amax says
+/// why.
+#[wasm_bindgen_test]
+async fn the_scaled_view_shows_code_block_scale_and_tensor_scale() {
+    let (root, _app) = mount_bits("0.1", FormatId::Bf16);
+    settle().await;
+    assert_text_has(&root, "scaled-scale-bits", "01110011");
+    assert_text_has(
+        &root,
+        "scaled-equation",
+        "× 2^-12 (E8M0 block scale) = 0.1015625",
+    );
+    choose(&root, "scaled-format", "nvfp4");
+    settle().await;
+    type_into(&root, "scaled-block-amax", "6");
+    type_into(&root, "scaled-tensor-amax", "2688");
+    settle().await;
+    assert_text_has(&root, "scaled-scale-bits", "0 0111 000");
+    assert_text_has(&root, "scaled-equation", "× 1 (FP32 tensor scale)");
+    type_into(&root, "scaled-block-amax", "abc");
+    settle().await;
+    assert_text_has(&root, "scaled-error", "'abc' is not a number");
+    type_into(&root, "scaled-block-amax", "0.01");
+    settle().await;
+    assert_text_has(
+        &root,
+        "scaled-error",
+        "larger than the block's largest magnitude",
+    );
+}

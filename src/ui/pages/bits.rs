@@ -3,6 +3,7 @@
 pub mod facts_table;
 pub mod format_card;
 pub mod query;
+pub mod scaled_view;
 pub mod state;
 pub mod value_input;
 
@@ -12,6 +13,7 @@ use crate::ui::components::page_intro::PageIntro;
 use crate::ui::pages::bits::facts_table::FactsTable;
 use crate::ui::pages::bits::format_card::FormatCard;
 use crate::ui::pages::bits::query::{bits_query_string, BitsQuery};
+use crate::ui::pages::bits::scaled_view::ScaledView;
 use crate::ui::pages::bits::state::BitsState;
 use crate::ui::pages::bits::value_input::ValueInput;
 use bitbudget_charts::{documents, number_line};
@@ -48,6 +50,7 @@ pub fn BitsPage(
                 {FormatId::ALL.into_iter().map(|id| view! { <FormatCard id /> }).collect_view()}
             </div>
             <Show when=move || !embed>
+                <ScaledView />
                 <h3>"Facts"</h3>
                 <p class="lede">"Epsilon is the gap between 1 and the next value; a format's decimal digits are its mantissa bits plus the implicit one, times log10(2). The last column is what a billion parameters cost in that format (GB = 10^9 bytes)."</p>
                 <FactsTable />
