@@ -98,14 +98,14 @@ fn ShapeTable(
     view! {
         <div class="table-scroll" tabindex="0" role="region" aria-label="Block shapes (scrolls sideways on narrow screens)">
             <table class="learn-table" data-testid="learn-block-shapes-table">
-                <thead><tr><th scope="col">"format and block"</th><th scope="col">"bits per value"</th><th scope="col">"SQNR"</th><th scope="col">"RMSE"</th></tr></thead>
+                <thead><tr><th scope="col">"format and block"</th><th scope="col">"bits / value"</th><th scope="col">"SQNR"</th><th scope="col">"RMSE"</th></tr></thead>
                 <tbody>
                     {rows.into_iter().enumerate().map(|(i, r)| view! {
                         <tr data-testid=format!("learn-shape-{i}")>
                             <th scope="row">{r.label}</th>
-                            <td>{format!("{:.3}", r.bits_per_value)}</td>
-                            <td data-testid=format!("learn-shape-{i}-sqnr")>{format!("{:.1} dB", r.sqnr_db)}</td>
-                            <td>{format!("{:.2e}", r.rmse)}</td>
+                            <td class="num">{format!("{:.3}", r.bits_per_value)}</td>
+                            <td class="num" data-testid=format!("learn-shape-{i}-sqnr")>{format!("{:.1} dB", r.sqnr_db)}</td>
+                            <td class="num">{format!("{:.2e}", r.rmse)}</td>
                         </tr>
                     }).collect_view()}
                 </tbody>
