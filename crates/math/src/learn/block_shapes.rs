@@ -4,12 +4,15 @@
 //! Each is measured by quantizing and decoding the tensor; an outlier input channel (one column
 //! scaled up) shows which shapes confine its damage.
 
-use crate::quant::codec;
 use crate::quant::fp8_tiles::{round_trip, Tile, BLOCK_128X128, TILE_1X128};
 use crate::quant::ggml_blocks::GgmlType;
 use crate::quant::metrics::error_metrics;
-use crate::quant::mx::MxFormat;
+use crate::quant::mx::{self, MxFormat};
 use crate::quant::scheme::Scheme;
+use crate::quant::{ggml, nvfp4};
+
+/// NVFP4's storage unit as llama.cpp lays it out: 64 values (four scales of 16).
+const NVFP4_BLOCK: usize = nvfp4::QK_NVFP4;
 
 /// One block shape's error on the tensor.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,22 +39,51 @@ pub const SHAPES: [&str; 6] = [
 
 /// The errors of every shape in [`SHAPES`] on `x`, a row-major tensor of `cols` columns. Errs
 /// with a sentence when `x` is not whole rows, or not whole blocks of 64 (NVFP4's storage unit).
+/// NVFP4 here is llama.cpp's layout: no FP32 tensor scale (the tensor's values are small enough
+/// that its E4M3 block scales need none).
 pub fn block_shape_errors(x: &[f32], cols: usize) -> Result<Vec<ShapeError>, String> {
     let rows = x.len().checked_div(cols).unwrap_or(0);
     let whole = Tile { rows, cols };
     let tiled = |tile: Tile| round_trip(x, cols, tile).map_err(|e| e.to_string());
+    let per_tensor = tiled(whole)?;
+    if x.len() % NVFP4_BLOCK != 0 {
+        return Err(format!(
+            "{} values are not whole blocks of {NVFP4_BLOCK} (NVFP4's storage unit)",
+            x.len()
+        ));
+    }
+    // Each format's own quantizer (not the codec's dispatch over every scheme, which would bring
+    // all of them into the Learn page's bundle).
+    let mxfp8 = Scheme::Mx(MxFormat::Fp8E4M3);
+    let (nvfp4, mxfp4) = (Scheme::Nvfp4, Scheme::Ggml(GgmlType::Mxfp4));
     let coded = |s: Scheme, block: usize| -> Result<(Vec<f32>, f64), String> {
-        let bytes = codec::quantize(s, x, block).map_err(|e| e.to_string())?;
-        let back = codec::dequantize(s, &bytes, block).map_err(|e| e.to_string())?;
+        let mut bytes = vec![0u8; s.layout(block).bytes_for(x.len())];
+        let mut back = vec![0f32; x.len()];
+        let failed = |e: &dyn std::fmt::Display| e.to_string();
+        match s {
+            Scheme::Mx(f) => {
+                mx::quantize(f, x, &mut bytes).map_err(|e| failed(&e))?;
+                mx::dequantize(f, &bytes, &mut back).map_err(|e| failed(&e))?;
+            }
+            Scheme::Nvfp4 => {
+                nvfp4::quantize(x, &mut bytes).map_err(|e| failed(&e))?;
+                nvfp4::dequantize(&bytes, &mut back).map_err(|e| failed(&e))?;
+            }
+            Scheme::Ggml(t) => {
+                ggml::quantize_row(t, x, &mut bytes).map_err(|e| failed(&e))?;
+                ggml::dequantize_row(t, &bytes, &mut back).map_err(|e| failed(&e))?;
+            }
+            other => return Err(format!("{other} is not one of the block shapes compared")),
+        }
         Ok((back, s.bits_per_weight(block, x.len())))
     };
     let results = [
-        tiled(whole).map(|(b, _)| (b, 8.0 + 32.0 / x.len().max(1) as f64))?,
+        (per_tensor.0, 8.0 + 32.0 / x.len().max(1) as f64),
         tiled(TILE_1X128).map(|(b, _)| (b, TILE_1X128.bits_per_value()))?,
         tiled(BLOCK_128X128).map(|(b, _)| (b, BLOCK_128X128.bits_per_value()))?,
-        coded(Scheme::Mx(MxFormat::Fp8E4M3), 32)?,
-        coded(Scheme::Nvfp4, 64)?,
-        coded(Scheme::Ggml(GgmlType::Mxfp4), 32)?,
+        coded(mxfp8, 32)?,
+        coded(nvfp4, NVFP4_BLOCK)?,
+        coded(mxfp4, 32)?,
     ];
     Ok(SHAPES
         .iter()
