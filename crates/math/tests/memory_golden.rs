@@ -511,3 +511,110 @@ fn an_architecture_at_every_field_limit_is_refused_not_overflowed() {
         Err(MemoryError::ArchitectureTooLarge { .. })
     ));
 }
+
+/// The value of a formula's arithmetic, read from its own text: whitespace-separated numbers
+/// (with a K/M/B/T suffix, as `format_count` writes them) joined by `×`, `÷` and `+`, in
+/// parentheses or not; every other word (units, names, "128×128") is skipped, and a parenthesized
+/// group without a number is a remark. `None` when there is no arithmetic.
+fn evaluate(text: &str) -> Option<f64> {
+    let spaced = text.replace('(', " ( ").replace(')', " ) ");
+    let tokens: Vec<&str> = spaced.split_whitespace().collect();
+    fn number(t: &str) -> Option<f64> {
+        let (digits, scale) = match t.chars().last()? {
+            'K' => (&t[..t.len() - 1], 1e3),
+            'M' => (&t[..t.len() - 1], 1e6),
+            'B' if t.len() > 1 => (&t[..t.len() - 1], 1e9),
+            'T' => (&t[..t.len() - 1], 1e12),
+            _ => (t, 1.0),
+        };
+        let v: f64 = digits.replace(',', "").parse().ok()?;
+        Some(v * scale)
+    }
+    // Sums of products, parentheses by recursion.
+    fn sum(tokens: &[&str], i: &mut usize) -> Option<f64> {
+        let mut total = None::<f64>;
+        let mut term = None::<f64>;
+        let mut op = '×';
+        while *i < tokens.len() {
+            let t = tokens[*i];
+            *i += 1;
+            let value = match t {
+                ")" => break,
+                "(" => sum(tokens, i),
+                "×" | "÷" => {
+                    op = t.chars().next().unwrap();
+                    continue;
+                }
+                "+" => {
+                    total = Some(total.unwrap_or(0.0) + term.take().unwrap_or(0.0));
+                    op = '×';
+                    continue;
+                }
+                _ => number(t),
+            };
+            if let Some(v) = value {
+                term = Some(match (term, op) {
+                    (None, _) => v,
+                    (Some(a), '÷') => a / v,
+                    (Some(a), _) => a * v,
+                });
+                op = '×';
+            }
+        }
+        match (total, term) {
+            (None, None) => None,
+            (t, m) => Some(t.unwrap_or(0.0) + m.unwrap_or(0.0)),
+        }
+    }
+    sum(&tokens, &mut 0)
+}
+
+#[test]
+fn the_evaluator_reads_formulas_and_skips_words() {
+    let e = |t| evaluate(t).unwrap();
+    assert_eq!(
+        e("(512 latent + 64 rotary key) × 61 layers × 16 bits ÷ 8"),
+        576.0 * 61.0 * 2.0
+    );
+    assert_eq!(
+        e("2 × 1.5 B FP8 128×128 (both orientations) × 4K params"),
+        12_000.0
+    );
+    assert_eq!(e("2 B BF16 × 1.00B params + 4 B × 5"), 2e9 + 20.0);
+}
+
+/// Every KV-cache line and every FP8/FP4 recipe's weights line evaluates, from its own text, to
+/// the bytes beside it (within the rounding of the counts it prints, 0.5%): the MLA line once
+/// read "2 × 61 layers × 16 KV heads × 192 head dim × …" (98 GB) beside a 9.21 GB latent cache.
+#[test]
+fn formula_lines_evaluate_to_their_values() {
+    use bitbudget_math::memory::{find_gpu, Mode, Precision};
+    for m in model_presets() {
+        for (mode, precision) in [
+            (Mode::Inference, Precision::Mixed),
+            (Mode::Train, Precision::Fp8Delayed),
+            (Mode::Train, Precision::Fp8Blockwise),
+            (Mode::Train, Precision::Nvfp4),
+        ] {
+            let mut s = Setup::new(preset(m.id));
+            (s.mode, s.precision, s.batch, s.seq) = (mode, precision, 4, 8192);
+            s.gpu = find_gpu("h100-80gb");
+            let b = estimate(&s).unwrap();
+            let line = if mode == Mode::Inference {
+                &b.kv_cache
+            } else {
+                &b.weights
+            };
+            let (expr, _) = line.formula.rsplit_once(" = ").unwrap();
+            let value = evaluate(expr).unwrap_or_else(|| panic!("{}: {}", m.id, line.formula));
+            let err = (value - line.bytes as f64).abs() / line.bytes as f64;
+            assert!(
+                err < 0.005,
+                "{} {precision}: {} evaluates to {value}, not {}",
+                m.id,
+                line.formula,
+                line.bytes
+            );
+        }
+    }
+}

@@ -438,7 +438,10 @@ pub static FP8_RECIPES: Scenario = Scenario {
         ("flash-attention", "1"),
     ],
     choices: &[
-        Choice::new("BF16 mixed precision", &[("precision", "mixed")]),
+        Choice::new(
+            "BF16 (Megatron-LM: FP32 gradients)",
+            &[("precision", "mixed"), ("convention", "hf-megatron")],
+        ),
         Choice::new(
             "FP8, delayed scaling (Transformer Engine)",
             &[("precision", "fp8-delayed")],
