@@ -386,8 +386,13 @@ async fn the_lab_compares_the_families_and_schemes_picked_and_always_the_one_sho
     let q = parse_query("?tab=quant&tensor=normal&schemes=mx");
     assert!(q.notes.is_empty(), "{:?}", q.notes);
     let (root, _app) = mount_fresh(move || view! { <QuantPage initial=q.quant /> });
-    until_rows(&root, 6).await;
-    assert_text_is(&root, "scheme-count", "Schemes compared: 6 of 25");
+    // The block-scaled family: MXFP4, NVFP4, the MXFP6 and MXFP8 pairs, FP8 1×128.
+    until_rows(&root, 7).await;
+    assert_text_is(
+        &root,
+        "scheme-count",
+        &format!("Schemes compared: 7 of {SCHEMES}"),
+    );
     assert!(by_testid(&root, "row-mxfp4")
         .class_list()
         .contains("selected"));
@@ -395,19 +400,23 @@ async fn the_lab_compares_the_families_and_schemes_picked_and_always_the_one_sho
     let mxfp4_sqnr = text(&root, "sqnr-mxfp4");
     // A family joins: its rows appear, the others' numbers stay.
     set_checked(&root, "family-k-quants", true);
-    until_rows(&root, 12).await;
+    until_rows(&root, 13).await;
     assert_eq!(text(&root, "sqnr-mxfp4"), mxfp4_sqnr);
     assert!(text(&root, "sqnr-q4_k").parse::<f64>().is_ok());
     // Leaving out the shown scheme shows the first one left.
     set_checked(&root, "compare-mxfp4", false);
-    until_rows(&root, 11).await;
+    until_rows(&root, 12).await;
     assert!(by_testid(&root, "row-q2_k")
         .class_list()
         .contains("selected"));
-    assert_text_is(&root, "scheme-count", "Schemes compared: 11 of 25");
+    assert_text_is(
+        &root,
+        "scheme-count",
+        &format!("Schemes compared: 12 of {SCHEMES}"),
+    );
     // Showing a scheme from the list of all compares it too.
     choose(&root, "quant-scheme", "bf16");
-    until_rows(&root, 12).await;
+    until_rows(&root, 13).await;
     let bf16: web_sys::HtmlInputElement = by_testid(&root, "compare-bf16").unchecked_into();
     assert!(bf16.checked());
     // "Only the one shown", then "all schemes".
@@ -415,5 +424,9 @@ async fn the_lab_compares_the_families_and_schemes_picked_and_always_the_one_sho
     until_rows(&root, 1).await;
     by_testid(&root, "compare-all").click();
     until_rows(&root, SCHEMES).await;
-    assert_text_is(&root, "scheme-count", "Schemes compared: all 25");
+    assert_text_is(
+        &root,
+        "scheme-count",
+        &format!("Schemes compared: all {SCHEMES}"),
+    );
 }

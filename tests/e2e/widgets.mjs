@@ -13,6 +13,7 @@ import { checkBudgets, pageWeights } from './bundles.mjs';
 const require = createRequire(new URL('../../tools/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
 const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+const facts = JSON.parse(await readFile(new URL('./facts.json', import.meta.url), 'utf8'));
 
 // DIST overrides where the build is (default: the repository's dist/).
 const dist = process.env.DIST ?? new URL('../../dist/', import.meta.url).pathname;
@@ -170,7 +171,7 @@ await check('share-quant-schemes', { url: '?tab=quant&tensor=normal&schemes=k-qu
   await byId(page, 'sqnr-q4_k').waitFor({ timeout: 30000 });
   const rows = await page.locator('[data-testid="quant-table"] tbody tr').count();
   expect(rows === 7, `the widget compares ${rows} schemes, not the 6 K-quants and NF4`);
-  expect(await text(page, 'scheme-count') === 'Schemes compared: 7 of 25', 'the picker does not say 7 of 25');
+  expect(await text(page, 'scheme-count') === `Schemes compared: 7 of ${facts.schemes.length}`, `the picker does not say 7 of ${facts.schemes.length}`);
   await page.locator('[data-testid="scheme-count"]').click();
   await byId(page, 'compare-q8_0').check();
   await byId(page, 'sqnr-q8_0').waitFor({ timeout: 30000 });

@@ -95,6 +95,7 @@ pub(crate) fn layout(scheme: Scheme, block: usize) -> Layout {
         }
         Scheme::Nf4 => (QuantizeNf4, DequantizeNf4, 0, true),
         Scheme::AbsmaxInt8 => (QuantizeAbsmaxInt8, DequantizeAbsmaxInt8, 0, true),
+        Scheme::Fp8Tile => (QuantizeFp8Tile, DequantizeFp8Tile, 0, true),
         // The variant is the code width in bits.
         Scheme::ZeroPointUint8 => (QuantizeZeroPoint, DequantizeZeroPoint, 8, true),
         Scheme::ZeroPointInt4 => (QuantizeZeroPoint, DequantizeZeroPoint, 4, true),

@@ -78,6 +78,8 @@ pub(crate) enum Family {
     QuantizeZeroPoint,
     /// FP8 E4M3 and E5M2 (`measure`, `quantize`).
     QuantizeFp8,
+    /// FP8 E4M3 with an FP32 scale per 1×128 tile (`measure`, `quantize`).
+    QuantizeFp8Tile,
     /// bf16 and f16 casts (`quantize`).
     QuantizeHalf,
     /// MXFP8 and MXFP6 (`measure`, `quantize`).
@@ -100,6 +102,8 @@ pub(crate) enum Family {
     DequantizeZeroPoint,
     /// FP8 (`dequantize`).
     DequantizeFp8,
+    /// FP8 1×128 tiles (`dequantize`).
+    DequantizeFp8Tile,
     /// bf16 and f16 (`dequantize`).
     DequantizeHalf,
     /// Q2_K … Q6_K (`dequantize`).
@@ -148,6 +152,10 @@ impl Family {
             Family::QuantizeFp8 => (
                 "quantize_fp8",
                 include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_fp8.wgsl")),
+            ),
+            Family::QuantizeFp8Tile => (
+                "quantize_fp8_tile",
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_fp8_tile.wgsl")),
             ),
             Family::QuantizeHalf => (
                 "quantize_half",
@@ -198,6 +206,13 @@ impl Family {
             Family::DequantizeFp8 => (
                 "dequantize_fp8",
                 include_str!(concat!(env!("OUT_DIR"), "/shaders/dequantize_fp8.wgsl")),
+            ),
+            Family::DequantizeFp8Tile => (
+                "dequantize_fp8_tile",
+                include_str!(concat!(
+                    env!("OUT_DIR"),
+                    "/shaders/dequantize_fp8_tile.wgsl"
+                )),
             ),
             Family::DequantizeHalf => (
                 "dequantize_half",
@@ -284,6 +299,7 @@ impl Family {
                 | Family::DequantizeAbsmaxInt8
                 | Family::DequantizeZeroPoint
                 | Family::DequantizeFp8
+                | Family::DequantizeFp8Tile
                 | Family::DequantizeHalf
                 | Family::DequantizeKQuant
                 | Family::DequantizeIq4Nl
@@ -294,7 +310,7 @@ impl Family {
 
     /// Every family (the shader validation test compiles them all).
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) const ALL: [Family; 24] = [
+    pub(crate) const ALL: [Family; 26] = [
         Family::MeasureLab,
         Family::CheckArithmetic,
         Family::QuantizeGgml,
@@ -303,6 +319,7 @@ impl Family {
         Family::QuantizeAbsmaxInt8,
         Family::QuantizeZeroPoint,
         Family::QuantizeFp8,
+        Family::QuantizeFp8Tile,
         Family::QuantizeHalf,
         Family::QuantizeMx,
         Family::QuantizeNvfp4,
@@ -314,6 +331,7 @@ impl Family {
         Family::DequantizeAbsmaxInt8,
         Family::DequantizeZeroPoint,
         Family::DequantizeFp8,
+        Family::DequantizeFp8Tile,
         Family::DequantizeHalf,
         Family::DequantizeKQuant,
         Family::DequantizeIq4Nl,

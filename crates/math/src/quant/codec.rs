@@ -71,6 +71,13 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, QuantErro
         Scheme::Nvfp4 => sized(&mut out, layout, x.len(), |o| nvfp4::quantize(x, o))?,
         Scheme::Mx(f) => sized(&mut out, layout, x.len(), |o| super::mx::quantize(f, x, o))?,
         Scheme::AbsmaxInt8 => absmax::quantize_to_bytes(x, block, &mut out),
+        Scheme::Fp8Tile => {
+            for tile in x.chunks_exact(layout.values) {
+                let scale = fp8_scale(Scheme::F8E4M3, tile);
+                out.extend_from_slice(&scale.to_le_bytes());
+                fp8_encode(Scheme::F8E4M3, tile, scale, &mut out);
+            }
+        }
         Scheme::ZeroPointUint8 | Scheme::ZeroPointInt4 => {
             let bits = layout.code_bits;
             out.resize(layout.bytes_for(x.len()), 0);
@@ -227,6 +234,12 @@ fn dequantize_block(s: Scheme, layout: &Layout, b: &[u8], codes: &mut [u8], out:
             zeropoint::dequantize_codes(f32_at(0), b[4], codes, out)
         }
         Scheme::Nf4 => nf4::dequantize_codes(f32_at(0), codes, out),
+        Scheme::Fp8Tile => {
+            let (scale, codec) = (f32_at(0), fp8::e4m3());
+            for (o, c) in out.iter_mut().zip(codes.iter()) {
+                *o = codec.decode(*c) * scale;
+            }
+        }
         _ => unreachable!("per-value and llama.cpp formats are decoded by dequantize"),
     }
 }

@@ -149,3 +149,22 @@ mod tests {
         assert!((TILE_1X128.bits_per_value() - 8.25).abs() < 1e-12);
     }
 }
+
+#[cfg(test)]
+mod scheme_tests {
+    use super::*;
+    use crate::quant::codec;
+
+    /// The lab's `fp8-1x128` scheme is these tiles on rows of a multiple of 128 values: its
+    /// bytes decode to the same values.
+    #[test]
+    fn the_fp8_1x128_scheme_is_the_1x128_tiles() {
+        let x: Vec<f32> = (0..3 * 256)
+            .map(|i| ((i * 7919) % 1013) as f32 / 50.0 - 10.0)
+            .collect();
+        let bytes = codec::quantize(Scheme::Fp8Tile, &x, 128).unwrap();
+        assert_eq!(bytes.len(), 3 * 2 * (4 + 128));
+        let back = codec::dequantize(Scheme::Fp8Tile, &bytes, 128).unwrap();
+        assert_eq!(back, round_trip(&x, 256, TILE_1X128).unwrap().0);
+    }
+}

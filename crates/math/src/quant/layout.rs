@@ -182,6 +182,7 @@ impl Layout {
                 };
                 (MX_BLOCK, ScaleKind::E8M0, 1, bits, packing)
             }
+            Scheme::Fp8Tile => (super::scheme::FP8_TILE, ScaleKind::F32, 4, 8, Packing::Byte),
             Scheme::AbsmaxInt8 => (b, ScaleKind::F32, 4, 8, Packing::Byte),
             Scheme::ZeroPointUint8 => (b, ScaleKind::F32AndZeroPoint, 5, 8, Packing::Byte),
             Scheme::ZeroPointInt4 => (b, ScaleKind::F32AndZeroPoint, 5, 4, Packing::PairedNibbles),

@@ -8,6 +8,9 @@
 //!   ([`super::iq4_nl`], [`super::nvfp4`]).
 //! - OCP MX (`mxfp8-e4m3 mxfp8-e5m2 mxfp6-e3m2 mxfp6-e2m3`): an E8M0 scale byte then 32 elements
 //!   ([`super::mx`]).
+//! - `fp8-1x128`: per tile of 128 values, the f32 scale (largest finite |x| / 448, little-endian)
+//!   then 128 E4M3 bytes (saturating round to nearest even of x / scale), as DeepSeek-V3 scales
+//!   activations.
 //! - `absmax-int8`: per block, the f32 scale (little-endian) then B int8 codes (default B = 64).
 //! - `zeropoint-uint8`: per block, the f32 scale, the u8 zero point, then B u8 codes.
 //! - `nf4`: per block, the f32 absmax then B/2 bytes of codes (element 2i in the low nibble);
@@ -23,6 +26,9 @@ use super::ggml_blocks::{GgmlType, QK};
 use super::kquants::{KType, QK_K};
 use super::mx::{MxFormat, MX_BLOCK};
 use super::{iq4_nl, nvfp4};
+
+/// Values per tile of [`Scheme::Fp8Tile`] (DeepSeek-V3, arXiv:2412.19437, section 3.3.2).
+pub const FP8_TILE: usize = 128;
 
 mod family;
 pub use family::SchemeFamily;
@@ -40,6 +46,9 @@ pub enum Scheme {
     Nvfp4,
     /// An OCP MX format with FP8 or FP6 elements.
     Mx(MxFormat),
+    /// FP8 E4M3 with an FP32 scale per tile of 128 consecutive values: DeepSeek-V3's 1×128
+    /// activation tiles (one row, 128 channels).
+    Fp8Tile,
     /// Symmetric absmax INT8.
     AbsmaxInt8,
     /// Asymmetric min-max UINT8.
@@ -63,7 +72,7 @@ impl Scheme {
     ///
     /// The one list of schemes: the CLI's `--scheme`, the lab's table and picker and its URL
     /// parameter all read it.
-    pub const ALL: [Scheme; 25] = [
+    pub const ALL: [Scheme; 26] = [
         Scheme::Ggml(GgmlType::Q8_0),
         Scheme::Ggml(GgmlType::Q4_0),
         Scheme::Ggml(GgmlType::Q4_1),
@@ -81,6 +90,7 @@ impl Scheme {
         Scheme::Mx(MxFormat::Fp6E3M2),
         Scheme::Mx(MxFormat::Fp8E4M3),
         Scheme::Mx(MxFormat::Fp8E5M2),
+        Scheme::Fp8Tile,
         Scheme::Nf4,
         Scheme::AbsmaxInt8,
         Scheme::ZeroPointUint8,
@@ -104,6 +114,7 @@ impl Scheme {
             Scheme::Iq4Nl => "iq4_nl",
             Scheme::Nvfp4 => "nvfp4",
             Scheme::Mx(f) => f.name(),
+            Scheme::Fp8Tile => "fp8-1x128",
             Scheme::Nf4 => "nf4",
             Scheme::AbsmaxInt8 => "absmax-int8",
             Scheme::ZeroPointUint8 => "zeropoint-uint8",
@@ -125,6 +136,7 @@ impl Scheme {
             Scheme::Iq4Nl => Some(iq4_nl::QK4_NL),
             Scheme::Nvfp4 => Some(nvfp4::QK_NVFP4),
             Scheme::Mx(_) => Some(MX_BLOCK),
+            Scheme::Fp8Tile => Some(FP8_TILE),
             Scheme::F8E4M3 | Scheme::F8E5M2 | Scheme::Bf16 | Scheme::F16 => Some(1),
             Scheme::AbsmaxInt8 | Scheme::ZeroPointUint8 | Scheme::ZeroPointInt4 | Scheme::Nf4 => {
                 None

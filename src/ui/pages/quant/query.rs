@@ -618,7 +618,10 @@ mod tests {
         q.apply("scheme", "q8_0").unwrap().unwrap();
         q.apply("schemes", "mx").unwrap().unwrap();
         q.settle_selection(true);
-        assert!(q.schemes.contains(q.scheme) && q.schemes.len() == 7);
+        let microscaling = bitbudget_math::quant::scheme::SchemeFamily::Microscaling
+            .schemes()
+            .count();
+        assert!(q.schemes.contains(q.scheme) && q.schemes.len() == microscaling + 1);
         // Not named: the list's first is shown.
         let mut q = QuantQuery::default();
         q.apply("schemes", "float").unwrap().unwrap();

@@ -67,7 +67,7 @@ impl Scheme {
     pub const fn family(self) -> SchemeFamily {
         use crate::quant::ggml_blocks::GgmlType;
         match self {
-            Scheme::Ggml(GgmlType::Mxfp4) | Scheme::Nvfp4 | Scheme::Mx(_) => {
+            Scheme::Ggml(GgmlType::Mxfp4) | Scheme::Nvfp4 | Scheme::Mx(_) | Scheme::Fp8Tile => {
                 SchemeFamily::Microscaling
             }
             Scheme::Ggml(_) => SchemeFamily::GgmlBlocks,
@@ -111,7 +111,8 @@ mod tests {
                 "mxfp6-e2m3",
                 "mxfp6-e3m2",
                 "mxfp8-e4m3",
-                "mxfp8-e5m2"
+                "mxfp8-e5m2",
+                "fp8-1x128"
             ]
         );
     }
