@@ -239,3 +239,39 @@ async fn the_scaled_view_shows_code_block_scale_and_tensor_scale() {
         "larger than the block's largest magnitude",
     );
 }
+
+/// On a phone (390 px) every FP32 bit is a touch target of at least 24 × 24 CSS px (WCAG 2.2,
+/// target size), and no card overflows: the bit rows wrap instead of shrinking.
+#[wasm_bindgen_test]
+async fn at_390_px_every_bit_is_a_24_px_target_and_nothing_overflows() {
+    use bitbudget_app::ui::pages::bits::query::BitsQuery;
+    use bitbudget_app::ui::pages::bits::BitsPage;
+    use leptos::prelude::*;
+    let (root, _app) = mount_in_frame(390, 844, || {
+        view! { <BitsPage initial=BitsQuery::default() /> }
+    })
+    .await;
+    let card = by_testid(&root, "card-f32");
+    let bits = card.query_selector_all(".bit").unwrap();
+    assert_eq!(bits.length(), 32);
+    for i in 0..bits.length() {
+        let el: web_sys::Element = wasm_bindgen::JsCast::unchecked_into(bits.item(i).unwrap());
+        let r = el.get_bounding_client_rect();
+        assert!(
+            r.width() >= 24.0 && r.height() >= 24.0,
+            "bit {i}: {} × {}",
+            r.width(),
+            r.height()
+        );
+    }
+    let cards = root.query_selector_all(".format-card").unwrap();
+    for i in 0..cards.length() {
+        let el: web_sys::Element = wasm_bindgen::JsCast::unchecked_into(cards.item(i).unwrap());
+        assert!(
+            el.scroll_width() <= el.client_width(),
+            "card {i} overflows: {} > {}",
+            el.scroll_width(),
+            el.client_width()
+        );
+    }
+}

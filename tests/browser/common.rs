@@ -292,3 +292,40 @@ pub fn upload(root: &web_sys::HtmlElement, name: &str, bytes: &[u8]) {
         .dispatch_event(&web_sys::Event::new("change").unwrap())
         .unwrap();
 }
+
+/// Mounts `view` in a fresh `width` × `height` iframe that has the app's stylesheet, so that its
+/// media and container queries see a phone (or an embed's column). Returns the root element
+/// inside the frame and the handle that keeps the view mounted.
+pub async fn mount_in_frame<F, N>(width: u32, height: u32, view: F) -> (HtmlElement, impl Sized)
+where
+    F: FnOnce() -> N + 'static,
+    N: leptos::prelude::IntoView + 'static,
+{
+    use wasm_bindgen::JsCast;
+    let document = web_sys::window().unwrap().document().unwrap();
+    let frame = document.create_element("iframe").unwrap();
+    frame
+        .set_attribute(
+            "style",
+            &format!("width:{width}px;height:{height}px;border:0"),
+        )
+        .unwrap();
+    document.body().unwrap().append_child(&frame).unwrap();
+    settle().await;
+    let inner: web_sys::Document = js_sys::Reflect::get(&frame, &"contentDocument".into())
+        .unwrap()
+        .unchecked_into();
+    let style = inner.create_element("style").unwrap();
+    style.set_text_content(Some(include_str!("../../assets/style.css")));
+    inner
+        .query_selector("head")
+        .unwrap()
+        .unwrap()
+        .append_child(&style)
+        .unwrap();
+    let root: HtmlElement = inner.create_element("div").unwrap().unchecked_into();
+    inner.body().unwrap().append_child(&root).unwrap();
+    let app = leptos::mount::mount_to(root.clone(), view);
+    settle().await;
+    (root, app)
+}

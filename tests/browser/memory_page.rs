@@ -389,32 +389,10 @@ async fn jargon_is_explained_on_focus_through_an_accessible_description() {
 /// with the app's stylesheet, so the media queries see a phone.
 #[wasm_bindgen_test]
 async fn at_390_px_the_verdict_is_in_the_first_viewport() {
-    use wasm_bindgen::JsCast;
-    let document = web_sys::window().unwrap().document().unwrap();
-    let frame = document.create_element("iframe").unwrap();
-    frame
-        .set_attribute("style", "width:390px;height:844px;border:0")
-        .unwrap();
-    document.body().unwrap().append_child(&frame).unwrap();
-    settle().await;
-    let inner: web_sys::Document = js_sys::Reflect::get(&frame, &"contentDocument".into())
-        .unwrap()
-        .unchecked_into();
-    let style = inner.create_element("style").unwrap();
-    style.set_text_content(Some(include_str!("../../assets/style.css")));
-    inner
-        .query_selector("head")
-        .unwrap()
-        .unwrap()
-        .append_child(&style)
-        .unwrap();
-    let root: web_sys::HtmlElement = inner.create_element("div").unwrap().unchecked_into();
-    inner.body().unwrap().append_child(&root).unwrap();
-    let _app = leptos::mount::mount_to(
-        root.clone(),
-        || view! { <MemoryPage initial=MemoryQuery::default() /> },
-    );
-    settle().await;
+    let (root, _app) = mount_in_frame(390, 844, || {
+        view! { <MemoryPage initial=MemoryQuery::default() /> }
+    })
+    .await;
     let verdict = by_testid(&root, "verdict").get_bounding_client_rect();
     let controls = root
         .query_selector("form.controls")
