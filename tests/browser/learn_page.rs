@@ -385,6 +385,14 @@ async fn the_fp8_chapter_compares_recipes_and_block_shapes_on_a_real_tensor() {
     assert_eq!(sqnr(0), format!("{:.1} dB", outlier[0].sqnr_db));
     assert!(outlier[1].sqnr_db > outlier[0].sqnr_db + 3.0, "{outlier:?}");
     assert!(outlier[0].sqnr_db < expected[0].sqnr_db);
+    // Stochastic rounding: the mean of the seeded draws, against round to nearest.
+    choose(&root, "learn-sr-value", "0.7");
+    settle().await;
+    let f = FormatId::F4E2M1;
+    let mean = bitbudget_math::quant::rotation::stochastic_mean(f, 0.7, 10_000, 1);
+    assert_eq!(text(&root, "learn-sr-mean"), format!("{mean:.4}"));
+    assert_eq!(text(&root, "learn-sr-nearest"), "0.5");
+    assert!((mean - 0.7).abs() < 0.01);
     // The recipes' rows, as the memory model sizes them.
     assert!(matches!(CHAPTERS[14].widget, Widget::Fp8));
     scenario_rows_match(&root, 15, &FP8_RECIPES);

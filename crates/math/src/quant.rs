@@ -22,6 +22,7 @@ pub mod metrics;
 pub mod mx;
 pub mod nf4;
 pub mod nvfp4;
+pub mod rotation;
 pub mod scaled;
 pub mod scheme;
 pub mod tensor_io;

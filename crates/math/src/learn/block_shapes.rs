@@ -8,6 +8,7 @@ use crate::quant::fp8_tiles::{round_trip, Tile, BLOCK_128X128, TILE_1X128};
 use crate::quant::ggml_blocks::GgmlType;
 use crate::quant::metrics::error_metrics;
 use crate::quant::mx::{self, MxFormat};
+use crate::quant::rotation::{rotate, signs, unrotate, HADAMARD};
 use crate::quant::scheme::Scheme;
 use crate::quant::{ggml, nvfp4};
 
@@ -28,14 +29,18 @@ pub struct ShapeError {
 }
 
 /// The shapes compared, in the order shown.
-pub const SHAPES: [&str; 6] = [
+pub const SHAPES: [&str; 7] = [
     "FP8 E4M3, one FP32 scale per tensor",
     "FP8 E4M3, FP32 scale per 1×128 tile",
     "FP8 E4M3, FP32 scale per 128×128 block",
     "MXFP8 E4M3, E8M0 scale per 32",
     "NVFP4 E2M1, E4M3 scale per 16",
     "MXFP4 E2M1, E8M0 scale per 32",
+    "NVFP4 after a random Hadamard transform of each 16",
 ];
+
+/// The seed of the Hadamard transform's signs.
+const HADAMARD_SEED: u64 = 16;
 
 /// The errors of every shape in [`SHAPES`] on `x`, a row-major tensor of `cols` columns. Errs
 /// with a sentence when `x` is not whole rows, or not whole blocks of 64 (NVFP4's storage unit).
@@ -84,6 +89,7 @@ pub fn block_shape_errors(x: &[f32], cols: usize) -> Result<Vec<ShapeError>, Str
         coded(mxfp8, 32)?,
         coded(nvfp4, NVFP4_BLOCK)?,
         coded(mxfp4, 32)?,
+        rotated_nvfp4(x)?,
     ];
     Ok(SHAPES
         .iter()
@@ -98,6 +104,22 @@ pub fn block_shape_errors(x: &[f32], cols: usize) -> Result<Vec<ShapeError>, Str
             }
         })
         .collect())
+}
+
+/// NVFP4 of `x` rotated by a 16-point random Hadamard transform, rotated back: what NVFP4
+/// training does to the inputs of its weight-gradient matmuls (the error is measured after the
+/// inverse, against `x`).
+fn rotated_nvfp4(x: &[f32]) -> Result<(Vec<f32>, f64), String> {
+    let s = signs(HADAMARD_SEED);
+    let not_whole = || format!("{} values are not whole blocks of {HADAMARD}", x.len());
+    let y = rotate(x, &s).ok_or_else(not_whole)?;
+    let n = Scheme::Nvfp4;
+    let mut bytes = vec![0u8; n.layout(NVFP4_BLOCK).bytes_for(y.len())];
+    let mut back = vec![0f32; y.len()];
+    nvfp4::quantize(&y, &mut bytes).map_err(|e| e.to_string())?;
+    nvfp4::dequantize(&bytes, &mut back).map_err(|e| e.to_string())?;
+    let x_back = unrotate(&back, &s).ok_or_else(not_whole)?;
+    Ok((x_back, n.bits_per_weight(NVFP4_BLOCK, x.len())))
 }
 
 /// `x` with input channel (column) `channel` of every row multiplied by `factor`: the outlier
@@ -142,6 +164,20 @@ mod tests {
             "{}",
             e[4].bits_per_value
         );
+    }
+
+    /// On MiniLM's query weight (the sample the Quantize page ships) with input channel 5 made
+    /// a ×100 outlier: 1×128 tiles keep far more of the signal than one scale per tensor, and
+    /// the rotated NVFP4 comes back to the tensor's own values (within 4-bit precision).
+    #[test]
+    fn on_the_sample_tensor_tiles_confine_an_outlier_channel() {
+        let bytes = include_bytes!("../../../../assets/tensors/minilm-l6-layer0.safetensors");
+        let t = crate::quant::tensor_io::read_safetensors(bytes, "layer0.attention.query.weight")
+            .unwrap();
+        let x = with_outlier_channel(&t.values, 384, 5, 100.0);
+        let e = block_shape_errors(&x, 384).unwrap();
+        assert!(e[1].sqnr_db > e[0].sqnr_db + 10.0, "{e:?}");
+        assert!(e[6].sqnr_db > 15.0, "{e:?}");
     }
 
     #[test]

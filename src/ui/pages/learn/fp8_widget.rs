@@ -5,7 +5,10 @@
 use super::chapter_texts::FP8_RECIPES;
 use super::scenario::ScenarioWidget;
 use crate::ui::pages::quant::query::{SAMPLE_TENSORS, SAMPLE_URL};
+use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::learn::block_shapes::{block_shape_errors, with_outlier_channel, ShapeError};
+use bitbudget_math::numbers::{grouped, short};
+use bitbudget_math::quant::rotation::stochastic_mean;
 use bitbudget_math::quant::tensor_io::{read_safetensors, Tensor};
 use leptos::prelude::*;
 
@@ -31,12 +34,38 @@ pub fn shape_errors(t: &Tensor, outlier: bool) -> Result<Vec<ShapeError>, String
     }
 }
 
-/// The recipes' scenario, then the block shapes' errors.
+/// The recipes' scenario, then the block shapes' errors, then stochastic rounding.
 #[component]
 pub fn Fp8Widget() -> impl IntoView {
     view! {
         <ScenarioWidget scenario=&FP8_RECIPES />
         <BlockShapes />
+        <StochasticRounding />
+    }
+}
+
+/// Values offered between E2M1's codes, and the number of seeded draws averaged.
+const SR_VALUES: [f64; 3] = [0.2, 0.3, 0.7];
+const SR_DRAWS: u32 = 10_000;
+
+/// Round to nearest against the mean of many stochastic roundings, for a value between two
+/// FP4 codes.
+#[component]
+fn StochasticRounding() -> impl IntoView {
+    let value = RwSignal::new(SR_VALUES[0]);
+    let f = FormatId::F4E2M1;
+    let nearest = move || short(f.decode(f.encode(value.get(), Overflow::Saturate)), 4);
+    let mean = move || format!("{:.4}", stochastic_mean(f, value.get(), SR_DRAWS, 1));
+    view! {
+        <div class="learn-widget" data-testid="learn-stochastic">
+            <h4>"Stochastic rounding"</h4>
+            <label class="learn-knob">"A value between FP4 codes "
+                <select data-testid="learn-sr-value" on:change=move |ev| if let Ok(v) = event_target_value(&ev).parse() { value.set(v) }>
+                    {SR_VALUES.iter().map(|v| view! { <option value=v.to_string()>{v.to_string()}</option> }).collect_view()}
+                </select>
+            </label>
+            <p>"Round to nearest gives "<strong data-testid="learn-sr-nearest">{nearest}</strong>" every time; the mean of "{grouped(SR_DRAWS as usize)}" seeded stochastic roundings is "<strong data-testid="learn-sr-mean">{mean}</strong>": unbiased, which is why NVFP4 training rounds its gradients this way."</p>
+        </div>
     }
 }
 
