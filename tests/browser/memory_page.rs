@@ -502,3 +502,20 @@ async fn fused_attention_is_the_default_and_eager_is_one_click_away() {
     settle().await;
     assert_has(&text(&root, "explain"), "s×s attention scores");
 }
+
+/// At 390 px the conventions table needs no sideways swipe: its explanations go under their rows.
+#[wasm_bindgen_test]
+async fn at_390_px_the_conventions_table_fits_without_a_sideways_swipe() {
+    let (root, _app) = mount_in_frame(390, 844, || {
+        view! { <MemoryPage initial=MemoryQuery::default() /> }
+    })
+    .await;
+    let table = by_testid(&root, "conventions");
+    let scroller = table.parent_element().unwrap();
+    assert!(
+        scroller.scroll_width() <= scroller.client_width(),
+        "{} > {}",
+        scroller.scroll_width(),
+        scroller.client_width()
+    );
+}

@@ -13,7 +13,7 @@ pub fn ConventionsTable() -> impl IntoView {
     let units = move || state.query.with(|q| q.job.units);
     view! {
         <div class="table-scroll" tabindex="0" role="region" aria-label="Model states by convention">
-            <table class="conventions" data-testid="conventions">
+            <table class="conventions stack-last" data-testid="conventions">
                 <thead><tr><th scope="col">"convention"</th><th scope="col">"model states / GPU"</th><th scope="col">"CPU"</th><th scope="col">"why it differs"</th></tr></thead>
                 <tbody>
                     {move || rows.get().into_iter().map(|r| {

@@ -139,7 +139,7 @@ pub fn Figures() -> impl IntoView {
     let state = expect_context::<ServeState>();
     view! {
         <div class="table-scroll">
-            <table class="breakdown serve-figures" data-testid="serve-figures">
+            <table class="breakdown serve-figures stack-last" data-testid="serve-figures">
                 <tbody>
                     {move || state.good.get().map(|(setup, r)| rows(&setup, &r).into_iter().map(|(key, value, why)| view! {
                         <tr data-testid=format!("serve-{key}")>
