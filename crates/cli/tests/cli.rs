@@ -1039,3 +1039,36 @@ fn the_report_measured_on_the_gpu_is_the_cpus_within_the_stated_tolerance() {
         }
     }
 }
+
+/// The text and the JSON say how the nearest measured setup compares with PyTorch, part by part,
+/// as the Memory page's panel does; an FP8 recipe's notes are printed too.
+#[test]
+fn memory_reports_the_pytorch_check_by_part_and_the_recipes_notes() {
+    let out = bitbudget(
+        &[
+            "memory",
+            "--model",
+            "llama-3-8b",
+            "--precision",
+            "mxfp8",
+            "--gpu",
+            "h100-80gb",
+        ],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("checked against PyTorch")
+            && text.contains("activations ")
+            && text.contains("total "),
+        "{text}"
+    );
+    assert!(
+        text.contains("note: the mxfp8 recipe needs Blackwell"),
+        "{text}"
+    );
+    let v = json(&["memory", "--model", "llama-3-8b", "--json"]);
+    let parts = v["checked_against_pytorch"]["parts"].as_array().unwrap();
+    assert_eq!(parts.last().unwrap()["part"], "total");
+    assert!(parts.iter().all(|p| p["pytorch"].as_f64().is_some()));
+}

@@ -201,7 +201,15 @@ pub fn run(args: MemoryArgs) -> Result<(), String> {
         let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
         crate::io::emit(&format!("{text}\n"))?;
     } else {
-        let text = to_text(&s, b, r.advice.as_ref());
+        let mut text = to_text(&s, b, r.advice.as_ref());
+        if let Some(c) = &r.checked_against_pytorch {
+            text += &format!(
+                "  checked against PyTorch {} (nearest measured setup {}): {}\n",
+                c.torch.split('+').next().unwrap_or(&c.torch),
+                c.setup,
+                c.summary()
+            );
+        }
         crate::io::emit(&format!("{text}  step: {}\n", r.step.summary()))?;
     }
     Ok(())

@@ -3,11 +3,13 @@
 //! checks), the nearest measured setup's error, and every setup in a details table.
 
 use crate::ui::pages::memory::state::MemoryState;
-use bitbudget_math::memory::report::validation::{committed, Row, TOTAL_BOUND};
+use bitbudget_math::memory::report::validation::{
+    check_nearest, committed, signed_percent, Row, PARTS, TOTAL_BOUND,
+};
 use leptos::prelude::*;
 
 fn percent(e: f64) -> String {
-    format!("{:+.1}%", e * 100.0)
+    signed_percent(e)
 }
 
 /// The one-line summary and the table.
@@ -21,11 +23,11 @@ pub fn ValidationPanel() -> impl IntoView {
     let torch = v.torch.split('+').next().unwrap_or(&v.torch).to_string();
     let nearest = move || {
         state.setup.with(|s| {
-            v.nearest(s).map(|r| {
+            check_nearest(s).map(|c| {
                 format!(
-                    "; nearest measured setup ({}): {}",
-                    r.name,
-                    r.error("total").map_or_else(|| "–".into(), percent)
+                    "; nearest measured setup ({}), part by part: {}",
+                    c.setup,
+                    c.summary()
                 )
             })
         })
@@ -39,7 +41,7 @@ pub fn ValidationPanel() -> impl IntoView {
             <p class="field-note">"Live tensor bytes of real Transformers models under PyTorch's fake tensors (validation/ in the repository). A real GPU adds the CUDA context, the caching allocator's reserve and fragmentation: bitbudget's overhead part, left out of this comparison."</p>
             <div class="table-scroll">
                 <table class="facts">
-                    <thead><tr><th scope="col">"Setup"</th><th scope="col">"Peak phase"</th><th scope="col">"PyTorch"</th><th scope="col">"bitbudget"</th><th scope="col">"Error"</th></tr></thead>
+                    <thead><tr><th scope="col">"Setup"</th><th scope="col">"Peak phase"</th><th scope="col">"PyTorch"</th><th scope="col">"bitbudget"</th><th scope="col">"Error"</th><th scope="col">"Error by part"</th></tr></thead>
                     <tbody>{v.rows.iter().map(row).collect_view()}</tbody>
                 </table>
             </div>
@@ -60,6 +62,20 @@ fn row(r: &Row) -> impl IntoView {
             <td>{gb(got)}</td>
             <td>{gb(est)}</td>
             <td>{r.error("total").map_or_else(|| "–".into(), percent)}</td>
+            <td>{parts_text(r)}</td>
         </tr>
     }
+}
+
+/// Each part's error but the total's, in the parts' order: "weights +0.0%, activations −4.6%".
+fn parts_text(r: &Row) -> String {
+    PARTS
+        .iter()
+        .filter(|p| **p != "total")
+        .filter_map(|p| {
+            r.error(p)
+                .map(|e| format!("{} {}", p.replace('_', " "), percent(e)))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

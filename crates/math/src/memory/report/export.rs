@@ -7,6 +7,7 @@ use crate::memory::job::Job;
 use crate::memory::part::Part;
 use crate::memory::report::advice::{advise, Advice};
 use crate::memory::report::conventions::compare_conventions;
+use crate::memory::report::validation::{check_nearest, PytorchCheck};
 use crate::memory::setup::{MemoryError, ModelSpec, Setup};
 use crate::memory::step::{step_time, StepParams, StepTime};
 use crate::numbers::format_count;
@@ -143,6 +144,9 @@ pub struct Report {
     pub phases: Vec<PhaseParts>,
     /// Remarks.
     pub notes: Vec<String>,
+    /// The measured setup nearest to this one, part by part against PyTorch (`None` without
+    /// committed measurements).
+    pub checked_against_pytorch: Option<PytorchCheck>,
     /// Time of one optimizer step ([`step_time`]): FLOPs, seconds, bytes communicated by kind,
     /// the pipeline bubble and tokens per second (seconds are null without a GPU's tensor peak).
     pub step: StepTime,
@@ -216,6 +220,7 @@ pub fn report(setup: &Setup, step: &StepParams) -> Result<Report, MemoryError> {
         peak_phase: b.peak_phase,
         phases: b.phases.clone(),
         notes: b.notes.clone(),
+        checked_against_pytorch: check_nearest(s),
         step: step_estimate,
         breakdown: b,
     })

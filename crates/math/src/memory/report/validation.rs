@@ -290,9 +290,99 @@ impl Validation {
     }
 }
 
+/// One part of the nearest measured setup: bitbudget's bytes against PyTorch's.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct PartCheck {
+    /// The part (`weights`, …, `total`).
+    pub part: &'static str,
+    /// bitbudget's bytes for the measured setup.
+    pub bitbudget: f64,
+    /// PyTorch's bytes.
+    pub pytorch: f64,
+    /// bitbudget / PyTorch − 1; `None` where PyTorch measured 0.
+    pub error: Option<f64>,
+}
+
+/// How the estimate compares with PyTorch on the measured setup nearest to the one asked about,
+/// part by part: what the page's panel, the CLI's text and the JSON report show.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct PytorchCheck {
+    /// PyTorch's version.
+    pub torch: String,
+    /// The nearest measured setup's name.
+    pub setup: String,
+    /// Each part of [`PARTS`] that either side has.
+    pub parts: Vec<PartCheck>,
+}
+
+impl PytorchCheck {
+    /// "weights +0.0%, activations −4.6%, total −4.6%": the parts PyTorch measured.
+    pub fn summary(&self) -> String {
+        self.parts
+            .iter()
+            .filter_map(|p| {
+                p.error
+                    .map(|e| format!("{} {}", p.part.replace('_', " "), signed_percent(e)))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A relative error as a signed percentage to 0.1 ("+2.3%", "-10.8%"); errors that round to zero
+/// read "0.0%" (never "-0.0%").
+pub fn signed_percent(e: f64) -> String {
+    let p = (e * 1000.0).round() / 10.0;
+    if p == 0.0 {
+        "0.0%".into()
+    } else {
+        format!("{p:+.1}%")
+    }
+}
+
+/// The check of the measured setup nearest to `setup`, or `None` when there are no committed
+/// measurements.
+pub fn check_nearest(setup: &Setup) -> Option<PytorchCheck> {
+    let v = committed().as_ref().ok()?;
+    let r = v.nearest(setup)?;
+    Some(PytorchCheck {
+        torch: v.torch.clone(),
+        setup: r.name.clone(),
+        parts: r
+            .parts
+            .iter()
+            .filter(|(_, est, got)| *est > 0.0 || *got > 0.0)
+            .map(|&(part, bitbudget, pytorch)| PartCheck {
+                part,
+                bitbudget,
+                pytorch,
+                error: r.error(part),
+            })
+            .collect(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The nearest setup's parts: every one PyTorch measured has its error, and the total is
+    /// the last.
+    #[test]
+    fn the_check_names_each_part_of_the_nearest_setup() {
+        let v = validation().unwrap();
+        let c = check_nearest(&v.rows[0].setup).unwrap();
+        assert_eq!(c.setup, v.rows[0].name);
+        assert_eq!(c.parts.last().unwrap().part, "total");
+        assert!(c
+            .parts
+            .iter()
+            .any(|p| p.part == "activations" && p.error.is_some()));
+        assert!(c.summary().contains("total "), "{}", c.summary());
+        assert_eq!(signed_percent(-0.00001), "0.0%");
+        assert_eq!(signed_percent(-0.108), "-10.8%");
+        assert_eq!(signed_percent(0.023), "+2.3%");
+    }
 
     #[test]
     fn every_committed_setup_is_estimated_and_counts_the_same_parameters() {
