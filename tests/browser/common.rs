@@ -293,9 +293,22 @@ pub fn upload(root: &web_sys::HtmlElement, name: &str, bytes: &[u8]) {
         .unwrap();
 }
 
+/// A view mounted in an iframe of its own; dropping it unmounts the view and removes the frame,
+/// so that later tests' pages are not pushed below the window (charts out of view are not drawn).
+pub struct FrameMount<M> {
+    _app: M,
+    frame: web_sys::Element,
+}
+
+impl<M> Drop for FrameMount<M> {
+    fn drop(&mut self) {
+        self.frame.remove();
+    }
+}
+
 /// Mounts `view` in a fresh `width` × `height` iframe that has the app's stylesheet, so that its
 /// media and container queries see a phone (or an embed's column). Returns the root element
-/// inside the frame and the handle that keeps the view mounted.
+/// inside the frame and the handle that keeps the view (and the frame) in place.
 pub async fn mount_in_frame<F, N>(width: u32, height: u32, view: F) -> (HtmlElement, impl Sized)
 where
     F: FnOnce() -> N + 'static,
@@ -327,5 +340,5 @@ where
     inner.body().unwrap().append_child(&root).unwrap();
     let app = leptos::mount::mount_to(root.clone(), view);
     settle().await;
-    (root, app)
+    (root, FrameMount { _app: app, frame })
 }

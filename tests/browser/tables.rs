@@ -38,40 +38,28 @@ fn computed(el: &web_sys::Element, property: &str) -> String {
         .unwrap()
 }
 
+/// On a phone the conventions table's sentences go under their rows: the table fits its box (no
+/// sideways swipe) and no number is cut off. (Tables that still scroll keep their first column in
+/// place: the Quantize page's metrics table, `quant_page`.)
 #[wasm_bindgen_test]
-async fn the_conventions_table_scrolls_on_a_phone_with_its_first_column_fixed() {
-    load_stylesheet();
+async fn the_conventions_table_fits_a_phone_with_its_sentences_under_the_rows() {
     let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&zero=3&dp=8&gpu=h100-80gb");
     let memory = q.memory;
-    let (root, _app) = mount_fresh(move || view! { <MemoryPage initial=memory /> });
-    root.style().set_property("width", "360px").unwrap();
-    settle().await;
+    let (root, _app) =
+        mount_in_frame(360, 844, move || view! { <MemoryPage initial=memory /> }).await;
     let table = by_testid(&root, "conventions");
     let scroller: web_sys::HtmlElement = table.parent_element().unwrap().unchecked_into();
     assert!(
-        scroller.scroll_width() > scroller.client_width(),
-        "the table should scroll inside its box at 360 px ({} <= {})",
+        scroller.scroll_width() <= scroller.client_width(),
+        "the table should fit its box at 360 px ({} > {})",
         scroller.scroll_width(),
         scroller.client_width()
     );
-    assert_eq!(computed(&scroller, "overflow-x"), "auto");
-    let rows = table.query_selector_all("tr").unwrap();
-    assert!(rows.length() > 1);
-    for i in 0..rows.length() {
-        let row: web_sys::Element = rows.item(i).unwrap().unchecked_into();
-        let first = row.first_element_child().unwrap();
-        assert_eq!(computed(&first, "position"), "sticky", "row {i}");
-        assert_ne!(
-            computed(&first, "background-color"),
-            "rgba(0, 0, 0, 0)",
-            "row {i}: a sticky cell needs an opaque background"
-        );
-    }
-    let numbers = table.query_selector_all("td.num").unwrap();
+    let numbers = table.query_selector_all("td.num, td").unwrap();
     for i in 0..numbers.length() {
         let cell: web_sys::HtmlElement = numbers.item(i).unwrap().unchecked_into();
         assert!(
-            cell.scroll_width() <= cell.client_width(),
+            cell.scroll_width() <= cell.client_width() + 1,
             "'{}' is cut off",
             cell.text_content().unwrap_or_default()
         );
