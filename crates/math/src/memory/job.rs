@@ -16,6 +16,7 @@ use super::model::models::{find_model, model_presets};
 use super::options::{
     Convention, Dtype, Mode, Moments, Offload, Optimizer, OptimizerStep, Precision, Recompute,
 };
+use super::recipe::param_gather_refused;
 use super::setup::{
     LoraTargets, ModelSpec, RunOptions, Setup, MAX_BATCH, MAX_DEGREE, MAX_FFN, MAX_HEADS,
     MAX_HIDDEN, MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
@@ -585,10 +586,6 @@ impl Job {
             .unwrap_or_else(|| LoraTargets::for_mode(self.mode))
     }
 
-    fn mode_trains_fully(&self) -> bool {
-        self.mode == Mode::Train
-    }
-
     /// Why option `key` says nothing about this job, in plain words, or `None` when it applies.
     /// The page disables such a control and shows the reason; the estimate ignores the value.
     pub fn not_applicable(&self, key: OptionKey) -> Option<&'static str> {
@@ -612,15 +609,10 @@ impl Job {
             keys::MOMENTS if matches!(self.precision, Precision::Autocast | Precision::Pure) => {
                 Some("Autocast and pure training keep the moments in the parameters' dtype")
             }
-            keys::FP8_PARAM_GATHER if !self.mode_trains_fully() || !self.precision.is_low() => {
-                Some("Only the FP8 and FP4 recipes keep quantized weights to gather")
+            keys::FP8_PARAM_GATHER if self.mode != Mode::Train => {
+                Some("Only full training keeps quantized weights to gather")
             }
-            keys::FP8_PARAM_GATHER if self.precision == Precision::Fp8Rowwise => {
-                Some("torchao gathers FP8 weights with tensorwise scaling only (fp8-current)")
-            }
-            keys::FP8_PARAM_GATHER if self.zero.0 == 0 => {
-                Some("Needs a sharded optimizer: ZeRO 1 or above (Megatron-LM's distributed optimizer, FSDP)")
-            }
+            keys::FP8_PARAM_GATHER => param_gather_refused(self.precision, self.zero.0),
             keys::LORA_RANK | keys::LORA_TARGETS | keys::LORA_DROPOUT | keys::ADAPTER_DTYPE
                 if !adapters =>
             {

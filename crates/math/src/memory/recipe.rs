@@ -240,6 +240,23 @@ impl Recipe {
     }
 }
 
+/// Why the FP8 (or FP4) all-gather of the parameters cannot be on with `precision` and ZeRO
+/// `stage`, as a sentence the page shows beside the option and the setup's refusal quotes; `None`
+/// when it can: it needs a recipe with quantized weights, tensorwise scales where torchao
+/// gathers, and a sharded optimizer.
+pub fn param_gather_refused(precision: Precision, stage: u8) -> Option<&'static str> {
+    match precision {
+        p if !p.is_low() => Some("Only the FP8 and FP4 recipes keep quantized weights to gather"),
+        Precision::Fp8Rowwise => {
+            Some("torchao gathers FP8 weights with tensorwise scaling only (fp8-current); rowwise gathers in BF16")
+        }
+        _ if stage == 0 => Some(
+            "Needs a sharded optimizer: ZeRO 1 or above (Megatron-LM's distributed optimizer, FSDP)",
+        ),
+        _ => None,
+    }
+}
+
 /// Why the recipe cannot run as asked on `cores`, if it cannot: the recipe still sizes, with
 /// this said beside it.
 pub fn unsupported(recipe: &Recipe, cores: LowPrecisionCores, gpu: &str) -> Option<String> {

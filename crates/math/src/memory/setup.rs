@@ -8,6 +8,7 @@ use super::options::{
     Convention, Dtype, Mode, Moments, Offload, Optimizer, OptimizerStep, Precision, Recompute,
     ZeroStage,
 };
+use super::recipe::param_gather_refused;
 use crate::numbers::Units;
 use serde::Serialize;
 
@@ -391,13 +392,14 @@ impl Setup {
         if !self.fp8_param_gather || self.mode != Mode::Train {
             return Ok(());
         }
-        let reason = match self.precision {
-            p if !p.is_low() => "needs an FP8 or FP4 recipe as the precision",
-            Precision::Fp8Rowwise => "works with tensorwise scaling only (torchao): rowwise recipes all-gather in BF16; fp8-current is the tensorwise recipe",
-            _ if self.zero.0 == 0 => "needs a sharded optimizer (ZeRO 1 or above, Megatron-LM's distributed optimizer, or FSDP)",
-            _ => return Ok(()),
-        };
-        refuse(FP8_PARAM_GATHER, "1".into(), reason)
+        match param_gather_refused(self.precision, self.zero.0) {
+            Some(why) => refuse(
+                FP8_PARAM_GATHER,
+                "1".into(),
+                &format!("cannot be on here. {why}"),
+            ),
+            None => Ok(()),
+        }
     }
 }
 
