@@ -47,6 +47,12 @@ step "native tests (the GPU kernels on lavapipe included)"
 # The app's own tests run in the browser (below): natively only its library's unit tests.
 cargo test --workspace --exclude bitbudget-app --locked
 cargo test -p bitbudget-app --lib --locked
+step "scripts/device_check.sh --quick (no GPU here: its CPU fallbacks, written only under target/)"
+committed() { cat docs/benchmarks.md validation/results-cuda.json 2>/dev/null | cksum; }
+before=$(committed)
+scripts/device_check.sh --quick --out target/device_check
+[ "$before" = "$(committed)" ] || { echo "device_check.sh changed committed results without a GPU" >&2; exit 1; }
+grep -q 'CPU FALLBACK' target/device_check/benchmarks-section.md
 step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, then the app"
 # The app's GPU tests run on Chromium's WebGPU over SwiftShader (webdriver.json), a CPU emulation:
 # slower than the runner's default 20 s per test allows.

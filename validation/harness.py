@@ -180,7 +180,7 @@ def build_model(setup):
     return model
 
 
-def run_training(setup, model, log):
+def run_training(setup, model, log, device="cpu"):
     trainable = [p for p in model.parameters() if p.requires_grad]
     opt_kwargs = {"lr": 1e-4, "weight_decay": 0.0}
     if setup["optimizer"] == "adamw-fused":
@@ -197,7 +197,7 @@ def run_training(setup, model, log):
         with log:
             ids = torch.randint(0, vocab, (b, s))
             log.set_phase(f"forward{step}")
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+            with torch.autocast(device, dtype=torch.bfloat16, enabled=autocast):
                 out = model(input_ids=ids, labels=ids)
             loss = out.loss
             del out
@@ -246,11 +246,13 @@ def cache_tensors(cache):
     return tensors
 
 
-def measure(setup):
+def measure(setup, device="cpu"):
+    """One setup's per-phase peaks by category: on fake tensors on the CPU device, or with
+    device="cuda" on real tensors on the GPU (cuda_check.py)."""
     started = time.time()
-    fake = FakeTensorMode(allow_non_fake_inputs=False)
+    where = FakeTensorMode(allow_non_fake_inputs=False) if device == "cpu" else torch.device(device)
     log = StorageLog()
-    with fake:
+    with where:
         model = build_model(setup)
         grad_keys = set()
         mark_gradients(model, log, grad_keys)
@@ -270,7 +272,7 @@ def measure(setup):
             extra["kv_cache_after_decode"] = sum(log.info[k]["bytes"] for k in after)
             grads, opt_keys = set(), set()
         else:
-            trainable, optimizer = run_training(setup, model, log)
+            trainable, optimizer = run_training(setup, model, log, device)
             cache_keys = set()
             grads = grad_keys
             opt_keys = keys_of_tensors(

@@ -519,3 +519,51 @@ async fn at_390_px_the_conventions_table_fits_without_a_sideways_swipe() {
         scroller.client_width()
     );
 }
+
+/// Context parallelism divides the activations; expert parallelism the routed experts; both
+/// travel in the URL, and a layout that cannot run says why.
+#[wasm_bindgen_test]
+async fn context_and_expert_parallel_fields_change_the_numbers_and_the_link() {
+    let q = parse_query(
+        "?tab=memory&model=llama-3-70b&tp=8&sequence-parallel=1&seq=65536&gpu=h100-80gb",
+    );
+    let (root, _app) = mount(q.memory, false);
+    settle().await;
+    let activations = bytes(&root, "activations");
+    type_into(&root, "input-cp", "4");
+    settle().await;
+    let ratio = activations as f64 / bytes(&root, "activations") as f64;
+    assert!(
+        (ratio - 4.0).abs() < 0.01,
+        "cp 4 divides the activations by {ratio}"
+    );
+    by_testid(&root, "part-activations").focus().unwrap();
+    settle().await;
+    assert_text_has(&root, "explain", "context parallel: 65536 tokens ÷ cp 4");
+    type_into(&root, "input-cp", "3");
+    settle().await;
+    assert_text_has(&root, "setup-error", "divisible by 2 × cp = 6");
+
+    let q = parse_query("?tab=memory&model=mixtral-8x7b&dp=8&gpu=h100-80gb");
+    let (root, _app) = mount(q.memory, true);
+    settle().await;
+    let weights = bytes(&root, "weights");
+    type_into(&root, "input-ep", "8");
+    settle().await;
+    assert!(
+        bytes(&root, "weights") < weights / 3,
+        "ep 8 holds an eighth of the experts"
+    );
+    by_testid(&root, "part-weights").focus().unwrap();
+    settle().await;
+    assert_text_has(&root, "explain", "in experts ÷ ep 8");
+    let href = address_bar().await;
+    assert!(href.contains("ep=8"), "{href}");
+    choose(&root, "input-etp", "2");
+    settle().await;
+    assert_text_has(&root, "setup-error", "must divide the 8 GPUs");
+    choose(&root, "input-etp", "auto");
+    type_into(&root, "input-ep", "3");
+    settle().await;
+    assert_text_has(&root, "setup-error", "does not divide the 8 routed experts");
+}

@@ -230,10 +230,7 @@ pub fn memory_frame(setup: &Setup, chart: MemoryChart) -> Frame {
             .label(),
         );
     }
-    parts.push(format!(
-        "dp {} × tp {} × pp {}",
-        setup.dp, setup.tp, setup.pp
-    ));
+    parts.push(setup.layout_text());
     parts.push(format!("batch {} × {} tokens", setup.batch, setup.seq));
     if setup.mode != Mode::Inference {
         parts.push(format!("recompute {}", setup.recompute.name()));

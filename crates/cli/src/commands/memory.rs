@@ -225,16 +225,14 @@ fn model_name(s: &Setup) -> String {
 fn to_text(s: &Setup, b: &Breakdown, advice: Option<&Advice>) -> String {
     let u = s.units;
     let mut out = format!(
-        "{} · {} params ({} trainable) · {} {} · {} · dp {} × tp {} × pp {} = {} GPUs\n",
+        "{} · {} params ({} trainable) · {} {} · {} · {} = {} GPUs\n",
         model_name(s),
         format_count(b.params),
         format_count(b.trainable_params),
         s.mode,
         s.dtype,
         s.zero.label(),
-        s.dp,
-        s.tp,
-        s.pp,
+        s.layout_text(),
         b.gpus
     );
     for part in Part::ALL {

@@ -237,6 +237,33 @@ fn activation_line(
     arch: &ModelArch,
     notes: &mut Vec<String>,
 ) -> Result<(Line, Work), MemoryError> {
+    let (line, work) = activation_line_of_one_gpu(setup, arch, notes)?;
+    if setup.cp == 1 {
+        return Ok((line, work));
+    }
+    Ok((
+        Line {
+            formula: format!(
+                "context parallel: {} tokens ÷ cp {} = {} per GPU; {}",
+                setup.seq,
+                setup.cp,
+                setup.seq / setup.cp,
+                line.formula
+            ),
+            why: format!("{} Context parallelism splits every sequence over {} GPUs (ring attention: each keeps its own chunk's keys and values and passes them round the ring), so each GPU stores the activations of its {} tokens.", line.why, setup.cp, setup.seq / setup.cp),
+            ..line
+        },
+        work,
+    ))
+}
+
+/// The activation line for the tokens one GPU holds (its chunk of each sequence under context
+/// parallelism).
+fn activation_line_of_one_gpu(
+    setup: &Setup,
+    arch: &ModelArch,
+    notes: &mut Vec<String>,
+) -> Result<(Line, Work), MemoryError> {
     let transformers = setup.mode != Mode::Inference && !fused_kernels(setup);
     if transformers {
         return hf_line(setup, arch);
@@ -278,7 +305,7 @@ fn activation_shape<'a>(setup: &Setup, arch: &'a ModelArch) -> ActivationShape<'
     ActivationShape {
         arch,
         batch: setup.batch,
-        seq: setup.seq,
+        seq: setup.seq / setup.cp,
         tp: setup.tp,
         sequence_parallel: setup.sequence_parallel,
         recompute: setup.recompute,
@@ -298,7 +325,7 @@ fn hf_line(setup: &Setup, arch: &ModelArch) -> Result<(Line, Work), MemoryError>
     let w = hf_activations(&HfShape {
         arch,
         batch: setup.batch,
-        seq: setup.seq,
+        seq: setup.seq / setup.cp,
         tp: setup.tp,
         recompute: setup.recompute,
         sdpa: setup.flash_attention,

@@ -267,7 +267,15 @@ impl MemoryOption {
 }
 
 fn is_degree(o: OptionKey) -> bool {
-    [keys::DP, keys::TP, keys::PP, keys::GPUS_PER_NODE].contains(&o)
+    [
+        keys::DP,
+        keys::TP,
+        keys::PP,
+        keys::CP,
+        keys::EP,
+        keys::GPUS_PER_NODE,
+    ]
+    .contains(&o)
 }
 
 fn set_model(j: &mut Job, text: &str) -> Result<(), String> {
@@ -447,6 +455,21 @@ pub const OPTIONS: &[MemoryOption] = &[
     count_option!(keys::DP, "Data-parallel degree", 1, MAX_DEGREE, Group::Job, |j| j.dp),
     count_option!(keys::TP, "Tensor-parallel degree", 1, MAX_DEGREE, Group::Job, |j| j.tp),
     count_option!(keys::PP, "Pipeline-parallel degree", 1, MAX_DEGREE, Group::Job, |j| j.pp),
+    count_option!(keys::CP, "Context-parallel degree: each sequence split over cp GPUs, keys and values passed round a ring (Megatron-LM, torchtitan)", 1, MAX_DEGREE, Group::Job, |j| j.cp),
+    count_option!(keys::EP, "Expert-parallel degree: the routed experts divided over ep of the dp × cp × tp GPUs (mixture-of-experts models)", 1, MAX_DEGREE, Group::Job, |j| j.ep),
+    MemoryOption {
+        name: keys::ETP,
+        help: "Expert tensor-parallel degree: each routed expert split over etp GPUs (auto = as tp, Megatron-LM's default)",
+        value_name: "N",
+        group: Group::Job,
+        kind: Kind::Text {
+            get: |j| auto_text(j.etp),
+            set: |j, t| {
+                j.etp = auto_count(t, MAX_DEGREE)?;
+                Ok(())
+            },
+        },
+    },
     flag_option!(keys::SEQUENCE_PARALLEL, "Megatron sequence parallelism", |j| j.sequence_parallel),
     count_option!(keys::BATCH, "Micro-batch per GPU (sequences)", 1, MAX_BATCH, Group::Job, |j| j.batch),
     count_option!(keys::SEQ, "Sequence length in tokens", 1, MAX_SEQ, Group::Job, |j| j.seq),
@@ -603,6 +626,10 @@ impl Job {
             keys::RECOMPUTE if serving => Some("Serving runs no backward pass, so nothing is recomputed"),
             keys::ZERO if serving => Some("ZeRO shards training state; serving replicas each hold the whole model"),
             keys::KV_DTYPE if !serving => Some("Only serving keeps a KV cache"),
+            keys::CP if serving => Some("Context parallelism is modelled for training; serving splits long prompts by chunked prefill (the Serve page)"),
+            keys::EP | keys::ETP if self.mode != Mode::Train => {
+                Some("Expert parallelism is modelled for full training of mixture-of-experts models")
+            }
             keys::MOMENTS if serving || adapters => {
                 Some("Only full training chooses the moments' type here (adapters keep FP32 moments)")
             }

@@ -50,6 +50,12 @@ keys! {
     TP = "tp", "tensor-parallel degree";
     /// Pipeline-parallel degree.
     PP = "pp", "pipeline-parallel degree";
+    /// Context-parallel degree.
+    CP = "cp", "context-parallel degree";
+    /// Expert-parallel degree.
+    EP = "ep", "expert-parallel degree";
+    /// Expert tensor-parallel degree.
+    ETP = "etp", "expert tensor-parallel degree";
     /// Sequence parallelism.
     SEQUENCE_PARALLEL = "sequence-parallel", "sequence parallelism";
     /// Micro-batch per GPU.

@@ -110,6 +110,15 @@ pub struct RunOptions {
     pub tp: u64,
     /// Pipeline-parallel degree.
     pub pp: u64,
+    /// Context-parallel degree: each sequence split over `cp` GPUs, attention exchanging keys
+    /// and values between them (ring attention, as Megatron-LM and torchtitan run it).
+    pub cp: u64,
+    /// Expert-parallel degree: the routed experts divided over `ep` GPUs of the data- and
+    /// context-parallel ranks (Megatron-LM's `--expert-model-parallel-size`).
+    pub ep: u64,
+    /// Expert tensor-parallel degree: each routed expert split over `etp` GPUs; `None` is the
+    /// tensor-parallel degree (Megatron-LM's default for `--expert-tensor-parallel-size`).
+    pub etp: Option<u64>,
     /// Megatron sequence parallelism (splits the norm and dropout activations over tp).
     pub sequence_parallel: bool,
     /// Micro-batch size per GPU (sequences).
@@ -164,6 +173,9 @@ impl Default for RunOptions {
             dp: 1,
             tp: 1,
             pp: 1,
+            cp: 1,
+            ep: 1,
+            etp: None,
             sequence_parallel: false,
             batch: 1,
             seq: 2048,
@@ -244,9 +256,42 @@ impl Setup {
         self
     }
 
-    /// GPUs in the job: dp × tp × pp.
+    /// GPUs in the job: dp × tp × pp × cp (expert parallelism reuses these GPUs).
     pub fn gpus(&self) -> u64 {
-        self.dp.saturating_mul(self.tp).saturating_mul(self.pp)
+        self.dp
+            .saturating_mul(self.tp)
+            .saturating_mul(self.pp)
+            .saturating_mul(self.cp)
+    }
+
+    /// The parallel layout in words: "dp 8 × tp 2 × pp 1", with "× cp 4" when context-parallel
+    /// and "; experts: ep 8 × etp 1" when the routed experts are laid out apart.
+    pub fn layout_text(&self) -> String {
+        let mut text = format!("dp {} × tp {} × pp {}", self.dp, self.tp, self.pp);
+        if self.cp > 1 {
+            text += &format!(" × cp {}", self.cp);
+        }
+        if self.experts_apart() {
+            text += &format!("; experts: ep {} × etp {}", self.ep, self.expert_tp());
+        }
+        text
+    }
+
+    /// The expert tensor-parallel degree: `etp`, or the tensor-parallel degree when unset.
+    pub fn expert_tp(&self) -> u64 {
+        self.etp.unwrap_or(self.tp)
+    }
+
+    /// The routed experts' data-parallel degree: the dp × cp × tp GPUs of a pipeline stage
+    /// divided into groups of ep × etp (Megatron-LM's expert data-parallel group).
+    pub fn expert_dp(&self) -> u64 {
+        (self.dp * self.cp * self.tp / (self.ep * self.expert_tp()).max(1)).max(1)
+    }
+
+    /// Whether the routed experts are laid out apart from the dense layers (an MoE model with
+    /// ep > 1 or an expert tensor-parallel degree other than tp).
+    pub fn experts_apart(&self) -> bool {
+        self.arch().is_some_and(|a| a.experts > 1) && (self.ep > 1 || self.expert_tp() != self.tp)
     }
 
     /// The architecture, when known.
@@ -264,6 +309,9 @@ impl Setup {
             (DP, self.dp),
             (TP, self.tp),
             (PP, self.pp),
+            (CP, self.cp),
+            (EP, self.ep),
+            (ETP, self.expert_tp()),
             (GPUS_PER_NODE, self.gpus_per_node),
         ] {
             if v == 0 {
@@ -283,6 +331,7 @@ impl Setup {
             return Err(E::GgufTraining { dtype: self.dtype });
         }
         self.validate_recipe()?;
+        self.validate_layout()?;
         let adapters = matches!(self.mode, Mode::Lora | Mode::Qlora);
         if adapters && !matches!(self.adapter_dtype, Dtype::Fp32 | Dtype::Bf16 | Dtype::Fp16) {
             return Err(E::BadValue {
@@ -400,6 +449,81 @@ impl Setup {
             ),
             None => Ok(()),
         }
+    }
+}
+
+impl Setup {
+    /// Checks context and expert parallelism against the mode, the attention kernel, the
+    /// sequence and the architecture, as Megatron-LM's argument checks do.
+    fn validate_layout(&self) -> Result<(), MemoryError> {
+        let refuse = |option: OptionKey, value: u64, reason: String| {
+            Err(MemoryError::BadValue {
+                option,
+                value: value.to_string(),
+                reason,
+            })
+        };
+        if self.cp > 1 {
+            if self.mode == Mode::Inference {
+                return refuse(CP, self.cp, "applies to training: serving splits long prompts by chunked prefill, on the Serve page".into());
+            }
+            if !self.flash_attention {
+                return refuse(CP, self.cp, "needs fused attention (FlashAttention or cuDNN, as Megatron-LM and torchtitan run ring attention): turn FlashAttention on".into());
+            }
+            if self.seq % (2 * self.cp) != 0 {
+                return refuse(CP, self.cp, format!("needs a sequence length divisible by 2 × cp = {}: each sequence is cut into 2 × cp chunks so that every GPU gets an equal share of the causal mask; {} is not", 2 * self.cp, self.seq));
+            }
+        }
+        let etp = self.expert_tp();
+        if self.ep == 1 && etp == self.tp {
+            return Ok(());
+        }
+        let Some(arch) = self.arch().filter(|a| a.experts > 1) else {
+            let (option, value) = if self.ep > 1 {
+                (EP, self.ep)
+            } else {
+                (ETP, etp)
+            };
+            return refuse(
+                option,
+                value,
+                "needs a mixture-of-experts model: this one has no routed experts".into(),
+            );
+        };
+        if self.mode != Mode::Train {
+            return refuse(
+                EP,
+                self.ep,
+                format!(
+                    "is modelled for full training; {} keeps ep 1 and etp as tp",
+                    self.mode
+                ),
+            );
+        }
+        if arch.experts % self.ep != 0 {
+            return Err(MemoryError::DoesNotDivide {
+                option: EP,
+                value: self.ep,
+                of: "routed experts",
+                total: arch.experts,
+            });
+        }
+        if arch.ffn % etp != 0 {
+            return Err(MemoryError::DoesNotDivide {
+                option: ETP,
+                value: etp,
+                of: "columns of each expert's feed-forward layer",
+                total: arch.ffn,
+            });
+        }
+        let ranks = self.dp.saturating_mul(self.cp).saturating_mul(self.tp);
+        if ranks % (self.ep * etp) != 0 {
+            return refuse(EP, self.ep, format!("× expert tensor-parallel {etp} = {} must divide the {ranks} GPUs of a pipeline stage (dp {} × cp {} × tp {}): the experts' groups are carved out of them (Megatron-LM)", self.ep * etp, self.dp, self.cp, self.tp));
+        }
+        if self.ep > 1 && self.tp > 1 && !self.sequence_parallel {
+            return refuse(EP, self.ep, "with tensor parallelism needs sequence parallelism, as Megatron-LM requires: turn sequence parallel on".into());
+        }
+        Ok(())
     }
 }
 

@@ -28,7 +28,7 @@ pub mod order;
 pub mod text;
 
 use self::comm::{Link, Shard, INFINIBAND_NDR_BYTES_PER_S};
-use self::flops::{arch_token_flops, params_token_flops, TokenFlops};
+use self::flops::{arch_token_flops, attention_core_forward, params_token_flops, TokenFlops};
 use super::error::MemoryError;
 use super::model::gpus::GpuPreset;
 use super::options::{Dtype, Mode, Offload, Recompute};
@@ -124,16 +124,23 @@ pub enum CommKind {
     Pipeline,
     /// Gradients, weights and updated parameters between GPU and CPU (ZeRO-Offload/Infinity).
     Offload,
+    /// Keys and values passed round the context-parallel ring.
+    ContextParallel,
+    /// Tokens dispatched to the experts' GPUs and combined back.
+    ExpertAllToAll,
 }
 
 impl CommKind {
-    /// Short name for prose: "data-parallel", "tensor-parallel", "pipeline", "offload".
+    /// Short name for prose: "data-parallel", "tensor-parallel", "pipeline", "offload",
+    /// "context-parallel", "expert all-to-all".
     pub const fn label(self) -> &'static str {
         match self {
             CommKind::DataParallel => "data-parallel",
             CommKind::TensorParallel => "tensor-parallel",
             CommKind::Pipeline => "pipeline",
             CommKind::Offload => "offload",
+            CommKind::ContextParallel => "context-parallel",
+            CommKind::ExpertAllToAll => "expert all-to-all",
         }
     }
 }
@@ -454,8 +461,12 @@ struct Wire<'a> {
     params: &'a StepParams,
     gpu: &'a GpuPreset,
     job: &'a StepInputs,
-    /// This GPU's share of the model for data-parallel and offload traffic.
+    /// This GPU's share of the model for data-parallel and offload traffic (with the experts
+    /// laid out apart: of the dense parameters, which reduce over dp × cp).
     shard: Shard,
+    /// This GPU's share of the routed experts, which reduce over the expert data-parallel
+    /// group, when they are laid out apart.
+    expert_shard: Option<Shard>,
     /// Bytes of one micro-batch's b·s·h activation.
     activation_bytes: f64,
 }
@@ -474,14 +485,20 @@ impl Wire<'_> {
         .ok_or_else(|| format!("{} has no host or GPU link figures", self.gpu.name))
     }
 
-    /// Gradients and ZeRO gathers over the tp·dp ranks; hidden behind `window` seconds of compute.
+    /// Gradients and ZeRO gathers over the dp × cp ranks (the routed experts' over their own
+    /// data-parallel group); hidden behind `window` seconds of compute.
     fn data_parallel(&self, window: f64) -> Result<Traffic, String> {
         let (s, m) = (self.setup, self.params.grad_accum_steps);
-        let bytes = comm::data_parallel_bytes(s.zero, s.dp, m, self.job.training, self.shard);
+        let group = s.dp * s.cp;
+        let dense = comm::data_parallel_bytes(s.zero, group, m, self.job.training, self.shard);
+        let experts = self.expert_shard.map_or(0.0, |shard| {
+            comm::data_parallel_bytes(s.zero, s.expert_dp(), m, self.job.training, shard)
+        });
+        let bytes = dense + experts;
         if bytes <= 0.0 {
             return Ok(None);
         }
-        let link = self.link(s.tp * s.dp)?;
+        let link = self.link(s.tp * group)?;
         let volume = match (self.job.training, s.zero.0) {
             (false, _) => "Ψ per micro-batch (ZeRO-3 weight gather)",
             (true, 0) => "2Ψ (gradient all-reduce)",
@@ -489,9 +506,20 @@ impl Wire<'_> {
             (true, 2) => "Ψ per micro-batch + Ψ (gradient reduce-scatters + weight all-gather)",
             (true, _) => "3Ψ per micro-batch (2 weight all-gathers + gradient reduce-scatter)",
         };
+        let group_text = match s.cp {
+            1 => format!("N = {} GPUs", s.dp),
+            cp => format!("N = dp {} × cp {cp} GPUs", s.dp),
+        };
+        let experts_text = if self.expert_shard.is_some() {
+            format!(
+                "; the routed experts' Ψ over their expert data-parallel group of {}",
+                s.expert_dp()
+            )
+        } else {
+            String::new()
+        };
         let formula = format!(
-            "{volume} × (N−1)/N, N = {} GPUs, over {}",
-            s.dp,
+            "{volume} × (N−1)/N, {group_text}{experts_text}, over {}",
             link.0.label()
         );
         let mut l = line(CommKind::DataParallel, bytes, link, formula);
@@ -502,6 +530,63 @@ impl Wire<'_> {
             "data-parallel traffic overlaps the backward pass: only the excess adds time"
         };
         Ok(Some((l, overlap)))
+    }
+
+    /// Keys and values round the context-parallel ring, hidden behind the attention core's
+    /// `window` seconds of compute.
+    fn context_parallel(&self, window: f64) -> Result<Traffic, String> {
+        let (s, m) = (self.setup, self.params.grad_accum_steps);
+        let Some(arch) = s.arch().filter(|_| s.cp > 1) else {
+            return Ok(None);
+        };
+        let chunk_tokens = s.batch as f64 * (s.seq / s.cp) as f64;
+        let kv_chunk = chunk_tokens * 2.0 * arch.kv_width() as f64 * wide_bytes(s);
+        let forwards = if s.recompute == Recompute::Full { 2 } else { 1 };
+        let layers = self.job.layers_on_stage;
+        let bytes = comm::context_parallel_bytes(
+            s.cp,
+            s.tp,
+            layers,
+            m,
+            kv_chunk,
+            self.job.training,
+            forwards,
+        );
+        let link = self.link(s.tp * s.cp)?;
+        let formula = format!(
+            "K and V of b·s/c tokens ÷ tp, passed c − 1 times per layer forward and twice that backward × {layers} layers × {m} micro-batches, c = {}, over {}",
+            s.cp,
+            link.0.label()
+        );
+        let mut l = line(CommKind::ContextParallel, bytes, link, formula);
+        l.exposed_seconds = (l.seconds - window).max(0.0);
+        Ok(Some((
+            l,
+            "ring attention passes keys and values while each chunk's attention is computed: only the excess over the attention core's time adds",
+        )))
+    }
+
+    /// Tokens to the experts' GPUs and back, on the critical path.
+    fn expert_all_to_all(&self) -> Result<Traffic, String> {
+        let (s, m) = (self.setup, self.params.grad_accum_steps);
+        let Some(arch) = s.arch().filter(|a| a.experts > 1 && s.ep > 1) else {
+            return Ok(None);
+        };
+        let tokens = s.batch as f64 * (s.seq / s.cp) as f64 / s.tp as f64;
+        let routed = tokens * arch.active_experts as f64 * arch.hidden as f64 * wide_bytes(s);
+        let moe_layers = arch.layers.saturating_sub(arch.dense_layers).div_ceil(s.pp);
+        let bytes = comm::expert_all_to_all_bytes(s.ep, moe_layers, m, routed, self.job.training);
+        let link = self.link(s.expert_tp() * s.ep)?;
+        let formula = format!(
+            "k = {} routed copies of b·s/(c·t) tokens × hidden, dispatched and combined forward and backward × {moe_layers} MoE layers × {m} micro-batches × (ep−1)/ep, ep = {}, over {}",
+            arch.active_experts,
+            s.ep,
+            link.0.label()
+        );
+        Ok(Some((
+            line(CommKind::ExpertAllToAll, bytes, link, formula),
+            "expert all-to-alls are not overlapped with compute (DeepSeek-V3's DualPipe hides them; not modelled)",
+        )))
     }
 
     /// Megatron all-reduces over the tp ranks, on the critical path.
@@ -616,7 +701,8 @@ fn timing(
     let m = params.grad_accum_steps as f64;
     let hardware_replica = job.flops.hardware() as f64 * replica_tokens as f64;
     let matmul_peak = low_precision_peak(setup, gpu, job, peak, assumptions);
-    let compute_s = hardware_replica / model_parallel / (matmul_peak * params.utilisation);
+    let compute_s =
+        hardware_replica / (model_parallel * setup.cp as f64) / (matmul_peak * params.utilisation);
     let bubble_s = compute_s * (setup.pp - 1) as f64 / m;
     let backward_s =
         compute_s * (job.flops.backward + job.flops.recompute) as f64 / job.flops.hardware() as f64;
@@ -625,6 +711,22 @@ fn timing(
     } else {
         backward_s
     };
+    // The attention core's share of the compute (forward, backward twice it), for ring attention.
+    let attention_window = setup.arch().map_or(0.0, |a| {
+        let core = 3 * a.layers as u128 * attention_core_forward(a, setup.seq);
+        compute_s * core as f64 / job.flops.hardware().max(1) as f64
+    });
+    let routed = setup
+        .arch()
+        .filter(|_| setup.experts_apart())
+        .map_or(0.0, |a| {
+            a.routed_expert_params() as f64 * job.trainable / job.params.max(1.0)
+        });
+    let routed_weights = setup
+        .arch()
+        .filter(|_| setup.experts_apart())
+        .map_or(0.0, |a| a.routed_expert_params() as f64);
+    let expert_parallel = (setup.expert_tp() * setup.ep * setup.pp) as f64;
 
     let wire = Wire {
         setup,
@@ -632,17 +734,28 @@ fn timing(
         gpu,
         job,
         shard: Shard {
-            grad_elems: job.trainable / model_parallel,
+            grad_elems: (job.trainable - routed) / model_parallel,
             grad_bytes: wide_bytes(setup),
-            weight_elems: job.params / model_parallel,
+            weight_elems: (job.params - routed_weights) / model_parallel,
             weight_bytes: weight_bytes(setup),
         },
-        activation_bytes: setup.batch as f64 * setup.seq as f64 * hidden as f64 * wide_bytes(setup),
+        expert_shard: setup.experts_apart().then(|| Shard {
+            grad_elems: routed / expert_parallel,
+            grad_bytes: wide_bytes(setup),
+            weight_elems: routed_weights / expert_parallel,
+            weight_bytes: weight_bytes(setup),
+        }),
+        activation_bytes: setup.batch as f64
+            * (setup.seq / setup.cp) as f64
+            * hidden as f64
+            * wide_bytes(setup),
     };
     let mut comm = Vec::new();
     for traffic in [
         wire.data_parallel(dp_window)?,
         wire.tensor_parallel()?,
+        wire.context_parallel(attention_window)?,
+        wire.expert_all_to_all()?,
         wire.pipeline()?,
         wire.offload()?,
     ]

@@ -157,10 +157,23 @@ fn ParallelismControls() -> impl IntoView {
                 <NumberField label="Tensor ∥" key="tp" hint="tensor-parallel degree" />
                 <NumberField label="Pipeline ∥" key="pp" hint="pipeline stages" />
             </div>
+            <div class="row3">
+                <NumberField label="Context ∥" key="cp" hint="GPUs each sequence is split over (ring attention)" />
+                <NumberField label="Expert ∥" key="ep" hint="GPUs the routed experts are divided over (MoE)" />
+                {bound_select("Expert tensor ∥", "etp", expert_tp_options(), |q| q.job.etp.map_or_else(|| "auto".to_string(), |n| n.to_string()), |q, v: String| { let _ = q.apply("etp", &v); })}
+            </div>
             {bound_select("Offload to CPU", "offload", names(Offload::ALL), |q| q.job.offload, |q, v| q.job.offload = v)}
             {bound_check("Sequence parallel", "sequence-parallel", |q| q.job.sequence_parallel, |q, v| q.job.sequence_parallel = v)}
         </fieldset>
     }
+}
+
+/// The expert tensor-parallel choices: as the tensor-parallel degree (Megatron-LM's default), or
+/// a power of two up to a node.
+fn expert_tp_options() -> Vec<(String, String)> {
+    std::iter::once(("auto".to_string(), "as tensor ∥".to_string()))
+        .chain([1, 2, 4, 8].map(|n: u64| (n.to_string(), n.to_string())))
+        .collect()
 }
 
 /// GPU, overhead, units.

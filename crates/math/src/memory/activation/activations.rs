@@ -87,12 +87,21 @@ fn per_token(a: &ModelArch, seq: u64, elem_bytes: u64, saved: Option<SavedInputs
         (Mlp::Swiglu, false) => 3 * f * w + f * lin,
         (Mlp::Swiglu, true) => 2 * f * lin,
     } * (a.active_experts.max(1) + a.shared_experts) as u128;
+    // MoE: each routed copy of a token is permuted to its expert and saved as the input of the
+    // expert's first matmul (Megatron-LM's token dispatcher and grouped MLP), and the router's
+    // logits and probabilities are FP32 (4 B each per expert). Even routing is assumed: with
+    // expert parallelism a GPU's experts receive, on average, as many token copies as it sends.
+    let moe = if a.experts > 1 {
+        a.active_experts as u128 * h * lin + 2 * a.experts as u128 * 4 * UNIT as u128
+    } else {
+        0
+    };
     // Softmax output (2as), dropout mask (as), dropout output (2as) per token in 16-bit bytes:
     // 5as bytes, 2.5 elements per head and key.
     let scores = 5 * a.heads as u128 * seq as u128 * w / 2;
     PerToken {
         replicated,
-        split: attention + mlp,
+        split: attention + mlp + moe,
         scores,
     }
 }

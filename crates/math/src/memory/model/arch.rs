@@ -316,6 +316,15 @@ impl ModelArch {
             + self.non_layer_params()
     }
 
+    /// Parameters of every routed expert in every MoE block (0 for a dense model): what expert
+    /// parallelism divides.
+    pub fn routed_expert_params(&self) -> u64 {
+        if self.experts <= 1 {
+            return 0;
+        }
+        self.main_layers() * self.experts * self.expert_params()
+    }
+
     /// Parameters a token actually passes through (MoE: only the routed and shared experts).
     pub fn active_params(&self) -> u64 {
         let inactive =

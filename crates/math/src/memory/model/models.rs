@@ -288,6 +288,17 @@ pub fn model_presets() -> Vec<ModelPreset> {
             },
             "mistralai/Mixtral-8x7B-v0.1 config.json",
         ),
+        p(
+            "mixtral-8x22b",
+            "Mixtral 8x22B",
+            "Mistral",
+            ModelArch {
+                experts: 8,
+                active_experts: 2,
+                ..llama(56, 6144, 48, 8, 16384, 32768, 65536)
+            },
+            "mistralai/Mixtral-8x22B-v0.1 config.json",
+        ),
         // Qwen2.5 config.json files (see `qwen2_5`).
         p(
             "qwen2.5-7b",

@@ -3,7 +3,7 @@
 //! histories, FP32 gradients, the FP32 master copy and Adam's moments in the chosen type. Each copy
 //! is a term of its part's formula; the weights' hover text says why each exists.
 
-use crate::memory::line::{params_text, state_line as line, why_optimizer, StateLines, WHY_GRADS};
+use crate::memory::line::{state_line as line, why_optimizer, StateLines, WHY_GRADS};
 use crate::memory::recipe::{unsupported, width_text, Recipe, AMAX_ROWS_PER_GEMM, UNIT};
 use crate::memory::setup::{MemoryError, Setup};
 use crate::memory::states::sharing::{
@@ -23,7 +23,8 @@ pub fn low_precision_states(
         share(setup, setup.zero.0 >= 2),
         share(setup, setup.zero.0 >= 1),
     );
-    let mp = (setup.tp * setup.pp) as u128;
+    let model_parallel = share(setup, false);
+    let routed = setup.arch().map_or(0, |a| a.routed_expert_params());
     let cores = setup.gpu.as_ref().map(|g| g.low_precision);
     notes.push(format!(
         "the {} recipe follows {}",
@@ -68,37 +69,42 @@ pub fn low_precision_states(
         setup.dtype.to_string().to_uppercase()
     };
     let hp_count = if gather { params - quantized } else { params };
-    let hp = (hp_count as u128 * hp_bytes as u128).div_ceil(ws.divisor as u128);
-    let mut terms = vec![format!(
-        "{hp_bytes} B {hp_name} × {}{}",
-        params_text(hp_count),
-        ws.text
+    // The routed experts are block linears: with the FP8 gather none of them stays 16-bit.
+    let hp_experts = if gather { 0 } else { routed };
+    let hp = ws.divide_part(hp_count as u128 * hp_bytes as u128, hp_count, hp_experts);
+    let mut terms = vec![ws.of_part(
+        &format!("{hp_bytes} B {hp_name}"),
+        hp_count,
+        hp_experts,
+        "params",
     )];
     let orientations = recipe.orientations(cores);
     let width = recipe.weight_format.width();
     // Without the FP8 gather each layer's copies are made from its gathered weight and saved for
     // its backward pass: whole on every data-parallel rank.
-    let copy_divisor = if gather { ws.divisor as u128 } else { mp };
-    let copies = (quantized as u128 * orientations as u128 * width as u128)
-        .div_ceil(UNIT as u128 * copy_divisor);
+    let copy_share = if gather { &ws } else { &model_parallel };
+    let copies = copy_share
+        .divide_part(
+            quantized as u128 * orientations as u128 * width as u128,
+            quantized,
+            routed,
+        )
+        .div_ceil(UNIT as u128);
     if orientations > 0 {
         let which = if orientations == 2 {
             "both orientations"
         } else {
             "one layout"
         };
-        let split = if gather {
-            ws.text.clone()
-        } else if mp > 1 {
-            format!(" ÷ tp {} × pp {}", setup.tp, setup.pp)
-        } else {
-            String::new()
-        };
-        terms.push(format!(
-            "{orientations} × {} B {} ({which}) × {} block linears{split}",
-            width_text(width),
-            recipe.weight_format.label(),
-            format_count(quantized)
+        terms.push(copy_share.of_part(
+            &format!(
+                "{orientations} × {} B {} ({which})",
+                width_text(width),
+                recipe.weight_format.label()
+            ),
+            quantized,
+            routed,
+            "block linears",
         ));
     }
     let amax = match setup.arch() {
@@ -142,10 +148,10 @@ pub fn low_precision_states(
             recipe.precision
         ));
     }
-    let grads = (n * 4).div_ceil(gs.divisor as u128);
+    let grads = gs.divide(n * 4);
     let gradients = line(
         grads,
-        format!("4 B FP32 × {}{}", params_text(params), gs.text),
+        gs.of("4 B FP32", params, "params"),
         &format!("{WHY_GRADS} FP8 and FP4 recipes keep them in FP32 (Megatron-LM's main gradients, DeepSeek-V3 section 3.3.3, the NVFP4 paper section 4.1)."),
         setup,
     )?;
@@ -160,8 +166,8 @@ pub fn low_precision_states(
         format!("4 B FP32 master + {states}")
     };
     let optimizer = line(
-        (master + moments).div_ceil(os.divisor as u128),
-        format!("{text} × {}{}", params_text(params), os.text),
+        os.divide(master + moments),
+        os.of(&text, params, "params"),
         &why_optimizer(setup),
         setup,
     )?;
@@ -171,9 +177,7 @@ pub fn low_precision_states(
         optimizer,
         trainable: params,
         cpu: 0,
-        step_temporaries: crate::memory::line::to_u64(step_temporaries(
-            setup, params, 4, os.divisor,
-        ))?,
+        step_temporaries: crate::memory::line::to_u64(step_temporaries(setup, params, 4, &os))?,
     };
     let grad_bucket = setup
         .arch()

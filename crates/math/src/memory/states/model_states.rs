@@ -154,13 +154,10 @@ fn train_states(setup: &Setup, params: u64, per: PerParam) -> Result<StateLines,
         share(setup, setup.zero.0 >= 1),
     );
     let n = params as u128;
-    let weights = (n * per.weight_bits as u128)
-        .div_ceil(8)
-        .div_ceil(ws.divisor as u128);
+    let weights = ws.divide((n * per.weight_bits as u128).div_ceil(8));
     let accum = if setup.fp32_grad_accum { 4 } else { 0 };
-    let grads = (n * (per.grad_bytes + accum) as u128).div_ceil(gs.divisor as u128);
-    let optimizer = (per.optimizer)(params).div_ceil(os.divisor as u128);
-    let p = params_text(params);
+    let grads = gs.divide(n * (per.grad_bytes + accum) as u128);
+    let optimizer = os.divide((per.optimizer)(params));
     let accum_text = if accum > 0 {
         " + 4 B FP32 accumulation"
     } else {
@@ -169,30 +166,33 @@ fn train_states(setup: &Setup, params: u64, per: PerParam) -> Result<StateLines,
     let mut lines = StateLines {
         weights: line(
             weights,
-            format!("{} B × {p}{}", per.weight_bits as f64 / 8.0, ws.text),
+            ws.of(
+                &format!("{} B", per.weight_bits as f64 / 8.0),
+                params,
+                "params",
+            ),
             WHY_WEIGHTS,
             setup,
         )?,
         gradients: line(
             grads,
-            format!("{} B{accum_text} × {p}{}", per.grad_bytes, gs.text),
+            gs.of(
+                &format!("{} B{accum_text}", per.grad_bytes),
+                params,
+                "params",
+            ),
             WHY_GRADS,
             setup,
         )?,
         optimizer: line(
             optimizer,
-            format!("{} × {p}{}", per.optimizer_text, os.text),
+            os.of(&per.optimizer_text, params, "params"),
             &why_optimizer(setup),
             setup,
         )?,
         trainable: params,
         cpu: 0,
-        step_temporaries: to_u64(step_temporaries(
-            setup,
-            params,
-            per.stepped_bytes,
-            os.divisor,
-        ))?,
+        step_temporaries: to_u64(step_temporaries(setup, params, per.stepped_bytes, &os))?,
     };
     let grad_bucket = setup.arch().map(|a| {
         a.largest_layer_params().div_ceil(setup.tp) as u128 * (per.grad_bytes + accum) as u128
@@ -252,10 +252,9 @@ fn adapter_states(
         )
     };
     let ab = setup.adapter_dtype.bits().div_ceil(8);
-    let weights = (base + (ab * adapters) as u128).div_ceil(ws.divisor as u128);
-    let grads = ((ab * adapters) as u128).div_ceil(gs.divisor as u128);
-    let optimizer =
-        optimizer_bytes(setup.optimizer, adapters, false, 4).div_ceil(os.divisor as u128);
+    let weights = ws.divide(base + (ab * adapters) as u128);
+    let grads = gs.divide((ab * adapters) as u128);
+    let optimizer = os.divide(optimizer_bytes(setup.optimizer, adapters, false, 4));
     let a = format!(
         "{} adapter params (rank {})",
         format_count(adapters),
@@ -286,7 +285,7 @@ fn adapter_states(
         )?,
         trainable: adapters,
         cpu: 0,
-        step_temporaries: to_u64(step_temporaries(setup, adapters, ab, os.divisor))?,
+        step_temporaries: to_u64(step_temporaries(setup, adapters, ab, &os))?,
     };
     let grad_bucket = Some((ab * adapters.div_ceil(arch.layers)) as u128);
     apply_offload(
@@ -352,12 +351,7 @@ fn inference_states(
         why: why.into(),
     };
     let mut lines = StateLines {
-        weights: line(
-            bytes.div_ceil(ws.divisor as u128),
-            formula,
-            WHY_WEIGHTS,
-            setup,
-        )?,
+        weights: line(ws.divide(bytes), formula, WHY_WEIGHTS, setup)?,
         gradients: zero("Serving does no backward pass: no gradients."),
         optimizer: zero("Serving does not update weights: no optimizer."),
         trainable: 0,

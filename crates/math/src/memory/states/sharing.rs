@@ -6,7 +6,7 @@
 use crate::memory::line::{to_u64, Line, StateLines};
 use crate::memory::options::{Offload, Optimizer, OptimizerStep};
 use crate::memory::setup::{MemoryError, Setup};
-use crate::numbers::format_bytes;
+use crate::numbers::{format_bytes, format_count};
 
 /// Adam's or SGD's moments for `n` parameters of `elem` bytes (`torch.zeros_like(p)` in
 /// `torch.optim`), or bitsandbytes' 8-bit states plus an FP32 absmax per 256-element block.
@@ -37,42 +37,148 @@ pub(crate) fn moments_text(opt: Optimizer, elem: u64) -> String {
 /// `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`): one temporary per stepped
 /// tensor, `n` elements of `elem` bytes. Fused kernels, bitsandbytes' 8-bit Adam and SGD (without
 /// weight decay) allocate none; an offloaded optimizer steps on the CPU.
-pub(crate) fn step_temporaries(setup: &Setup, n: u64, elem: u64, divisor: u64) -> u128 {
+pub(crate) fn step_temporaries(setup: &Setup, n: u64, elem: u64, share: &Share) -> u128 {
     let foreach_adam = setup.optimizer_step == OptimizerStep::Foreach
         && setup.optimizer == Optimizer::Adamw
         && setup.offload == Offload::None;
     if foreach_adam {
-        (n as u128 * elem as u128).div_ceil(divisor as u128)
+        share.divide(n as u128 * elem as u128)
     } else {
         0
     }
 }
 
-/// How a per-GPU share is divided: text and divisor.
+/// How a state is divided over the GPUs: by tensor and pipeline parallelism, and by ZeRO over
+/// the data- and context-parallel ranks when sharded; an MoE model's routed experts laid out
+/// apart (expert parallelism) by expert tensor parallelism, expert parallelism and pipeline
+/// stages, and by ZeRO over the expert data-parallel ranks.
 pub(crate) struct Share {
+    /// The dense (non-expert) parameters' divisor.
     pub divisor: u64,
+    /// Its words, " ÷ tp 2 × pp 4 ÷ dp 8 (ZeRO-3)" (empty for 1).
     pub text: String,
+    /// The routed experts, when laid out apart from the dense parameters.
+    experts: Option<ExpertShare>,
+}
+
+/// The routed experts' part of a [`Share`].
+struct ExpertShare {
+    /// Routed expert parameters and all parameters of the model.
+    params: u64,
+    of: u64,
+    divisor: u64,
+    text: String,
+}
+
+/// " ÷ a × b ÷ c (ZeRO-3)" from named degrees (those of 1 left out) and the sharded group.
+fn divisor_text(model: &[(&str, u64)], sharded: Option<(&str, u64, String)>) -> (u64, String) {
+    let kept: Vec<String> = model
+        .iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    let mut divisor: u64 = model.iter().map(|(_, n)| *n).product();
+    let mut parts = Vec::new();
+    if !kept.is_empty() {
+        parts.push(kept.join(" × "));
+    }
+    if let Some((name, n, label)) = sharded.filter(|s| s.1 > 1) {
+        parts.push(format!("{name} ({label})"));
+        divisor *= n;
+    }
+    let text = if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ÷ {}", parts.join(" ÷ "))
+    };
+    (divisor, text)
 }
 
 pub(crate) fn share(setup: &Setup, sharded: bool) -> Share {
-    let mp = setup.tp * setup.pp;
-    let mut parts = Vec::new();
-    if mp > 1 {
-        parts.push(format!("tp {} × pp {}", setup.tp, setup.pp));
-    }
-    let dp = if sharded && setup.dp > 1 {
-        parts.push(format!("dp {} ({})", setup.dp, setup.zero.label()));
-        setup.dp
-    } else {
-        1
+    let zero = setup.zero.label();
+    let group = setup.dp * setup.cp;
+    let group_name = match setup.cp {
+        1 => format!("dp {}", setup.dp),
+        cp => format!("dp {} × cp {cp}", setup.dp),
     };
+    let (divisor, text) = divisor_text(
+        &[("tp", setup.tp), ("pp", setup.pp)],
+        sharded.then(|| (group_name.as_str(), group, zero.to_string())),
+    );
+    let experts = setup.experts_apart().then(|| {
+        let arch = setup.arch().expect("experts apart need an architecture");
+        let edp = setup.expert_dp();
+        let edp_name = format!("edp {edp}");
+        let (divisor, text) = divisor_text(
+            &[
+                ("etp", setup.expert_tp()),
+                ("ep", setup.ep),
+                ("pp", setup.pp),
+            ],
+            sharded.then(|| (edp_name.as_str(), edp, zero.to_string())),
+        );
+        ExpertShare {
+            params: arch.routed_expert_params(),
+            of: arch.params().max(1),
+            divisor,
+            text,
+        }
+    });
     Share {
-        divisor: mp * dp,
-        text: if parts.is_empty() {
-            String::new()
-        } else {
-            format!(" ÷ {}", parts.join(" ÷ "))
-        },
+        divisor,
+        text,
+        experts,
+    }
+}
+
+impl Share {
+    /// One GPU's bytes of a state of `bytes` over the whole model: the routed experts' share
+    /// (in proportion to their parameters) divided as the experts are, the rest as the dense
+    /// layers; each part rounded up.
+    pub fn divide(&self, bytes: u128) -> u128 {
+        match &self.experts {
+            None => bytes.div_ceil(self.divisor as u128),
+            Some(e) => self.divide_part(bytes, e.of, e.params),
+        }
+    }
+
+    /// [`Share::divide`] of a state of `bytes` over `count` parameters of which `experts` are
+    /// routed experts' (e.g. the block linears an FP8 recipe quantizes).
+    pub fn divide_part(&self, bytes: u128, count: u64, experts: u64) -> u128 {
+        match &self.experts {
+            Some(e) if count > 0 => {
+                let experts = bytes * experts.min(count) as u128 / count as u128;
+                (bytes - experts).div_ceil(self.divisor as u128)
+                    + experts.div_ceil(e.divisor as u128)
+            }
+            _ => bytes.div_ceil(self.divisor as u128),
+        }
+    }
+
+    /// "`per` × `count` `what`" and how it is divided: "2 B × 8.03B params ÷ tp 2", or with the
+    /// experts apart "2 B × (12.1B dense ÷ tp 2 + 39.1B in experts ÷ ep 8)".
+    pub fn of(&self, per: &str, count: u64, what: &str) -> String {
+        let experts = self.experts.as_ref().map_or(0, |e| {
+            (count as u128 * e.params as u128 / e.of as u128) as u64
+        });
+        self.of_part(per, count, experts, what)
+    }
+
+    /// [`Share::of`] for `count` parameters of which `experts` are routed experts'.
+    pub fn of_part(&self, per: &str, count: u64, experts: u64, what: &str) -> String {
+        match &self.experts {
+            Some(e) if experts > 0 => {
+                let experts = experts.min(count);
+                format!(
+                    "{per} × ({} dense{} + {} in experts{})",
+                    format_count(count - experts),
+                    self.text,
+                    format_count(experts),
+                    e.text
+                )
+            }
+            _ => format!("{per} × {} {what}{}", format_count(count), self.text),
+        }
     }
 }
 

@@ -149,6 +149,51 @@ pub fn pipeline_bytes(
     directions * micro_batches as f64 * activation_bytes / tp as f64
 }
 
+/// Context-parallel bytes one GPU sends per step, for ring attention (Megatron-LM's default
+/// point-to-point context parallelism, torchtitan's ring): in each layer's forward pass every GPU
+/// passes its chunk's keys and values (`kv_chunk_bytes`: 2 · b·s/c tokens · KV width, split over
+/// tp by heads) round the ring c − 1 times; the backward pass passes them again and their
+/// gradients back (twice the forward's volume); `forward_passes` counts a recomputed forward.
+/// 0 without context parallelism.
+pub fn context_parallel_bytes(
+    cp: u64,
+    tp: u64,
+    layers_on_stage: u64,
+    micro_batches: u64,
+    kv_chunk_bytes: f64,
+    training: bool,
+    forward_passes: u64,
+) -> f64 {
+    if cp <= 1 {
+        return 0.0;
+    }
+    let passes = forward_passes as f64 + if training { 2.0 } else { 0.0 };
+    (cp - 1) as f64 * kv_chunk_bytes / tp as f64
+        * passes
+        * layers_on_stage as f64
+        * micro_batches as f64
+}
+
+/// Expert-parallel all-to-all bytes one GPU sends per step: each MoE layer dispatches the k
+/// routed copies of every token it holds (`routed_bytes`: tokens on this GPU × k × hidden ×
+/// bytes per element) to the experts' GPUs and combines the results back, in the forward pass
+/// and (their gradients) in the backward pass; under even routing (ep − 1)/ep of them leave the
+/// GPU (Megatron-LM's all-to-all token dispatcher).
+pub fn expert_all_to_all_bytes(
+    ep: u64,
+    moe_layers_on_stage: u64,
+    micro_batches: u64,
+    routed_bytes: f64,
+    training: bool,
+) -> f64 {
+    let directions = if training { 4.0 } else { 2.0 };
+    ring_fraction(ep)
+        * directions
+        * moe_layers_on_stage as f64
+        * micro_batches as f64
+        * routed_bytes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +221,23 @@ mod tests {
         let ddp = data_parallel_bytes(ZeroStage(0), 8, 4, true, shard(1e9));
         let z2 = data_parallel_bytes(ZeroStage(2), 8, 4, true, shard(1e9));
         assert_eq!(z2 / ddp, 5.0 / 2.0);
+    }
+
+    #[test]
+    fn ring_attention_passes_each_chunk_round_the_ring() {
+        // 4 GPUs: each chunk moves 3 times forward; backward twice that.
+        assert_eq!(context_parallel_bytes(4, 1, 1, 1, 1e6, true, 1), 9e6);
+        assert_eq!(
+            context_parallel_bytes(4, 2, 10, 2, 1e6, true, 2),
+            3.0 * 5e5 * 4.0 * 20.0
+        );
+        assert_eq!(context_parallel_bytes(1, 1, 10, 1, 1e6, true, 1), 0.0);
+    }
+
+    #[test]
+    fn the_all_to_all_sends_what_leaves_the_gpu() {
+        assert_eq!(expert_all_to_all_bytes(8, 1, 1, 8e6, true), 7e6 * 4.0);
+        assert_eq!(expert_all_to_all_bytes(1, 10, 1, 8e6, true), 0.0);
     }
 
     #[test]

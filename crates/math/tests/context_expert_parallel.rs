@@ -1,0 +1,200 @@
+//! Context and expert parallelism: what each divides, the traffic each adds to a step, and the
+//! messages for layouts that cannot run.
+
+use bitbudget_math::memory::step::{step_time, CommKind, StepParams};
+use bitbudget_math::memory::{estimate, find_gpu, Mode, ModelSpec, Precision, Setup, ZeroStage};
+
+fn setup(id: &str) -> Setup {
+    let mut s = Setup::new(ModelSpec::preset(id).unwrap());
+    s.gpu = find_gpu("h100-80gb");
+    s
+}
+
+fn refusal(s: &Setup) -> String {
+    s.validate().unwrap_err().to_string()
+}
+
+#[test]
+fn context_parallelism_divides_every_layers_activations_and_the_logits() {
+    let long = |cp| {
+        setup("llama-3-70b").with(|r| {
+            (r.seq, r.tp, r.sequence_parallel, r.cp, r.dp) = (131072, 8, true, cp, 1);
+            r.zero = ZeroStage(1);
+        })
+    };
+    let one = estimate(&long(1)).unwrap();
+    let eight = estimate(&long(8)).unwrap();
+    let ratio = one.activations.bytes as f64 / eight.activations.bytes as f64;
+    assert!((ratio - 8.0).abs() < 0.01, "{ratio}");
+    assert!(eight
+        .activations
+        .formula
+        .starts_with("context parallel: 131072 tokens ÷ cp 8 = 16384 per GPU"));
+    // The weights are whole on every context-parallel rank; ZeRO shards over dp × cp.
+    assert_eq!(one.weights.bytes, eight.weights.bytes);
+    let shards = one.optimizer.bytes as f64 / eight.optimizer.bytes as f64;
+    assert!((shards - 8.0).abs() < 1e-6, "{shards}");
+    assert!(eight.optimizer.formula.contains("dp 1 × cp 8 (ZeRO-1)"));
+    assert_eq!(long(8).gpus(), 64);
+}
+
+#[test]
+fn ring_attention_traffic_is_in_the_step_time() {
+    let s = setup("llama-3-70b").with(|r| {
+        (r.seq, r.tp, r.sequence_parallel, r.cp) = (32768, 8, true, 4);
+    });
+    let t = step_time(&s, &StepParams::default()).unwrap();
+    let timing = t.timing.unwrap();
+    let ring = timing
+        .comm
+        .iter()
+        .find(|c| c.kind == CommKind::ContextParallel)
+        .expect("a context-parallel line");
+    // K and V of 8192 tokens × 1024 (8 KV heads × 128) × 2 B ÷ tp 8, 3 times forward and 6 back,
+    // over 80 layers.
+    let expected = 3.0 * (2.0 * 8192.0 * 1024.0 * 2.0 / 8.0) * 3.0 * 80.0;
+    assert!(
+        (ring.bytes - expected).abs() < 1.0,
+        "{} vs {expected}",
+        ring.bytes
+    );
+    assert!(ring.exposed_seconds <= ring.seconds);
+    assert_eq!(CommKind::ContextParallel.label(), "context-parallel");
+}
+
+#[test]
+fn context_parallel_layouts_that_cannot_run_say_why() {
+    let s = setup("llama-3-8b").with(|r| (r.cp, r.seq) = (3, 8192));
+    assert!(
+        refusal(&s).contains("divisible by 2 × cp = 6"),
+        "{}",
+        refusal(&s)
+    );
+    let s = setup("llama-3-8b").with(|r| (r.cp, r.flash_attention) = (2, false));
+    assert!(
+        refusal(&s).contains("needs fused attention"),
+        "{}",
+        refusal(&s)
+    );
+    let s = setup("llama-3-8b").with(|r| (r.cp, r.mode) = (2, Mode::Inference));
+    assert!(
+        refusal(&s).contains("applies to training"),
+        "{}",
+        refusal(&s)
+    );
+    let s = setup("llama-3-8b").with(|r| r.cp = 0);
+    assert!(
+        refusal(&s).contains("context-parallel degree is 0"),
+        "{}",
+        refusal(&s)
+    );
+}
+
+#[test]
+fn expert_parallelism_divides_the_routed_experts_alone() {
+    let ep = |ep| {
+        setup("mixtral-8x7b").with(|r| {
+            (r.dp, r.ep) = (8, ep);
+        })
+    };
+    let arch = ep(1).arch().unwrap().clone();
+    let (all, routed) = (arch.params(), arch.routed_expert_params());
+    assert!(routed > all / 2 && routed < all);
+    let one = estimate(&ep(1)).unwrap();
+    let eight = estimate(&ep(8)).unwrap();
+    assert_eq!(one.weights.bytes, 2 * all);
+    let expected = 2 * (all - routed) + (2 * routed).div_ceil(8);
+    assert!(
+        eight.weights.bytes.abs_diff(expected) <= 1,
+        "{} vs {expected}",
+        eight.weights.bytes
+    );
+    assert!(
+        eight.weights.formula.contains("in experts ÷ ep 8"),
+        "{}",
+        eight.weights.formula
+    );
+    // The optimizer: the experts' ZeRO group is what is left of dp × cp × tp after ep × etp.
+    let sharded = estimate(&ep(4).with(|r| r.zero = ZeroStage(1))).unwrap();
+    assert!(
+        sharded.optimizer.formula.contains("ep 4 ÷ edp 2 (ZeRO-1)"),
+        "{}",
+        sharded.optimizer.formula
+    );
+}
+
+#[test]
+fn the_expert_all_to_all_is_in_the_step_time() {
+    let s = setup("mixtral-8x7b").with(|r| (r.dp, r.ep, r.seq) = (8, 8, 4096));
+    let timing = step_time(&s, &StepParams::default())
+        .unwrap()
+        .timing
+        .unwrap();
+    let a2a = timing
+        .comm
+        .iter()
+        .find(|c| c.kind == CommKind::ExpertAllToAll)
+        .expect("an all-to-all line");
+    // 4096 tokens × 2 routed copies × 4096 × 2 B, 4 directions × 32 layers × 7/8.
+    let expected = 4096.0 * 2.0 * 4096.0 * 2.0 * 4.0 * 32.0 * 7.0 / 8.0;
+    assert!(
+        (a2a.bytes - expected).abs() < 1.0,
+        "{} vs {expected}",
+        a2a.bytes
+    );
+    assert_eq!(CommKind::ExpertAllToAll.label(), "expert all-to-all");
+}
+
+#[test]
+fn deepseek_v3_trains_with_its_published_layout() {
+    // DeepSeek-V3 technical report, section 3.2.1: 16-way pipeline, 64-way expert parallelism
+    // over 8 nodes, ZeRO-1 data parallelism, no tensor parallelism, on 2048 GPUs.
+    let s = setup("deepseek-v3").with(|r| {
+        (r.pp, r.ep, r.dp, r.zero) = (16, 64, 128, ZeroStage(1));
+        r.precision = Precision::Fp8Blockwise;
+    });
+    assert_eq!(s.gpus(), 2048);
+    let b = estimate(&s).unwrap();
+    assert!(
+        b.weights.formula.contains("in experts"),
+        "{}",
+        b.weights.formula
+    );
+    // 4 of the 256 routed experts of each layer per GPU: far under an 80 GB GPU's memory for
+    // the model states.
+    let states = b.weights.bytes + b.gradients.bytes + b.optimizer.bytes;
+    assert!(states < 40_000_000_000, "{states}");
+}
+
+#[test]
+fn expert_layouts_that_cannot_run_say_why() {
+    let s = setup("mixtral-8x7b").with(|r| (r.dp, r.ep) = (6, 3));
+    assert_eq!(
+        refusal(&s),
+        "expert-parallel degree 3 does not divide the 8 routed experts"
+    );
+    let s = setup("mixtral-8x7b").with(|r| (r.dp, r.ep) = (4, 8));
+    assert!(
+        refusal(&s).contains("must divide the 4 GPUs of a pipeline stage"),
+        "{}",
+        refusal(&s)
+    );
+    let s = setup("llama-3-8b").with(|r| (r.dp, r.ep) = (2, 2));
+    assert!(
+        refusal(&s).contains("needs a mixture-of-experts model"),
+        "{}",
+        refusal(&s)
+    );
+    let s = setup("mixtral-8x7b").with(|r| (r.dp, r.tp, r.ep) = (2, 2, 2));
+    assert!(
+        refusal(&s).contains("needs sequence parallelism"),
+        "{}",
+        refusal(&s)
+    );
+    let s = setup("mixtral-8x7b").with(|r| (r.dp, r.ep, r.mode) = (2, 2, Mode::Lora));
+    assert!(
+        refusal(&s).contains("modelled for full training"),
+        "{}",
+        refusal(&s)
+    );
+}
