@@ -6,4 +6,5 @@ pub mod bit_row;
 pub mod canvas_chart;
 pub mod fields;
 pub mod page_intro;
+pub mod parallel_layout;
 pub mod term;

@@ -111,6 +111,12 @@ fn check_numbers(root: &web_sys::HtmlElement, n: u8) {
         }
         Widget::Scenario(s) => scenario_rows_match(root, n, s),
         Widget::Fp8 => scenario_rows_match(root, n, &FP8_RECIPES),
+        Widget::Layout(s) => {
+            scenario_rows_match(root, n, s);
+            // The chosen row (TP 8 × CP 4 × DP 2) drawn as a grid, its first GPU described.
+            assert_text_has(root, "layout-holds", "GPU 1 of 64");
+            assert_text_has(root, "layout-holds", "context-parallel rank 1 of 4");
+        }
         Widget::Quantize => {
             let w = &worked(false)[0];
             assert_eq!(
@@ -418,4 +424,31 @@ async fn the_chapter_keys_work_with_the_focus_outside_the_page() {
     body.dispatch_event(&ev).unwrap();
     settle().await;
     assert!(heading(&root).starts_with("4. "), "{}", heading(&root));
+}
+
+/// The parallelism chapter's grid follows the chosen row and the GPU typed in.
+#[wasm_bindgen_test]
+async fn the_parallelism_chapter_draws_the_chosen_layout() {
+    let (root, _app) = mount(Chapter::new(Chapter::COUNT).unwrap(), false);
+    settle().await;
+    assert!(
+        heading(&root).contains("5D parallelism"),
+        "{}",
+        heading(&root)
+    );
+    click(&root, "learn-choose-2");
+    settle().await;
+    assert_text_has(
+        &root,
+        "layout-holds",
+        "pipeline stage 1 of 4: layers 1–20 of 80",
+    );
+    type_into(&root, "layout-gpu", "17");
+    settle().await;
+    assert_text_has(&root, "layout-holds", "GPU 17 of 64: node 3, GPU 1 in it");
+    assert_text_has(
+        &root,
+        "layout-holds",
+        "pipeline stage 2 of 4: layers 21–40 of 80",
+    );
 }

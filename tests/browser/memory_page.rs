@@ -567,3 +567,49 @@ async fn context_and_expert_parallel_fields_change_the_numbers_and_the_link() {
     settle().await;
     assert_text_has(&root, "setup-error", "does not divide the 8 routed experts");
 }
+
+/// The parallel layout appears with more than one GPU, and choosing a GPU says what it holds.
+#[wasm_bindgen_test]
+async fn the_parallel_layout_says_what_each_gpu_holds() {
+    let q = parse_query("?tab=memory&model=mixtral-8x7b&dp=8&pp=2&ep=4&gpu=h100-80gb");
+    let (root, _app) = mount(q.memory, false);
+    settle().await;
+    assert_text_has(&root, "layout-holds", "GPU 1 of 16: node 1, GPU 1 in it");
+    assert_text_has(
+        &root,
+        "layout-holds",
+        "pipeline stage 1 of 2: layers 1–16 of 32, the token embedding",
+    );
+    assert_text_has(&root, "layout-holds", "routed experts 1–2 of 8");
+    scroll_into_view(&root, "layout-chart").await;
+    let (before, colours) = canvas_fingerprint(&root, "layout-chart");
+    assert!(
+        colours >= 4,
+        "the grid is drawn in its groups' colours ({colours} colours)"
+    );
+    type_into(&root, "layout-gpu", "16");
+    settle().await;
+    assert_ne!(
+        redrawn(&root, "layout-chart", before).await,
+        before,
+        "the grid follows the choice"
+    );
+    assert_text_has(&root, "layout-holds", "GPU 16 of 16: node 2, GPU 8 in it");
+    assert_text_has(
+        &root,
+        "layout-holds",
+        "layers 17–32 of 32, the output layer and loss",
+    );
+    assert_text_has(&root, "layout-holds", "routed experts 7–8 of 8");
+    // Out of range: the choice stays.
+    type_into(&root, "layout-gpu", "99");
+    settle().await;
+    assert_text_has(&root, "layout-holds", "GPU 16 of 16");
+    // One GPU: no grid.
+    let (root, _app) = mount(
+        parse_query("?tab=memory&model=llama-3-8b&gpu=h100-80gb").memory,
+        false,
+    );
+    settle().await;
+    assert!(!present(&root, "parallel-layout"));
+}

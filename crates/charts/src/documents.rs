@@ -6,7 +6,7 @@ use crate::error::ChartError;
 use crate::palette::{Theme, LIGHT};
 use crate::quant::{errors, heatmap, tradeoff, values};
 use crate::style::{color, wrap, Scale};
-use crate::{bit_layout, memory_bar, number_line, scaling, strategies, Chart};
+use crate::{bit_layout, memory_bar, number_line, parallel_layout, scaling, strategies, Chart};
 use crate::{Area, Drawn};
 use bitbudget_math::format::{FormatId, Overflow};
 use bitbudget_math::memory::plan::{by_strategy, sweep, Strategy, SweepLine};
@@ -73,7 +73,8 @@ pub fn bits(id: FormatId, x: f64, overflow: Overflow) -> Drawn<String> {
     stack(&[(bit_layout::HEIGHT, &a), (number_line::HEIGHT, &b)], 1)
 }
 
-/// The charts of the Memory page, as named on the command line (`--chart bar|strategies|scaling`).
+/// The charts of the Memory page, as named on the command line
+/// (`--chart bar|strategies|scaling|layout`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemoryChart {
     /// One GPU's memory as a stacked bar ([`memory_bar`]).
@@ -82,14 +83,17 @@ pub enum MemoryChart {
     Strategies,
     /// Per-GPU memory against the number of GPUs ([`scaling`]).
     Scaling,
+    /// The cluster's GPUs by parallel group ([`parallel_layout`]).
+    Layout,
 }
 
 impl MemoryChart {
     /// Every chart, in the page's order.
-    pub const ALL: [MemoryChart; 3] = [
+    pub const ALL: [MemoryChart; 4] = [
         MemoryChart::Bar,
         MemoryChart::Strategies,
         MemoryChart::Scaling,
+        MemoryChart::Layout,
     ];
 
     /// The command-line name.
@@ -98,13 +102,14 @@ impl MemoryChart {
             MemoryChart::Bar => "bar",
             MemoryChart::Strategies => "strategies",
             MemoryChart::Scaling => "scaling",
+            MemoryChart::Layout => "layout",
         }
     }
 }
 
-// `bar`, `strategies` or `scaling` (surrounding spaces and case ignored).
+// `bar`, `strategies`, `scaling` or `layout` (surrounding spaces and case ignored).
 bitbudget_math::name_text!(MemoryChart, ChartError, |s: &str| ChartError::Input(
-    format!("unknown chart '{s}': expected one of bar, strategies, scaling")
+    format!("unknown chart '{s}': expected one of bar, strategies, scaling, layout")
 ));
 
 /// A chart ready for a slide: a title above it and a caption line (the setup) under it. The SVG
@@ -215,6 +220,7 @@ pub fn memory_frame(setup: &Setup, chart: MemoryChart) -> Frame {
         MemoryChart::Bar => "Memory per GPU",
         MemoryChart::Strategies => "Memory per GPU under each sharding strategy",
         MemoryChart::Scaling => "Memory per GPU as GPUs are added",
+        MemoryChart::Layout => "Where each GPU sits in the parallel groups",
     };
     let mut parts = vec![
         setup.mode.name().to_string(),
@@ -261,7 +267,7 @@ pub fn draw_memory<B: DrawingBackend>(
 ) -> Drawn {
     let frame = memory_frame(setup, chart);
     let data = MemoryChartData::new(setup, chart)?;
-    frame.draw(area, &data, chart_height(chart), theme, s)
+    frame.draw(area, &data, chart_height(setup, chart), theme, s)
 }
 
 /// One chart of the Memory page for one setup, with the numbers it plots worked out once: a
@@ -276,6 +282,7 @@ enum Plotted {
     Bar(Box<Breakdown>),
     Strategies(Vec<(Strategy, Result<Breakdown, MemoryError>)>),
     Scaling(Vec<SweepLine>),
+    Layout,
 }
 
 impl<'a> MemoryChartData<'a> {
@@ -291,6 +298,12 @@ impl<'a> MemoryChartData<'a> {
             }
             MemoryChart::Strategies => Plotted::Strategies(by_strategy(setup)),
             MemoryChart::Scaling => Plotted::Scaling(sweep(setup)),
+            MemoryChart::Layout => {
+                setup
+                    .validate()
+                    .map_err(|e| ChartError::Input(e.to_string()))?;
+                Plotted::Layout
+            }
         };
         Ok(MemoryChartData { setup, plotted })
     }
@@ -335,16 +348,23 @@ impl Chart for MemoryChartData<'_> {
                 };
                 input.draw(area, theme, s)
             }
+            Plotted::Layout => parallel_layout::Input {
+                setup,
+                selected: None,
+            }
+            .draw(area, theme, s)
+            .map(|_| ()),
         }
     }
 }
 
-/// The chart's height in CSS pixels on the page.
-pub const fn chart_height(chart: MemoryChart) -> u32 {
+/// The chart's height in CSS pixels on the page (the layout's grows with its panels and nodes).
+pub fn chart_height(setup: &Setup, chart: MemoryChart) -> u32 {
     match chart {
         MemoryChart::Bar => memory_bar::HEIGHT,
         MemoryChart::Strategies => strategies::HEIGHT,
         MemoryChart::Scaling => scaling::HEIGHT,
+        MemoryChart::Layout => parallel_layout::height_css(setup),
     }
 }
 
@@ -354,7 +374,7 @@ pub fn memory_size(setup: &Setup, chart: MemoryChart, s: Scale) -> (u32, u32) {
     let w = s.px(WIDTH as f64) as u32;
     (
         w,
-        memory_frame(setup, chart).height(w, chart_height(chart), s),
+        memory_frame(setup, chart).height(w, chart_height(setup, chart), s),
     )
 }
 

@@ -35,6 +35,7 @@ pub mod legend;
 pub mod memory_bar;
 pub mod number_line;
 pub mod palette;
+pub mod parallel_layout;
 pub mod quant;
 pub mod scaling;
 pub mod serve_budget;

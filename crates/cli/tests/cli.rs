@@ -153,7 +153,10 @@ fn memory_json_for_a_preset_adds_up_and_judges_the_gpu() {
         v["fits"],
         serde_json::Value::Bool(g["total"].as_u64().unwrap() <= 81559u64 << 20)
     );
-    assert_eq!(v["conventions"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        v["conventions"].as_array().unwrap().len(),
+        bitbudget_math::memory::Convention::ALL.len()
+    );
 }
 
 /// Kwon et al. 2023 (vLLM): OPT-13B's KV cache is 800 KB per token.
@@ -646,7 +649,7 @@ fn memory_svg_names_a_bad_chart_and_refuses_two_stdout_writers() {
     fails_with(
         &["memory", "--model", "gpt2", "--svg", "-", "--chart", "pie"],
         b"",
-        "bar, strategies, scaling",
+        "bar, strategies, scaling, layout",
     );
     let out = bitbudget(&["memory", "--model", "gpt2", "--svg", "-", "--json"], b"");
     assert_eq!(out.status.code(), Some(2));
@@ -660,6 +663,58 @@ fn memory_svg_names_a_bad_chart_and_refuses_two_stdout_writers() {
         assert!(out.status.success());
         assert!(String::from_utf8_lossy(&out.stdout).starts_with("<svg"));
     }
+}
+
+#[test]
+fn memory_svg_draws_the_parallel_layout_and_refuses_a_layout_that_cannot_run() {
+    let args = [
+        "memory",
+        "--model",
+        "mixtral-8x7b",
+        "--dp",
+        "8",
+        "--ep",
+        "4",
+        "--pp",
+        "2",
+        "--svg",
+        "-",
+        "--chart",
+        "layout",
+    ];
+    let out = bitbudget(&args, b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = String::from_utf8_lossy(&out.stdout);
+    for words in [
+        "Where each GPU sits in the parallel groups: Mixtral 8x7B",
+        "EP 4: the routed experts divided over 4 GPUs · 4 groups",
+        "DP 8: model replicas on 8 GPUs · 2 groups",
+        "PP 2: consecutive layers on 2 GPUs · 8 groups",
+        "dp 8 × tp 1 × pp 2; experts: ep 4 × etp 1",
+    ] {
+        assert!(svg.contains(words), "{words}");
+    }
+    fails_with(
+        &[
+            "memory",
+            "--model",
+            "mixtral-8x7b",
+            "--dp",
+            "6",
+            "--ep",
+            "3",
+            "--svg",
+            "-",
+            "--chart",
+            "layout",
+        ],
+        b"",
+        "expert-parallel degree 3 does not divide the 8 routed experts",
+    );
 }
 
 /// Runs the binary with extra environment variables.

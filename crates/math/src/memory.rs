@@ -5,6 +5,7 @@ pub mod error;
 pub mod estimate;
 pub mod job;
 pub mod keys;
+pub mod layout;
 pub mod line;
 pub mod model;
 pub mod options;

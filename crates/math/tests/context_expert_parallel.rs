@@ -198,3 +198,83 @@ fn expert_layouts_that_cannot_run_say_why() {
         refusal(&s)
     );
 }
+
+#[test]
+fn long_sequences_are_advised_context_parallelism_on_the_same_gpus() {
+    use bitbudget_math::memory::report::advice::{advise, Change};
+    let s = setup("llama-3-70b").with(|r| {
+        (r.seq, r.tp, r.sequence_parallel, r.dp) = (131072, 8, true, 8);
+        r.zero = ZeroStage(1);
+    });
+    let capacity = s.gpu.as_ref().unwrap().capacity_bytes;
+    let same = advise(&s, capacity)
+        .same_gpus
+        .expect("a fit on the same GPUs");
+    assert!(same.changes.contains(&Change::Cp(8)), "{:?}", same.changes);
+    assert!(same.changes.contains(&Change::Dp(1)), "{:?}", same.changes);
+    assert_eq!(same.gpus, 64);
+    assert!(same.describe().contains("context parallel 8"));
+    // Applied as the options the page and the CLI take, in order, it is the same setup.
+    let applied = same.apply(&s);
+    let mut by_keys = s.clone();
+    for c in &same.changes {
+        let mut job =
+            bitbudget_math::memory::Job::from_setup_and_step(&by_keys, &StepParams::default());
+        job.apply(c.key(), &c.value()).unwrap().unwrap();
+        by_keys = job.to_setup();
+    }
+    assert_eq!((by_keys.cp, by_keys.dp), (applied.cp, applied.dp));
+    assert!(estimate(&applied).unwrap().total <= capacity);
+    // Short sequences are not offered it.
+    let short = s.clone().with(|r| r.seq = 4096);
+    let advice = advise(&short, capacity);
+    for answer in [advice.same_gpus, advice.fewest_gpus].into_iter().flatten() {
+        assert!(!answer.changes.iter().any(|c| matches!(c, Change::Cp(_))));
+    }
+}
+
+#[test]
+fn virtual_pipeline_stages_shrink_the_bubble_and_hold_a_little_more() {
+    let pipe = |vpp| {
+        setup("llama-3-70b").with(|r| {
+            (r.tp, r.sequence_parallel, r.pp, r.vpp, r.dp) = (8, true, 4, vpp, 2);
+        })
+    };
+    let params = StepParams {
+        grad_accum_steps: 8,
+        ..StepParams::default()
+    };
+    let (plain, interleaved) = (
+        step_time(&pipe(1), &params).unwrap(),
+        step_time(&pipe(5), &params).unwrap(),
+    );
+    let (b1, b5) = (
+        plain.timing.as_ref().unwrap().bubble_s,
+        interleaved.timing.as_ref().unwrap().bubble_s,
+    );
+    assert!((b1 / b5 - 5.0).abs() < 1e-9, "{b1} vs {b5}");
+    // Megatron-LM's penalty for the first stage: 1 + (p − 1)/(p·v) = 1.15 for p = 4, v = 5.
+    let (a1, a5) = (
+        estimate(&pipe(1)).unwrap().activations.bytes as f64,
+        estimate(&pipe(5)).unwrap().activations.bytes as f64,
+    );
+    assert!((a5 / a1 - 1.15).abs() < 1e-6, "{}", a5 / a1);
+    assert!(estimate(&pipe(5))
+        .unwrap()
+        .activations
+        .formula
+        .contains("5 virtual stages"));
+    // Refusals: no pipeline, or virtual stages that do not divide the layers.
+    let s = setup("llama-3-70b").with(|r| r.vpp = 2);
+    assert!(
+        refusal(&s).contains("needs pipeline parallelism"),
+        "{}",
+        refusal(&s)
+    );
+    let s = setup("llama-3-70b").with(|r| (r.pp, r.vpp) = (4, 3));
+    assert!(
+        refusal(&s).contains("= 12 must divide the 80 layers"),
+        "{}",
+        refusal(&s)
+    );
+}

@@ -277,7 +277,7 @@ fn tensor_parallel_moves_four_all_reduces_per_layer_and_six_with_full_recompute(
 /// time, (p − 1)/m of the ideal compute time. p = 8 stages, m = 8 micro-batches: 7/15.
 #[test]
 fn pipeline_bubble_is_p_minus_1_over_m_plus_p_minus_1() {
-    assert_eq!(bubble_fraction(8, 8), 7.0 / 15.0);
+    assert_eq!(bubble_fraction(8, 8, 1), 7.0 / 15.0);
     let mut s = preset("llama-2-70b", "h100-80gb");
     s.pp = 8;
     let t = step_time(&s, &micro_batches(8)).unwrap();

@@ -22,6 +22,7 @@ pub mod verdict;
 
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use crate::ui::components::page_intro::PageIntro;
+use crate::ui::components::parallel_layout::ParallelLayout;
 use crate::ui::pages::memory::breakdown_legend::BreakdownLegend;
 use crate::ui::pages::memory::chart_numbers::{ScalingNumbers, StrategyNumbers};
 use crate::ui::pages::memory::conventions_table::ConventionsTable;
@@ -77,6 +78,7 @@ pub fn MemoryPage(
                         <div><BreakdownLegend /></div>
                     </div>
                     <StepTimePanel />
+                    <ParallelLayout setup=state.setup />
                     <Downloads />
                 </div>
                 <MemoryControls />

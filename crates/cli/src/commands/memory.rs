@@ -80,7 +80,7 @@ fn output_args(cmd: Command) -> Command {
             .requires("svg")
             .default_value("bar")
             .value_parser(|s: &str| s.parse::<MemoryChart>().map_err(|e| e.to_string()))
-            .help("Which chart --svg writes: bar, strategies or scaling"),
+            .help("Which chart --svg writes: bar, strategies, scaling or layout (the GPUs by parallel group)"),
     )
 }
 

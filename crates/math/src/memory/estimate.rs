@@ -9,10 +9,11 @@ use super::activation::phases::{peak, phases, Phase, PhaseInputs, PhaseParts};
 pub use super::line::Line;
 use super::line::{to_u64, StateLines};
 use super::model::arch::ModelArch;
-use super::options::{Dtype, Mode, Precision, Recompute};
+use super::options::{Convention, Dtype, Mode, Precision, Recompute};
 use super::recipe::{recipe, Recipe};
 use super::serving::kv_cache::KvCache;
 use super::setup::{MemoryError, ModelSpec, Setup};
+use super::states::megatron::megatron_theory;
 use super::states::model_states::model_states;
 use crate::numbers::{format_bytes, Units};
 use serde::Serialize;
@@ -237,6 +238,25 @@ fn activation_line(
     arch: &ModelArch,
     notes: &mut Vec<String>,
 ) -> Result<(Line, Work), MemoryError> {
+    if setup.convention == Convention::Megatron && setup.mode == Mode::Train {
+        let m = megatron_theory(setup, arch);
+        let bytes = m.activations.ceil() as u64;
+        let line = Line {
+            bytes,
+            formula: format!(
+                "Megatron-LM's formula: {} = {}",
+                m.activation_formula,
+                format_bytes(bytes, setup.units)
+            ),
+            why: "Megatron-LM's theoretical_memory_usage.py: Korthikanti et al.'s table 2 for the first pipeline stage with pp micro-batches in flight, the embedding's input and dropout, and the output layer without pipelining; it does not divide by context parallelism.".into(),
+        };
+        let work = Work {
+            stored: bytes,
+            forward: 0,
+            backward: 0,
+        };
+        return Ok((line, work));
+    }
     let (line, work) = activation_line_of_one_gpu(setup, arch, notes)?;
     if setup.cp == 1 {
         return Ok((line, work));
@@ -422,13 +442,27 @@ fn megatron_line(
     if setup.pp > 1 {
         notes.push("pipeline parallel: the first stage holds activations of pp in-flight micro-batches (1F1B), L layers' worth; the output layer's logits live on the last stage and are not counted".into());
     }
+    // Interleaved 1F1B keeps more micro-batches in flight on the first stage: 1 + (p − 1)/(p·v)
+    // times the plain schedule's (Megatron-LM's theoretical_memory_usage.py).
+    let (p, v) = (setup.pp as u128, setup.vpp as u128);
+    let layer_sum = match setup.vpp {
+        1 => layer_sum,
+        _ => (layer_sum * (p * v + p - 1)).div_ceil(p * v),
+    };
+    let interleaving = match setup.vpp {
+        1 => String::new(),
+        v => format!(
+            " × (1 + (p − 1)/(p·v)) = {:.3} for {v} virtual stages (interleaved 1F1B)",
+            1.0 + (setup.pp - 1) as f64 / (setup.pp * v) as f64
+        ),
+    };
     let bytes = to_u64(layer_sum + output)?;
     let layer_text = format_bytes(to_u64(layer)?, u);
     let (formula, why) = if setup.pp > 1 {
         let stage_layers = arch.layers.div_ceil(setup.pp);
         (
             format!(
-                "first pipeline stage: {pp} micro-batches in flight (1F1B) × {stage_layers} layers per stage × {layer_text} per layer [{text}] ≈ {} layers × {layer_text} = {}",
+                "first pipeline stage: {pp} micro-batches in flight (1F1B) × {stage_layers} layers per stage × {layer_text} per layer [{text}] ≈ {} layers × {layer_text}{interleaving} = {}",
                 arch.layers,
                 format_bytes(bytes, u),
                 pp = setup.pp,

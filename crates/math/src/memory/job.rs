@@ -455,6 +455,7 @@ pub const OPTIONS: &[MemoryOption] = &[
     count_option!(keys::DP, "Data-parallel degree", 1, MAX_DEGREE, Group::Job, |j| j.dp),
     count_option!(keys::TP, "Tensor-parallel degree", 1, MAX_DEGREE, Group::Job, |j| j.tp),
     count_option!(keys::PP, "Pipeline-parallel degree", 1, MAX_DEGREE, Group::Job, |j| j.pp),
+    count_option!(keys::VPP, "Virtual pipeline stages per GPU (interleaved 1F1B): each GPU holds vpp runs of layers; the bubble shrinks by vpp, the first stage holds a little more", 1, MAX_DEGREE, Group::Job, |j| j.vpp),
     count_option!(keys::CP, "Context-parallel degree: each sequence split over cp GPUs, keys and values passed round a ring (Megatron-LM, torchtitan)", 1, MAX_DEGREE, Group::Job, |j| j.cp),
     count_option!(keys::EP, "Expert-parallel degree: the routed experts divided over ep of the dp × cp × tp GPUs (mixture-of-experts models)", 1, MAX_DEGREE, Group::Job, |j| j.ep),
     MemoryOption {
@@ -626,6 +627,7 @@ impl Job {
             keys::RECOMPUTE if serving => Some("Serving runs no backward pass, so nothing is recomputed"),
             keys::ZERO if serving => Some("ZeRO shards training state; serving replicas each hold the whole model"),
             keys::KV_DTYPE if !serving => Some("Only serving keeps a KV cache"),
+            keys::VPP if self.pp == 1 => Some("Virtual stages interleave a pipeline's stages: choose pipeline parallel 2 or more"),
             keys::CP if serving => Some("Context parallelism is modelled for training; serving splits long prompts by chunked prefill (the Serve page)"),
             keys::EP | keys::ETP if self.mode != Mode::Train => {
                 Some("Expert parallelism is modelled for full training of mixture-of-experts models")

@@ -50,6 +50,8 @@ keys! {
     TP = "tp", "tensor-parallel degree";
     /// Pipeline-parallel degree.
     PP = "pp", "pipeline-parallel degree";
+    /// Virtual pipeline stages per pipeline rank (interleaved 1F1B).
+    VPP = "vpp", "virtual pipeline stages per GPU";
     /// Context-parallel degree.
     CP = "cp", "context-parallel degree";
     /// Expert-parallel degree.

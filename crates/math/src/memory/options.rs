@@ -273,6 +273,9 @@ named_enum! {
         HfMegatron = "hf-megatron",
         /// DeepSpeed's `estimate_zero2/3_model_states_mem_needs`, with its CPU memory.
         Deepspeed = "deepspeed",
+        /// Megatron-LM's `theoretical_memory_usage.py`: weights and optimizer of the most loaded
+        /// shard, and its activation formula.
+        Megatron = "megatron",
     }
 }
 

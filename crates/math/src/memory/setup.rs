@@ -110,6 +110,10 @@ pub struct RunOptions {
     pub tp: u64,
     /// Pipeline-parallel degree.
     pub pp: u64,
+    /// Virtual pipeline stages per pipeline rank: each GPU holds `vpp` separate runs of layers
+    /// and the interleaved 1F1B schedule cuts the bubble by as much (Narayanan et al. 2021;
+    /// Megatron-LM's `--num-layers-per-virtual-pipeline-stage`). 1 is the plain schedule.
+    pub vpp: u64,
     /// Context-parallel degree: each sequence split over `cp` GPUs, attention exchanging keys
     /// and values between them (ring attention, as Megatron-LM and torchtitan run it).
     pub cp: u64,
@@ -173,6 +177,7 @@ impl Default for RunOptions {
             dp: 1,
             tp: 1,
             pp: 1,
+            vpp: 1,
             cp: 1,
             ep: 1,
             etp: None,
@@ -264,10 +269,14 @@ impl Setup {
             .saturating_mul(self.cp)
     }
 
-    /// The parallel layout in words: "dp 8 × tp 2 × pp 1", with "× cp 4" when context-parallel
+    /// The parallel layout in words: "dp 8 × tp 2 × pp 1", with "(vpp 2)" when interleaved,
+    /// "× cp 4" when context-parallel
     /// and "; experts: ep 8 × etp 1" when the routed experts are laid out apart.
     pub fn layout_text(&self) -> String {
         let mut text = format!("dp {} × tp {} × pp {}", self.dp, self.tp, self.pp);
+        if self.vpp > 1 {
+            text += &format!(" (vpp {})", self.vpp);
+        }
         if self.cp > 1 {
             text += &format!(" × cp {}", self.cp);
         }
@@ -309,6 +318,7 @@ impl Setup {
             (DP, self.dp),
             (TP, self.tp),
             (PP, self.pp),
+            (VPP, self.vpp),
             (CP, self.cp),
             (EP, self.ep),
             (ETP, self.expert_tp()),
@@ -472,6 +482,14 @@ impl Setup {
             }
             if self.seq % (2 * self.cp) != 0 {
                 return refuse(CP, self.cp, format!("needs a sequence length divisible by 2 × cp = {}: each sequence is cut into 2 × cp chunks so that every GPU gets an equal share of the causal mask; {} is not", 2 * self.cp, self.seq));
+            }
+        }
+        if self.vpp > 1 {
+            if self.pp == 1 {
+                return refuse(VPP, self.vpp, "needs pipeline parallelism: virtual stages interleave the stages of a pipeline".into());
+            }
+            if let Some(a) = self.arch().filter(|a| a.layers % (self.pp * self.vpp) != 0) {
+                return refuse(VPP, self.vpp, format!("× pipeline-parallel {} = {} must divide the {} layers: each virtual stage holds the same number of layers (Megatron-LM)", self.pp, self.pp * self.vpp, a.layers));
             }
         }
         let etp = self.expert_tp();

@@ -13,7 +13,8 @@
 //! - **Communication** ([`comm`]): data-parallel gradients and ZeRO gathers, tensor-parallel
 //!   all-reduces, pipeline point-to-point activations and CPU-offload traffic over PCIe, each
 //!   divided by the bandwidth of the link it crosses.
-//! - **Pipeline bubble**: (p − 1)/(m + p − 1) of the pipeline's time is idle.
+//! - **Pipeline bubble**: (p − 1)/(v·m + p − 1) of the pipeline's time is idle (v virtual
+//!   stages per GPU).
 //!
 //! Overlap is assumed only where the frameworks do it by default: data-parallel traffic
 //! overlaps the backward pass (PyTorch DDP's gradient buckets, DeepSpeed's `overlap_comm`;
@@ -197,7 +198,7 @@ pub struct StepTime {
     pub hardware_flops: f64,
     /// Micro-batches per step (m).
     pub micro_batches: u64,
-    /// Pipeline bubble, fraction of the pipeline's time: (p − 1)/(m + p − 1).
+    /// Pipeline bubble, fraction of the pipeline's time: (p − 1)/(v·m + p − 1).
     pub bubble_fraction: f64,
     /// Seconds and throughput, or `None` (see `no_timing`).
     pub timing: Option<Timing>,
@@ -351,7 +352,7 @@ pub fn step_time(setup: &Setup, params: &StepParams) -> Result<StepTime, MemoryE
     // multiplied in f64.
     let model_flops = j.flops.model() as f64 * job_tokens as f64;
     let hardware_flops = j.flops.hardware() as f64 * job_tokens as f64;
-    let bubble_fraction = comm::bubble_fraction(setup.pp, m);
+    let bubble_fraction = comm::bubble_fraction(setup.pp, m, setup.vpp);
     let mut assumptions = base_assumptions(setup);
     let timing = timing(
         setup,
@@ -617,15 +618,21 @@ impl Wire<'_> {
         if s.pp <= 1 {
             return Ok(None);
         }
-        let bytes = comm::pipeline_bytes(s.pp, s.tp, m, self.job.training, self.activation_bytes);
+        // Interleaved, each micro-batch leaves a GPU once per virtual stage.
+        let bytes = s.vpp as f64
+            * comm::pipeline_bytes(s.pp, s.tp, m, self.job.training, self.activation_bytes);
         let link = self.link(s.tp * s.dp * s.pp)?;
         let directions = if self.job.training {
             "forward and back"
         } else {
             "forward"
         };
+        let virtual_stages = match s.vpp {
+            1 => String::new(),
+            v => format!(" × {v} virtual stages"),
+        };
         let formula = format!(
-            "b·s·h ÷ t per micro-batch {directions} × {m} micro-batches, over {}",
+            "b·s·h ÷ t per micro-batch {directions} × {m} micro-batches{virtual_stages}, over {}",
             link.0.label()
         );
         Ok(Some((
@@ -703,7 +710,7 @@ fn timing(
     let matmul_peak = low_precision_peak(setup, gpu, job, peak, assumptions);
     let compute_s =
         hardware_replica / (model_parallel * setup.cp as f64) / (matmul_peak * params.utilisation);
-    let bubble_s = compute_s * (setup.pp - 1) as f64 / m;
+    let bubble_s = compute_s * (setup.pp - 1) as f64 / (m * setup.vpp as f64);
     let backward_s =
         compute_s * (job.flops.backward + job.flops.recompute) as f64 / job.flops.hardware() as f64;
     let dp_window = if setup.zero.0 >= 3 {

@@ -479,3 +479,76 @@ pub const FP8_TEXT: ChapterText = ChapterText {
     widget: Widget::Fp8,
     try_this: "Compare delayed scaling with BF16: the weights grow by the FP8 copy and its transpose, the activations shrink. Switch the GPU to the B200: the transpose disappears and MXFP8 and NVFP4 become real options. Then make channel 5 an outlier and watch one scale per tensor lose its precision while 1×128 tiles keep most of theirs.",
 };
+
+/// Chapter 16's comparison: Llama 3 70B on 64 H100s at 32k tokens, laid out five ways.
+pub static FIVE_D: Scenario = Scenario {
+    base: &[
+        ("model", "llama-3-70b"),
+        ("seq", "32768"),
+        ("flash-attention", "1"),
+        ("recompute", "selective"),
+        ("gpu", "h100-80gb"),
+    ],
+    choices: &[
+        Choice::new("DP 64, ZeRO-3", &[("dp", "64"), ("zero", "3")]),
+        Choice::new(
+            "TP 8 × DP 8, ZeRO-1",
+            &[
+                ("tp", "8"),
+                ("sequence-parallel", "1"),
+                ("dp", "8"),
+                ("zero", "1"),
+            ],
+        ),
+        Choice::new(
+            "TP 8 × PP 4 × DP 2, ZeRO-1",
+            &[
+                ("tp", "8"),
+                ("sequence-parallel", "1"),
+                ("pp", "4"),
+                ("dp", "2"),
+                ("zero", "1"),
+                ("grad-accum", "8"),
+            ],
+        ),
+        Choice::new(
+            "TP 8 × CP 4 × DP 2, ZeRO-1",
+            &[
+                ("tp", "8"),
+                ("sequence-parallel", "1"),
+                ("cp", "4"),
+                ("dp", "2"),
+                ("zero", "1"),
+            ],
+        ),
+        Choice::new(
+            "TP 8 × CP 8, ZeRO-1",
+            &[
+                ("tp", "8"),
+                ("sequence-parallel", "1"),
+                ("cp", "8"),
+                ("dp", "1"),
+                ("zero", "1"),
+            ],
+        ),
+    ],
+    start: 3,
+    scale: Some(("Sequence", "seq", &["32768", "65536", "8192"])),
+    extra: ("layout", layout),
+};
+
+fn layout(row: &Row) -> String {
+    row.job.to_setup().layout_text()
+}
+
+/// Chapter 16.
+pub const FIVE_D_TEXT: ChapterText = ChapterText {
+    title: "5D parallelism: data, tensor, pipeline, context, expert",
+    paragraphs: &[
+        "A large training job divides its work five ways. Data parallelism runs replicas on different micro-batches (ZeRO shards their states); tensor parallelism splits every matrix; pipeline parallelism gives each GPU a run of layers; context parallelism splits every sequence; expert parallelism divides a mixture-of-experts model's routed experts. The GPUs are dp × tp × pp × cp; expert parallelism re-divides the same GPUs (Hugging Face's Ultra-Scale Playbook, 2025; Megatron-LM).",
+        "Each divides something different, and pays for it in different traffic. Tensor parallelism divides weights and activations by t but all-reduces on the critical path, so it stays inside a node. A pipeline divides the weights by stage, but its first stage still holds p micro-batches in flight: as many activations as the whole model's. Context parallelism divides the activations of long sequences, passing keys and values round a ring while each chunk's attention is computed (Liu et al. 2023, ring attention). Expert parallelism sends every token to its experts' GPUs and back, two all-to-alls per MoE layer.",
+        "Megatron-LM numbers the GPUs tensor-parallel first, then context, data and pipeline, so a tensor-parallel group is one node and the pipeline's stages are the farthest apart. The grid shows where each GPU sits: point at one to see its groups and what it holds.",
+    ],
+    widget: Widget::Layout(&FIVE_D),
+    try_this: "At 32k tokens only context parallelism fits the 64 GPUs: the pipeline divides the weights but not the first stage's activations. Raise the sequence to 65,536: now only context parallel 8 fits. Then point at GPU 17 in the grid and read which tokens of each sequence it holds.",
+};

@@ -5,7 +5,7 @@ use super::chapter_texts::{ACCUMULATION_TEXT, CHECKPOINTING_TEXT, OPTIMIZERS_TEX
 use super::chapter_texts::{ADAPTERS_TEXT, FLASH_TEXT, QUANTIZE_TEXT};
 use super::chapter_texts::{BYTES, FORMATS, LOSS_SCALING, TRAINING_TEXT};
 use super::chapter_texts::{
-    FP8_TEXT, MODEL_PARALLEL_TEXT, OFFLOAD_TEXT, SERVING_TEXT, SHARDING_TEXT,
+    FIVE_D_TEXT, FP8_TEXT, MODEL_PARALLEL_TEXT, OFFLOAD_TEXT, SERVING_TEXT, SHARDING_TEXT,
 };
 use super::formats_widget::FormatsWidget;
 use super::fp8_widget::Fp8Widget;
@@ -35,6 +35,7 @@ pub static CHAPTERS: [&ChapterText; Chapter::COUNT as usize] = [
     &QUANTIZE_TEXT,
     &SERVING_TEXT,
     &FP8_TEXT,
+    &FIVE_D_TEXT,
 ];
 
 /// The text of chapter `c`.
@@ -51,6 +52,7 @@ fn widget(w: &'static Widget) -> AnyView {
         Widget::Quantize => view! { <QuantizeWidget /> }.into_any(),
         Widget::Serve => view! { <ServeWidget /> }.into_any(),
         Widget::Fp8 => view! { <Fp8Widget /> }.into_any(),
+        Widget::Layout(s) => view! { <ScenarioWidget scenario=s layout=true /> }.into_any(),
     }
 }
 

@@ -11,7 +11,7 @@ pub struct Chapter(u8);
 
 impl Chapter {
     /// How many chapters there are.
-    pub const COUNT: u8 = 15;
+    pub const COUNT: u8 = 16;
 
     /// The first chapter.
     pub const FIRST: Chapter = Chapter(1);

@@ -3,6 +3,7 @@
 //! with the chosen one drawn as the Memory page's bar and linked to the Memory page.
 
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
+use crate::ui::components::parallel_layout::ParallelLayout;
 use crate::ui::pages::memory::query::MemoryQuery;
 use bitbudget_charts::memory_bar;
 use bitbudget_math::memory::step::text::format_seconds;
@@ -105,6 +106,9 @@ pub fn rows(s: &Scenario, scale_value: Option<&str>) -> Vec<Row> {
 pub fn ScenarioWidget(
     /// The comparison.
     scenario: &'static Scenario,
+    /// Also draw the chosen row's GPUs by parallel group.
+    #[prop(optional)]
+    layout: bool,
 ) -> impl IntoView {
     let chosen = RwSignal::new(scenario.start);
     let scale = RwSignal::new(scenario.scale.map(|(_, _, values)| values[0]));
@@ -139,6 +143,12 @@ pub fn ScenarioWidget(
             <ScaleSelect scenario scale />
             <ScenarioTable scenario rows chosen />
             <CanvasChart label=Signal::derive(|| "Memory per GPU of the chosen row, by part".to_string()) height=memory_bar::HEIGHT testid="learn-bar" draw />
+            {layout.then(|| {
+                let setup = Signal::derive(move || {
+                    rows.with(|r| r.get(chosen.get()).map(|row| row.job.to_setup()).unwrap_or_else(|| Job::default().to_setup()))
+                });
+                view! { <ParallelLayout setup /> }
+            })}
             <p><a href=link data-testid="learn-open-memory">"Open this setup in the Memory page"</a></p>
         </div>
     }

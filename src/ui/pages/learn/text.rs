@@ -20,6 +20,9 @@ pub enum Widget {
     Serve,
     /// The FP8 and FP4 recipes' memory and the block shapes' error (chapter 15).
     Fp8,
+    /// The same job under a few parallel layouts, with the chosen one's GPUs by group
+    /// (chapter 16).
+    Layout(&'static Scenario),
 }
 
 /// A chapter: title, prose, widget and what to try.

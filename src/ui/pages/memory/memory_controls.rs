@@ -160,8 +160,9 @@ fn ParallelismControls() -> impl IntoView {
             <div class="row3">
                 <NumberField label="Context ∥" key="cp" hint="GPUs each sequence is split over (ring attention)" />
                 <NumberField label="Expert ∥" key="ep" hint="GPUs the routed experts are divided over (MoE)" />
-                {bound_select("Expert tensor ∥", "etp", expert_tp_options(), |q| q.job.etp.map_or_else(|| "auto".to_string(), |n| n.to_string()), |q, v: String| { let _ = q.apply("etp", &v); })}
+                {bound_select("Expert TP", "etp", expert_tp_options(), |q| q.job.etp.map_or_else(|| "auto".to_string(), |n| n.to_string()), |q, v: String| { let _ = q.apply("etp", &v); })}
             </div>
+            <NumberField label="Virtual pipeline stages" key="vpp" hint="runs of layers per GPU (interleaved 1F1B): the bubble shrinks by as much" />
             {bound_select("Offload to CPU", "offload", names(Offload::ALL), |q| q.job.offload, |q, v| q.job.offload = v)}
             {bound_check("Sequence parallel", "sequence-parallel", |q| q.job.sequence_parallel, |q, v| q.job.sequence_parallel = v)}
         </fieldset>
@@ -171,7 +172,7 @@ fn ParallelismControls() -> impl IntoView {
 /// The expert tensor-parallel choices: as the tensor-parallel degree (Megatron-LM's default), or
 /// a power of two up to a node.
 fn expert_tp_options() -> Vec<(String, String)> {
-    std::iter::once(("auto".to_string(), "as tensor ∥".to_string()))
+    std::iter::once(("auto".to_string(), "as tp".to_string()))
         .chain([1, 2, 4, 8].map(|n: u64| (n.to_string(), n.to_string())))
         .collect()
 }

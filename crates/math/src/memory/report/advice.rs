@@ -31,6 +31,10 @@ pub enum Change {
     Tp(u64),
     /// Pipeline-parallel degree.
     Pp(u64),
+    /// Context-parallel degree, taken from the data-parallel GPUs (dp × cp stays the same).
+    Cp(u64),
+    /// Expert-parallel degree (the same GPUs, the routed experts divided over them).
+    Ep(u64),
 }
 
 impl Change {
@@ -44,6 +48,8 @@ impl Change {
             Change::Dp(_) => "dp",
             Change::Tp(_) => "tp",
             Change::Pp(_) => "pp",
+            Change::Cp(_) => "cp",
+            Change::Ep(_) => "ep",
         }
     }
 
@@ -54,7 +60,9 @@ impl Change {
             Change::Zero(z) => z.to_string(),
             Change::Recompute(r) => r.to_string(),
             Change::Offload(o) => o.to_string(),
-            Change::Dp(n) | Change::Tp(n) | Change::Pp(n) => n.to_string(),
+            Change::Dp(n) | Change::Tp(n) | Change::Pp(n) | Change::Cp(n) | Change::Ep(n) => {
+                n.to_string()
+            }
         }
     }
 
@@ -68,6 +76,12 @@ impl Change {
             Change::Dp(n) => setup.dp = n,
             Change::Tp(n) => setup.tp = n,
             Change::Pp(n) => setup.pp = n,
+            Change::Cp(n) => {
+                let group = setup.dp * setup.cp;
+                setup.cp = n;
+                setup.dp = (group / n.max(1)).max(1);
+            }
+            Change::Ep(n) => setup.ep = n,
         }
     }
 }
@@ -105,6 +119,8 @@ impl std::fmt::Display for Change {
             Change::Dp(n) => write!(f, "data parallel {n}"),
             Change::Tp(n) => write!(f, "tensor parallel {n}"),
             Change::Pp(n) => write!(f, "pipeline parallel {n}"),
+            Change::Cp(n) => write!(f, "context parallel {n}"),
+            Change::Ep(n) => write!(f, "expert parallel {n}"),
         }
     }
 }
@@ -264,13 +280,16 @@ pub fn advise(setup: &Setup, capacity: u64) -> Advice {
     }
     let levers = memory_levers(setup);
     let same_gpus = fit_with_levers(setup, &levers, &[], capacity);
+    // The GPU-count search varies dp itself: the levers that re-divide the GPUs stay out of it.
+    let regrouping = |c: &Change| matches!(c, Change::Cp(_) | Change::Ep(_));
     let on_gpu: Vec<Change> = levers
         .iter()
         .copied()
-        .filter(|c| !matches!(c, Change::Offload(_)))
+        .filter(|c| !matches!(c, Change::Offload(_)) && !regrouping(c))
         .collect();
     let on_gpu = search_gpus(setup, &on_gpu, capacity);
-    let with_offload = search_gpus(setup, &levers, capacity)
+    let anywhere: Vec<Change> = levers.iter().copied().filter(|c| !regrouping(c)).collect();
+    let with_offload = search_gpus(setup, &anywhere, capacity)
         .filter(|s| on_gpu.as_ref().is_none_or(|f| s.gpus < f.gpus));
     Advice {
         same_gpus,
@@ -291,10 +310,13 @@ fn memory_levers(setup: &Setup) -> Vec<Change> {
         for stage in (setup.zero.0 + 1)..=3 {
             levers.push(Change::Zero(ZeroStage(stage)));
         }
-        for r in [Recompute::Selective, Recompute::Full] {
-            if r as u8 > setup.recompute as u8 {
-                levers.push(Change::Recompute(r));
-            }
+        levers.extend(expert_levers(setup));
+        if Recompute::Selective as u8 > setup.recompute as u8 {
+            levers.push(Change::Recompute(Recompute::Selective));
+        }
+        levers.extend(context_levers(setup));
+        if Recompute::Full as u8 > setup.recompute as u8 {
+            levers.push(Change::Recompute(Recompute::Full));
         }
     }
     for o in [Offload::Optimizer, Offload::All] {
@@ -303,6 +325,41 @@ fn memory_levers(setup: &Setup) -> Vec<Change> {
         }
     }
     levers
+}
+
+/// Shortest sequence for which context parallelism is offered: below it recomputation or more
+/// GPUs are the usual answer (Megatron-LM's guidance is context parallelism for long contexts).
+pub const CONTEXT_PARALLEL_FROM_SEQ: u64 = 16384;
+
+/// Context-parallel degrees taken from the data-parallel GPUs (2, 4, 8, 16) for long sequences.
+fn context_levers(setup: &Setup) -> Vec<Change> {
+    if setup.seq < CONTEXT_PARALLEL_FROM_SEQ {
+        return Vec::new();
+    }
+    let group = setup.dp * setup.cp;
+    [2, 4, 8, 16]
+        .into_iter()
+        .filter(|&n| n > setup.cp && group % n == 0 && setup.seq % (2 * n) == 0)
+        .map(Change::Cp)
+        .collect()
+}
+
+/// Expert-parallel degrees for an MoE model in full training that divide its experts and the
+/// GPUs of a pipeline stage (with tensor parallelism only under sequence parallelism, as
+/// Megatron-LM requires).
+fn expert_levers(setup: &Setup) -> Vec<Change> {
+    let Some(a) = setup.arch().filter(|a| a.experts > 1) else {
+        return Vec::new();
+    };
+    if setup.mode != Mode::Train || (setup.tp > 1 && !setup.sequence_parallel) {
+        return Vec::new();
+    }
+    let ranks = setup.dp * setup.cp * setup.tp;
+    [2, 4, 8, 16, 32, 64]
+        .into_iter()
+        .filter(|&n| n > setup.ep && a.experts % n == 0 && ranks % (n * setup.expert_tp()) == 0)
+        .map(Change::Ep)
+        .collect()
 }
 
 fn total_of(setup: &Setup) -> Option<u64> {
@@ -350,6 +407,12 @@ fn fit_with_levers(
     let mut s = setup.clone();
     for c in &changes {
         c.apply(&mut s);
+    }
+    // Context parallelism takes its GPUs from data parallelism: say so, so that the changes
+    // applied as options (cp, then dp) give the same GPUs.
+    let moved_dp = s.dp != setup.dp && !changes.iter().any(|c| matches!(c, Change::Dp(_)));
+    if moved_dp {
+        changes.push(Change::Dp(s.dp));
     }
     Some(Suggestion {
         gpus: s.gpus(),

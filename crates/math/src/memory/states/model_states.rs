@@ -12,12 +12,14 @@ use crate::memory::line::{
     params_text, state_line as line, to_u64, why_optimizer, Line, StateLines, WHY_GRADS,
     WHY_WEIGHTS,
 };
+use crate::memory::model::arch::ModelArch;
 use crate::memory::options::{Convention, Dtype, Mode, Optimizer, Precision};
 use crate::memory::recipe::recipe;
 use crate::memory::setup::{MemoryError, ModelSpec, Setup};
 use crate::memory::states::deepspeed::deepspeed_states;
 use crate::memory::states::lora::lora_params;
 use crate::memory::states::low_precision::low_precision_states;
+use crate::memory::states::megatron::megatron_theory;
 use crate::memory::states::sharing::{
     apply_offload, layer_weight_bytes, moments_bytes, moments_text, share, step_temporaries,
 };
@@ -40,7 +42,12 @@ pub fn model_states(
         ));
     }
     match setup.convention {
-        Convention::Zero | Convention::HfMegatron | Convention::Deepspeed if !trains_fully => {
+        Convention::Zero
+        | Convention::HfMegatron
+        | Convention::Deepspeed
+        | Convention::Megatron
+            if !trains_fully =>
+        {
             notes.push(format!(
                 "the {} convention describes full mixed-precision training; {} uses bitbudget's",
                 setup.convention, setup.mode
@@ -59,7 +66,64 @@ pub fn model_states(
             PerParam::fixed(2, 4, 12, "12 B (FP32 master + m + v)"),
         ),
         Convention::Deepspeed => deepspeed_states(setup, params, notes),
+        Convention::Megatron => match setup.arch() {
+            Some(a) => megatron_states(setup, a),
+            None => {
+                notes.push("the megatron convention needs an architecture: bitbudget's is used for a parameter count".into());
+                bitbudget_states(setup, params, notes)
+            }
+        },
     }
+}
+
+/// Megatron-LM's `compute_weight_and_optimizer_memory`, split as its bytes per parameter are: 2
+/// (BF16 weights) + 4 (FP32 main gradients) + 12 (FP32 main parameters and Adam states, divided
+/// by the data-parallel degree under the distributed optimizer), for the most loaded shard.
+fn megatron_states(setup: &Setup, a: &ModelArch) -> Result<StateLines, MemoryError> {
+    let m = megatron_theory(setup, a);
+    let n = m.dense_params + m.expert_params;
+    let shard = |x: f64| format_count(x.round() as u64);
+    let bytes = |x: f64| x.ceil() as u128;
+    let (what, optimizer_text) = if m.expert_params > 0.0 {
+        (
+            format!(
+                "({} dense + {} expert params on the most loaded shard)",
+                shard(m.dense_params),
+                shard(m.expert_params)
+            ),
+            format!(
+                "12 B × {} ÷ dp {} + 12 B × {} ÷ edp {}",
+                shard(m.dense_params),
+                m.dense_dp,
+                shard(m.expert_params),
+                m.expert_dp
+            ),
+        )
+    } else {
+        (
+            format!("{} params on the most loaded shard", shard(n)),
+            format!("12 B × {} ÷ dp {}", shard(n), m.dense_dp),
+        )
+    };
+    let why = "Megatron-LM's theoretical_memory_usage.py (NVIDIA/Megatron-LM d98e8a6): the first pipeline stage's transformer layers ÷ tp, the embedding, replicated norms and routers, and the routed experts ÷ (etp × ep), at 18 bytes per parameter, or 6 + 12/dp with the distributed optimizer.";
+    Ok(StateLines {
+        weights: line(bytes(2.0 * n), format!("2 B BF16 × {what}"), why, setup)?,
+        gradients: line(
+            bytes(4.0 * n),
+            format!("4 B FP32 main gradients × {what}"),
+            why,
+            setup,
+        )?,
+        optimizer: line(
+            bytes(12.0 * m.dense_params / m.dense_dp + 12.0 * m.expert_params / m.expert_dp),
+            format!("{optimizer_text} (FP32 main params + Adam m, v)"),
+            why,
+            setup,
+        )?,
+        trainable: setup.arch().map_or(0, |a| a.params()),
+        cpu: 0,
+        step_temporaries: 0,
+    })
 }
 
 /// Bytes per trainable parameter of each state.

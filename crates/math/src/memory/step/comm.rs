@@ -123,12 +123,13 @@ pub fn tensor_parallel_bytes(
         * activation_bytes
 }
 
-/// Pipeline bubble as a fraction of the pipeline's time, (p − 1)/(m + p − 1) for p stages and m
-/// micro-batches (GPipe / 1F1B schedules; Narayanan et al. 2021, section 2.2.1, where the bubble
-/// is (p − 1)/m of the ideal compute time).
-pub fn bubble_fraction(pp: u64, micro_batches: u64) -> f64 {
-    let (p, m) = (pp as f64, micro_batches as f64);
-    (p - 1.0) / (m + p - 1.0)
+/// Pipeline bubble as a fraction of the pipeline's time, (p − 1)/(v·m + p − 1) for p stages, m
+/// micro-batches and v virtual stages per GPU (GPipe / 1F1B schedules, v = 1: Narayanan et al.
+/// 2021, section 2.2.1, where the bubble is (p − 1)/m of the ideal compute time; the interleaved
+/// schedule, section 2.2.2, divides it by v).
+pub fn bubble_fraction(pp: u64, micro_batches: u64, vpp: u64) -> f64 {
+    let (p, m, v) = (pp as f64, micro_batches as f64, vpp.max(1) as f64);
+    (p - 1.0) / (v * m + p - 1.0)
 }
 
 /// Point-to-point bytes one GPU sends between pipeline stages per step: the b·s·h activation of
@@ -242,7 +243,10 @@ mod tests {
 
     #[test]
     fn bubble_with_one_stage_is_zero() {
-        assert_eq!(bubble_fraction(1, 1), 0.0);
+        assert_eq!(bubble_fraction(1, 1, 1), 0.0);
+        // Interleaving 4 virtual stages: a quarter of the plain schedule's idle time.
+        let (plain, interleaved) = (bubble_fraction(8, 16, 1), bubble_fraction(8, 16, 4));
+        assert!((plain / (1.0 - plain) / (interleaved / (1.0 - interleaved)) - 4.0).abs() < 1e-12);
         assert_eq!(pipeline_bytes(1, 8, 8, true, 1e6), 0.0);
     }
 }
