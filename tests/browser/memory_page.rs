@@ -613,3 +613,22 @@ async fn the_parallel_layout_says_what_each_gpu_holds() {
     settle().await;
     assert!(!present(&root, "parallel-layout"));
 }
+
+/// A published setup loads in one click, with its source, and the grid shows its layout.
+#[wasm_bindgen_test]
+async fn a_published_setup_loads_in_one_click() {
+    let (root, _app) = mount(
+        parse_query("?tab=memory&model=llama-3-8b&recompute=full").memory,
+        false,
+    );
+    settle().await;
+    choose(&root, "input-published", "deepseek-v3");
+    settle().await;
+    assert_text_has(&root, "published-source", "DeepSeek-V3 Technical Report");
+    assert_eq!(value(&root, "input-ep"), "64");
+    assert_eq!(value(&root, "input-pp"), "16");
+    assert_text_has(&root, "layout-holds", "GPU 1 of 2048");
+    assert_text_has(&root, "layout-holds", "routed experts 1–4 of 256");
+    // The rest of the job is the publication's, not what was set before.
+    assert_eq!(value(&root, "input-recompute"), "none");
+}

@@ -278,3 +278,57 @@ fn virtual_pipeline_stages_shrink_the_bubble_and_hold_a_little_more() {
         refusal(&s)
     );
 }
+
+#[test]
+fn the_heaviest_pipeline_stage_holds_its_layers_and_the_embedding_or_the_head() {
+    let s = setup("llama-3-8b").with(|r| r.pp = 8);
+    let a = s.arch().unwrap().clone();
+    // 32 layers over 8 stages: 4 blocks, plus the last stage's output head and final norm
+    // (the first's embedding is as large, without the norm).
+    let last = 4 * a.layer_params() + a.vocab * a.hidden + a.hidden;
+    assert_eq!(a.heaviest_stage_params(8, false), last);
+    let b = estimate(&s).unwrap();
+    assert!(
+        b.weights.bytes.abs_diff(2 * last) <= 1,
+        "{} vs {}",
+        b.weights.bytes,
+        2 * last
+    );
+    assert!(b.weights.formula.contains("on the heaviest stage"));
+    // One stage holds everything once.
+    assert_eq!(a.heaviest_stage_params(1, false), a.params());
+}
+
+#[test]
+fn the_busiest_experts_load_scales_the_routed_activations_and_the_all_to_all() {
+    let load = |percent| {
+        setup("mixtral-8x7b").with(|r| (r.dp, r.ep, r.expert_load_percent) = (8, 8, percent))
+    };
+    let (even, busy) = (estimate(&load(100)).unwrap(), estimate(&load(150)).unwrap());
+    assert!(busy.activations.bytes > even.activations.bytes);
+    let a2a = |s: &Setup| {
+        let t = step_time(s, &StepParams::default())
+            .unwrap()
+            .timing
+            .unwrap();
+        t.comm
+            .iter()
+            .find(|c| c.kind == CommKind::ExpertAllToAll)
+            .unwrap()
+            .bytes
+    };
+    assert!((a2a(&load(150)) / a2a(&load(100)) - 1.5).abs() < 1e-9);
+    // A dense model ignores it; below even routing is refused.
+    let dense = setup("llama-3-8b");
+    assert_eq!(
+        estimate(&dense.clone().with(|r| r.expert_load_percent = 200))
+            .unwrap()
+            .activations,
+        estimate(&dense).unwrap().activations
+    );
+    assert!(
+        refusal(&load(50)).contains("between 100 (even routing)"),
+        "{}",
+        refusal(&load(50))
+    );
+}

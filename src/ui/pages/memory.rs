@@ -13,6 +13,7 @@ pub mod memory_bar_chart;
 pub mod memory_controls;
 pub mod model_picker;
 pub mod peak_phase;
+pub mod published_select;
 pub mod query;
 pub mod state;
 pub mod step_time;

@@ -332,6 +332,7 @@ fn activation_shape<'a>(setup: &Setup, arch: &'a ModelArch) -> ActivationShape<'
         flash_attention: setup.flash_attention,
         elem_bytes: if setup.dtype == Dtype::Fp32 { 4 } else { 2 },
         saved: saved_inputs(setup).map(|(_, saved)| saved),
+        expert_load_percent: setup.expert_load_percent,
     }
 }
 

@@ -18,8 +18,8 @@ use super::options::{
 };
 use super::recipe::param_gather_refused;
 use super::setup::{
-    LoraTargets, ModelSpec, RunOptions, Setup, MAX_BATCH, MAX_DEGREE, MAX_FFN, MAX_HEADS,
-    MAX_HIDDEN, MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
+    LoraTargets, ModelSpec, RunOptions, Setup, MAX_BATCH, MAX_DEGREE, MAX_EXPERT_LOAD_PERCENT,
+    MAX_FFN, MAX_HEADS, MAX_HIDDEN, MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
 };
 use super::step::{StepParams, DEFAULT_UTILISATION, MAX_GRAD_ACCUM};
 
@@ -471,6 +471,7 @@ pub const OPTIONS: &[MemoryOption] = &[
             },
         },
     },
+    count_option!(keys::EXPERT_LOAD, "MoE: the busiest GPU's routed tokens in percent of even routing (100): the capacity factor × 100 when tokens above it are dropped, or a dropless router's imbalance", 100, MAX_EXPERT_LOAD_PERCENT, Group::Job, |j| j.expert_load_percent),
     flag_option!(keys::SEQUENCE_PARALLEL, "Megatron sequence parallelism", |j| j.sequence_parallel),
     count_option!(keys::BATCH, "Micro-batch per GPU (sequences)", 1, MAX_BATCH, Group::Job, |j| j.batch),
     count_option!(keys::SEQ, "Sequence length in tokens", 1, MAX_SEQ, Group::Job, |j| j.seq),
@@ -629,7 +630,7 @@ impl Job {
             keys::KV_DTYPE if !serving => Some("Only serving keeps a KV cache"),
             keys::VPP if self.pp == 1 => Some("Virtual stages interleave a pipeline's stages: choose pipeline parallel 2 or more"),
             keys::CP if serving => Some("Context parallelism is modelled for training; serving splits long prompts by chunked prefill (the Serve page)"),
-            keys::EP | keys::ETP if self.mode != Mode::Train => {
+            keys::EP | keys::ETP | keys::EXPERT_LOAD if self.mode != Mode::Train => {
                 Some("Expert parallelism is modelled for full training of mixture-of-experts models")
             }
             keys::MOMENTS if serving || adapters => {

@@ -58,6 +58,8 @@ keys! {
     EP = "ep", "expert-parallel degree";
     /// Expert tensor-parallel degree.
     ETP = "etp", "expert tensor-parallel degree";
+    /// The busiest GPU's routed tokens against even routing, in percent.
+    EXPERT_LOAD = "expert-load", "busiest expert GPU's load";
     /// Sequence parallelism.
     SEQUENCE_PARALLEL = "sequence-parallel", "sequence parallelism";
     /// Micro-batch per GPU.

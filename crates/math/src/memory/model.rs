@@ -5,3 +5,4 @@ pub mod arch;
 pub mod gpus;
 pub mod hf_config;
 pub mod models;
+pub mod published;

@@ -123,6 +123,11 @@ pub struct RunOptions {
     /// Expert tensor-parallel degree: each routed expert split over `etp` GPUs; `None` is the
     /// tensor-parallel degree (Megatron-LM's default for `--expert-tensor-parallel-size`).
     pub etp: Option<u64>,
+    /// The routed tokens the busiest GPU's experts receive, in percent of even routing (100):
+    /// the capacity factor × 100 when tokens above it are dropped (Megatron-LM's
+    /// `--moe-expert-capacity-factor`), or the imbalance a dropless router leaves. Scales the
+    /// routed experts' activations and the all-to-all.
+    pub expert_load_percent: u64,
     /// Megatron sequence parallelism (splits the norm and dropout activations over tp).
     pub sequence_parallel: bool,
     /// Micro-batch size per GPU (sequences).
@@ -181,6 +186,7 @@ impl Default for RunOptions {
             cp: 1,
             ep: 1,
             etp: None,
+            expert_load_percent: 100,
             sequence_parallel: false,
             batch: 1,
             seq: 2048,
@@ -330,6 +336,15 @@ impl Setup {
             in_range(option, v, MAX_DEGREE)?;
         }
         in_range(BATCH, self.batch, MAX_BATCH)?;
+        if !(100..=MAX_EXPERT_LOAD_PERCENT).contains(&self.expert_load_percent) {
+            return Err(E::BadValue {
+                option: EXPERT_LOAD,
+                value: self.expert_load_percent.to_string(),
+                reason: format!(
+                    "is not between 100 (even routing) and {MAX_EXPERT_LOAD_PERCENT} percent"
+                ),
+            });
+        }
         in_range(SEQ, self.seq, MAX_SEQ)?;
         if self.zero.0 > 3 {
             return Err(E::NoSuchZeroStage { stage: self.zero.0 });
@@ -381,6 +396,10 @@ impl Setup {
         }
     }
 }
+
+/// Largest expert load accepted, in percent of even routing (every token of a micro-batch on
+/// one expert of 16 is 1600).
+pub const MAX_EXPERT_LOAD_PERCENT: u64 = 10_000;
 
 /// Largest parallel degree accepted.
 pub const MAX_DEGREE: u64 = 1 << 20;

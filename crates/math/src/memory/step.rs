@@ -574,7 +574,12 @@ impl Wire<'_> {
             return Ok(None);
         };
         let tokens = s.batch as f64 * (s.seq / s.cp) as f64 / s.tp as f64;
-        let routed = tokens * arch.active_experts as f64 * arch.hidden as f64 * wide_bytes(s);
+        let routed = tokens
+            * arch.active_experts as f64
+            * arch.hidden as f64
+            * wide_bytes(s)
+            * s.expert_load_percent as f64
+            / 100.0;
         let moe_layers = arch.layers.saturating_sub(arch.dense_layers).div_ceil(s.pp);
         let bytes = comm::expert_all_to_all_bytes(s.ep, moe_layers, m, routed, self.job.training);
         let link = self.link(s.expert_tp() * s.ep)?;

@@ -6,6 +6,7 @@ use crate::ui::components::term::Jargon;
 use crate::ui::pages::memory::fields::NumberField;
 use crate::ui::pages::memory::lora_targets::LoraTargetsField;
 use crate::ui::pages::memory::model_picker::ModelPicker;
+use crate::ui::pages::memory::published_select::PublishedSelect;
 use crate::ui::pages::memory::query::MemoryQuery;
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_math::memory::job::{dtype_refused, find_option};
@@ -148,6 +149,7 @@ fn ParallelismControls() -> impl IntoView {
     view! {
         <fieldset>
             <legend>"Parallelism "<Jargon id="parallel" word="data, tensor and pipeline parallelism" /></legend>
+            <PublishedSelect />
             <div class="with-jargon">
                 {bound_select("Sharding", "zero", zero_options, |q| q.job.zero, |q, v| q.job.zero = v)}
                 <Jargon id="sharding" word="DDP, ZeRO and FSDP" />
@@ -162,7 +164,10 @@ fn ParallelismControls() -> impl IntoView {
                 <NumberField label="Expert ∥" key="ep" hint="GPUs the routed experts are divided over (MoE)" />
                 {bound_select("Expert TP", "etp", expert_tp_options(), |q| q.job.etp.map_or_else(|| "auto".to_string(), |n| n.to_string()), |q, v: String| { let _ = q.apply("etp", &v); })}
             </div>
-            <NumberField label="Virtual pipeline stages" key="vpp" hint="runs of layers per GPU (interleaved 1F1B): the bubble shrinks by as much" />
+            <div class="row2">
+                <NumberField label="Virtual stages" key="vpp" hint="runs of layers per GPU (interleaved 1F1B): the bubble shrinks by as much" />
+                <NumberField label="Expert load (%)" key="expert-load" hint="the busiest GPU's routed tokens against even routing (100): capacity factor × 100, or a dropless router's imbalance" />
+            </div>
             {bound_select("Offload to CPU", "offload", names(Offload::ALL), |q| q.job.offload, |q, v| q.job.offload = v)}
             {bound_check("Sequence parallel", "sequence-parallel", |q| q.job.sequence_parallel, |q, v| q.job.sequence_parallel = v)}
         </fieldset>

@@ -38,6 +38,8 @@ pub struct ActivationShape<'a> {
     /// What an FP8 or FP4 recipe saves for the linear layers instead of 16-bit inputs (`None`:
     /// the 16-bit tensors).
     pub saved: Option<SavedInputs>,
+    /// The routed tokens the busiest GPU's experts receive, in percent of even routing.
+    pub expert_load_percent: u64,
 }
 
 /// What an FP8 or FP4 recipe saves for the linear layers' backward pass, widths in
@@ -61,7 +63,13 @@ struct PerToken {
     scores: u128,
 }
 
-fn per_token(a: &ModelArch, seq: u64, elem_bytes: u64, saved: Option<SavedInputs>) -> PerToken {
+fn per_token(
+    a: &ModelArch,
+    seq: u64,
+    elem_bytes: u64,
+    saved: Option<SavedInputs>,
+    expert_load_percent: u64,
+) -> PerToken {
     let w = (elem_bytes * UNIT) as u128;
     let (lin, out, swiglu_recomputed) = match saved {
         Some(s) => (
@@ -82,17 +90,25 @@ fn per_token(a: &ModelArch, seq: u64, elem_bytes: u64, saved: Option<SavedInputs
     // GELU: activation input (16-bit) and second matmul input. SwiGLU: gate, up and SiLU output
     // (16-bit) and the product (the second matmul's input); or, recomputing SwiGLU, only gate and
     // up. Each token passes through `active_experts` routed experts and every shared expert.
-    let mlp = match (a.mlp, swiglu_recomputed) {
+    // Routed experts at the busiest GPU's load (percent of even routing).
+    let per_expert = match (a.mlp, swiglu_recomputed) {
         (Mlp::Gelu, _) => f * w + f * lin,
         (Mlp::Swiglu, false) => 3 * f * w + f * lin,
         (Mlp::Swiglu, true) => 2 * f * lin,
-    } * (a.active_experts.max(1) + a.shared_experts) as u128;
+    };
+    let load = if a.experts > 1 {
+        expert_load_percent as u128
+    } else {
+        100
+    };
+    let routed = per_expert * a.active_experts.max(1) as u128 * load / 100;
+    let mlp = routed + per_expert * a.shared_experts as u128;
     // MoE: each routed copy of a token is permuted to its expert and saved as the input of the
     // expert's first matmul (Megatron-LM's token dispatcher and grouped MLP), and the router's
     // logits and probabilities are FP32 (4 B each per expert). Even routing is assumed: with
     // expert parallelism a GPU's experts receive, on average, as many token copies as it sends.
     let moe = if a.experts > 1 {
-        a.active_experts as u128 * h * lin + 2 * a.experts as u128 * 4 * UNIT as u128
+        a.active_experts as u128 * h * lin * load / 100 + 2 * a.experts as u128 * 4 * UNIT as u128
     } else {
         0
     };
@@ -128,7 +144,13 @@ pub fn per_layer_bytes(shape: &ActivationShape) -> (u128, String) {
             ),
         );
     }
-    let p = per_token(shape.arch, shape.seq, shape.elem_bytes, shape.saved);
+    let p = per_token(
+        shape.arch,
+        shape.seq,
+        shape.elem_bytes,
+        shape.saved,
+        shape.expert_load_percent,
+    );
     let drop_scores = shape.flash_attention || shape.recompute == Recompute::Selective;
     let scores = if drop_scores { 0 } else { p.scores };
     let per_token_units = if shape.sequence_parallel {
@@ -257,6 +279,7 @@ mod tests {
             flash_attention: false,
             elem_bytes: 2,
             saved: None,
+            expert_load_percent: 100,
         }
     }
 

@@ -25,6 +25,7 @@ const NON_DEFAULT: &[(&str, &str)] = &[
     ("cp", "2"),
     ("ep", "2"),
     ("etp", "1"),
+    ("expert-load", "125"),
     ("sequence-parallel", ""),
     ("batch", "3"),
     ("seq", "1024"),

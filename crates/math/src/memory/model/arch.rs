@@ -309,6 +309,52 @@ impl ModelArch {
         embed + head + positions + embed_norm + self.norm_params()
     }
 
+    /// Parameters the heaviest of `pp` pipeline stages holds (`pp` ≥ 1): its share of the blocks
+    /// (`layers ÷ pp`, rounded up, of the largest blocks) plus the larger end: the first stage's
+    /// token embedding (with learned positions and an embedding norm), or the last stage's final
+    /// norm and output head, which Megatron-LM keeps as a copy of the embedding when the two are
+    /// tied. With one stage, [`Self::params`]. `without_routed` leaves the routed experts out
+    /// (when expert parallelism divides them apart).
+    pub fn heaviest_stage_params(&self, pp: u64, without_routed: bool) -> u64 {
+        let routed_per_block = if without_routed && self.experts > 1 {
+            self.experts * self.expert_params()
+        } else {
+            0
+        };
+        if pp <= 1 {
+            return self.params() - routed_per_block * self.main_layers();
+        }
+        let embed = self.vocab * self.hidden;
+        let embed_norm = if self.embedding_norm {
+            self.norm_params()
+        } else {
+            0
+        };
+        let first_end = embed + self.position_embeddings * self.hidden + embed_norm;
+        let last_end = embed + self.norm_params();
+        let per_stage = self.layers.div_ceil(pp);
+        let dense_blocks = self.dense_layers.min(self.layers);
+        let moe_block = self.layer_params() - routed_per_block;
+        (0..pp.min(self.layers))
+            .map(|stage| {
+                let (from, to) = (
+                    stage * per_stage,
+                    ((stage + 1) * per_stage).min(self.layers),
+                );
+                let dense = to.min(dense_blocks).saturating_sub(from);
+                let blocks = dense * self.dense_layer_params() + (to - from - dense) * moe_block;
+                let ends = match (stage == 0, (stage + 1) * per_stage >= self.layers) {
+                    (true, true) => first_end + last_end,
+                    (true, false) => first_end,
+                    (false, true) => last_end,
+                    (false, false) => 0,
+                };
+                blocks + ends
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Total parameters, computed from the architecture.
     pub fn params(&self) -> u64 {
         self.main_layers() * self.layer_params()

@@ -273,6 +273,7 @@ mod tests {
             flash_attention: true,
             elem_bytes: 2,
             saved,
+            expert_load_percent: 100,
         };
         let fp8 = Format::Fp8Tensor.width();
         let saved = SavedInputs {

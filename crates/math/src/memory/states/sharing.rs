@@ -57,6 +57,10 @@ pub(crate) struct Share {
     pub divisor: u64,
     /// Its words, " ÷ tp 2 × pp 4 ÷ dp 8 (ZeRO-3)" (empty for 1).
     pub text: String,
+    /// With pipeline stages, the heaviest stage's dense parameters × pp over all the dense
+    /// parameters (the embedding or output head sits on an end stage): the dense part is scaled
+    /// by this ratio before it is divided.
+    stage: Option<(u128, u128)>,
     /// The routed experts, when laid out apart from the dense parameters.
     experts: Option<ExpertShare>,
 }
@@ -105,6 +109,23 @@ pub(crate) fn share(setup: &Setup, sharded: bool) -> Share {
         &[("tp", setup.tp), ("pp", setup.pp)],
         sharded.then(|| (group_name.as_str(), group, zero.to_string())),
     );
+    let routed = if setup.experts_apart() {
+        setup.arch().map_or(0, |a| a.routed_expert_params())
+    } else {
+        0
+    };
+    let stage = setup.arch().filter(|_| setup.pp > 1).map(|a| {
+        let dense_total = (a.params() - routed) as u128;
+        let dense_stage = a.heaviest_stage_params(setup.pp, routed > 0) as u128;
+        (dense_stage * setup.pp as u128, dense_total.max(1))
+    });
+    let text = match stage {
+        Some((num, den)) => format!(
+            "{text} (on the heaviest stage, with the embedding or the output layer: ×{:.2})",
+            num as f64 / den as f64
+        ),
+        None => text,
+    };
     let experts = setup.experts_apart().then(|| {
         let arch = setup.arch().expect("experts apart need an architecture");
         let edp = setup.expert_dp();
@@ -127,6 +148,7 @@ pub(crate) fn share(setup: &Setup, sharded: bool) -> Share {
     Share {
         divisor,
         text,
+        stage,
         experts,
     }
 }
@@ -137,9 +159,18 @@ impl Share {
     /// layers; each part rounded up.
     pub fn divide(&self, bytes: u128) -> u128 {
         match &self.experts {
-            None => bytes.div_ceil(self.divisor as u128),
+            None => self.dense(bytes),
             Some(e) => self.divide_part(bytes, e.of, e.params),
         }
+    }
+
+    /// One GPU's share of `bytes` of dense parameters: on the heaviest stage, divided.
+    fn dense(&self, bytes: u128) -> u128 {
+        let bytes = match self.stage {
+            Some((num, den)) => (bytes * num).div_ceil(den),
+            None => bytes,
+        };
+        bytes.div_ceil(self.divisor as u128)
     }
 
     /// [`Share::divide`] of a state of `bytes` over `count` parameters of which `experts` are
@@ -148,10 +179,9 @@ impl Share {
         match &self.experts {
             Some(e) if count > 0 => {
                 let experts = bytes * experts.min(count) as u128 / count as u128;
-                (bytes - experts).div_ceil(self.divisor as u128)
-                    + experts.div_ceil(e.divisor as u128)
+                self.dense(bytes - experts) + experts.div_ceil(e.divisor as u128)
             }
-            _ => bytes.div_ceil(self.divisor as u128),
+            _ => self.dense(bytes),
         }
     }
 
