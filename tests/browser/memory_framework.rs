@@ -198,3 +198,35 @@ async fn a_dropped_config_file_is_read_and_sized() {
     }
     assert_eq!(weights(&root), 2 * 1_235_814_400);
 }
+
+/// DeepSeek-V3's config.json (MoE, MLA, leading dense layers) as the project keeps it.
+const DEEPSEEK_V3: &str =
+    include_str!("../../crates/math/tests/fixtures/hf_configs/deepseek-v3.json");
+
+/// A link to a pasted config is the same model: its MoE and MLA travel in the URL's `arch`.
+#[wasm_bindgen_test]
+async fn a_link_to_a_pasted_config_reproduces_its_report() {
+    let memory = parse_query("?tab=memory&model=gpt2&gpu=h100-80gb&dp=64&zero=3").memory;
+    let (root, _app) = mount_fresh(move || view! { <MemoryPage initial=memory sync_url=true /> });
+    settle().await;
+    paste(&root, DEEPSEEK_V3);
+    settle().await;
+    let pasted = (
+        weights(&root),
+        part_bytes(&root, "activations"),
+        text(&root, "verdict"),
+    );
+    let url = address_bar().await;
+    assert!(url.contains("arch=deepseek_v3."), "{url}");
+    assert!(url.contains(".mla"), "{url}");
+    let (again, _app2) = mount(&url);
+    settle().await;
+    assert_eq!(
+        (
+            weights(&again),
+            part_bytes(&again, "activations"),
+            text(&again, "verdict")
+        ),
+        pasted
+    );
+}

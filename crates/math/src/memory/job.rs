@@ -10,6 +10,7 @@
 use super::error::MemoryError;
 use super::keys::{self, OptionKey};
 use super::model::arch::{Mlp, ModelArch};
+use super::model::arch_text::{arch_from_text, arch_to_text};
 use super::model::gpus::{find_gpu, gpu_presets};
 use super::model::hf_config::{parse_config, ConfigError};
 use super::model::models::{find_model, model_presets};
@@ -124,6 +125,16 @@ pub struct LoadedConfig {
     pub name: String,
     /// The architecture, exactly as the config describes it.
     pub arch: ModelArch,
+}
+
+impl LoadedConfig {
+    /// The config's `model_type`, from its name "config.json (llama)".
+    pub fn model_type(&self) -> &str {
+        self.name
+            .strip_prefix("config.json (")
+            .and_then(|n| n.strip_suffix(')'))
+            .unwrap_or("config")
+    }
 }
 
 super::setup::deref_to_run_options!(Job);
@@ -290,6 +301,22 @@ fn set_model(j: &mut Job, text: &str) -> Result<(), String> {
     Ok(())
 }
 
+fn set_arch(j: &mut Job, text: &str) -> Result<(), String> {
+    if text.trim() == "none" {
+        j.config = None;
+        return Ok(());
+    }
+    let (model_type, arch) = arch_from_text(text)?;
+    j.model = None;
+    j.params = None;
+    j.custom = CustomArch::of(&arch);
+    j.config = Some(LoadedConfig {
+        name: format!("config.json ({model_type})"),
+        arch,
+    });
+    Ok(())
+}
+
 fn set_params(j: &mut Job, text: &str) -> Result<(), String> {
     if text.trim() == "none" {
         j.params = None;
@@ -427,6 +454,19 @@ pub const OPTIONS: &[MemoryOption] = &[
                 j.custom.mlp = parse_mlp(t)?;
                 Ok(())
             },
+        },
+    },
+    MemoryOption {
+        name: keys::ARCH,
+        help: "A whole architecture as the page's links write it (a config.json's model, MoE, MLA and windows included), or none",
+        value_name: "TEXT",
+        group: Group::Custom,
+        kind: Kind::Text {
+            get: |j| {
+                j.config_in_force()
+                    .map_or_else(|| "none".into(), |c| arch_to_text(c.model_type(), &c.arch))
+            },
+            set: set_arch,
         },
     },
     choice_option!(keys::MODE, "train, lora, qlora or inference", Mode::ALL, |j| j.mode),

@@ -34,6 +34,8 @@ keys! {
     FFN = "ffn", "feed-forward size";
     /// Custom architecture: vocabulary.
     VOCAB = "vocab", "vocabulary size";
+    /// A whole architecture read from a config, as text (links carry it).
+    ARCH = "arch", "architecture";
     /// Custom architecture: MLP shape.
     MLP = "mlp", "MLP kind";
     /// Training, fine-tuning or serving.

@@ -2,6 +2,7 @@
 //! `config.json` files read into an architecture.
 
 pub mod arch;
+pub mod arch_text;
 pub mod gpus;
 pub mod hf_config;
 pub mod models;

@@ -12,6 +12,8 @@ const NON_DEFAULT: &[(&str, &str)] = &[
     ("ffn", "700"),
     ("vocab", "1000"),
     ("mlp", "swiglu"),
+    // The same sizes as the custom numbers above, with experts: a loaded config.
+    ("arch", "test.L4.H256.A8.K2.D32.F700.V1000.S4096.E4.X2"),
     ("mode", "lora"),
     ("dtype", "fp16"),
     ("optimizer", "adamw-8bit"),
