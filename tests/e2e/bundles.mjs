@@ -11,7 +11,7 @@ import { join } from 'node:path';
 /// its target: the test fails above it, and fails once the page is under its target so that the
 /// ceiling is removed.
 export const BUDGETS = {
-  memory: { target: 300_000, ceiling: 465_000 },
+  memory: { target: 300_000, ceiling: 466_000 },
   bits: { target: 300_000 },
   quant: { target: 450_000, ceiling: 467_000 },
   serve: { target: 300_000 },

@@ -316,15 +316,7 @@ impl Chart for MemoryChartData<'_> {
         let capacity = setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name));
         let units = setup.units;
         match &self.plotted {
-            Plotted::Bar(breakdown) => {
-                let input = memory_bar::Input {
-                    breakdown,
-                    capacity,
-                    units,
-                    highlight: None,
-                };
-                input.draw(area, theme, s).map(|_| ())
-            }
+            Plotted::Bar(breakdown) => bar_input(setup, breakdown).draw(area, theme, s).map(|_| ()),
             Plotted::Strategies(bars) => {
                 let current = Strategy {
                     zero: setup.zero,
@@ -356,6 +348,45 @@ impl Chart for MemoryChartData<'_> {
             .map(|_| ()),
         }
     }
+}
+
+/// The memory bar's input for `setup`'s breakdown at its peak: the GPU's capacity as its line.
+fn bar_input<'a>(setup: &'a Setup, breakdown: &'a Breakdown) -> memory_bar::Input<'a> {
+    memory_bar::Input {
+        breakdown,
+        capacity: setup.gpu.as_ref().map(|g| (g.capacity_bytes, g.name)),
+        units: setup.units,
+        highlight: None,
+    }
+}
+
+/// [`draw_memory`] of the bar alone, without the other charts' code (what the Memory page's
+/// downloads draw; the same drawing as `draw_memory(area, setup, MemoryChart::Bar, ...)`).
+pub fn draw_memory_bar<B: DrawingBackend>(
+    area: &Area<B>,
+    setup: &Setup,
+    theme: &Theme,
+    s: Scale,
+) -> Drawn {
+    let b = estimate(setup)
+        .map_err(|e| ChartError::Input(e.to_string()))?
+        .at_peak(setup.units);
+    memory_frame(setup, MemoryChart::Bar)
+        .draw(area, &bar_input(setup, &b), memory_bar::HEIGHT, theme, s)
+        .map(|_| ())
+}
+
+/// [`memory`] of the bar alone: the SVG document [`draw_memory_bar`] draws, at scale 1 in the
+/// light theme.
+pub fn memory_bar_document(setup: &Setup) -> Drawn<String> {
+    let (w, h) = memory_size(setup, MemoryChart::Bar, Scale(1.0));
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+        draw_memory_bar(&root, setup, &LIGHT, Scale(1.0))?;
+        root.present()?;
+    }
+    Ok(crate::style::restore_font_sizes(&out))
 }
 
 /// The chart's height in CSS pixels on the page (the layout's grows with its panels and nodes).

@@ -534,12 +534,8 @@ pub static FIVE_D: Scenario = Scenario {
     ],
     start: 3,
     scale: Some(("Sequence", "seq", &["32768", "65536", "8192"])),
-    extra: ("layout", layout),
+    extra: ("activations", activations),
 };
-
-fn layout(row: &Row) -> String {
-    row.job.to_setup().layout_text()
-}
 
 /// Chapter 16.
 pub const FIVE_D_TEXT: ChapterText = ChapterText {

@@ -34,7 +34,7 @@ fn current_report(state: &MemoryState) -> Result<Report, String> {
 }
 
 fn bar_svg(state: &MemoryState) -> Result<String, String> {
-    documents::memory(&state.setup.get_untracked(), MemoryChart::Bar).map_err(|e| e.to_string())
+    documents::memory_bar_document(&state.setup.get_untracked()).map_err(|e| e.to_string())
 }
 
 /// The bar chart as a PNG for a slide: the same title, chart and setup caption as [`bar_svg`],
@@ -53,8 +53,7 @@ fn bar_png(state: &MemoryState) -> Result<String, String> {
     let backend = plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or("the canvas has no 2D context")?;
     let area = plotters::prelude::IntoDrawingArea::into_drawing_area(backend);
-    documents::draw_memory(&area, &setup, MemoryChart::Bar, &LIGHT, scale)
-        .map_err(|e| e.to_string())?;
+    documents::draw_memory_bar(&area, &setup, &LIGHT, scale).map_err(|e| e.to_string())?;
     canvas
         .to_data_url()
         .map_err(|_| "the browser refused to export the canvas".to_string())
@@ -132,6 +131,11 @@ mod tests {
         let (shell, memory) = parse_page_query::<MemoryQuery>(EXAMPLE);
         assert!(shell.notes.is_empty(), "{:?}", shell.notes);
         let svg = documents::memory(&memory.to_setup(), MemoryChart::Bar).unwrap();
+        // The page's bar-only path draws the same document.
+        assert_eq!(
+            documents::memory_bar_document(&memory.to_setup()).unwrap(),
+            svg
+        );
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
         if std::env::var_os("BITBUDGET_UPDATE_FIXTURES").is_some() {
             std::fs::write(&path, &svg).unwrap();
