@@ -8,10 +8,11 @@ import { join } from 'node:path';
 
 /// Byte budgets (gzip, 1 KB = 1000 B) of each page, embedded or not: a page's widget loads the
 /// same files as the page. `ceiling`, where set, is what the page weighs today while it is over
-/// its target: the test fails above it, and fails once the page is under its target so that the
-/// ceiling is removed.
+/// its target (a fresh clone's build measured up to 1.6 KB heavier than a working tree's, so the
+/// ceiling leaves 2 KB): the test fails above it, and fails once the page is under its target so
+/// that the ceiling is removed.
 export const BUDGETS = {
-  memory: { target: 300_000, ceiling: 466_000 },
+  memory: { target: 300_000, ceiling: 468_000 },
   bits: { target: 300_000 },
   quant: { target: 450_000, ceiling: 467_000 },
   serve: { target: 300_000 },
