@@ -132,6 +132,13 @@ async fn a_dropped_gguf_shows_its_model_and_fit_and_a_bad_one_keeps_the_page() {
             .length(),
         6
     );
+    // One model at a time: the GGUF's verdict is the page's, the preset's results are gone.
+    assert!(
+        !present(&root, "verdict"),
+        "the preset's headline is not shown beside the GGUF's"
+    );
+    assert!(!present(&root, "memory-bar"));
+    assert_text_has(&root, "gguf-back", "Back to Llama 3 8B");
     // The page's context control drives the summary.
     type_into(&root, "input-seq", "8192");
     let kv = until_text(&root, "gguf-kv", "8192 tokens").await;
@@ -154,6 +161,15 @@ async fn a_dropped_gguf_shows_its_model_and_fit_and_a_bad_one_keeps_the_page() {
         "{err}"
     );
     assert!(text(&root, "gguf-model").starts_with("Tiny Test"));
+    // Back to the preset in one click; picking another model does the same.
+    by_testid(&root, "gguf-back").click();
+    settle().await;
+    assert!(present(&root, "verdict") && !present(&root, "gguf-summary"));
+    pick(&root, &file(&bytes, "tiny.gguf"));
+    until_text(&root, "gguf-read", "tiny.gguf").await;
+    choose(&root, "input-model", "gpt2");
+    settle().await;
+    assert!(present(&root, "verdict") && !present(&root, "gguf-summary"));
 }
 
 #[wasm_bindgen_test]

@@ -29,6 +29,7 @@ use crate::ui::pages::memory::chart_numbers::{ScalingNumbers, StrategyNumbers};
 use crate::ui::pages::memory::conventions_table::ConventionsTable;
 use crate::ui::pages::memory::downloads::Downloads;
 use crate::ui::pages::memory::gguf_drop::GgufDrop;
+use crate::ui::pages::memory::gguf_summary::GgufSummary;
 use crate::ui::pages::memory::memory_bar_chart::MemoryBarChart;
 use crate::ui::pages::memory::memory_controls::MemoryControls;
 use crate::ui::pages::memory::peak_phase::PeakPhase;
@@ -68,23 +69,29 @@ pub fn MemoryPage(
             // Three areas: on a wide screen the controls sit left of both; on a phone the verdict and
             // the bar come first, then the controls, then the comparisons (assets/style.css).
             <div class="memory-layout">
+                // One model at a time: a dropped GGUF file, or the model the controls describe.
                 <div class="results" data-testid="memory-results">
-                    <Verdict />
-                    <PeakPhase />
-                    <Show when=move || !embed>
-                        <ValidationPanel />
+                    <Show when=move || state.gguf.with(Option::is_none) fallback=move || state.gguf.get().map(|l| view! { <GgufSummary loaded=l /> })>
+                        <Verdict />
+                        <PeakPhase />
+                        <Show when=move || !embed>
+                            <ValidationPanel />
+                        </Show>
+                        <div class="bar-and-legend">
+                            <MemoryBarChart />
+                            <div><BreakdownLegend /></div>
+                        </div>
+                        <StepTimePanel />
+                        <ParallelLayout setup=state.setup />
+                        <Downloads />
                     </Show>
-                    <div class="bar-and-legend">
-                        <MemoryBarChart />
-                        <div><BreakdownLegend /></div>
-                    </div>
-                    <StepTimePanel />
-                    <ParallelLayout setup=state.setup />
-                    <Downloads />
                 </div>
                 <MemoryControls />
                 <Show when=move || !embed>
-                    <div class="comparisons"><GgufDrop /><Comparisons /></div>
+                    <div class="comparisons">
+                        <GgufDrop />
+                        <Show when=move || state.gguf.with(Option::is_none)><Comparisons /></Show>
+                    </div>
                 </Show>
             </div>
         </section>

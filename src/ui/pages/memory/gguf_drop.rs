@@ -3,7 +3,8 @@
 //! shows what it needs on the page's GPU with the page's context. A file that is not GGUF, is
 //! truncated or corrupt gets a message; what was shown before stays.
 
-use crate::ui::pages::memory::gguf_summary::{GgufSummary, LoadedGguf};
+use crate::ui::pages::memory::gguf_summary::LoadedGguf;
+use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_math::gguf::{next_read_len, parse, FIRST_READ};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -59,10 +60,11 @@ fn load(
     });
 }
 
-/// The drop zone, the file picker, the error and the summary of the last file read.
+/// The drop zone, the file picker and the error; the file read becomes the page's model
+/// ([`MemoryState::gguf`]), summarised where the results are.
 #[component]
 pub fn GgufDrop() -> impl IntoView {
-    let loaded = RwSignal::new(None::<LoadedGguf>);
+    let loaded = expect_context::<MemoryState>().gguf;
     let error = RwSignal::new(None::<String>);
     let over = RwSignal::new(false);
     let on_pick = move |ev: leptos::ev::Event| {
@@ -93,6 +95,5 @@ pub fn GgufDrop() -> impl IntoView {
             <p class="hint">"Only the header and tensor index are read, never the weights: a 40 GB file costs a few megabytes and nothing leaves your browser. The context, KV-cache dtype, GPU and overhead come from the controls."</p>
         </div>
         {move || error.get().map(|e| view! { <p class="setup-error" role="alert" data-testid="gguf-error">{e}</p> })}
-        {move || loaded.get().map(|l| view! { <GgufSummary loaded=l /> })}
     }
 }

@@ -47,12 +47,24 @@ pub fn GgufSummary(
         loaded.reads,
         if loaded.reads == 1 { "" } else { "s" }
     );
+    let back = move || {
+        state.setup.with(|s| match &s.model {
+            bitbudget_math::memory::ModelSpec::Arch { name, .. } => {
+                bitbudget_math::memory::find_model(name)
+                    .map_or_else(|| name.clone(), |m| m.name.to_string())
+            }
+            bitbudget_math::memory::ModelSpec::Params(n) => {
+                format!("{} parameters", bitbudget_math::numbers::format_count(*n))
+            }
+        })
+    };
     view! {
         <div class="gguf-summary" data-testid="gguf-summary">
+            <p class="verdict" class:fits=move || report.with(|r| r.fit.as_ref().is_some_and(|f| f.fits)) data-testid="gguf-verdict">{verdict}</p>
+            <p><button type="button" class="chip" data-testid="gguf-back" on:click=move |_| state.gguf.set(None)>{move || format!("Back to {}", back())}</button></p>
             <p data-testid="gguf-read" class="hint" data-read=loaded.read data-size=loaded.size>{read}</p>
             <p data-testid="gguf-model">{move || report.with(|r| r.headline(units()))}</p>
             <p data-testid="gguf-kv">{kv}</p>
-            <p class="verdict" class:fits=move || report.with(|r| r.fit.as_ref().is_some_and(|f| f.fits)) data-testid="gguf-verdict">{verdict}</p>
             <ul data-testid="gguf-notes">{move || report.with(|r| r.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view())}</ul>
             <details>
                 <summary>"Every tensor"</summary>
