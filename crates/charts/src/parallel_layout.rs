@@ -14,6 +14,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Most nodes drawn in a panel; the rest are counted under it.
 pub const MAX_NODES_SHOWN: u64 = 8;
+/// Most GPUs of a node drawn in a row; the rest are counted under the panel.
+pub const MAX_COLUMNS: u64 = 16;
 /// Height in CSS px of a panel's title line.
 const TITLE_PX: f64 = 22.0;
 /// Height in CSS px of a node's row of cells.
@@ -125,7 +127,8 @@ pub fn draw<B: DrawingBackend>(
         return Ok(hits);
     }
     let left = s.px(LABEL_PX);
-    let cell_w = ((width as i32 - left - s.px(4.0)) / per_node as i32).max(1);
+    let columns = per_node.min(MAX_COLUMNS);
+    let cell_w = ((width as i32 - left - s.px(4.0)) / columns as i32).max(1);
     let row_h = s.px(ROW_PX);
     let gap = s.px(2.0);
     let chosen = place(setup, input.selected.unwrap_or(0).min(setup.gpus() - 1));
@@ -149,7 +152,7 @@ pub fn draw<B: DrawingBackend>(
                 s.font(12.0, t.muted)
                     .pos(Pos::new(HPos::Left, VPos::Center)),
             ))?;
-            for local in 0..per_node {
+            for local in 0..columns {
                 let rank = node * per_node + local;
                 if rank >= setup.gpus() {
                     break;
@@ -188,9 +191,22 @@ pub fn draw<B: DrawingBackend>(
             }
             y += row_h;
         }
-        if nodes > shown {
+        let more = match (nodes > shown, per_node > columns) {
+            (true, true) => format!(
+                "… {} more nodes and {} more GPUs in each, the same pattern",
+                nodes - shown,
+                per_node - columns
+            ),
+            (true, false) => format!("… {} more nodes, the same pattern", nodes - shown),
+            (false, true) => format!(
+                "… {} more GPUs in each node, the same pattern",
+                per_node - columns
+            ),
+            (false, false) => String::new(),
+        };
+        if !more.is_empty() {
             area.draw(&Text::new(
-                format!("… {} more nodes, the same pattern", nodes - shown),
+                more,
                 (left, y + s.px(2.0)),
                 s.font(12.0, t.muted),
             ))?;
@@ -252,6 +268,40 @@ mod tests {
         )
         .unwrap();
         assert!(svg.contains("… 56 more nodes, the same pattern"));
+    }
+
+    #[test]
+    fn huge_nodes_draw_their_first_gpus() {
+        let s = setup(|r| (r.dp, r.gpus_per_node) = (4096, 1 << 20));
+        let hits = draw_hits(&s);
+        assert_eq!(hits.len() as u64, MAX_COLUMNS);
+        let svg = crate::svg(
+            &Input {
+                setup: &s,
+                selected: None,
+            },
+            390,
+            height_css(&s),
+            &LIGHT,
+        )
+        .unwrap();
+        assert!(svg.contains("more GPUs in each node"));
+    }
+
+    fn draw_hits(s: &Setup) -> Vec<CellHit> {
+        let mut out = String::new();
+        let root = plotters::prelude::SVGBackend::with_string(&mut out, (600, height_css(s)))
+            .into_drawing_area();
+        draw(
+            &root,
+            &Input {
+                setup: s,
+                selected: None,
+            },
+            &LIGHT,
+            Scale(1.0),
+        )
+        .unwrap()
     }
 
     #[test]

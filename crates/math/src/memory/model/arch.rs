@@ -321,7 +321,7 @@ impl ModelArch {
         } else {
             0
         };
-        if pp <= 1 {
+        if pp <= 1 || self.layers == 0 {
             return self.params() - routed_per_block * self.main_layers();
         }
         let embed = self.vocab * self.hidden;
@@ -335,7 +335,12 @@ impl ModelArch {
         let per_stage = self.layers.div_ceil(pp);
         let dense_blocks = self.dense_layers.min(self.layers);
         let moe_block = self.layer_params() - routed_per_block;
-        (0..pp.min(self.layers))
+        // Only the stages that hold leading dense blocks, the one after them and the last can
+        // differ from a middle stage: the others are copies of the one after the dense blocks.
+        let last = (self.layers - 1) / per_stage;
+        let first_plain = (dense_blocks / per_stage + 1).min(last);
+        (0..=first_plain)
+            .chain(std::iter::once(last))
             .map(|stage| {
                 let (from, to) = (
                     stage * per_stage,
