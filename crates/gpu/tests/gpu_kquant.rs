@@ -15,18 +15,6 @@ use bitbudget_math::quant::codec;
 use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::scheme::Scheme;
 use common::{any_bits, chunked_gpu, gpu, normal};
-use std::sync::{Mutex, MutexGuard};
-
-/// One test at a time: both tests drive the same lavapipe device, and in the test command on a
-/// loaded 2-core machine, with the two side by side, the "whole" Q2_K run on arbitrary f32 bit
-/// patterns has twice given the same three wrong bytes; 17 runs of this binary alone or beside
-/// two busy cores never did. Whether the cause is the concurrency is not established.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static SERIAL: Mutex<()> = Mutex::new(());
-    SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// The K-quants and IQ4_NL (each has a GPU quantize kernel).
 fn kquants() -> Vec<Scheme> {
@@ -119,7 +107,6 @@ fn assert_same(what: &str, gpu: &[u8], cpu: &[u8]) {
 
 #[test]
 fn kquant_kernels_match_the_cpu_on_the_branches_of_their_searches() {
-    let _serial = one_at_a_time();
     let Some(gpu) = gpu() else { return };
     let schemes = kquants();
     assert_eq!(
@@ -147,7 +134,6 @@ fn kquant_kernels_match_the_cpu_on_the_branches_of_their_searches() {
 fn kquant_kernels_match_the_cpu_when_chunks_end_inside_a_stored_word() {
     // Chunks of three super-blocks (31 IQ4_NL blocks): Q6_K's, Q3_K's and IQ4_NL's chunks then end in the middle of a word,
     // whose two parts come from different chunks' dispatches.
-    let _serial = one_at_a_time();
     let (Some(gpu), Some(chunked)) = (gpu(), chunked_gpu()) else {
         return;
     };

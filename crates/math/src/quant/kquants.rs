@@ -200,8 +200,28 @@ pub(crate) fn dequantize_blocks<const N: usize, const B: usize>(
 /// every caller then clamps to its code range.
 #[inline(always)]
 pub fn nearest_int(v: f32) -> i32 {
-    let shifted = v + 12_582_912.0;
+    let shifted = x86_nan(v, 12_582_912.0, v + 12_582_912.0);
     (shifted.to_bits() & 0x007F_FFFF) as i32 - 0x0040_0000
+}
+
+/// `r`, the IEEE result of an operation on `a` and `b`, with the NaN that x86-64's SSE gives
+/// made explicit: a NaN operand comes back quieted (the first when both are), an invalid
+/// operation gives the default NaN (negative, quiet). Rust and LLVM leave a NaN's sign and
+/// payload open, so without this the codes `nearest_int` reads from a NaN's mantissa would
+/// depend on how the code was compiled (the GPU kernels follow the same rule).
+#[inline(always)]
+pub fn x86_nan(a: f32, b: f32, r: f32) -> f32 {
+    if !r.is_nan() {
+        return r;
+    }
+    let quiet = |v: f32| f32::from_bits(v.to_bits() | 0x0040_0000);
+    if a.is_nan() {
+        quiet(a)
+    } else if b.is_nan() {
+        quiet(b)
+    } else {
+        f32::from_bits(0xFFC0_0000)
+    }
 }
 
 /// `GGML_FP32_TO_FP16`: nearest even, overflow to ±infinity, and a NaN keeps its sign (ggml

@@ -5,7 +5,7 @@
 //! None of them allocates: codes go to caller-provided arrays.
 
 use super::f4::F4;
-use super::nearest_int;
+use super::{nearest_int, x86_nan};
 
 /// A sub-block whose largest magnitude is below this is all zero (llama.cpp `GROUP_MAX_EPS`).
 pub const GROUP_MAX_EPS: f32 = 1e-15;
@@ -62,7 +62,12 @@ pub(crate) fn divided_codes<T>(
         let codes = if t.abs().lt(reach).all() {
             clamped_code(t, lov, hiv).to_array().map(|f| f as i32)
         } else {
-            t.to_array().map(|t| nearest_int(t).clamp(lo, hi))
+            // Out of reach, infinite or NaN: one lane at a time, with x86's NaN made explicit.
+            std::array::from_fn(|k| {
+                let v = x4[k];
+                let s = offset.map_or(v, |m| x86_nan(v, m, v + m));
+                nearest_int(x86_nan(s, d, s / d)).clamp(lo, hi)
+            })
         };
         for (o, code) in out4.iter_mut().zip(codes) {
             *o = cast((code - lo) as u8);

@@ -13,8 +13,8 @@
 //! `dmin = max_min/15`). See the module [`super`] for rounding and non-finite inputs.
 
 use super::{
-    dequantize_blocks, fit, ggml_f16, ggml_f32, nearest_int, quantize_blocks, KType, LengthError,
-    QK_K,
+    dequantize_blocks, fit, ggml_f16, ggml_f32, nearest_int, quantize_blocks, x86_nan, KType,
+    LengthError, QK_K,
 };
 
 /// Bytes per 256-weight block.
@@ -74,11 +74,12 @@ pub fn quantize_block(x: &[f32; QK_K], out: &mut [u8; BLOCK_BYTES]) {
     }
     let (d_all, dmin_all) = (ggml_f32(d), ggml_f32(dmin));
     for (j, &p) in packed.iter().enumerate() {
-        let d = d_all * (p & 0xF) as f32;
+        let (sc, m) = ((p & 0xF) as f32, (p >> 4) as f32);
+        let d = x86_nan(d_all, sc, d_all * sc);
         if d == 0.0 {
             continue;
         }
-        let dm = dmin_all * (p >> 4) as f32;
+        let dm = x86_nan(dmin_all, m, dmin_all * m);
         let (xs, cs) = (&x[16 * j..16 * j + 16], &mut codes[16 * j..16 * j + 16]);
         fit::divided_codes(xs, Some(dm), d, 0, 3, cs, |c| c);
     }
