@@ -204,6 +204,9 @@ mod tests {
             "adapter-dtype" => "fp32",
             "moments" => "bf16",
             "flash-attention" => "0",
+            "expert-load" => "150",
+            // Sizes that agree with the custom numbers (4 layers, hidden 4, 4 heads, 2 KV heads ...).
+            "arch" => "test.L4.H4.A4.K2.D1.F4.V4.S4096",
             "sequence-parallel" | "fp32-grad-accum" | "lora-dropout" | "fp8-param-gather" => "1",
             _ => "4",
         };

@@ -255,10 +255,10 @@ impl MemoryOption {
             Kind::Count { min, max, put, .. } => {
                 let n = count(text).map_err(|r| bad(r.into()))?;
                 if n < min {
-                    return Err(if is_degree(option) {
-                        MemoryError::NoGpu { option }
-                    } else {
-                        MemoryError::Zero { option }
+                    return Err(match (n, min) {
+                        (0, _) if is_degree(option) => MemoryError::NoGpu { option },
+                        (_, 1) => MemoryError::Zero { option },
+                        _ => bad(format!("is below the least accepted value, {min}")),
                     });
                 }
                 if n > max {

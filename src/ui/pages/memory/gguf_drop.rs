@@ -3,7 +3,7 @@
 //! shows what it needs on the page's GPU with the page's context. A file that is not GGUF, is
 //! truncated or corrupt gets a message; what was shown before stays.
 
-use crate::ui::pages::memory::gguf_summary::LoadedGguf;
+use crate::ui::pages::memory::loaded_gguf::LoadedGguf;
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_math::gguf::{next_read_len, parse, FIRST_READ};
 use leptos::prelude::*;

@@ -2,26 +2,11 @@
 //! GPU and overhead: the model, its weights, the KV cache, the fit or the partial offload, and
 //! every tensor.
 
+use crate::ui::pages::memory::loaded_gguf::LoadedGguf;
 use crate::ui::pages::memory::state::MemoryState;
-use bitbudget_math::gguf::Gguf;
 use bitbudget_math::memory::report::gguf_fit::{gguf_report, GgufReport};
 use bitbudget_math::numbers::{format_bytes, human_bytes, Units};
 use leptos::prelude::*;
-
-/// A GGUF header read from a file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LoadedGguf {
-    /// The file's name.
-    pub name: String,
-    /// The file's size in bytes.
-    pub size: u64,
-    /// Bytes read from its start.
-    pub read: u64,
-    /// `File.slice` reads it took.
-    pub reads: u32,
-    /// The header and tensor index.
-    pub header: Gguf,
-}
 
 /// The summary of one GGUF file.
 #[component]
