@@ -8,8 +8,8 @@ import { join } from 'node:path';
 
 /// Byte budgets (gzip, 1 KB = 1000 B) of each page, embedded or not: a page's widget loads the
 /// same files as the page. `ceiling`, where set, is what the page weighs today while it is over
-/// its target (a fresh clone's build measured up to 1.6 KB heavier than a working tree's, so the
-/// ceiling leaves 2 KB): the test fails above it, and fails once the page is under its target so
+/// its target (a fresh clone's build measures up to 2 KB heavier than a working tree's: the
+/// ceiling is the fresh clone's weight): the test fails above it, and fails once the page is under its target so
 /// that the ceiling is removed.
 export const BUDGETS = {
   memory: { target: 300_000, ceiling: 468_000 },
