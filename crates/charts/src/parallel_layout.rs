@@ -257,16 +257,7 @@ mod tests {
     fn big_clusters_show_their_first_nodes() {
         let s = setup(|r| (r.dp, r.ep) = (512, 8));
         assert_eq!(nodes_shown(&s), MAX_NODES_SHOWN);
-        let svg = crate::svg(
-            &Input {
-                setup: &s,
-                selected: None,
-            },
-            390,
-            height_css(&s),
-            &LIGHT,
-        )
-        .unwrap();
+        let svg = svg_at_390(&s);
         assert!(svg.contains("… 56 more nodes, the same pattern"));
     }
 
@@ -275,17 +266,17 @@ mod tests {
         let s = setup(|r| (r.dp, r.gpus_per_node) = (4096, 1 << 20));
         let hits = draw_hits(&s);
         assert_eq!(hits.len() as u64, MAX_COLUMNS);
-        let svg = crate::svg(
-            &Input {
-                setup: &s,
-                selected: None,
-            },
-            390,
-            height_css(&s),
-            &LIGHT,
-        )
-        .unwrap();
+        let svg = svg_at_390(&s);
         assert!(svg.contains("more GPUs in each node"));
+    }
+
+    /// The grid of `s` as an SVG document 390 px wide, with no GPU chosen.
+    fn svg_at_390(s: &Setup) -> String {
+        let input = Input {
+            setup: s,
+            selected: None,
+        };
+        crate::svg(&input, 390, height_css(s), &LIGHT).unwrap()
     }
 
     fn draw_hits(s: &Setup) -> Vec<CellHit> {
