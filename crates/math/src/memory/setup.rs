@@ -423,6 +423,24 @@ pub const MAX_VOCAB: u64 = 1 << 26;
 /// Largest number of attention heads accepted.
 pub const MAX_HEADS: u64 = 1 << 16;
 
+/// `DoesNotDivide` unless `value` of `option` divides `total` of `of`.
+fn must_divide(
+    option: OptionKey,
+    value: u64,
+    of: &'static str,
+    total: u64,
+) -> Result<(), MemoryError> {
+    if total % value != 0 {
+        return Err(MemoryError::DoesNotDivide {
+            option,
+            value,
+            of,
+            total,
+        });
+    }
+    Ok(())
+}
+
 /// `Zero` when `v` is 0, `TooLarge` past `limit`, otherwise fine.
 fn in_range(option: OptionKey, v: u64, limit: u64) -> Result<(), MemoryError> {
     if v == 0 {
@@ -537,22 +555,13 @@ impl Setup {
                 ),
             );
         }
-        if arch.experts % self.ep != 0 {
-            return Err(MemoryError::DoesNotDivide {
-                option: EP,
-                value: self.ep,
-                of: "routed experts",
-                total: arch.experts,
-            });
-        }
-        if arch.ffn % etp != 0 {
-            return Err(MemoryError::DoesNotDivide {
-                option: ETP,
-                value: etp,
-                of: "columns of each expert's feed-forward layer",
-                total: arch.ffn,
-            });
-        }
+        must_divide(EP, self.ep, "routed experts", arch.experts)?;
+        must_divide(
+            ETP,
+            etp,
+            "columns of each expert's feed-forward layer",
+            arch.ffn,
+        )?;
         let ranks = self.dp.saturating_mul(self.cp).saturating_mul(self.tp);
         if ranks % (self.ep * etp) != 0 {
             return refuse(EP, self.ep, format!("× expert tensor-parallel {etp} = {} must divide the {ranks} GPUs of a pipeline stage (dp {} × cp {} × tp {}): the experts' groups are carved out of them (Megatron-LM)", self.ep * etp, self.dp, self.cp, self.tp));
@@ -576,28 +585,14 @@ fn validate_arch(a: &ModelArch, tp: u64, pp: u64) -> Result<(), MemoryError> {
     ] {
         in_range(option, v, limit)?;
     }
-    if a.heads % a.kv_heads != 0 {
-        return Err(E::DoesNotDivide {
-            option: KV_HEADS,
-            value: a.kv_heads,
-            of: "attention heads",
-            total: a.heads,
-        });
-    }
+    must_divide(KV_HEADS, a.kv_heads, "attention heads", a.heads)?;
     if a.head_dim == 0 {
         return Err(E::HiddenBelowHeads {
             hidden: a.hidden,
             heads: a.heads,
         });
     }
-    if a.heads % tp != 0 {
-        return Err(E::DoesNotDivide {
-            option: TP,
-            value: tp,
-            of: "attention heads",
-            total: a.heads,
-        });
-    }
+    must_divide(TP, tp, "attention heads", a.heads)?;
     if pp > a.layers {
         return Err(E::MoreStagesThanLayers {
             pp,
