@@ -275,3 +275,35 @@ async fn at_390_px_every_bit_is_a_24_px_target_and_nothing_overflows() {
         );
     }
 }
+
+/// An embed in a 760 px column opens at its point: the value, the number line and the chosen
+/// format's card, about one screen tall; the other formats are one click away, and no card's
+/// bits overflow it.
+#[wasm_bindgen_test]
+async fn an_embed_in_a_760_px_column_shows_the_chosen_format_and_the_rest_on_a_click() {
+    use bitbudget_app::ui::pages::bits::query::BitsQuery;
+    use bitbudget_app::ui::pages::bits::BitsPage;
+    use leptos::prelude::*;
+    let initial = BitsQuery {
+        x: "0.1".into(),
+        fmt: FormatId::Bf16,
+        saturate: false,
+    };
+    let (root, _app) =
+        mount_in_frame(760, 900, move || view! { <BitsPage initial embed=true /> }).await;
+    assert!(shown(&root, "card-bf16") && shown(&root, "number-line"));
+    assert!(
+        !shown(&root, "card-f32"),
+        "the other formats wait behind a click"
+    );
+    let height = mounted_height(&root);
+    assert!(height < 1100.0, "the widget is {height} px tall");
+    open_disclosure(&root, "embed-more-cards").await;
+    assert!(shown(&root, "card-f32"));
+    let cards = root.query_selector_all(".format-card").unwrap();
+    assert_eq!(cards.length() as usize, FormatId::ALL.len());
+    for i in 0..cards.length() {
+        let el: web_sys::Element = wasm_bindgen::JsCast::unchecked_into(cards.item(i).unwrap());
+        assert!(el.scroll_width() <= el.client_width(), "card {i} overflows");
+    }
+}

@@ -324,7 +324,8 @@ where
         )
         .unwrap();
     document.body().unwrap().append_child(&frame).unwrap();
-    settle().await;
+    // A timer, not `settle`: Leptos' executor may not be running before the first mount.
+    sleep(10).await;
     let inner: web_sys::Document = js_sys::Reflect::get(&frame, &"contentDocument".into())
         .unwrap()
         .unchecked_into();
@@ -341,4 +342,37 @@ where
     let app = leptos::mount::mount_to(root.clone(), view);
     settle().await;
     (root, FrameMount { _app: app, frame })
+}
+
+/// Whether the element with `data-testid=id` takes up room on screen (it and its ancestors are
+/// displayed: not inside a closed `<details>`, not hidden by a media query).
+pub fn shown(root: &HtmlElement, id: &str) -> bool {
+    element_shown(&by_testid(root, id))
+}
+
+/// Whether `el` takes up room on screen. Chromium lays out a closed `<details>`'s content
+/// (`content-visibility: hidden`) when asked for its size, so that is checked apart.
+pub fn element_shown(el: &HtmlElement) -> bool {
+    el.offset_height() > 0
+        && el
+            .closest("details:not([open]) > :not(summary)")
+            .unwrap()
+            .is_none()
+}
+
+/// Opens the embed's closed disclosure `data-testid=id` as a reader would, by its summary.
+pub async fn open_disclosure(root: &HtmlElement, id: &str) {
+    use wasm_bindgen::JsCast;
+    let summary: HtmlElement = by_testid(root, id)
+        .query_selector("summary")
+        .unwrap()
+        .expect("the disclosure has a summary")
+        .unchecked_into();
+    summary.click();
+    settle().await;
+}
+
+/// The height in CSS px of what is mounted at `root` (an embed's widget height).
+pub fn mounted_height(root: &HtmlElement) -> f64 {
+    root.get_bounding_client_rect().height()
 }

@@ -632,3 +632,86 @@ async fn a_published_setup_loads_in_one_click() {
     // The rest of the job is the publication's, not what was set before.
     assert_eq!(value(&root, "input-recompute"), "none");
 }
+
+/// On a phone the controls follow the results: while they are changed, the verdict stays at the
+/// top of the screen in one line (the same rounding as the sentence), and "Results ↑" goes back.
+/// On a wide screen, where the controls sit beside the results, there is no strip.
+#[wasm_bindgen_test]
+async fn at_390_px_the_verdict_stays_in_view_while_the_controls_change_it() {
+    let q = parse_query("?tab=memory&model=llama-3-8b&gpu=rtx-4090");
+    let (root, _app) =
+        mount_in_frame(390, 844, move || view! { <MemoryPage initial=q.memory /> }).await;
+    let dp = by_testid(&root, "input-dp");
+    dp.scroll_into_view();
+    settle().await;
+    let strip = by_testid(&root, "verdict-strip");
+    let top = strip.get_bounding_client_rect().top();
+    assert!(top.abs() < 1.0, "the strip is not held at the top: {top}");
+    assert!(
+        strip.get_bounding_client_rect().bottom() <= dp.get_bounding_client_rect().top() + 1.0,
+        "the strip covers the field scrolled to"
+    );
+    let verdict = text(&root, "verdict");
+    let brief = strip.text_content().unwrap();
+    assert!(
+        brief.starts_with("Does not fit: 142.2 GB of 25.76 GB"),
+        "{brief}"
+    );
+    assert!(
+        verdict.contains("(5.53x)") && brief.contains("(5.53x)"),
+        "{verdict} / {brief}"
+    );
+    choose(&root, "input-model", "llama-3-70b");
+    settle().await;
+    let changed = by_testid(&root, "verdict-strip").text_content().unwrap();
+    assert_ne!(changed, brief, "the strip follows the setup");
+    let button: web_sys::HtmlElement =
+        wasm_bindgen::JsCast::unchecked_into(strip.query_selector("button").unwrap().unwrap());
+    button.click();
+    sleep(100).await;
+    let v = by_testid(&root, "verdict").get_bounding_client_rect();
+    assert!(
+        v.top() >= -1.0 && v.top() < 844.0,
+        "Results ↑ left the verdict at {}",
+        v.top()
+    );
+
+    let q = parse_query("?tab=memory&model=llama-3-8b&gpu=rtx-4090");
+    let (wide, _app) =
+        mount_in_frame(1280, 800, move || view! { <MemoryPage initial=q.memory /> }).await;
+    assert!(
+        !shown(&wide, "verdict-strip"),
+        "a wide screen shows the strip"
+    );
+}
+
+/// An embed in a 760 px column opens at its point: the verdict and the bar, about one screen
+/// tall; the controls and the step time are one click away, and the form's fields keep their
+/// height when opened (no select stretched to its neighbour's fieldset).
+#[wasm_bindgen_test]
+async fn an_embed_in_a_760_px_column_opens_at_its_point_with_the_rest_one_click_away() {
+    let q = parse_query("?tab=memory&model=llama-3-8b&gpu=rtx-4090&embed=1");
+    let (root, _app) = mount_in_frame(
+        760,
+        900,
+        move || view! { <MemoryPage initial=q.memory embed=true /> },
+    )
+    .await;
+    assert!(shown(&root, "verdict") && shown(&root, "memory-bar"));
+    assert!(
+        !shown(&root, "input-dp") && !shown(&root, "step-time"),
+        "the rest should wait behind a click"
+    );
+    let height = mounted_height(&root);
+    assert!(height < 1000.0, "the widget is {height} px tall");
+    open_disclosure(&root, "embed-more-controls").await;
+    assert!(shown(&root, "input-dp"));
+    let selects = root.query_selector_all(".controls select").unwrap();
+    for i in 0..selects.length() {
+        let el: web_sys::Element = wasm_bindgen::JsCast::unchecked_into(selects.item(i).unwrap());
+        let h = el.get_bounding_client_rect().height();
+        assert!(h < 44.0, "select {} is {h} px tall", el.id());
+    }
+    open_disclosure(&root, "embed-more-results").await;
+    assert!(shown(&root, "step-time"));
+}

@@ -430,3 +430,86 @@ async fn the_lab_compares_the_families_and_schemes_picked_and_always_the_one_sho
         &format!("Schemes compared: all {SCHEMES}"),
     );
 }
+
+/// On a phone the table's key columns (scheme, bits, whole model, SQNR) fit without a sideways
+/// swipe and "All columns" brings back the rest; while the controls below the results are
+/// changed, the scheme shown and its numbers stay at the top of the screen.
+#[wasm_bindgen_test]
+async fn at_390_px_the_key_columns_fit_and_the_scheme_stays_in_view() {
+    let q = parse_query("?tab=quant&tensor=normal&scheme=q4_0");
+    let (root, _app) =
+        mount_in_frame(390, 844, move || view! { <QuantPage initial=q.quant /> }).await;
+    until_computed(&root).await;
+    let table = by_testid(&root, "quant-table");
+    let scroller = table.parent_element().unwrap();
+    assert!(
+        scroller.scroll_width() <= scroller.client_width(),
+        "the key columns need a swipe: {} > {}",
+        scroller.scroll_width(),
+        scroller.client_width()
+    );
+    assert!(
+        shown(&root, "sqnr-q4_0") && shown(&root, "model-bytes-q4_0") && shown(&root, "bits-q4_0")
+    );
+    let mse = || {
+        let cell: web_sys::HtmlElement = table
+            .query_selector("tbody tr td.more")
+            .unwrap()
+            .unwrap()
+            .unchecked_into();
+        element_shown(&cell)
+    };
+    assert!(!mse(), "the secondary columns are hidden on a phone");
+    by_testid(&root, "quant-all-columns").click();
+    settle().await;
+    assert!(mse(), "All columns shows them");
+    // The controls come last: at the bottom of the page the strip is in view above them.
+    let frame_window = root.owner_document().unwrap().default_view().unwrap();
+    frame_window.scroll_to_with_x_and_y(0.0, 1e6);
+    sleep(50).await;
+    let strip = by_testid(&root, "scheme-strip");
+    let (line_box, block) = (
+        strip.get_bounding_client_rect(),
+        by_testid(&root, "quant-block").get_bounding_client_rect(),
+    );
+    assert!(
+        line_box.top() >= -1.0 && line_box.bottom() <= block.top() && block.bottom() <= 844.0,
+        "strip {}–{}, block field {}–{}",
+        line_box.top(),
+        line_box.bottom(),
+        block.top(),
+        block.bottom()
+    );
+    let sqnr = text(&root, "sqnr-q4_0");
+    let line = strip.text_content().unwrap();
+    assert!(
+        line.starts_with("q4_0: 4.500 bits/weight") && line.contains(&format!("SQNR {sqnr} dB")),
+        "{line}"
+    );
+}
+
+/// An embedded lab opens at its table; the charts and the controls are one click away.
+#[wasm_bindgen_test]
+async fn an_embed_opens_at_its_table_with_the_charts_and_controls_one_click_away() {
+    let q = parse_query("?tab=quant&tensor=normal&schemes=k-quants,nf4&embed=1");
+    let (root, _app) = mount_in_frame(
+        760,
+        900,
+        move || view! { <QuantPage initial=q.quant embed=true /> },
+    )
+    .await;
+    for _ in 0..200 {
+        if rows(&root) == 7 {
+            break;
+        }
+        settle().await;
+    }
+    assert_eq!(rows(&root), 7);
+    assert!(shown(&root, "quant-table"));
+    assert!(!shown(&root, "quant-scheme") && !shown(&root, "quant-histogram"));
+    let height = mounted_height(&root);
+    assert!(height < 900.0, "the widget is {height} px tall");
+    open_disclosure(&root, "embed-more-controls").await;
+    open_disclosure(&root, "embed-more-results").await;
+    assert!(shown(&root, "quant-scheme") && shown(&root, "quant-histogram"));
+}

@@ -109,3 +109,27 @@ async fn a_link_opens_the_state_it_names() {
     settle().await;
     assert_text_starts(&root, "serve-verdict", "Fits on 2 × NVIDIA H100 80GB");
 }
+
+/// An embed in a 760 px column opens at its verdict and chart; the accounting table and the
+/// controls are one click away.
+#[wasm_bindgen_test]
+async fn an_embed_in_a_760_px_column_opens_at_its_verdict() {
+    let q = ServeQuery::default();
+    let (root, _app) = mount_in_frame(
+        760,
+        900,
+        move || view! { <ServePage initial=q embed=true /> },
+    )
+    .await;
+    assert!(shown(&root, "serve-verdict"));
+    let height = mounted_height(&root);
+    assert!(height < 1000.0, "the widget is {height} px tall");
+    let select: web_sys::HtmlElement = root
+        .query_selector("[data-testid='embed-more-controls'] select")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    assert!(!element_shown(&select), "the controls wait behind a click");
+    open_disclosure(&root, "embed-more-controls").await;
+    assert!(element_shown(&select));
+}

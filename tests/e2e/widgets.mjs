@@ -172,6 +172,9 @@ await check('share-quant-schemes', { url: '?tab=quant&tensor=normal&schemes=k-qu
   const rows = await page.locator('[data-testid="quant-table"] tbody tr').count();
   expect(rows === 7, `the widget compares ${rows} schemes, not the 6 K-quants and NF4`);
   expect(await text(page, 'scheme-count') === `Schemes compared: 7 of ${facts.schemes.length}`, `the picker does not say 7 of ${facts.schemes.length}`);
+  // The widget opens at its table; the controls are one click away.
+  expect(!(await byId(page, 'scheme-count').isVisible()), 'the embedded widget opens with its controls showing');
+  await page.locator('[data-testid="embed-more-controls"] > summary').click();
   await page.locator('[data-testid="scheme-count"]').click();
   await byId(page, 'compare-q8_0').check();
   await byId(page, 'sqnr-q8_0').waitFor({ timeout: 30000 });

@@ -33,8 +33,8 @@ pub struct Input<'a> {
 pub const SVG_WIDTH: u32 = 720;
 
 /// Draws the lines on log-log axes (ticks at 1, 2, 5 per decade where they fit) with a legend
-/// below the plot, never over it; a ring marks the first point of each line at or under the
-/// capacity. Draws only the background when there is no positive point.
+/// below the plot, never over it; a triangle on the capacity line marks where each line first
+/// fits (stacked where several first fit at the same GPU count). Draws only the background when there is no positive point.
 pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn {
     let (lines, capacity, units) = (input.lines, input.capacity, input.units);
     root.fill(&color(t.surface))?;
@@ -110,30 +110,64 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
             color(t.danger).stroke_width(s.stroke(2.0)),
         )))?;
     }
+    let first_fits: Vec<Option<u64>> = lines
+        .iter()
+        .map(|(_, pts)| {
+            capacity.and_then(|(cap, _)| pts.iter().find(|(_, b)| *b <= cap).map(|(g, _)| *g))
+        })
+        .collect();
     for (i, (_, pts)) in lines.iter().enumerate() {
         let c = color(line_color(i, t));
         let data: Vec<(f64, f64)> = pts
             .iter()
             .map(|&(g, b)| (g as f64, (b as f64 / units.bytes()).max(lo)))
             .collect();
-        let first_fit =
-            capacity.and_then(|(cap, _)| pts.iter().find(|(_, b)| *b <= cap).map(|(g, _)| *g));
         chart.draw_series(LineSeries::new(data.clone(), c.stroke_width(s.stroke(2.0))))?;
         chart.draw_series(data.iter().map(|p| Circle::new(*p, s.px(2.5), c.filled())))?;
-        if let Some(g) = first_fit {
-            let b = pts
-                .iter()
-                .find(|(x, _)| *x == g)
-                .map(|(_, b)| *b as f64 / units.bytes())
-                .unwrap_or(lo);
-            chart.draw_series(std::iter::once(Circle::new(
-                (g as f64, b),
-                s.px(6.0),
-                c.stroke_width(s.stroke(2.0)),
-            )))?;
+    }
+    // Where each line first fits: a triangle on the GPU's line, stacked upwards where several
+    // strategies first fit at the same count (never over one another).
+    if let Some((cap, _)) = capacity {
+        let y = cap as f64 / units.bytes();
+        let (half, tall) = (s.px(6.0), s.px(10.0));
+        for (i, (fit, level)) in first_fits.iter().zip(stack_levels(&first_fits)).enumerate() {
+            let Some(g) = fit else { continue };
+            let base = -(level as i32) * (tall + s.px(2.0)) - s.px(1.0);
+            let marker = EmptyElement::at((*g as f64, y))
+                + Polygon::new(
+                    vec![(-half, base - tall), (half, base - tall), (0, base)],
+                    color(line_color(i, t)).filled(),
+                );
+            chart.plotting_area().draw(&marker)?;
         }
     }
     Ok(())
 }
 
+/// For each line's first fitting GPU count (`None`: never fits), how many lines before it first
+/// fit at the same count: the level its marker is stacked at.
+pub fn stack_levels(first_fits: &[Option<u64>]) -> Vec<usize> {
+    first_fits
+        .iter()
+        .enumerate()
+        .map(|(i, fit)| match fit {
+            Some(g) => first_fits[..i].iter().filter(|f| **f == Some(*g)).count(),
+            None => 0,
+        })
+        .collect()
+}
+
 crate::chart_calls_draw!(Input<'_>);
+
+#[cfg(test)]
+mod tests {
+    use super::stack_levels;
+
+    #[test]
+    fn strategies_that_first_fit_at_the_same_count_stack_their_markers() {
+        // DDP never fits; ZeRO-1 and ZeRO-2 from 3 GPUs; ZeRO-3 from 2.
+        let levels = stack_levels(&[None, Some(3), Some(3), Some(2)]);
+        assert_eq!(levels, vec![0, 0, 1, 0]);
+        assert_eq!(stack_levels(&[Some(8), Some(8), Some(8)]), vec![0, 1, 2]);
+    }
+}

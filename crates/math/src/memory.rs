@@ -29,5 +29,5 @@ pub use options::{
     ZeroStage,
 };
 pub use part::Part;
-pub use report::verdict::verdict;
+pub use report::verdict::{verdict, verdict_brief};
 pub use setup::{LoraTargets, ModelSpec, RunOptions, Setup};

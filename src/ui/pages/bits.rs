@@ -46,9 +46,11 @@ pub fn BitsPage(
             <PageIntro id="bits-title" title=Signal::derive(move || format!("What does a number look like in {}?", state.fmt.get().label())) lede="Type a value and see how each format stores it: which bits are set, the value actually stored, and how far it is from what you typed. Click any bit to flip it. Notice how BF16 keeps FP32's range but only about 2–3 decimal digits, while FP16 has more digits and overflows past 65504." embed />
             <ValueInput />
             <NumberLine />
-            <div class="cards">
-                {FormatId::ALL.into_iter().map(|id| view! { <FormatCard id /> }).collect_view()}
-            </div>
+            {if embed { view! { <EmbeddedCards /> }.into_any() } else { view! {
+                <div class="cards">
+                    {FormatId::ALL.into_iter().map(|id| view! { <FormatCard id /> }).collect_view()}
+                </div>
+            }.into_any() }}
             <Show when=move || !embed>
                 <ScaledView />
                 <h3>"Facts"</h3>
@@ -56,6 +58,25 @@ pub fn BitsPage(
                 <FactsTable />
             </Show>
         </section>
+    }
+}
+
+/// An embed's cards: the format on the number line, with the others one click away (the widget
+/// opens at its point, about one screen).
+#[component]
+fn EmbeddedCards() -> impl IntoView {
+    let state = expect_context::<BitsState>();
+    let others = move || {
+        FormatId::ALL
+            .into_iter()
+            .filter(move |id| *id != state.fmt.get())
+    };
+    view! {
+        <div class="cards">{move || view! { <FormatCard id=state.fmt.get() /> }}</div>
+        <details class="embed-more" data-testid="embed-more-cards">
+            <summary>{move || format!("The same value in the other {} formats", others().count())}</summary>
+            <div class="cards">{move || others().map(|id| view! { <FormatCard id /> }).collect_view()}</div>
+        </details>
     }
 }
 

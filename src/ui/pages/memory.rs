@@ -23,8 +23,10 @@ pub mod validation_panel;
 pub mod verdict;
 
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
+use crate::ui::components::embed_more::EmbedMore;
 use crate::ui::components::page_intro::PageIntro;
 use crate::ui::components::parallel_layout::ParallelLayout;
+use crate::ui::components::sticky_summary::{StickySummary, Tone};
 use crate::ui::pages::memory::breakdown_legend::BreakdownLegend;
 use crate::ui::pages::memory::chart_numbers::{ScalingNumbers, StrategyNumbers};
 use crate::ui::pages::memory::conventions_table::ConventionsTable;
@@ -43,6 +45,8 @@ use crate::ui::pages::memory::verdict::Verdict;
 use bitbudget_charts::{scaling, strategies};
 use bitbudget_math::memory::plan::Strategy;
 use bitbudget_math::memory::step::order::strategy_order;
+use bitbudget_math::memory::verdict_brief;
+use bitbudget_math::numbers::format_bytes;
 use leptos::prelude::*;
 
 /// The memory explorer. Writes its state to the URL when `sync_url` is set.
@@ -71,7 +75,7 @@ pub fn MemoryPage(
             // the bar come first, then the controls, then the comparisons (assets/style.css).
             <div class="memory-layout">
                 // One model at a time: a dropped GGUF file, or the model the controls describe.
-                <div class="results" data-testid="memory-results">
+                <div class="results" id="memory-results" data-testid="memory-results">
                     <Show when=move || state.gguf.with(Option::is_none) fallback=move || state.gguf.get().map(|l| view! { <GgufSummary loaded=l /> })>
                         <Verdict />
                         <PeakPhase />
@@ -82,12 +86,21 @@ pub fn MemoryPage(
                             <MemoryBarChart />
                             <div><BreakdownLegend /></div>
                         </div>
-                        <StepTimePanel />
-                        <ParallelLayout setup=state.setup />
-                        <Downloads />
+                        <EmbedMore embed summary="Step time, GPU layout and downloads" testid="embed-more-results">
+                            <StepTimePanel />
+                            <ParallelLayout setup=state.setup />
+                            <Downloads />
+                        </EmbedMore>
                     </Show>
                 </div>
-                <MemoryControls />
+                <div class="controls-area">
+                    <Show when=move || !embed && state.gguf.with(Option::is_none)>
+                        <VerdictStrip />
+                    </Show>
+                    <EmbedMore embed summary="Change the setup: model, precision, parallelism, batch, GPU" testid="embed-more-controls">
+                        <MemoryControls />
+                    </EmbedMore>
+                </div>
                 <Show when=move || !embed>
                     <div class="comparisons">
                         <GgufDrop />
@@ -96,6 +109,42 @@ pub fn MemoryPage(
                 </Show>
             </div>
         </section>
+    }
+}
+
+/// The verdict in a few words (the per-GPU total without a GPU), kept in view on a phone while the
+/// controls below the results are changed.
+#[component]
+fn VerdictStrip() -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let summary = Memo::new(move |_| {
+        if state.result.with(Result::is_err) {
+            return (
+                "This setup is not valid: see the message above".to_string(),
+                Tone::Bad,
+            );
+        }
+        let units = state.query.with(|q| q.job.units);
+        state.setup.with(|s| {
+            state.shown.with(|b| match (b, &s.gpu) {
+                (Some(b), Some(g)) => {
+                    let tone = if b.total <= g.capacity_bytes {
+                        Tone::Good
+                    } else {
+                        Tone::Bad
+                    };
+                    (verdict_brief(b.total, g, units), tone)
+                }
+                (Some(b), None) => (
+                    format!("{} per GPU", format_bytes(b.total, units)),
+                    Tone::Plain,
+                ),
+                (None, _) => (String::new(), Tone::Plain),
+            })
+        })
+    });
+    view! {
+        <StickySummary text=Signal::derive(move || summary.get().0) tone=Signal::derive(move || summary.get().1) results_id="memory-results" testid="verdict-strip" />
     }
 }
 
@@ -150,7 +199,7 @@ fn Comparisons() -> impl IntoView {
         <StrategyNumbers />
         <p class="chart-key" data-testid="strategies-key">"Bar labels: DDP = every GPU holds everything; Z1, Z2, Z3 = ZeRO stage 1, 2, 3 (optimizer states, + gradients, + weights split across the data-parallel GPUs); +off = optimizer states offloaded to CPU memory; +off all = weights too."</p>
         <h3>"More GPUs"</h3>
-        <p class="lede">"Per-GPU memory as the data-parallel degree grows from 1 to 1024 (log scales). DDP stays flat: every GPU holds everything. ZeRO-3 falls as 1/N until activations and overhead dominate. Rings mark where each strategy first fits."</p>
+        <p class="lede">"Per-GPU memory as the data-parallel degree grows from 1 to 1024 (log scales). DDP stays flat: every GPU holds everything. ZeRO-3 falls as 1/N until activations and overhead dominate. Triangles on the GPU's line mark where each strategy first fits."</p>
         <CanvasChart label=Signal::derive(|| "Per-GPU memory against number of GPUs for each strategy".to_string()) height=scaling::HEIGHT testid="scaling-chart" draw=draw_scaling />
         <ScalingNumbers />
         <h3>"How others count it"</h3>

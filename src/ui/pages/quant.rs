@@ -16,13 +16,15 @@ pub mod ran_on;
 pub mod scheme_picker;
 pub mod state;
 
+use crate::ui::components::embed_more::EmbedMore;
 use crate::ui::components::page_intro::PageIntro;
+use crate::ui::components::sticky_summary::{StickySummary, Tone};
 use crate::ui::pages::quant::device_bench::DeviceBench;
 use crate::ui::pages::quant::int8_demo::Int8Demo;
 use crate::ui::pages::quant::non_finite_note::NonFiniteNote;
 use crate::ui::pages::quant::quant_controls::QuantControls;
 use crate::ui::pages::quant::quant_details::QuantDetails;
-use crate::ui::pages::quant::quant_table::QuantTable;
+use crate::ui::pages::quant::quant_table::{model_bytes, sqnr_text, QuantTable};
 use crate::ui::pages::quant::query::QuantQuery;
 use crate::ui::pages::quant::state::{compute, QuantState};
 use bitbudget_math::quant::scheme::Scheme;
@@ -92,20 +94,59 @@ pub fn QuantPage(
         <section class="page quant" aria-labelledby="quant-title">
             <PageIntro id="quant-title" title=Signal::derive(|| "Quantize a real tensor".to_string()) lede="Every scheme below really runs in your browser on the chosen tensor: llama.cpp's GGML blocks, K-quants (Q2_K … Q6_K), IQ4_NL and NVFP4 (byte for byte), MXFP4 and the MX FP6/FP8 formats, NF4, absmax and zero-point integers, and scaled FP8. Compare the error each leaves against the bits it stores per weight." embed />
             <div class="memory-layout">
-                <QuantControls />
-                <div class="results">
+                <div class="controls-area">
+                    <Show when=move || !embed>
+                        <SchemeStrip />
+                    </Show>
+                    <EmbedMore embed summary="Change the tensor, schemes or block size" testid="embed-more-controls">
+                        <QuantControls />
+                    </EmbedMore>
+                </div>
+                <div class="results" id="quant-results">
                     <p class="tensor-status" data-testid="tensor-status">{status}</p>
                     <Show when=move || { state.progress.get() < 1.0 }>
                         <progress max="1" prop:value=move || state.progress.get() data-testid="quant-progress" aria-label="Quantizing"></progress>
                     </Show>
                     <NonFiniteNote />
                     <QuantTable />
-                    <QuantDetails />
+                    <EmbedMore embed summary="Charts and first values of the scheme shown" testid="embed-more-results">
+                        <QuantDetails />
+                    </EmbedMore>
                     <Show when=move || !embed><Int8Demo /><DeviceBench /></Show>
                 </div>
             </div>
         </section>
     }
+}
+
+/// The scheme shown in detail and its numbers on this tensor in one line, kept in view on a phone
+/// while the controls below the results are changed.
+#[component]
+fn SchemeStrip() -> impl IntoView {
+    let state = expect_context::<QuantState>();
+    let text = Signal::derive(move || {
+        let shown = state.shown.get();
+        let params = state.model_params.get();
+        state.results.with(|r| {
+            let row = r
+                .as_ref()
+                .and_then(|r| r.rows.iter().find(|row| row.scheme == shown));
+            match row {
+                Some(row) => format!(
+                    "{}: {:.3} bits/weight · SQNR {} dB · model {}",
+                    shown.name(),
+                    row.bits_per_weight,
+                    sqnr_text(row.metrics.sqnr_db),
+                    bitbudget_math::numbers::format_bytes(
+                        model_bytes(row.bits_per_weight, params),
+                        bitbudget_math::numbers::Units::Gb
+                    )
+                ),
+                None => format!("{}: quantizing…", shown.name()),
+            }
+        })
+    });
+    view! { <StickySummary text tone=Signal::derive(|| Tone::Plain) results_id="quant-results" testid="scheme-strip" /> }
 }
 
 impl crate::ui::shell::query::Page for crate::ui::pages::quant::query::QuantQuery {

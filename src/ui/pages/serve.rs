@@ -6,6 +6,7 @@ pub mod controls;
 pub mod figures;
 pub mod query;
 
+use crate::ui::components::embed_more::EmbedMore;
 use crate::ui::components::page_intro::PageIntro;
 use crate::ui::pages::serve::charts::ServeCharts;
 use crate::ui::pages::serve::controls::ServeControls;
@@ -81,9 +82,13 @@ pub fn ServePage(
                     <Show when=move || !embed>
                         <Checked />
                     </Show>
-                    <Figures />
+                    <EmbedMore embed summary="The engine's accounting, line by line" testid="embed-more-results">
+                        <Figures />
+                    </EmbedMore>
                 </div>
-                <ServeControls />
+                <EmbedMore embed summary="Change the engine, model, GPUs or requests" testid="embed-more-controls" class="controls-area">
+                    <ServeControls />
+                </EmbedMore>
                 <div class="comparisons">
                     <ServeCharts embed />
                 </div>

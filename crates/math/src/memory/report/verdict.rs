@@ -16,30 +16,63 @@ pub fn verdict(total_bytes: u64, gpu: &GpuPreset, units: Units) -> String {
     let (total, cap) = (total_bytes, gpu.capacity_bytes);
     let b = |n: u64| format_bytes(n, units);
     if total <= cap {
-        let used = (total as f64 / cap.max(1) as f64 * 100.0).round();
         format!(
-            "Fits: {} of {} per {} ({used:.0}% used, {} free).",
+            "Fits: {} of {} per {} ({}% used, {} free).",
             b(total),
             b(cap),
             gpu.name,
+            percent_used(total, cap),
             b(cap - total)
         )
     } else {
-        let ratio = if cap == 0 {
-            String::new()
-        } else {
-            // Ceiling at two decimals in integers: 100 × total ÷ cap, rounded up.
-            let hundredths = (total as u128 * 100).div_ceil(cap as u128);
-            format!(" ({}.{:02}x)", hundredths / 100, hundredths % 100)
-        };
         format!(
-            "Does not fit: needs {}, {} more than the {} of one {}{ratio}.",
+            "Does not fit: needs {}, {} more than the {} of one {}{}.",
             b(total),
             b(total - cap),
             b(cap),
-            gpu.name
+            gpu.name,
+            ratio_text(total, cap)
         )
     }
+}
+
+/// The verdict in a few words, for a strip that stays in view on a phone while the setup is
+/// changed: `"Fits: 42.39 GB of 85.52 GB (50%)"`, `"Does not fit: 90.15 GB of 85.90 GB (1.05x)"`.
+/// The same rounding as [`verdict`]; the GPU's name is left to the full sentence.
+pub fn verdict_brief(total_bytes: u64, gpu: &GpuPreset, units: Units) -> String {
+    let (total, cap) = (total_bytes, gpu.capacity_bytes);
+    let b = |n: u64| format_bytes(n, units);
+    if total <= cap {
+        format!(
+            "Fits: {} of {} ({}%)",
+            b(total),
+            b(cap),
+            percent_used(total, cap)
+        )
+    } else {
+        format!(
+            "Does not fit: {} of {}{}",
+            b(total),
+            b(cap),
+            ratio_text(total, cap)
+        )
+    }
+}
+
+/// Percent of `cap` that `total` uses, a whole number rounded half away from zero.
+fn percent_used(total: u64, cap: u64) -> String {
+    format!("{:.0}", (total as f64 / cap.max(1) as f64 * 100.0).round())
+}
+
+/// `" (1.05x)"`: total ÷ capacity rounded *up* to two decimals, so a job that does not fit never
+/// reads `1.00x`; empty for a zero capacity.
+fn ratio_text(total: u64, cap: u64) -> String {
+    if cap == 0 {
+        return String::new();
+    }
+    // Ceiling at two decimals in integers: 100 × total ÷ cap, rounded up.
+    let hundredths = (total as u128 * 100).div_ceil(cap as u128);
+    format!(" ({}.{:02}x)", hundredths / 100, hundredths % 100)
 }
 
 #[cfg(test)]
@@ -75,6 +108,23 @@ mod tests {
         assert_eq!(
             v,
             "Fits: 42.39 GB of 85.52 GB per NVIDIA A100 80GB (50% used, 43.13 GB free)."
+        );
+    }
+
+    #[test]
+    fn the_brief_verdict_rounds_as_the_sentence_does() {
+        let g = gpu(85_900_000_000);
+        assert_eq!(
+            verdict_brief(90_150_000_000, &g, Units::Gb),
+            "Does not fit: 90.15 GB of 85.90 GB (1.05x)"
+        );
+        assert_eq!(
+            verdict_brief(42_390_000_000, &gpu(85_520_000_000), Units::Gb),
+            "Fits: 42.39 GB of 85.52 GB (50%)"
+        );
+        assert_eq!(
+            verdict_brief(1, &gpu(0), Units::Gb),
+            "Does not fit: 0.0 KB of 0.00 GB"
         );
     }
 
