@@ -8,7 +8,8 @@ that comes to life or dies. Afterwards each storage gets its category (weights, 
 optimizer states, KV cache, activations kept for backward, temporaries) and the log is replayed to
 find each phase's peak and what was live at that moment.
 
-Usage: python harness.py [--only NAME ...] [--out results.json]
+Usage: python harness.py [--only NAME ...] [--out results.json] [--merge]
+(--merge keeps the rows already in the output file and replaces or appends only the measured ones.)
 """
 
 import argparse
@@ -147,14 +148,30 @@ def replay(log, categories):
     return phases
 
 
+def _unpacked(position_ids):
+    """What `find_packed_sequence_indices` returns for real tensors here: None (one sequence per
+    row). On fake tensors it cannot read the positions, counts as tracing and returns the packed
+    index tensor, so Transformers would build a boolean b × 1 × s × s causal mask, SDPA would get
+    it (and save its additive copy) instead of `is_causal`, and GQA models would repeat K and V per
+    query head instead of `enable_gqa`: none of which a GPU run does."""
+    return None
+
+
+# Every setup takes the mask path a GPU run takes (see _unpacked).
+transformers.masking_utils.find_packed_sequence_indices = _unpacked
+
+
 def build_model(setup):
     cfg_path = os.path.join(HERE, "configs", setup["config"])
     config = transformers.AutoConfig.from_pretrained(cfg_path)
     if setup["mode"] != "inference":
         config.use_cache = False
     dtype = torch.float32 if setup["params_dtype"] == "fp32" else torch.bfloat16
+    # MoE blocks: the experts implementation Transformers picks on a GPU ("grouped_mm": every
+    # token's routed copies in one sorted batch, so the tensors' shapes do not depend on routing).
+    extra = {"experts_implementation": setup["experts"]} if setup.get("experts") else {}
     model = transformers.AutoModelForCausalLM.from_config(
-        config, dtype=dtype, attn_implementation=setup["attention"]
+        config, dtype=dtype, attn_implementation=setup["attention"], **extra
     )
     model.base_params = sum(p.numel() for p in model.parameters())
     if setup["mode"] in ("lora", "qlora"):
@@ -350,6 +367,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--out", default=os.path.join(HERE, "results.json"))
+    ap.add_argument("--merge", action="store_true", help="keep the other rows of --out")
     args = ap.parse_args()
     torch.manual_seed(0)
     rows = []
@@ -372,11 +390,24 @@ def main():
             flush=True,
         )
         rows.append({"setup": setup, "measured": measured})
+    doc_versions = versions()
+    if args.merge and os.path.exists(args.out):
+        with open(args.out) as f:
+            old = json.load(f)
+        # The file's versions stay those of its first rows; rows measured with other versions
+        # name their own.
+        if old["versions"] != doc_versions:
+            for r in rows:
+                r["versions"] = doc_versions
+            doc_versions = old["versions"]
+        fresh = {r["setup"]["name"]: r for r in rows}
+        kept = [fresh.pop(r["setup"]["name"], r) for r in old["setups"]]
+        rows = kept + [r for r in rows if r["setup"]["name"] in fresh]
     doc = {
         "about": "Peak live tensor bytes of real PyTorch runs under FakeTensorMode on the CPU device "
         "(validation/harness.py). Bytes are exact storage sizes; no CUDA context, caching allocator "
         "or fragmentation is included.",
-        "versions": versions(),
+        "versions": doc_versions,
         "categories": CATEGORIES,
         "setups": rows,
     }

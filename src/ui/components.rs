@@ -1,10 +1,11 @@
 //! Components two or more pages share: a format's bit row (Bits and Learn), the canvas chart
-//! (every page), form fields (Memory and Serve), a page's heading and lede, jargon explained on hover
-//! and focus, the one-line summary that stays in view on a phone (Memory and Quantize), and
-//! what an embedded widget keeps behind a click (every page).
+//! (every page), form fields and the config.json paste (Memory and Serve), a page's heading and
+//! lede, jargon explained on hover and focus, the one-line summary that stays in view on a phone
+//! (Memory and Quantize), and what an embedded widget keeps behind a click (every page).
 
 pub mod bit_row;
 pub mod canvas_chart;
+pub mod config_paste;
 pub mod embed_more;
 pub mod fields;
 pub mod page_intro;

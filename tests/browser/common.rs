@@ -376,3 +376,14 @@ pub async fn open_disclosure(root: &HtmlElement, id: &str) {
 pub fn mounted_height(root: &HtmlElement) -> f64 {
     root.get_bounding_client_rect().height()
 }
+
+/// Pastes `text` into the config.json area (Memory or Serve) and presses "Use this config".
+pub fn paste(root: &HtmlElement, text: &str) {
+    let area: web_sys::HtmlTextAreaElement = by_testid(root, "config-text").unchecked_into();
+    area.set_value(text);
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    area.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
+        .unwrap();
+    by_testid(root, "config-load").click();
+}

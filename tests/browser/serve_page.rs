@@ -7,7 +7,7 @@ use bitbudget_app::ui::pages::serve::query::ServeQuery;
 use bitbudget_app::ui::pages::serve::ServePage;
 use bitbudget_app::ui::shell::query::parse_page_query;
 use bitbudget_math::numbers::{format_bytes, Units};
-use bitbudget_math::serve::{serve, verdict};
+use bitbudget_math::serve::{serve, verdict, Checkpoint, Engine, ServeSetup};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -132,4 +132,68 @@ async fn an_embed_in_a_760_px_column_opens_at_its_verdict() {
     assert!(!element_shown(&select), "the controls wait behind a click");
     open_disclosure(&root, "embed-more-controls").await;
     assert!(element_shown(&select));
+}
+
+/// A pasted config.json is the model: its quantization_config sets the checkpoint (gpt-oss's
+/// MXFP4 experts), the figures are the CLI's `serve --config` answer, the link carries the
+/// architecture, a preset brings the preset back, and a config that cannot be read says why and
+/// keeps the model.
+#[wasm_bindgen_test]
+async fn a_pasted_config_is_served_as_the_cli_serves_it() {
+    use bitbudget_math::memory::find_gpu;
+    use bitbudget_math::memory::model::hf_config::parse_config;
+    use bitbudget_math::serve::quant_config::checkpoint_of;
+    const GPT_OSS: &str =
+        include_str!("../../crates/math/tests/fixtures/hf_configs/gpt-oss-20b.json");
+    let (root, _app) = mount(ServeQuery::default());
+    settle().await;
+    let preset_weights = text(&root, "serve-weights");
+    paste(&root, GPT_OSS);
+    settle().await;
+    assert_text_starts(&root, "config-message", "Serving gpt_oss: ");
+    let model = parse_config(GPT_OSS).unwrap();
+    let mut cli = ServeSetup::new(
+        Engine::Vllm,
+        "gpt_oss",
+        model.arch,
+        find_gpu("h100-80gb").unwrap(),
+    );
+    cli.checkpoint = checkpoint_of(GPT_OSS).unwrap().0;
+    cli.max_model_len = Some(8192);
+    let r = serve(&cli).unwrap();
+    assert_eq!(cli.checkpoint, Checkpoint::Mxfp4);
+    assert_text_has(
+        &root,
+        "serve-weights",
+        &format_bytes(r.per_gpu.weights, Units::Gib),
+    );
+    assert_text_is(&root, "serve-verdict", &verdict(&cli, &r));
+    assert!(present(&root, "serve-config-in-use"));
+    let dtype: web_sys::HtmlSelectElement = by_testid(&root, "input-dtype").unchecked_into();
+    assert_eq!(
+        dtype.value(),
+        "mxfp4",
+        "the config's quantization_config sets the checkpoint"
+    );
+    // The link: what the page writes to the address bar reproduces the answer.
+    let q = parse_page_query::<ServeQuery>(&format!(
+        "?tab=serve&arch={}&dtype=mxfp4",
+        bitbudget_math::memory::model::arch_text::arch_to_text(
+            "gpt_oss",
+            &parse_config(GPT_OSS).unwrap().arch
+        )
+    ))
+    .1;
+    assert_eq!(
+        verdict(&q.setup().unwrap(), &serve(&q.setup().unwrap()).unwrap()),
+        verdict(&cli, &r)
+    );
+    paste(&root, r#"{"model_type": "llama", "hidden_size": 2048}"#);
+    settle().await;
+    assert_text_has(&root, "config-message", "The model in use stays");
+    assert_text_is(&root, "serve-verdict", &verdict(&cli, &r));
+    choose(&root, "input-model", "llama-3.1-8b");
+    settle().await;
+    assert_eq!(text(&root, "serve-weights"), preset_weights);
+    assert!(!present(&root, "serve-config-in-use"));
 }

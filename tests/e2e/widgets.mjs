@@ -142,6 +142,21 @@ for (const [pageName, url] of Object.entries(pages)) {
   }
 }
 
+// ---- Phones: the verdict stays in sight while the controls change it ----------------------------
+await check('memory-390-verdict-strip', { width: 390, url: '?tab=memory&model=llama-3-8b&gpu=rtx-4090' }, async (page) => {
+  await byId(page, 'verdict').waitFor({ timeout: 20000 });
+  await byId(page, 'input-dp').scrollIntoViewIfNeeded();
+  await byId(page, 'input-dp').fill('2');
+  await settle(page);
+  const strip = await byId(page, 'verdict-strip').boundingBox();
+  expect(strip && Math.abs(strip.y) < 1, `the strip is not at the top: ${JSON.stringify(strip)}`);
+  expect((await text(page, 'verdict-strip')).startsWith('Does not fit:'), 'the strip does not give the verdict');
+  await page.locator('[data-testid="verdict-strip"] a').click();
+  await settle(page);
+  const verdict = await byId(page, 'verdict').boundingBox();
+  expect(verdict && verdict.y >= 0 && verdict.y < 800, `"Results ↑" left the verdict at ${verdict && verdict.y}`);
+});
+
 // ---- Share links round-trip ---------------------------------------------------------------------
 await check('share-memory', { url: '?tab=memory&model=llama-3-8b&zero=3&dp=8&gpu=h100-80gb' }, async (page, context) => {
   const input = byId(page, 'input-dp');
@@ -171,10 +186,10 @@ await check('share-quant-schemes', { url: '?tab=quant&tensor=normal&schemes=k-qu
   await byId(page, 'sqnr-q4_k').waitFor({ timeout: 30000 });
   const rows = await page.locator('[data-testid="quant-table"] tbody tr').count();
   expect(rows === 7, `the widget compares ${rows} schemes, not the 6 K-quants and NF4`);
-  expect(await text(page, 'scheme-count') === `Schemes compared: 7 of ${facts.schemes.length}`, `the picker does not say 7 of ${facts.schemes.length}`);
   // The widget opens at its table; the controls are one click away.
   expect(!(await byId(page, 'scheme-count').isVisible()), 'the embedded widget opens with its controls showing');
   await page.locator('[data-testid="embed-more-controls"] > summary').click();
+  expect(await text(page, 'scheme-count') === `Schemes compared: 7 of ${facts.schemes.length}`, `the picker does not say 7 of ${facts.schemes.length}`);
   await page.locator('[data-testid="scheme-count"]').click();
   await byId(page, 'compare-q8_0').check();
   await byId(page, 'sqnr-q8_0').waitFor({ timeout: 30000 });
@@ -274,6 +289,7 @@ for (const host of ['host-script', 'host-datawrapper']) {
     if (shotsDir && host === 'host-script') await page.screenshot({ path: join(shotsDir, 'embed-host.png'), fullPage: true, clip: { x: 0, y: 0, width: 700, height: 1500 } });
     // A custom model adds its architecture fields to the controls, and training adds gradients,
     // optimizer states and the step time: the widget's height changes and the host follows it.
+    await page.frameLocator('#a').locator('[data-testid="embed-more-controls"] > summary').click();
     await page.frameLocator('#a').locator('[data-testid="input-model"]').selectOption('custom');
     await page.frameLocator('#a').locator('[data-testid="input-mode"]').selectOption('train');
     await page.waitForTimeout(300);

@@ -63,6 +63,7 @@ pub fn MemoryPage(
 ) -> impl IntoView {
     let state = MemoryState::new(initial);
     provide_context(state);
+    validation_panel::fetch_measurements(state);
     if sync_url {
         Effect::new(move |_| {
             crate::ui::browser::replace_query(&state.query.with(|q| q.to_query_string(embed)))

@@ -5,7 +5,7 @@ use crate::ui::browser::{download_text, download_url};
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_charts::documents::{self, MemoryChart};
 use bitbudget_charts::{Scale, LIGHT};
-use bitbudget_math::memory::report::export::{report, Report};
+use bitbudget_math::memory::report::export::{report_checked, Report};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -25,10 +25,18 @@ fn file_stem(state: &MemoryState) -> String {
 /// theme, titled, the setup in a caption line), so the download and the CLI give the same
 /// document for the same setup.
 /// The report of the page's setup and step knobs (what the CSV and JSON downloads hold).
+/// The PyTorch check is there once the page has fetched the measurements.
 fn current_report(state: &MemoryState) -> Result<Report, String> {
-    report(
-        &state.setup.get_untracked(),
+    let setup = state.setup.get_untracked();
+    let checked = state.pytorch.with_untracked(|p| {
+        p.as_ref()
+            .and_then(|v| v.as_ref().ok())
+            .and_then(|v| v.check_nearest(&setup))
+    });
+    report_checked(
+        &setup,
         &state.query.with_untracked(|q| q.job.step_params()),
+        checked,
     )
     .map_err(|e| e.to_string())
 }

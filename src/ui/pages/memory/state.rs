@@ -5,9 +5,11 @@ use crate::ui::pages::memory::loaded_gguf::LoadedGguf;
 use crate::ui::pages::memory::query::MemoryQuery;
 use bitbudget_math::memory::plan::{by_strategy, sweep, sweep_input, Strategy, SweepLine};
 use bitbudget_math::memory::report::advice::{advise, Advice, Suggestion};
+use bitbudget_math::memory::report::validation::Validation;
 use bitbudget_math::memory::step::{self, order::StrategyOrder, StepTime};
 use bitbudget_math::memory::{estimate, Breakdown, MemoryError, Part, Setup};
 use leptos::prelude::*;
+use std::sync::Arc;
 
 /// The Memory page's state, provided through context.
 #[derive(Clone, Copy)]
@@ -42,6 +44,9 @@ pub struct MemoryState {
     /// A GGUF file read from a drop or a pick: while there is one it is the page's model (the
     /// results describe it); choosing another model clears it.
     pub gguf: RwSignal<Option<LoadedGguf>>,
+    /// The PyTorch measurements, fetched once the page is up (`None` until they arrive; an error
+    /// says why they could not be read): the Memory page's code does not carry them.
+    pub pytorch: RwSignal<Option<Result<Arc<Validation>, String>>>,
 }
 
 /// What identifies the query's model: preset, parameter count, custom numbers, loaded config.
@@ -100,6 +105,7 @@ impl MemoryState {
             step_strategies,
             order: Memo::new(move |_| query.with(|q| q.order)),
             gguf: RwSignal::new(None),
+            pytorch: RwSignal::new(None),
         }
     }
 

@@ -1,12 +1,46 @@
 //! How close the estimate has been to PyTorch: the committed measurements
 //! (`validation/results.json`, through `memory::report::validation`, the numbers the comparison test
-//! checks), the nearest measured setup's error, and every setup in a details table.
+//! checks), the nearest measured setup's error, and every setup in a details table. The
+//! measurements and their configs are fetched (index.html copies them next to the page), not
+//! compiled into the page's code.
 
+use crate::ui::browser::fetch_bytes;
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_math::memory::report::validation::{
-    check_nearest, committed, signed_percent, Row, PARTS, TOTAL_BOUND,
+    config_names, signed_percent, validation_of, Row, Validation, PARTS, TOTAL_BOUND,
 };
 use leptos::prelude::*;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Where the release build serves `validation/results.json` (relative to the page).
+pub const RESULTS_URL: &str = "results.json";
+/// Where it serves `validation/configs/` (relative to the page).
+pub const CONFIGS_URL: &str = "configs/";
+
+async fn fetch_text(url: &str) -> Result<String, String> {
+    let bytes = fetch_bytes(url).await.map_err(|e| format!("{url}: {e}"))?;
+    String::from_utf8(bytes).map_err(|_| format!("{url} is not UTF-8 text"))
+}
+
+/// Fetches the measurements and the configs they name, and estimates every setup.
+async fn load() -> Result<Validation, String> {
+    let results = fetch_text(RESULTS_URL).await?;
+    let mut configs = HashMap::new();
+    for name in config_names(&results)? {
+        let text = fetch_text(&format!("{CONFIGS_URL}{name}")).await?;
+        configs.insert(name, text);
+    }
+    validation_of(&results, &|name| configs.get(name).cloned())
+}
+
+/// Starts fetching the measurements into `state.pytorch` (once per page).
+pub fn fetch_measurements(state: MemoryState) {
+    leptos::task::spawn_local(async move {
+        let loaded = load().await.map(Arc::new);
+        state.pytorch.set(Some(loaded));
+    });
+}
 
 fn percent(e: f64) -> String {
     signed_percent(e)
@@ -16,21 +50,34 @@ fn percent(e: f64) -> String {
 #[component]
 pub fn ValidationPanel() -> impl IntoView {
     let state = expect_context::<MemoryState>();
-    let Ok(v) = committed() else {
-        return view! { <p class="field-note" data-testid="validation-summary">"No PyTorch measurements are available."</p> }.into_any();
-    };
+    move || {
+        match state.pytorch.get() {
+        None => view! { <p class="field-note" data-testid="validation-summary">"Checking against PyTorch: loading the measurements…"</p> }.into_any(),
+        Some(Err(why)) => view! { <p class="field-note" data-testid="validation-summary">{format!("The PyTorch measurements could not be loaded ({why}).")}</p> }.into_any(),
+        Some(Ok(v)) => view! { <Measured v /> }.into_any(),
+    }
+    }
+}
+
+/// The summary and the table once the measurements are there.
+#[component]
+fn Measured(v: Arc<Validation>) -> impl IntoView {
+    let state = expect_context::<MemoryState>();
     let (within, most) = v.totals_within(TOTAL_BOUND);
     let torch = v.torch.split('+').next().unwrap_or(&v.torch).to_string();
-    let nearest = move || {
-        state.setup.with(|s| {
-            check_nearest(s).map(|c| {
-                format!(
-                    "; nearest measured setup ({}), part by part: {}",
-                    c.setup,
-                    c.summary()
-                )
+    let nearest = {
+        let v = v.clone();
+        move || {
+            state.setup.with(|s| {
+                v.check_nearest(s).map(|c| {
+                    format!(
+                        "; nearest measured setup ({}), part by part: {}",
+                        c.setup,
+                        c.summary()
+                    )
+                })
             })
-        })
+        }
     };
     view! {
         <details class="validation" data-testid="validation">
@@ -47,7 +94,6 @@ pub fn ValidationPanel() -> impl IntoView {
             </div>
         </details>
     }
-    .into_any()
 }
 
 /// One measured setup.

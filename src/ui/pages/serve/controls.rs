@@ -1,10 +1,15 @@
 //! The Serve page's knobs, named as the chosen engine names them; an empty box is the engine's
 //! default.
 
+use crate::ui::components::config_paste::ConfigPaste;
 use crate::ui::components::fields::{CheckField, CheckedField, SelectField};
 use crate::ui::pages::serve::query::{parse_count, parse_share};
 use crate::ui::pages::serve::ServeState;
+use bitbudget_math::memory::model::arch_text::arch_to_text;
+use bitbudget_math::memory::model::hf_config::parse_config;
 use bitbudget_math::memory::{gpu_presets, model_presets};
+use bitbudget_math::numbers::format_count;
+use bitbudget_math::serve::quant_config::checkpoint_of;
 use bitbudget_math::serve::setup::{TOKEN_LIMIT, TP_LIMIT};
 use bitbudget_math::serve::{Checkpoint, Engine, KvDtype};
 use leptos::prelude::*;
@@ -109,6 +114,24 @@ pub fn ServeControls() -> impl IntoView {
             _ => None,
         }
     });
+    // A config.json becomes the model; its quantization_config sets the checkpoint (llama.cpp
+    // keeps its GGUF file type: it reads a converted file, not the config's weights).
+    let load_config = Callback::new(move |t: String| -> Result<String, String> {
+        let model = parse_config(&t).map_err(|e| e.to_string())?;
+        let (checkpoint, said) = checkpoint_of(&t)?;
+        let text = arch_to_text(&model.model_type, &model.arch);
+        let params = format_count(model.arch.params());
+        state.set(|q| {
+            q.arch = Some(text);
+            if q.engine != Engine::LlamaCpp {
+                q.dtype = checkpoint;
+            }
+        });
+        Ok(format!(
+            "Serving {}: {params} parameters. {said}",
+            model.model_type
+        ))
+    });
     let fraction_label = move || engine().fraction_knob().map_or("memory fraction", |k| k.0);
     let util = Signal::derive(move || {
         state
@@ -135,8 +158,17 @@ pub fn ServeControls() -> impl IntoView {
                         })
                     }) />
                 <SelectField label="Model" key="model" options=models
-                    value=Signal::derive(move || state.query.with(|q| q.model.clone()))
-                    on_change=Callback::new(move |v: String| state.set(|q| q.model = v)) />
+                    value=Signal::derive(move || state.query.with(|q| if q.arch.is_some() { String::new() } else { q.model.clone() }))
+                    on_change=Callback::new(move |v: String| state.set(|q| {
+                        q.model = v;
+                        // Back from a config: the preset's published BF16 weights, not the config's storage.
+                        if q.arch.take().is_some() && q.engine != Engine::LlamaCpp { q.dtype = Checkpoint::Bf16; }
+                    })) />
+                {move || state.query.with(|q| q.arch.as_ref().map(|a| {
+                    let name = a.split('.').next().unwrap_or("config").to_string();
+                    view! { <p class="field-note" data-testid="serve-config-in-use">{format!("Serving the pasted config ({name}); pick a preset to go back.")}</p> }
+                }))}
+                <ConfigPaste load=load_config />
                 <SelectField label="GPU" key="gpu" options=gpus
                     value=Signal::derive(move || state.query.with(|q| q.gpu.clone()))
                     on_change=Callback::new(move |v: String| state.set(|q| q.gpu = v)) />

@@ -1,10 +1,12 @@
-//! The Serve page's URL state: engine, model, GPU, tensor parallelism, checkpoint and KV types,
+//! The Serve page's URL state: engine, model (a preset, or a `config.json`'s architecture as one
+//! `arch` text), GPU, tensor parallelism, checkpoint and KV types,
 //! and each engine knob (unset: the engine's default). URL keys are the CLI's flags without the
 //! engine prefixes (`util`, `len`, `seqs`, `tokens`, `block`, `eager`, `prefix`, `conc`,
 //! `prompt`, `ngl`, `cpu_moe`; `bw` and `fe` the shares of peak bandwidth and FLOP/s).
 
 use crate::ui::shell::query::{flag, PageQuery};
 use crate::ui::shell::url::Tab;
+use bitbudget_math::memory::model::arch_text::arch_from_text;
 use bitbudget_math::memory::{find_gpu, find_model};
 use bitbudget_math::serve::setup::{TOKEN_LIMIT, TP_LIMIT};
 use bitbudget_math::serve::{Checkpoint, Engine, KvDtype, ServeSetup};
@@ -16,6 +18,9 @@ pub struct ServeQuery {
     pub engine: Engine,
     /// Model preset id.
     pub model: String,
+    /// A model read from a `config.json`, as [`arch_to_text`] writes it (`None`: the preset). It
+    /// stands in for the preset while it is set; choosing a preset clears it.
+    pub arch: Option<String>,
     /// GPU preset id.
     pub gpu: String,
     /// Tensor-parallel degree.
@@ -55,6 +60,7 @@ impl Default for ServeQuery {
         Self {
             engine: Engine::Vllm,
             model: "llama-3.1-8b".into(),
+            arch: None,
             gpu: "h100-80gb".into(),
             tp: 1,
             dtype: Checkpoint::Bf16,
@@ -78,10 +84,16 @@ impl Default for ServeQuery {
 impl ServeQuery {
     /// The math crate's setup, or why the model or GPU is not known.
     pub fn setup(&self) -> Result<ServeSetup, String> {
-        let model =
-            find_model(&self.model).ok_or_else(|| format!("no model preset '{}'", self.model))?;
+        let (name, arch) = match &self.arch {
+            Some(text) => arch_from_text(text)?,
+            None => {
+                let model = find_model(&self.model)
+                    .ok_or_else(|| format!("no model preset '{}'", self.model))?;
+                (self.model.clone(), model.arch)
+            }
+        };
         let gpu = find_gpu(&self.gpu).ok_or_else(|| format!("no GPU preset '{}'", self.gpu))?;
-        let mut s = ServeSetup::new(self.engine, &self.model, model.arch, gpu);
+        let mut s = ServeSetup::new(self.engine, &name, arch, gpu);
         s.tp = self.tp;
         s.checkpoint = self.dtype;
         s.kv_dtype = self.kv;
@@ -113,6 +125,7 @@ impl ServeQuery {
             }
         };
         let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+        put("arch", self.arch.clone().unwrap_or_default(), String::new());
         put("tp", self.tp.to_string(), d.tp.to_string());
         put("dtype", self.dtype.to_string(), d.dtype.to_string());
         put("kv", self.kv.to_string(), d.kv.to_string());
@@ -233,6 +246,10 @@ impl PageQuery for ServeQuery {
                     self.model
                 )),
             },
+            "arch" => match arch_from_text(value) {
+                Ok(_) => set_opt(&mut self.arch, key, Ok(Some(value.to_string())), ""),
+                Err(e) => Err(format!("arch: {e}; keeping the model preset")),
+            },
             "gpu" => match find_gpu(value) {
                 Some(_) => set(&mut self.gpu, key, Ok(value.to_string())),
                 None => Err(format!("gpu: no preset '{value}'; keeping {}", self.gpu)),
@@ -335,6 +352,25 @@ mod tests {
             "{:?}",
             shell.notes
         );
+    }
+
+    #[test]
+    fn a_config_s_architecture_travels_in_the_link() {
+        use bitbudget_math::memory::model::arch_text::arch_to_text;
+        let arch = find_model("qwen3-30b-a3b").unwrap().arch;
+        let q = ServeQuery {
+            arch: Some(arch_to_text("qwen3_moe", &arch)),
+            dtype: Checkpoint::Fp8,
+            ..ServeQuery::default()
+        };
+        let (shell, back) = parse_page_query::<ServeQuery>(&q.to_query_string(false));
+        assert!(shell.notes.is_empty(), "{:?}", shell.notes);
+        assert_eq!(back, q);
+        let setup = back.setup().unwrap();
+        assert_eq!(setup.arch.params(), arch.params());
+        let (shell, bad) = parse_page_query::<ServeQuery>("?tab=serve&arch=qwen.L0");
+        assert_eq!(bad.arch, None);
+        assert!(shell.notes[0].starts_with("arch: "), "{:?}", shell.notes);
     }
 
     #[test]

@@ -199,8 +199,19 @@ pub fn output_layer_bytes(shape: &ActivationShape) -> u128 {
 }
 
 /// Peak activation bytes of one inference forward pass (nothing is kept for a backward pass): the
-/// residual stream in and out of a layer, the larger of the attention and MLP working sets, and
-/// the last position's FP32 logits.
+/// hidden-size tensors alive around a layer, the larger of the attention and MLP working sets, the
+/// last position's FP32 logits and, past a sliding window, the boolean mask every layer shares.
+///
+/// Per token (e = the activation bytes): four h-wide tensors (the embedding output the model's
+/// forward holds, the layer's residual input, the sum after attention and the normalised MLP
+/// input); attention: q, k and v (with eager attention, the s×s scores as below; with SDPA past a
+/// sliding window, the additive copy of the mask, e per query-key pair, made inside each SDPA
+/// call); a dense SwiGLU MLP: gate activation, up and their product (3·e·f; GELU 2·e·f). An MoE
+/// block runs as Transformers' `grouped_mm` experts (`integrations/moe.py`): each token's k routed
+/// copies, at their largest either the sorted input, the gate/up output, its activation and their
+/// product (k·(h + 4f)), or the sorted input, the expert outputs and the weighted outputs before
+/// and after un-sorting (4·k·h); shared experts run after the routed ones (h + 3·f per shared
+/// expert's width).
 pub fn inference_bytes(shape: &ActivationShape) -> (u128, String) {
     let a = shape.arch;
     let (tokens, e, t) = (
@@ -208,55 +219,79 @@ pub fn inference_bytes(shape: &ActivationShape) -> (u128, String) {
         shape.elem_bytes as u128,
         shape.tp as u128,
     );
-    let residual = 2 * tokens * a.hidden as u128 * e;
+    let (h, f) = (a.hidden as u128, a.ffn as u128);
+    let residual = 4 * tokens * h * e;
     let qkv = tokens * (a.q_width() as u128 + 2 * a.kv_width() as u128) * e;
     // Eager attention at its peak (Transformers' `eager_attention_forward`), per score: for 16-bit
     // models the scores, the masked scores, their FP32 softmax (`softmax(..., dtype=float32)`) and
     // its cast back (3e + 4 bytes); for FP32 models the upcast and the cast are no-ops: the scores
-    // and the softmax (8 bytes). Checked against PyTorch in tests/pytorch_validation.rs.
-    let per_score = if e == 4 { 8 } else { 3 * e + 4 };
+    // and the softmax (8 bytes). With attention sinks (gpt-oss) the softmax stays in the compute
+    // dtype: the masked scores, their concatenation with the sink logit and the max-subtracted
+    // logits (3e). Checked against PyTorch in tests/pytorch_validation.rs.
+    let per_score = match (e, a.attention_sinks) {
+        (4, _) => 8,
+        (_, true) => 3 * e,
+        (_, false) => 3 * e + 4,
+    };
     let scores = if shape.flash_attention {
         0
     } else {
         a.heads as u128 * shape.seq as u128 * tokens * per_score
     };
-    let attention = (qkv + scores).div_ceil(t);
-    let mlp_tensors = match a.mlp {
+    let (bool_mask, additive_mask) = window_mask_bytes(shape);
+    let attention = (qkv + scores).div_ceil(t) + additive_mask;
+    let dense_tensors = match a.mlp {
         Mlp::Gelu => 2,
         Mlp::Swiglu => 3,
     };
-    let mlp = (tokens * a.ffn as u128 * mlp_tensors * e).div_ceil(t);
+    let mlp_per_token = if a.experts > 1 {
+        let k = a.active_experts.max(1) as u128;
+        let routed = k * (h + 4 * f).max(4 * h);
+        let shared = if a.shared_experts > 0 {
+            h + dense_tensors * f * a.shared_experts as u128
+        } else {
+            0
+        };
+        routed.max(shared)
+    } else {
+        dense_tensors * f
+    };
+    let mlp = (tokens * mlp_per_token * e).div_ceil(t);
     let logits = shape.batch as u128 * a.vocab as u128 * 4;
-    let mask = window_mask_bytes(shape);
-    let bytes = residual + attention.max(mlp) + logits + mask;
+    let bytes = residual + attention.max(mlp) + logits + bool_mask;
     let scores_text = if shape.flash_attention {
         "no s×s scores (FlashAttention)"
     } else {
-        "s×s scores per head, their FP32 softmax and its cast"
+        "s×s scores per head, their softmax and its inputs"
     };
-    let mask_text = if mask > 0 {
-        " + the sliding window's s×s mask (boolean and additive)"
+    let mask_text = if bool_mask > 0 {
+        " + the sliding window's s×s boolean mask (its additive copy with attention)"
     } else {
         ""
     };
-    (bytes, format!("residual in/out + max(attention with {scores_text}, MLP) + FP32 logits of the last position{mask_text}"))
+    let mlp_text = if a.experts > 1 {
+        "MoE MLP with the routed copies of each token"
+    } else {
+        "MLP"
+    };
+    (bytes, format!("hidden-size tensors around a layer + max(attention with {scores_text}, {mlp_text}) + FP32 logits of the last position{mask_text}"))
 }
 
-/// The attention mask a sliding window makes SDPA materialise in a prefill longer than the
-/// window: `is_causal` cannot express a window, so Transformers' `sdpa_mask`
-/// (`masking_utils.py`) builds a boolean batch × 1 × s × s mask, and
-/// `scaled_dot_product_attention` turns it into an additive mask of the compute dtype
-/// (`convert_boolean_attn_mask`): (1 + e) bytes per query-key pair, shared by the heads and
-/// alive through the prefill. 0 for eager attention (whose masked scores are counted with the
-/// scores), without a window, or when the prompt fits in it.
-fn window_mask_bytes(shape: &ActivationShape) -> u128 {
+/// The attention masks a sliding window makes SDPA materialise in a prefill longer than the
+/// window, as (boolean, additive) bytes: `is_causal` cannot express a window, so Transformers'
+/// `sdpa_mask` (`masking_utils.py`) builds a boolean batch × 1 × s × s mask, shared by the heads
+/// and the layers and alive through the prefill, and `scaled_dot_product_attention` turns it into
+/// an additive mask of the compute dtype (`convert_boolean_attn_mask`) inside each call: e bytes
+/// per query-key pair while attention runs. (0, 0) for eager attention (whose masked scores are
+/// counted with the scores), without a window, or when the prompt fits in it.
+fn window_mask_bytes(shape: &ActivationShape) -> (u128, u128) {
     let a = shape.arch;
     let windowed = a.sliding_window > 0 && a.sliding_layers > 0 && shape.seq > a.sliding_window;
     if !shape.flash_attention || !windowed {
-        return 0;
+        return (0, 0);
     }
     let pairs = shape.batch as u128 * shape.seq as u128 * shape.seq as u128;
-    pairs * (1 + shape.elem_bytes as u128)
+    (pairs, pairs * shape.elem_bytes as u128)
 }
 
 #[cfg(test)]
@@ -284,8 +319,9 @@ mod tests {
     }
 
     /// A Mistral prefill past its 4096-token window with SDPA materialises the b × s × s mask,
-    /// a boolean and its additive 16-bit copy; within the window, or with eager attention, no
-    /// separate mask is counted.
+    /// a boolean for the whole prefill and its additive 16-bit copy while attention runs; within
+    /// the window, or with eager attention, no separate mask is counted. Mistral's MLP working set
+    /// is larger than attention with the additive mask, so the peak adds the boolean mask only.
     #[test]
     fn a_prompt_past_the_sliding_window_materialises_the_sdpa_mask() {
         let mut mistral = find_model("mistral-7b").unwrap().arch;
@@ -295,9 +331,9 @@ mod tests {
             (s.seq, s.flash_attention) = (seq, flash);
             window_mask_bytes(&s)
         };
-        assert_eq!(at(8192, true), 8192 * 8192 * 3);
-        assert_eq!(at(4096, true), 0);
-        assert_eq!(at(8192, false), 0);
+        assert_eq!(at(8192, true), (8192 * 8192, 8192 * 8192 * 2));
+        assert_eq!(at(4096, true), (0, 0));
+        assert_eq!(at(8192, false), (0, 0));
         let mut plain = shape(&mistral, 1, false, Recompute::None);
         plain.flash_attention = true;
         plain.seq = 8192;
@@ -305,7 +341,7 @@ mod tests {
         mistral.sliding_window = 0;
         let mut no_window = shape(&mistral, 1, false, Recompute::None);
         (no_window.seq, no_window.flash_attention) = (8192, true);
-        assert_eq!(with_mask - inference_bytes(&no_window).0, 8192 * 8192 * 3);
+        assert_eq!(with_mask - inference_bytes(&no_window).0, 8192 * 8192);
     }
 
     /// Korthikanti et al. 2022, eq. 1: sbh(34 + 5as/h) per layer without parallelism.

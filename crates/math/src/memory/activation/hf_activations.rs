@@ -5,14 +5,19 @@
 //! Per decoder layer and token, in bytes (e = the compute dtype's bytes, r = the residual stream's:
 //! FP32 under autocast, whose parameters are FP32, else e):
 //! - RMSNorm (`LlamaRMSNorm.forward`): `hidden_states.to(torch.float32)` is saved by `pow` (4h),
-//!   the normalised tensor by the multiply with the weight (r·h); under autocast the next linear
-//!   saves its own e-byte cast of the output (e·h). LayerNorm saves its input (r·h) and the next
-//!   linear its e-byte output (e·h).
+//!   the normalised tensor by the multiply with the weight (r·h), and the next linear saves the
+//!   e-byte output (e·h: the multiply's output, or under autocast the linear's own cast of it).
+//!   LayerNorm saves its input (r·h) and the next linear its e-byte output (e·h).
 //! - Attention: SDPA saves q, k, v and its output (the output projection's input), e bytes each;
 //!   eager attention (`eager_attention_forward`) also saves K and V repeated to every query head,
 //!   the FP32 softmax (`softmax(..., dtype=torch.float32)`, 4·heads·s) and its e-byte cast.
+//! - Per-head Q/K norms (Qwen3, Gemma 3: `q_norm`, `k_norm`, RMSNorms over each head): the FP32
+//!   upcast and the 16-bit normalised tensor of q and k, (4 + e)·(q + kv).
 //! - MLP: SwiGLU saves gate, up, SiLU(gate) and their product (4·e·f); GELU the two e·f tensors
-//!   around the activation; each token passes its active and shared experts. GPT-2's `gelu_new`
+//!   around the activation; each token passes its active and shared experts. Transformers' MoE
+//!   experts (`grouped_mm`, its default on a GPU) also keep k routed copies of the token: the
+//!   expert outputs, saved by the multiply with the routing weights (k·e·h), and, when the experts
+//!   train, the sorted gather of the input that the grouped matmul saves (k·e·h). GPT-2's `gelu_new`
 //!   (`NewGELUActivation.forward`: `0.5 * x * (1 + tanh(√(2/π) · (x + 0.044715 · x³)))` in
 //!   separate ops) also saves the tanh output (by `tanh`), `0.5 · x` and `1 + tanh` (by the last
 //!   multiply): 3·e·f more.
@@ -22,10 +27,11 @@
 //! - peft LoRA (`lora.Linear.forward`): the input is cast to the adapter dtype
 //!   (`_cast_input_dtype`) and, with `lora_dropout > 0`, passed through dropout, whose output (and
 //!   a one-byte mask) `lora_A` saves; with neither, `lora_A` shares the base layer's saved input.
-//! - Output: the final norm, the logits the model returns (e·v), and Transformers' loss
-//!   (`ForCausalLMLoss`: `logits.float()`, then `cross_entropy`, whose `log_softmax` saves its
-//!   FP32 output, 4v). In the forward pass the FP32 logits copy (4v) is a working tensor; at the
-//!   start of the backward pass the FP32 gradients of the log-softmax and of the logits (8v) are.
+//! - Output: the final norm and Transformers' loss (`ForCausalLMLoss`: `logits.float()`, then
+//!   `cross_entropy`, whose `log_softmax` saves its FP32 output, 4v). The logits the model returns
+//!   (e·v) and, for 16-bit logits, their FP32 copy (4v) are forward-pass working tensors: nothing
+//!   saves them, and the caller drops the outputs before `loss.backward()`. At the start of the
+//!   backward pass the FP32 gradients of the log-softmax and of the logits (8v) are.
 //! - Autocast caches a 16-bit copy of every weight a matmul reads (`torch.autocast`'s weight
 //!   cache, kept until the autocast region exits): saved for backward without checkpointing, a
 //!   forward-pass working set with it.
@@ -90,13 +96,38 @@ fn layer_per_token(s: &HfShape) -> u128 {
     let a = s.arch;
     let (h, e) = (a.hidden as u128, s.elem_bytes as u128);
     let r = if s.autocast { 4 } else { e };
-    let cast = if s.autocast { e * h } else { 0 };
-    let norm = match a.norm {
-        Norm::RmsNorm => 4 * h + r * h + cast,
-        Norm::LayerNorm => r * h + e * h,
+    // With adapters the base weights are frozen, and autograd saves a tensor only for a gradient
+    // it computes: not the RMSNorm's normalised input (its weight takes no gradient), nor a frozen
+    // linear's input, unless that linear's adapter saves the very tensor (adapter dtype = compute
+    // dtype, no dropout; otherwise the adapter's copy is counted in `adapter_per_token`).
+    let frozen = s.adapters.is_some();
+    let shares = s
+        .adapters
+        .filter(|ad| ad.elem_bytes == s.elem_bytes && !ad.dropout)
+        .map(|ad| ad.targets);
+    let t = s
+        .adapters
+        .map(|ad| ad.targets)
+        .unwrap_or(LoraTargets::ALL_LINEAR);
+    let kept = |on: bool| u128::from(!frozen || (on && shares.is_some()));
+    let norms = a.norms_per_layer as u128;
+    let norm_inputs = match a.norm {
+        Norm::RmsNorm => 4 * h + u128::from(!frozen) * r * h,
+        Norm::LayerNorm => r * h,
+    } * norms;
+    // The norm's 16-bit output the next linear saves: its own autocast copy under autocast, the
+    // weight multiply's output otherwise.
+    let norm_outputs = if frozen {
+        e * h * (kept(t.q || t.k || t.v) + kept(t.mlp))
+    } else {
+        e * h * norms
     };
     let (q, kv) = (a.q_width() as u128, a.kv_width() as u128);
-    let mut attention = e * (2 * q + 2 * kv);
+    // q, k and v as SDPA saves them, and its output, which the output projection saves.
+    let mut attention = e * (q + 2 * kv) + e * q * kept(t.o);
+    if a.qk_norm {
+        attention += (4 + e) * (q + kv);
+    }
     if !s.sdpa {
         let scores = a.heads as u128 * s.seq as u128;
         attention += e * 2 * (q - kv.min(q)) + 4 * scores + e * scores;
@@ -106,14 +137,34 @@ fn layer_per_token(s: &HfShape) -> u128 {
     }
     let residual_masks = if a.residual_dropout { 2 * h } else { 0 };
     let experts = (a.active_experts.max(1) + a.shared_experts) as u128;
-    let mlp = match a.mlp {
+    // The f-wide tensors; the last one is the down projection's input.
+    let f_wide = match a.mlp {
         Mlp::Swiglu => 4,
         Mlp::Gelu if a.gelu_ops => 5,
         Mlp::Gelu => 2,
-    } * e
-        * a.ffn as u128
-        * experts;
-    norm * a.norms_per_layer as u128 + attention + mlp + residual_masks + adapter_per_token(s)
+    } - 1
+        + kept(t.mlp);
+    let mlp = f_wide * e * a.ffn as u128 * experts;
+    norm_inputs
+        + norm_outputs
+        + attention
+        + mlp
+        + routed_copies(s)
+        + residual_masks
+        + adapter_per_token(s)
+}
+
+/// Bytes per token and layer of the routed copies Transformers' `grouped_mm` experts
+/// (`integrations/moe.py`) save: the expert outputs before the routing weights multiply them,
+/// k·e·h, and, when the experts train (no adapters), the sorted gather of the input that the
+/// grouped matmul saves for its weight gradient, k·e·h more. 0 for a dense model.
+fn routed_copies(s: &HfShape) -> u128 {
+    let a = s.arch;
+    if a.experts <= 1 {
+        return 0;
+    }
+    let copies = if s.adapters.is_some() { 1 } else { 2 };
+    copies * a.active_experts.max(1) as u128 * a.hidden as u128 * s.elem_bytes as u128
 }
 
 /// Extra bytes per token and layer that peft's adapters save (input casts and dropout copies).
@@ -161,22 +212,25 @@ pub fn hf_activations(s: &HfShape) -> Working {
     let final_norm = match a.norm {
         Norm::RmsNorm => 4 * h + r * h,
         Norm::LayerNorm => r * h,
-    } + if s.autocast { e * h } else { 0 };
-    let output = tokens * (final_norm + e * v + 4 * v);
+    } + e * h;
+    let output = tokens * (final_norm + 4 * v);
+    // The returned logits and, when they are 16-bit, `logits.float()`: alive in the forward pass
+    // only.
+    let logits = tokens * (e * v + if e == 4 { 0 } else { 4 * v });
     let checkpointed = matches!(s.recompute, Recompute::Full | Recompute::Layer);
     let cache = if s.autocast { autocast_cache(s) } else { 0 };
     let layers = a.layers as u128;
     let (stored, forward, backward, how) = if checkpointed {
         (
             layers * tokens * r * h + output,
-            cache + tokens * 4 * v,
+            cache + logits,
             (tokens * 8 * v).max(layer),
             "checkpointed: each decoder layer's input, one layer recomputed at a time in the backward pass",
         )
     } else {
         (
             layers * layer + output + cache,
-            tokens * 4 * v,
+            logits,
             tokens * 8 * v,
             "every decoder layer's saved tensors",
         )
@@ -187,7 +241,7 @@ pub fn hf_activations(s: &HfShape) -> Working {
         ""
     };
     let text = format!(
-        "Transformers' saved tensors: {how}{cache_text} + final norm, logits and FP32 log-softmax ({} B per layer per token{}); working set FP32 logits (forward) and their gradients (backward)",
+        "Transformers' saved tensors: {how}{cache_text} + final norm and FP32 log-softmax ({} B per layer per token{}); working set the returned logits and their FP32 copy (forward) and the FP32 gradients (backward)",
         layer_per_token(s),
         if s.sdpa { ", SDPA" } else { ", eager attention with FP32 softmax scores" },
     );
@@ -219,7 +273,7 @@ mod tests {
         })
     }
 
-    /// Pure BF16 with SDPA, per token and layer: two RMSNorms (4h + 2h each), q/k/v/out
+    /// Pure BF16 with SDPA, per token and layer: two RMSNorms (4h + 2h + 2h each), q/k/v/out
     /// (2·4096 + 2·1024 + 2·1024 + 2·4096) and SwiGLU's four 2-byte f-wide tensors.
     #[test]
     fn llama_layer_lists_the_saved_tensors() {
@@ -235,7 +289,7 @@ mod tests {
             elem_bytes: 2,
             adapters: None,
         };
-        let expected = 2 * (6 * 4096) + 2 * (2 * 4096 + 2 * 1024) + 8 * 14336;
+        let expected = 2 * (8 * 4096) + 2 * (2 * 4096 + 2 * 1024) + 8 * 14336;
         assert_eq!(layer_per_token(&s), expected);
     }
 
@@ -284,5 +338,73 @@ mod tests {
         assert!(ckpt.stored < autocast.stored / 5);
         // Under checkpointing the weight copies are a forward-pass working set.
         assert!(ckpt.forward > autocast.forward);
+    }
+    /// Qwen3-30B-A3B-shaped MoE (h 2048, 8 of 128 experts): training keeps two routed copies per
+    /// token and expert (the sorted input and the expert outputs), LoRA on frozen experts one.
+    #[test]
+    fn moe_blocks_keep_the_routed_copies_of_each_token() {
+        let a = ModelArch {
+            experts: 128,
+            active_experts: 8,
+            ..find_model("llama-3-8b").unwrap().arch
+        };
+        let shape = |adapters| HfShape {
+            arch: &a,
+            batch: 1,
+            seq: 1024,
+            tp: 1,
+            recompute: Recompute::None,
+            sdpa: true,
+            autocast: false,
+            elem_bytes: 2,
+            adapters,
+        };
+        assert_eq!(routed_copies(&shape(None)), 2 * 8 * 4096 * 2);
+        let lora = Adapters {
+            targets: LoraTargets::ALL_LINEAR,
+            elem_bytes: 4,
+            dropout: false,
+        };
+        assert_eq!(routed_copies(&shape(Some(lora))), 8 * 4096 * 2);
+        let dense = find_model("llama-3-8b").unwrap().arch;
+        assert_eq!(
+            routed_copies(&HfShape {
+                arch: &dense,
+                ..shape(None)
+            }),
+            0
+        );
+    }
+
+    /// LoRA on a frozen base: the norms keep only their FP32 upcast, and the output and down
+    /// projections' inputs are not saved (FP32 adapters save their own copies).
+    #[test]
+    fn a_frozen_base_saves_only_what_the_adapters_and_inputs_need() {
+        let a = find_model("llama-3-8b").unwrap().arch;
+        let full = HfShape {
+            arch: &a,
+            batch: 1,
+            seq: 4096,
+            tp: 1,
+            recompute: Recompute::None,
+            sdpa: true,
+            autocast: false,
+            elem_bytes: 2,
+            adapters: None,
+        };
+        let lora = HfShape {
+            adapters: Some(Adapters {
+                targets: LoraTargets::ALL_LINEAR,
+                elem_bytes: 4,
+                dropout: false,
+            }),
+            ..full
+        };
+        let (h, f) = (4096, 14336);
+        let not_saved = 2 * (2 * h + 2 * h) + 2 * h + 2 * f;
+        assert_eq!(
+            layer_per_token(&full) + adapter_per_token(&lora) - not_saved,
+            layer_per_token(&lora)
+        );
     }
 }

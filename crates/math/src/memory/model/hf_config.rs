@@ -2,10 +2,11 @@
 //! same defaults Transformers applies when a field is absent, so the parameter count equals the sum
 //! of the published checkpoint's tensor sizes.
 //!
-//! Supported `model_type`s: llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, gemma3 (its text
-//! model; a multimodal config's `text_config` is read and the vision tower is not counted),
-//! gemma3_text, phi3, gpt2, gpt_neox, falcon, opt, deepseek_v2, deepseek_v3, gpt_oss. Anything
-//! else, or a missing or malformed field, is a [`ConfigError`] that names it; nothing here panics.
+//! Supported `model_type`s: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2,
+//! gemma3 (its text model; a multimodal config's `text_config` is read and the vision tower is not
+//! counted), gemma3_text, phi3, gpt2, gpt_neox, falcon, opt, deepseek_v2, deepseek_v3, gpt_oss.
+//! Anything else, or a missing or malformed field, is a [`ConfigError`] that names it; nothing here
+//! panics.
 
 use crate::memory::model::arch::{Mla, Mlp, ModelArch, Norm};
 use serde_json::{Map, Value};
@@ -86,6 +87,7 @@ pub const SUPPORTED: &[&str] = &[
     "mixtral",
     "qwen2",
     "qwen3",
+    "qwen3_moe",
     "gemma",
     "gemma2",
     "gemma3",
@@ -156,7 +158,7 @@ pub fn parse_config(text: &str) -> Result<HfModel, ConfigError> {
         "falcon" => falcon(&f)?,
         "deepseek_v2" | "deepseek_v3" => deepseek(&f, model_type == "deepseek_v3")?,
         "gpt_oss" => gpt_oss(&f, &mut notes)?,
-        "llama" | "mistral" | "mixtral" | "qwen2" | "qwen3" | "gemma" | "gemma2"
+        "llama" | "mistral" | "mixtral" | "qwen2" | "qwen3" | "qwen3_moe" | "gemma" | "gemma2"
         | "gemma3_text" | "phi3" => llama_like(&f, &mut notes)?,
         other => return Err(ConfigError::UnknownModelType(other.to_string())),
     };
@@ -407,7 +409,8 @@ fn falcon(f: &Fields) -> Result<ModelArch, ConfigError> {
 }
 
 /// Llama and the models that share its block: RMSNorm, rotary, a gated MLP; the differences are
-/// defaults (tied head, biases), extra norms (Gemma 2/3, Qwen3), MoE (Mixtral) and sliding windows.
+/// defaults (tied head, biases), extra norms (Gemma 2/3, Qwen3), MoE (Mixtral, Qwen3-MoE) and
+/// sliding windows.
 fn llama_like(f: &Fields, notes: &mut Vec<String>) -> Result<ModelArch, ConfigError> {
     let t = f.model_type;
     let c = core(
@@ -431,21 +434,41 @@ fn llama_like(f: &Fields, notes: &mut Vec<String>) -> Result<ModelArch, ConfigEr
     let attention_bias = f.flag("attention_bias", false)?;
     let (qkv_bias, out_bias) = match t {
         "qwen2" => (true, false),
-        "llama" | "qwen3" | "gemma" | "gemma2" | "gemma3_text" => (attention_bias, attention_bias),
+        "llama" | "qwen3" | "qwen3_moe" | "gemma" | "gemma2" | "gemma3_text" => {
+            (attention_bias, attention_bias)
+        }
         _ => (false, false),
     };
-    let (experts, active_experts) = if t == "mixtral" {
-        (
+    let (experts, active_experts, ffn) = match t {
+        "mixtral" => (
             positive("num_local_experts", f.req(&["num_local_experts"])?)?,
             positive("num_experts_per_tok", f.req(&["num_experts_per_tok"])?)?,
-        )
-    } else {
-        (1, 1)
+            f.req(&["intermediate_size"])?,
+        ),
+        // Qwen3-MoE: every block sparse (`decoder_sparse_step` 1, no `mlp_only_layers`), each
+        // expert `moe_intermediate_size` wide, a router without bias, no shared expert.
+        "qwen3_moe" => {
+            let dense_layers = f.obj.get("mlp_only_layers").and_then(Value::as_array);
+            if f.opt(&["decoder_sparse_step"])?.unwrap_or(1) != 1
+                || dense_layers.is_some_and(|l| !l.is_empty())
+            {
+                return Err(ConfigError::Unsupported(
+                    "qwen3_moe with dense blocks (decoder_sparse_step other than 1 or mlp_only_layers)"
+                        .into(),
+                ));
+            }
+            (
+                positive("num_experts", f.req(&["num_experts"])?)?,
+                positive("num_experts_per_tok", f.req(&["num_experts_per_tok"])?)?,
+                f.req(&["moe_intermediate_size"])?,
+            )
+        }
+        _ => (1, 1, f.req(&["intermediate_size"])?),
     };
     let mut arch = ModelArch {
         kv_heads,
         head_dim,
-        ffn: f.req(&["intermediate_size"])?,
+        ffn,
         mlp: Mlp::Swiglu,
         norm: Norm::RmsNorm,
         norms_per_layer: if matches!(t, "gemma2" | "gemma3_text") {
@@ -460,7 +483,7 @@ fn llama_like(f: &Fields, notes: &mut Vec<String>) -> Result<ModelArch, ConfigEr
         tied_embeddings: f.flag("tie_word_embeddings", tied_default)?,
         experts,
         active_experts,
-        qk_norm: matches!(t, "qwen3" | "gemma3_text"),
+        qk_norm: matches!(t, "qwen3" | "qwen3_moe" | "gemma3_text"),
         ..base(&c)
     };
     let (window, sliding) = sliding_window(f, c.layers)?;
@@ -495,7 +518,7 @@ fn sliding_window(f: &Fields, layers: u64) -> Result<(u64, u64), ConfigError> {
     }
     let sliding = match f.model_type {
         "mistral" | "mixtral" | "phi3" => layers,
-        "qwen2" | "qwen3" if f.flag("use_sliding_window", false)? => {
+        "qwen2" | "qwen3" | "qwen3_moe" if f.flag("use_sliding_window", false)? => {
             layers.saturating_sub(f.opt(&["max_window_layers"])?.unwrap_or(layers))
         }
         // gpt-oss: layers 0, 2, 4, … (GptOssConfig's default layer_types).

@@ -158,6 +158,16 @@ pub struct Report {
 /// Estimates `setup`, and the time of one step with the knobs `step`, and packages the result.
 /// Errors name the option or knob that is invalid.
 pub fn report(setup: &Setup, step: &StepParams) -> Result<Report, MemoryError> {
+    report_checked(setup, step, check_nearest(setup))
+}
+
+/// [`report`] with the PyTorch check given (the Memory page fetches the measurements, so its
+/// code does not carry them; `None` until they are there).
+pub fn report_checked(
+    setup: &Setup,
+    step: &StepParams,
+    checked: Option<PytorchCheck>,
+) -> Result<Report, MemoryError> {
     let b = estimate(setup)?;
     let step_estimate = step_time(setup, step)?;
     let s = setup;
@@ -220,7 +230,7 @@ pub fn report(setup: &Setup, step: &StepParams) -> Result<Report, MemoryError> {
         peak_phase: b.peak_phase,
         phases: b.phases.clone(),
         notes: b.notes.clone(),
-        checked_against_pytorch: check_nearest(s),
+        checked_against_pytorch: checked,
         step: step_estimate,
         breakdown: b,
     })

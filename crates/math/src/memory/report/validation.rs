@@ -20,8 +20,20 @@ use serde_json::Value;
 /// The committed measurements.
 pub const RESULTS_JSON: &str = include_str!("../../../../../validation/results.json");
 
-/// The configs the measured models were built from (`validation/configs/`).
-const CONFIGS: &[(&str, &str)] = &[
+/// The configs the measured models were built from (`validation/configs/`): (file name, text).
+pub const CONFIGS: &[(&str, &str)] = &[
+    (
+        "deepseek-v2-lite.json",
+        include_str!("../../../../../validation/configs/deepseek-v2-lite.json"),
+    ),
+    (
+        "gemma-3-1b.json",
+        include_str!("../../../../../validation/configs/gemma-3-1b.json"),
+    ),
+    (
+        "gpt-oss-20b.json",
+        include_str!("../../../../../validation/configs/gpt-oss-20b.json"),
+    ),
     (
         "gpt2.json",
         include_str!("../../../../../validation/configs/gpt2.json"),
@@ -57,6 +69,10 @@ const CONFIGS: &[(&str, &str)] = &[
     (
         "qwen2.5-0.5b.json",
         include_str!("../../../../../validation/configs/qwen2.5-0.5b.json"),
+    ),
+    (
+        "qwen3-30b-a3b.json",
+        include_str!("../../../../../validation/configs/qwen3-30b-a3b.json"),
     ),
 ];
 
@@ -126,15 +142,21 @@ fn num(s: &Value, k: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("setup field {k} is missing"))
 }
 
-/// The bitbudget setup of one harness setup (the one place that maps harness names onto options).
-pub fn setup_of(s: &Value) -> Result<Setup, String> {
-    let file = text(s, "config")?;
-    let config = CONFIGS
+/// The text of a committed config by its file name (`"gpt2.json"`).
+pub fn committed_config(file: &str) -> Option<String> {
+    CONFIGS
         .iter()
         .find(|(f, _)| *f == file)
-        .ok_or_else(|| format!("no config {file} in validation/configs"))?
-        .1;
-    let model = parse_config(config).map_err(|e| format!("{file}: {e}"))?;
+        .map(|(_, text)| (*text).to_string())
+}
+
+/// The bitbudget setup of one harness setup (the one place that maps harness names onto options);
+/// `config_of` gives a config's text by its file name.
+pub fn setup_of(s: &Value, config_of: &dyn Fn(&str) -> Option<String>) -> Result<Setup, String> {
+    let file = text(s, "config")?;
+    let config =
+        config_of(file).ok_or_else(|| format!("no config {file} in validation/configs"))?;
+    let model = parse_config(&config).map_err(|e| format!("{file}: {e}"))?;
     let mut setup = Setup::new(ModelSpec::Arch {
         name: text(s, "name")?.into(),
         arch: Box::new(model.arch),
@@ -224,14 +246,36 @@ fn measured(m: &Value, part: &str) -> Result<f64, String> {
 
 /// Reads [`RESULTS_JSON`] and estimates every setup; an error names the setup and the problem.
 pub fn validation() -> Result<Validation, String> {
-    let doc: Value = serde_json::from_str(RESULTS_JSON).map_err(|e| e.to_string())?;
+    validation_of(RESULTS_JSON, &committed_config)
+}
+
+/// The file names of the configs `results_json`'s setups were built from, each once, in order.
+pub fn config_names(results_json: &str) -> Result<Vec<String>, String> {
+    let doc: Value = serde_json::from_str(results_json).map_err(|e| e.to_string())?;
+    let mut names: Vec<String> = Vec::new();
+    for row in doc["setups"].as_array().ok_or("no setups")? {
+        let file = text(&row["setup"], "config")?;
+        if !names.iter().any(|n| n == file) {
+            names.push(file.to_string());
+        }
+    }
+    Ok(names)
+}
+
+/// [`validation`] of any results document in the harness's format, its configs given by file name
+/// through `config_of` (the Memory page fetches both instead of carrying them in its code).
+pub fn validation_of(
+    results_json: &str,
+    config_of: &dyn Fn(&str) -> Option<String>,
+) -> Result<Validation, String> {
+    let doc: Value = serde_json::from_str(results_json).map_err(|e| e.to_string())?;
     let version = |k: &str| doc["versions"][k].as_str().unwrap_or("?").to_string();
     let mut rows = Vec::new();
     for row in doc["setups"].as_array().ok_or("no setups")? {
         let s = &row["setup"];
         let name = text(s, "name")?.to_string();
         let m = row.get("measured").ok_or(format!("{name}: not measured"))?;
-        let setup = setup_of(s).map_err(|e| format!("{name}: {e}"))?;
+        let setup = setup_of(s, config_of).map_err(|e| format!("{name}: {e}"))?;
         let estimate = estimate(&setup).map_err(|e| format!("{name}: {e}"))?;
         let mut parts = Vec::new();
         for part in PARTS {
@@ -340,26 +384,33 @@ pub fn signed_percent(e: f64) -> String {
     }
 }
 
-/// The check of the measured setup nearest to `setup`, or `None` when there are no committed
-/// measurements.
+/// The check of the committed measured setup nearest to `setup`, or `None` when there are no
+/// committed measurements.
 pub fn check_nearest(setup: &Setup) -> Option<PytorchCheck> {
-    let v = committed().as_ref().ok()?;
-    let r = v.nearest(setup)?;
-    Some(PytorchCheck {
-        torch: v.torch.clone(),
-        setup: r.name.clone(),
-        parts: r
-            .parts
-            .iter()
-            .filter(|(_, est, got)| *est > 0.0 || *got > 0.0)
-            .map(|&(part, bitbudget, pytorch)| PartCheck {
-                part,
-                bitbudget,
-                pytorch,
-                error: r.error(part),
-            })
-            .collect(),
-    })
+    committed().as_ref().ok()?.check_nearest(setup)
+}
+
+impl Validation {
+    /// The check of the measured setup nearest to `setup`: each part PyTorch or bitbudget has,
+    /// with its error; `None` when there are no rows.
+    pub fn check_nearest(&self, setup: &Setup) -> Option<PytorchCheck> {
+        let r = self.nearest(setup)?;
+        Some(PytorchCheck {
+            torch: self.torch.clone(),
+            setup: r.name.clone(),
+            parts: r
+                .parts
+                .iter()
+                .filter(|(_, est, got)| *est > 0.0 || *got > 0.0)
+                .map(|&(part, bitbudget, pytorch)| PartCheck {
+                    part,
+                    bitbudget,
+                    pytorch,
+                    error: r.error(part),
+                })
+                .collect(),
+        })
+    }
 }
 
 #[cfg(test)]
