@@ -247,6 +247,39 @@ async fn choosing_a_row_or_a_sequence_length_recomputes_the_chapter() {
     );
 }
 
+/// Chapter 11 names the model and setup behind its numbers (as the CLI's chart caption does), and
+/// FlashAttention saves time as well as memory: standard attention's step pays for its scores'
+/// trips through GPU memory.
+#[wasm_bindgen_test]
+async fn chapter_11_names_its_setup_and_flash_attention_saves_time_too() {
+    let (root, _app) = mount(Chapter::new(11).unwrap(), false);
+    settle().await;
+    let named = text(&root, "learn-setup");
+    assert!(
+        named.starts_with("Memory per GPU: Llama 3 8B. train")
+            && named.contains("ZeRO-3")
+            && named.contains("FlashAttention off")
+            && named.contains("NVIDIA H100 80GB"),
+        "{named}"
+    );
+    choose(&root, "learn-scale-seq", "8192");
+    settle().await;
+    let seconds = |i: usize| -> f64 {
+        let t = text(&root, &format!("learn-row-{i}-time"));
+        let (v, unit) = t.split_once(' ').unwrap();
+        v.parse::<f64>().unwrap() * if unit == "ms" { 1e-3 } else { 1.0 }
+    };
+    assert!(
+        seconds(0) > 1.5 * seconds(1),
+        "standard {} s, FlashAttention {} s",
+        seconds(0),
+        seconds(1)
+    );
+    by_testid(&root, "learn-choose-1").click();
+    settle().await;
+    assert_text_has(&root, "learn-setup", "FlashAttention on");
+}
+
 /// Without the gradient file (a host that did not copy it) chapter 4 says so and the rest works.
 #[wasm_bindgen_test]
 async fn chapter_4_without_its_gradient_file_says_so_and_keeps_working() {

@@ -335,3 +335,49 @@ fn palm_540b_mfu_of_appendix_b_is_reproduced_from_its_throughput() {
     let tolerance = PERCENT_ROUNDING + mfu * 0.05 / 238.3;
     assert!((mfu - 46.2).abs() <= tolerance, "{mfu}");
 }
+
+/// Eager attention moves every layer's s×s scores through GPU memory (16 bytes per score forward,
+/// 32 backward, the forward's again under full recomputation; forward only when serving) at the
+/// datasheet bandwidth; fused attention moves none. Llama 3 8B at 8192 tokens on an H100: 32
+/// layers × 32 heads × 8192² scores × 48 B ÷ 3.35 TB/s ≈ 0.98 s, on top of 1.20 s of matmuls.
+#[test]
+fn eager_attention_pays_for_its_scores_in_memory_bandwidth_and_fused_attention_does_not() {
+    let mut s = preset("llama-3-8b", "h100-80gb");
+    s.seq = 8192;
+    s.flash_attention = true;
+    let fused = step_time(&s, &StepParams::default())
+        .unwrap()
+        .timing
+        .unwrap();
+    assert_eq!(fused.attention_scores_s, 0.0);
+    s.flash_attention = false;
+    let eager = step_time(&s, &StepParams::default())
+        .unwrap()
+        .timing
+        .unwrap();
+    let scores = 32.0 * 32.0 * 8192.0 * 8192.0;
+    let expected = scores * 48.0 / 3.35e12;
+    assert!(
+        (eager.attention_scores_s / expected - 1.0).abs() < 1e-9,
+        "{}",
+        eager.attention_scores_s
+    );
+    assert!((eager.total_s - fused.total_s - expected).abs() < 1e-9);
+    assert_eq!(eager.compute_s, fused.compute_s, "the matmuls are the same");
+    // Tensor and pipeline parallelism divide the heads and layers each GPU holds; serving pays the
+    // forward's 16 bytes only.
+    s.tp = 2;
+    s.pp = 2;
+    s.sequence_parallel = true;
+    let split = step_time(&s, &micro_batches(1)).unwrap().timing.unwrap();
+    assert!((split.attention_scores_s / (expected / 4.0) - 1.0).abs() < 1e-9);
+    let mut serving = preset("llama-3-8b", "h100-80gb");
+    serving.seq = 8192;
+    serving.flash_attention = false;
+    serving.mode = Mode::Inference;
+    let prefill = step_time(&serving, &StepParams::default())
+        .unwrap()
+        .timing
+        .unwrap();
+    assert!((prefill.attention_scores_s / (scores * 16.0 / 3.35e12) - 1.0).abs() < 1e-9);
+}

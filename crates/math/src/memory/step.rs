@@ -174,7 +174,11 @@ pub struct Timing {
     pub utilisation: f64,
     /// Compute seconds per GPU: hardware FLOPs ÷ (GPUs × peak × utilisation).
     pub compute_s: f64,
-    /// Idle pipeline seconds: compute_s × (p − 1)/m.
+    /// Seconds per GPU that eager attention spends writing and reading each layer's s×s scores
+    /// in GPU memory ([`EAGER_BYTES_PER_SCORE`] ÷ memory bandwidth); 0 with fused attention
+    /// (SDPA/FlashAttention keeps them in on-chip memory).
+    pub attention_scores_s: f64,
+    /// Idle pipeline seconds: (compute_s + attention_scores_s) × (p − 1)/(v·m).
     pub bubble_s: f64,
     /// Each kind of traffic with its seconds (kinds that move nothing are left out).
     pub comm: Vec<CommLine>,
@@ -682,6 +686,47 @@ impl Wire<'_> {
     }
 }
 
+/// Bytes of GPU memory traffic per attention score of eager attention (Transformers'
+/// `eager_attention_forward`), forward and backward: forward writes the 16-bit scores, the softmax
+/// reads them and writes its FP32 output, the cast to 16 bits reads that and writes a copy, and the
+/// product with V reads it (2 + 2 + 4 + 4 + 2 + 2 = 16); backward reads and writes about twice as
+/// much (32: the gradient of the probabilities, the softmax's backward over its FP32 output, the
+/// score gradients read by both products).
+pub const EAGER_BYTES_PER_SCORE: (f64, f64) = (16.0, 32.0);
+
+/// Seconds per step one GPU spends moving eager attention's s×s scores through its memory: scores
+/// = micro-batch × its heads (÷ tp) × s² × its layers (÷ pp) × micro-batches, each costing the
+/// forward bytes (and in training the backward's, and the forward's again under full
+/// recomputation), at the datasheet memory bandwidth, not overlapped with the matmuls (these
+/// kernels are memory-bound). 0 with fused attention or without an architecture.
+fn eager_scores_seconds(
+    setup: &Setup,
+    micro_batches: f64,
+    gpu: &GpuPreset,
+    assumptions: &mut Vec<String>,
+) -> f64 {
+    let Some(a) = setup.arch().filter(|_| !setup.flash_attention) else {
+        return 0.0;
+    };
+    let (forward, backward) = EAGER_BYTES_PER_SCORE;
+    let bytes_per_score = match (setup.mode, setup.recompute) {
+        (Mode::Inference, _) => forward,
+        (_, Recompute::Full | Recompute::Layer) => 2.0 * forward + backward,
+        _ => forward + backward,
+    };
+    let seq = setup.seq as f64;
+    let scores = setup.batch as f64
+        * (a.heads as f64 / setup.tp as f64)
+        * seq
+        * seq
+        * (a.layers as f64 / setup.pp as f64)
+        * micro_batches;
+    assumptions.push(format!(
+        "eager attention: each layer's s×s scores go through GPU memory, {bytes_per_score:.0} bytes per score (16-bit scores, FP32 softmax and its 16-bit copy, each written and read; backward twice the forward), at the datasheet bandwidth; FlashAttention keeps them on chip"
+    ));
+    scores * bytes_per_score / gpu.memory_bytes_per_s.max(1) as f64
+}
+
 fn timing(
     setup: &Setup,
     params: &StepParams,
@@ -715,7 +760,9 @@ fn timing(
     let matmul_peak = low_precision_peak(setup, gpu, job, peak, assumptions);
     let compute_s =
         hardware_replica / (model_parallel * setup.cp as f64) / (matmul_peak * params.utilisation);
-    let bubble_s = compute_s * (setup.pp - 1) as f64 / (m * setup.vpp as f64);
+    let attention_scores_s = eager_scores_seconds(setup, m, gpu, assumptions);
+    let bubble_s =
+        (compute_s + attention_scores_s) * (setup.pp - 1) as f64 / (m * setup.vpp as f64);
     let backward_s =
         compute_s * (job.flops.backward + job.flops.recompute) as f64 / job.flops.hardware() as f64;
     let dp_window = if setup.zero.0 >= 3 {
@@ -779,7 +826,7 @@ fn timing(
     }
 
     let exposed: f64 = comm.iter().map(|c| c.exposed_seconds).sum();
-    let total_s = compute_s + bubble_s + exposed;
+    let total_s = compute_s + attention_scores_s + bubble_s + exposed;
     let job_tokens = replica_tokens as f64 * setup.dp as f64;
     assumptions.push(format!(
         "compute at {:.0}% of the dense 16-bit tensor peak; link times are bytes ÷ bandwidth, latency ignored",
@@ -789,6 +836,7 @@ fn timing(
         peak_flops_per_s: peak,
         utilisation: params.utilisation,
         compute_s,
+        attention_scores_s,
         bubble_s,
         comm,
         total_s,

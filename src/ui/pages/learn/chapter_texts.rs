@@ -365,7 +365,7 @@ pub const FLASH_TEXT: ChapterText = ChapterText {
         "FlashAttention computes attention in tiles that stay in the GPU's fast on-chip memory and never writes the s × s matrices out; the backward pass recomputes them from the inputs (Dao et al. 2022, \"FlashAttention\"). Memory becomes linear in s, and the kernel is faster because it moves fewer bytes.",
     ],
     widget: Widget::Scenario(&FLASH),
-    try_this: "Raise the sequence length to 16384: without FlashAttention the activations explode with s², with it they only double with each doubling of s.",
+    try_this: "Raise the sequence length to 16384: without FlashAttention the activations explode with s², with it they only double with each doubling of s. The step time grows too: standard attention writes every score to GPU memory and reads it back, several times per layer.",
 };
 
 fn trainable(row: &Row) -> String {

@@ -5,6 +5,7 @@
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use crate::ui::components::parallel_layout::ParallelLayout;
 use crate::ui::pages::memory::query::MemoryQuery;
+use bitbudget_charts::documents::{self, MemoryChart};
 use bitbudget_charts::memory_bar;
 use bitbudget_math::memory::step::text::format_seconds;
 use bitbudget_math::memory::step::{step_time, StepTime};
@@ -138,10 +139,20 @@ pub fn ScenarioWidget(
                 .map(|row| MemoryQuery::from(row.job.clone()).to_query_string(false))
         })
     };
+    // The model and setup behind the chosen row's numbers, as the CLI's chart caption says them.
+    let named = move || {
+        rows.with(|r| {
+            r.get(chosen.get()).map(|row| {
+                let frame = documents::memory_frame(&row.job.to_setup(), MemoryChart::Bar);
+                format!("{}. {}", frame.title, frame.caption)
+            })
+        })
+    };
     view! {
         <div class="learn-widget" data-testid="learn-widget">
             <ScaleSelect scenario scale />
             <ScenarioTable scenario rows chosen />
+            <p class="chart-key" data-testid="learn-setup">{named}</p>
             <CanvasChart label=Signal::derive(|| "Memory per GPU of the chosen row, by part".to_string()) height=memory_bar::HEIGHT testid="learn-bar" draw />
             {layout.then(|| {
                 let setup = Signal::derive(move || {

@@ -47,6 +47,12 @@ impl StepTime {
             return format!("{flops} per step; {why}");
         };
         let mut parts = vec![format!("compute {}", format_seconds(t.compute_s))];
+        if t.attention_scores_s > 0.0 {
+            parts.push(format!(
+                "eager attention's scores {}",
+                format_seconds(t.attention_scores_s)
+            ));
+        }
         if t.bubble_s > 0.0 {
             parts.push(format!("bubble {}", format_seconds(t.bubble_s)));
         }
