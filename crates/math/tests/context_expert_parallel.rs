@@ -332,3 +332,44 @@ fn the_busiest_experts_load_scales_the_routed_activations_and_the_all_to_all() {
         refusal(&load(50))
     );
 }
+
+/// The fewest-GPUs answer re-divides GPUs too: a long sequence is answered with context
+/// parallelism where that takes fewer GPUs, and an MoE layout keeps an expert-parallel degree
+/// that divides its GPUs; each answer, applied through the options the page and the CLI take, is
+/// the setup the search sized.
+#[test]
+fn the_fewest_gpus_answer_uses_context_and_expert_parallelism() {
+    use bitbudget_math::memory::report::advice::{advise, Change};
+    let applied_by_keys = |s: &Setup, changes: &[Change]| {
+        let mut by_keys = s.clone();
+        for c in changes {
+            let mut job =
+                bitbudget_math::memory::Job::from_setup_and_step(&by_keys, &StepParams::default());
+            job.apply(c.key(), &c.value()).unwrap().unwrap();
+            by_keys = job.to_setup();
+        }
+        by_keys
+    };
+    let long = setup("llama-3-70b").with(|r| r.seq = 131072);
+    let capacity = long.gpu.as_ref().unwrap().capacity_bytes;
+    let fewest = advise(&long, capacity)
+        .fewest_gpus
+        .expect("a fit somewhere");
+    assert!(
+        fewest.changes.iter().any(|c| matches!(c, Change::Cp(_))),
+        "{:?}",
+        fewest.changes
+    );
+    let by_keys = applied_by_keys(&long, &fewest.changes);
+    assert_eq!(by_keys.gpus(), fewest.gpus);
+    assert!(estimate(&by_keys).unwrap().total <= capacity);
+    // An expert-parallel setup stays one that can run: when the search changes the GPUs, the
+    // expert-parallel degree is re-chosen to divide them (ZeRO-3 already shards the experts, so
+    // a wider one would not save memory).
+    let moe = setup("mixtral-8x7b").with(|r| (r.ep, r.dp) = (8, 8));
+    let fewest = advise(&moe, capacity).fewest_gpus.expect("a fit somewhere");
+    let by_keys = applied_by_keys(&moe, &fewest.changes);
+    assert!(by_keys.validate().is_ok(), "{:?}", fewest.changes);
+    assert_eq!(by_keys.gpus(), fewest.gpus);
+    assert!(estimate(&by_keys).unwrap().total <= capacity);
+}

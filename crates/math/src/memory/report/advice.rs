@@ -421,43 +421,65 @@ fn fit_with_levers(
     })
 }
 
-/// The fewest GPUs over tensor/pipeline splits and data-parallel degrees, with every lever in
-/// `levers` available; then the fewest levers at that GPU count.
+/// The fewest GPUs over tensor/pipeline splits, context-parallel degrees (long sequences) and
+/// data-parallel degrees, with expert parallelism as wide as each layout allows (MoE training) and
+/// every lever in `levers` available; then the fewest levers at that GPU count.
 fn search_gpus(setup: &Setup, levers: &[Change], capacity: u64) -> Option<Suggestion> {
     let mut all = setup.clone();
     for c in levers {
         c.apply(&mut all);
     }
     let mut best: Option<(u64, Vec<Change>)> = None;
-    // Pipeline stages outermost: at equal GPU counts a tensor split (one node, no bubble) wins.
+    // Pipeline stages outermost: at equal GPU counts a tensor split (one node, no bubble) wins,
+    // and context parallelism comes last (its ring traffic is the dearest).
     for pp in PP_DEGREES {
         for tp in TP_DEGREES {
-            let split = {
-                let mut changed = all.clone();
-                changed.tp = tp;
-                changed.pp = pp;
-                changed
-            };
-            let Some(dp) = smallest_dp(&split, capacity) else {
-                continue;
-            };
-            let gpus = dp * tp * pp;
-            let mut moves = Vec::new();
-            for (c, now, was) in [
-                (Change::Dp(dp), dp, setup.dp),
-                (Change::Tp(tp), tp, setup.tp),
-                (Change::Pp(pp), pp, setup.pp),
-            ] {
-                if now != was {
-                    moves.push(c);
+            for cp in search_cp_degrees(&all) {
+                let split = {
+                    let mut changed = all.clone();
+                    changed.tp = tp;
+                    changed.pp = pp;
+                    changed.cp = cp;
+                    changed
+                };
+                let Some(dp) = smallest_dp(&split, capacity) else {
+                    continue;
+                };
+                // The setup's own expert-parallel degree when it still fits, else the widest.
+                let keeps_ep = total_of(&{
+                    let mut changed = split.clone();
+                    changed.dp = dp;
+                    changed
+                })
+                .is_some_and(|t| t <= capacity);
+                let ep = if keeps_ep {
+                    split.ep
+                } else {
+                    widest_ep(&split, dp)
+                };
+                let gpus = dp * tp * pp * cp;
+                let mut moves = Vec::new();
+                if cp != setup.cp {
+                    moves.push(Change::Cp(cp));
                 }
-            }
-            // Fewer GPUs wins; at equal GPUs, fewer parallelism changes.
-            let better = best
-                .as_ref()
-                .is_none_or(|(g, m)| gpus < *g || (gpus == *g && moves.len() < m.len()));
-            if better {
-                best = Some((gpus, moves));
+                for (c, differs) in [
+                    // Context parallelism re-divides the data-parallel GPUs: dp is said after it.
+                    (Change::Dp(dp), dp != setup.dp || cp != setup.cp),
+                    (Change::Tp(tp), tp != setup.tp),
+                    (Change::Pp(pp), pp != setup.pp),
+                    (Change::Ep(ep), ep != setup.ep),
+                ] {
+                    if differs {
+                        moves.push(c);
+                    }
+                }
+                // Fewer GPUs wins; at equal GPUs, fewer parallelism changes.
+                let better = best
+                    .as_ref()
+                    .is_none_or(|(g, m)| gpus < *g || (gpus == *g && moves.len() < m.len()));
+                if better {
+                    best = Some((gpus, moves));
+                }
             }
         }
     }
@@ -465,12 +487,42 @@ fn search_gpus(setup: &Setup, levers: &[Change], capacity: u64) -> Option<Sugges
     fit_with_levers(setup, levers, &moves, capacity)
 }
 
-/// The smallest data-parallel degree up to [`MAX_SEARCH_DP`] with which `setup` fits (per-GPU
-/// memory never grows with the data-parallel degree, so a binary search finds it).
+/// Context-parallel degrees the GPU-count search tries: the setup's own, and from
+/// [`CONTEXT_PARALLEL_FROM_SEQ`] tokens 2 to 16 (an estimate refuses those the setup cannot run).
+fn search_cp_degrees(setup: &Setup) -> Vec<u64> {
+    let mut degrees = vec![setup.cp];
+    if setup.seq >= CONTEXT_PARALLEL_FROM_SEQ && setup.mode != Mode::Inference {
+        degrees.extend([2, 4, 8, 16].into_iter().filter(|n| *n != setup.cp));
+    }
+    degrees
+}
+
+/// The widest expert-parallel degree for `setup` at `dp` data-parallel GPUs: for MoE training,
+/// the largest of 1, 2, 4 … 64 that divides the experts and the GPUs of a pipeline stage
+/// (dp × cp × tp ÷ etp), with tensor parallelism only under sequence parallelism as Megatron-LM
+/// requires; otherwise the setup's own.
+fn widest_ep(setup: &Setup, dp: u64) -> u64 {
+    let Some(a) = setup.arch().filter(|a| a.experts > 1) else {
+        return setup.ep;
+    };
+    if setup.mode != Mode::Train || (setup.tp > 1 && !setup.sequence_parallel) {
+        return setup.ep;
+    }
+    let ranks = dp * setup.cp * setup.tp;
+    [64, 32, 16, 8, 4, 2, 1]
+        .into_iter()
+        .find(|&n| a.experts % n == 0 && ranks % (n * setup.expert_tp()) == 0)
+        .unwrap_or(setup.ep)
+}
+
+/// The smallest data-parallel degree up to [`MAX_SEARCH_DP`] with which `setup` fits, with
+/// expert parallelism as wide as each degree allows ([`widest_ep`]; per-GPU memory never grows
+/// with the data-parallel degree, so a binary search finds it).
 fn smallest_dp(setup: &Setup, capacity: u64) -> Option<u64> {
     let fits = |dp: u64| {
         total_of(&{
             let mut changed = setup.clone();
+            changed.ep = widest_ep(setup, dp);
             changed.dp = dp;
             changed
         })
