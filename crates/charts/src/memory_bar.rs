@@ -1,5 +1,7 @@
 //! One GPU's memory as a stacked bar: each part labelled with its size, the GPU's capacity as a
-//! line, and whatever does not fit hatched.
+//! line, and whatever does not fit hatched. A bar many times the GPU (eager attention at a long
+//! sequence) is cut at [`OFF_SCALE`] × the capacity with a break across it, so that the capacity
+//! and the smaller parts stay readable.
 
 use crate::palette::Theme;
 use crate::style::{color, hatch_lines, muted_mesh, Scale};
@@ -34,15 +36,23 @@ pub const HEIGHT: u32 = 420;
 /// Width of the SVG document in pixels.
 pub const SVG_WIDTH: u32 = 720;
 
+/// A bar taller than this many times the GPU's capacity is cut at that height (its total is still
+/// written, "off the scale").
+pub const OFF_SCALE: u64 = 4;
+
 /// Draws the bar, axis in `input.units`, parts in [`Part::ALL`] order from the bottom (a part of
-/// 0 bytes is skipped; a label is written only where the segment is at least 13 CSS pixels tall);
-/// returns where each part landed, in backend pixels.
+/// 0 bytes is skipped; a label is written only where the segment is at least 13 CSS pixels tall;
+/// above [`OFF_SCALE`] × the capacity the bar is cut, and a part entirely above the cut is not
+/// drawn); returns where each drawn part landed, in backend pixels.
 pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scale) -> Drawn<Hits> {
     let u = input.units;
     root.fill(&color(t.surface))?;
     let b = input.breakdown;
     let cap = input.capacity.map(|c| c.0).unwrap_or(0);
-    let top = (b.total.max(cap) as f64 * 1.12).max(1.0) / u.bytes();
+    let off_scale = cap > 0 && b.total > OFF_SCALE.saturating_mul(cap);
+    let shown_bytes = if off_scale { OFF_SCALE * cap } else { b.total };
+    let ceiling = shown_bytes as f64 / u.bytes();
+    let top = (shown_bytes.max(cap) as f64 * 1.12).max(1.0) / u.bytes();
     let mut chart = ChartBuilder::on(root)
         .margin(s.px(12.0))
         .y_label_area_size(s.px(52.0))
@@ -66,7 +76,12 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
         if bytes == 0 {
             continue;
         }
-        let h = bytes as f64 / u.bytes();
+        let full_h = bytes as f64 / u.bytes();
+        if base >= ceiling {
+            break;
+        }
+        // Cut at the ceiling; `base` still moves by the whole part below.
+        let h = full_h.min(ceiling - base);
         let alpha = match input.highlight {
             Some(p) if p != part => 0.45,
             _ => 1.0,
@@ -102,12 +117,18 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
                     )),
             )))?;
         }
-        base += h;
+        base += full_h;
+    }
+    let drawn_top = base.min(ceiling);
+    if off_scale {
+        let (left, y) = chart.backend_coord(&(x0, ceiling));
+        let (right, _) = chart.backend_coord(&(x1, ceiling));
+        draw_break(root, (left, right), y, t, s)?;
     }
     if let Some((capacity, name)) = input.capacity {
         let c = capacity as f64 / u.bytes();
         if b.total > capacity {
-            let (px0, py0) = chart.backend_coord(&(x0, base));
+            let (px0, py0) = chart.backend_coord(&(x0, drawn_top));
             let (px1, py1) = chart.backend_coord(&(x1, c));
             // Backend pixels; `root` may be part of a larger backend.
             let (bx, by) = root.get_base_pixel();
@@ -127,11 +148,12 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
         // further away, whichever first clears the parts' labels and the total.
         let (right, line_y) = chart.backend_coord(&(1.0, c));
         let (tw, th, gap) = (s.text_width(&text, 12.0), s.px(12.0), s.px(2.0));
-        let (_, total_y) = chart.backend_coord(&(x0, base));
+        let (_, total_y) = chart.backend_coord(&(x0, drawn_top));
         let total_box = (
-            chart.backend_coord(&(x0, base)).0,
+            chart.backend_coord(&(x0, drawn_top)).0,
             total_y - th - gap,
-            chart.backend_coord(&(x0, base)).0 + s.text_width("total 000.00 GB", 12.0),
+            chart.backend_coord(&(x0, drawn_top)).0
+                + s.text_width("total 0000.00 GB, off the scale", 12.0),
             total_y,
         );
         taken.push(total_box);
@@ -166,10 +188,14 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
                 )),
         ))?;
     }
-    let total = format!("total {}", format_bytes(b.total, u));
+    let total = format!(
+        "total {}{}",
+        format_bytes(b.total, u),
+        if off_scale { ", off the scale" } else { "" }
+    );
     chart.draw_series(std::iter::once(Text::new(
         total,
-        (x0, base),
+        (x0, drawn_top),
         s.font(12.0, t.text)
             .pos(plotters::style::text_anchor::Pos::new(
                 plotters::style::text_anchor::HPos::Left,
@@ -177,6 +203,36 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
             )),
     )))?;
     Ok(hits)
+}
+
+/// The break across a cut bar (its left and right edges and its top, in backend pixels): a band
+/// of the background, zigzagged, a little below the top.
+fn draw_break<B: DrawingBackend>(
+    root: &Area<B>,
+    (left, right): (i32, i32),
+    y: i32,
+    t: &Theme,
+    s: Scale,
+) -> Drawn {
+    let (bx, by) = root.get_base_pixel();
+    let (step, amp) = (s.px(8.0).max(2), s.px(3.0));
+    let y = y + s.px(12.0);
+    let zigzag: Vec<(i32, i32)> = (0..)
+        .map(|i| left - s.px(2.0) + i * step)
+        .take_while(|x| *x <= right + step)
+        .enumerate()
+        .map(|(i, x)| {
+            (
+                x.min(right + s.px(2.0)) - bx,
+                y + if i % 2 == 0 { -amp } else { amp } - by,
+            )
+        })
+        .collect();
+    root.draw(&PathElement::new(
+        zigzag,
+        color(t.surface).stroke_width(s.stroke(5.0)),
+    ))?;
+    Ok(())
 }
 
 crate::chart_calls_draw!(Input<'_> => Vec<Hit>);

@@ -253,6 +253,12 @@ fn setups() -> Vec<(String, Setup)> {
             }),
         ),
         (
+            "8B eager at 16k, 17× the GPU".into(),
+            llama("llama-3-8b", 8, "h100-80gb").with(|r| {
+                (r.seq, r.flash_attention) = (16384, false);
+            }),
+        ),
+        (
             "1B, no GPU".into(),
             Setup::new(ModelSpec::Params(1_000_000_000)),
         ),
@@ -462,4 +468,36 @@ fn the_throughput_chart_is_legible() {
     let input = throughput::Input { series: &series };
     check("throughput", &input, throughput::HEIGHT, true, &mut all);
     assert_legible(all);
+}
+
+/// A bar many times the GPU is cut at [`memory_bar::OFF_SCALE`] × the capacity: the axis stays
+/// where the capacity line and the smaller parts can be read, and the total says it is off the
+/// scale.
+#[test]
+fn a_bar_far_over_the_gpu_is_cut_and_says_so() {
+    use bitbudget_charts::memory_bar;
+    let setup =
+        llama("llama-3-8b", 8, "h100-80gb").with(|r| (r.seq, r.flash_attention) = (16384, false));
+    let svg = documents::memory_bar_document(&setup).unwrap();
+    let words: Vec<String> = texts(&svg).into_iter().map(|t| t.text).collect();
+    assert!(
+        words
+            .iter()
+            .any(|w| w.starts_with("total 1492.5 GB, off the scale")),
+        "{words:?}"
+    );
+    assert!(
+        words.iter().any(|w| w.starts_with("NVIDIA H100 80GB")),
+        "{words:?}"
+    );
+    // The axis ends near 4 × 85.52 GB, not near the total.
+    let ticks: Vec<f64> = words.iter().filter_map(|w| w.parse::<f64>().ok()).collect();
+    let highest = ticks.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        highest <= memory_bar::OFF_SCALE as f64 * 85.52 * 1.12,
+        "{ticks:?}"
+    );
+    let fits = llama("llama-3-8b", 8, "h100-80gb");
+    let svg = documents::memory_bar_document(&fits).unwrap();
+    assert!(!svg.contains("off the scale"));
 }
