@@ -238,7 +238,7 @@ async fn choosing_a_row_or_a_sequence_length_recomputes_the_chapter() {
     assert_eq!(text(&root, "learn-row-0-extra"), (s.extra.1)(&after[0]));
     assert_ne!(text(&root, "learn-row-0-extra"), before);
     let (bar_before, _) = canvas_fingerprint(&root, "learn-bar");
-    by_testid(&root, "learn-choose-1").click();
+    by_testid(&root, "learn-choose-0").click();
     settle().await;
     assert_ne!(
         redrawn(&root, "learn-bar", bar_before).await,
@@ -258,7 +258,7 @@ async fn chapter_11_names_its_setup_and_flash_attention_saves_time_too() {
     assert!(
         named.starts_with("Memory per GPU: Llama 3 8B. train")
             && named.contains("ZeRO-3")
-            && named.contains("FlashAttention off")
+            && named.contains("FlashAttention on")
             && named.contains("NVIDIA H100 80GB"),
         "{named}"
     );
@@ -275,9 +275,9 @@ async fn chapter_11_names_its_setup_and_flash_attention_saves_time_too() {
         seconds(0),
         seconds(1)
     );
-    by_testid(&root, "learn-choose-1").click();
+    by_testid(&root, "learn-choose-0").click();
     settle().await;
-    assert_text_has(&root, "learn-setup", "FlashAttention on");
+    assert_text_has(&root, "learn-setup", "FlashAttention off");
 }
 
 /// Without the gradient file (a host that did not copy it) chapter 4 says so and the rest works.

@@ -352,7 +352,8 @@ pub static FLASH: Scenario = Scenario {
         Choice::new("standard attention", &[("flash-attention", "0")]),
         Choice::new("FlashAttention", &[("flash-attention", "1")]),
     ],
-    start: 0,
+    // The frameworks' default (Transformers' SDPA, Megatron-LM, every serving engine).
+    start: 1,
     scale: Some(("Sequence length", "seq", &["2048", "4096", "8192", "16384"])),
     extra: ("activations per GPU", activations),
 };
