@@ -718,3 +718,22 @@ async fn an_embed_in_a_760_px_column_opens_at_its_point_with_the_rest_one_click_
     open_disclosure(&root, "embed-more-results").await;
     assert!(shown(&root, "step-time"));
 }
+
+/// The MTP field: one module adds its block to DeepSeek-V3's states, and where it is not
+/// modelled the field says why.
+#[wasm_bindgen_test]
+async fn an_mtp_module_adds_its_block_and_is_refused_outside_full_training() {
+    let q = parse_query("?tab=memory&model=deepseek-v3&pp=16&ep=64&dp=128&zero=1&gpu=h100-80gb");
+    let (root, _app) = mount(q.memory, false);
+    settle().await;
+    let gradients = bytes(&root, "gradients");
+    type_into(&root, "input-mtp", "1");
+    settle().await;
+    assert!(
+        bytes(&root, "gradients") > gradients,
+        "the MTP block has gradients"
+    );
+    choose(&root, "input-mode", "lora");
+    settle().await;
+    assert_text_has(&root, "why-mtp", "full training");
+}

@@ -373,3 +373,47 @@ fn the_fewest_gpus_answer_uses_context_and_expert_parallelism() {
     assert_eq!(by_keys.gpus(), fewest.gpus);
     assert!(estimate(&by_keys).unwrap().total <= capacity);
 }
+
+/// One MTP module (DeepSeek-V3's published recipe): a block of the last block's kind, the
+/// 2h → h projection and three norms (embedding and head shared: 671.03B + 11.61B), its routed
+/// experts divided like the others, one more block and one more output head in the FLOPs, and
+/// the option refused where it is not modelled.
+#[test]
+fn an_mtp_module_trains_with_its_block_projection_and_logits() {
+    use bitbudget_math::memory::step::flops::{block_matmul_params, head_matmul_params};
+    use bitbudget_math::memory::Job;
+    let job = |pairs: &[(&str, &str)]| {
+        let mut j = Job::default();
+        for (k, v) in pairs {
+            j.apply(k, v).unwrap().unwrap();
+        }
+        j
+    };
+    let plain = job(&[("model", "deepseek-v3"), ("gpu", "h100-80gb")]).to_setup();
+    let mtp = job(&[("model", "deepseek-v3"), ("gpu", "h100-80gb"), ("mtp", "1")]).to_setup();
+    let (a, m) = (plain.arch().unwrap(), mtp.arch().unwrap());
+    assert_eq!(m.mtp_modules, 1);
+    let module = a.layer_params() + 2 * 7168 * 7168 + 3 * 7168;
+    assert_eq!(m.mtp_module_params(), module);
+    assert_eq!(m.params(), a.params() + module);
+    assert_eq!(m.routed_expert_params(), a.routed_expert_params() / 58 * 59);
+    let (fa, fm) = (
+        step_time(&plain, &StepParams::default()).unwrap(),
+        step_time(&mtp, &StepParams::default()).unwrap(),
+    );
+    let tokens = plain.seq as f64;
+    let extra_forward = 2.0
+        * (block_matmul_params(a) + head_matmul_params(a) + 2 * 7168 * 7168) as f64
+        + 4.0 * plain.seq as f64 * a.q_width() as f64;
+    assert!(((fm.model_flops - fa.model_flops) / tokens - 3.0 * extra_forward).abs() < 1.0);
+    // The link and the job read it back; LoRA and serving train none and say why.
+    let back = Job::from_setup(&mtp);
+    assert_eq!(back.mtp, 1);
+    assert_eq!(back.model.as_deref(), Some("deepseek-v3"));
+    let lora = job(&[("model", "deepseek-v3"), ("mode", "lora"), ("mtp", "1")]);
+    assert_eq!(lora.to_setup().arch().unwrap().mtp_modules, 0);
+    assert!(lora
+        .not_applicable(bitbudget_math::memory::keys::MTP)
+        .unwrap()
+        .contains("full training"));
+}

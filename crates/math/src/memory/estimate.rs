@@ -440,6 +440,31 @@ fn megatron_line(
     } else {
         0
     };
+    // MTP modules (on the last stage: counted without a pipeline): each a block, the inputs of
+    // its two norms and of its 2h → h projection (4 × s·b·h elements), and its own logits.
+    let mtp = if setup.pp == 1 {
+        arch.mtp_modules as u128
+    } else {
+        0
+    };
+    let mtp_bytes = mtp
+        * (layer
+            + 4 * (setup.batch * setup.seq / setup.cp) as u128
+                * (arch.hidden / if setup.sequence_parallel { setup.tp } else { 1 }) as u128
+                * shape.elem_bytes as u128
+            + output);
+    let layers_text = if mtp > 0 {
+        format!(
+            "{layers_text} + {mtp} MTP module{} × ({layer_text_mtp} block + norms and projection inputs + its logits)",
+            if mtp == 1 { "" } else { "s" },
+            layer_text_mtp = format_bytes(to_u64(layer)?, u)
+        )
+    } else {
+        layers_text
+    };
+    if arch.mtp_modules > 0 && setup.pp > 1 {
+        notes.push(format!("multi-token prediction: the {} MTP module{} and {} logits sit on the last pipeline stage, which holds one micro-batch in flight: the first stage stays the fuller one", arch.mtp_modules, if arch.mtp_modules == 1 { "" } else { "s" }, if arch.mtp_modules == 1 { "its" } else { "their" }));
+    }
     if setup.pp > 1 {
         notes.push("pipeline parallel: the first stage holds activations of pp in-flight micro-batches (1F1B), L layers' worth; the output layer's logits live on the last stage and are not counted".into());
     }
@@ -457,7 +482,7 @@ fn megatron_line(
             1.0 + (setup.pp - 1) as f64 / (setup.pp * v) as f64
         ),
     };
-    let bytes = to_u64(layer_sum + output)?;
+    let bytes = to_u64(layer_sum + output + mtp_bytes)?;
     let layer_text = format_bytes(to_u64(layer)?, u);
     let (formula, why) = if setup.pp > 1 {
         let stage_layers = arch.layers.div_ceil(setup.pp);

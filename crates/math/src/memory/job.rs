@@ -20,7 +20,8 @@ use super::options::{
 use super::recipe::param_gather_refused;
 use super::setup::{
     LoraTargets, ModelSpec, RunOptions, Setup, MAX_BATCH, MAX_DEGREE, MAX_EXPERT_LOAD_PERCENT,
-    MAX_FFN, MAX_HEADS, MAX_HIDDEN, MAX_LAYERS, MAX_LORA_RANK, MAX_PARAMS, MAX_SEQ, MAX_VOCAB,
+    MAX_FFN, MAX_HEADS, MAX_HIDDEN, MAX_LAYERS, MAX_LORA_RANK, MAX_MTP_MODULES, MAX_PARAMS,
+    MAX_SEQ, MAX_VOCAB,
 };
 use super::step::{StepParams, DEFAULT_UTILISATION, MAX_GRAD_ACCUM};
 
@@ -116,6 +117,9 @@ pub struct Job {
     pub config: Option<LoadedConfig>,
     /// Mode, precision, parallelism and the rest, as the estimate reads them.
     pub run: RunOptions,
+    /// Multi-token prediction modules to train ([`ModelArch::mtp_modules`]; full training with
+    /// Megatron-LM's recipes only, else ignored and the option says why).
+    pub mtp: u64,
 }
 
 /// An architecture read from a Hugging Face `config.json`.
@@ -162,6 +166,7 @@ impl Default for Job {
             gpu: None,
             config: None,
             run: RunOptions::default(),
+            mtp: 0,
         }
     }
 }
@@ -511,6 +516,7 @@ pub const OPTIONS: &[MemoryOption] = &[
             },
         },
     },
+    count_option!(keys::MTP, "Multi-token prediction modules trained after the last block (DeepSeek-V3: 1), each a block with its projection, norms and logits, on the last pipeline stage", 0, MAX_MTP_MODULES, Group::Job, |j| j.mtp),
     count_option!(keys::EXPERT_LOAD, "MoE: the busiest GPU's routed tokens in percent of even routing (100): the capacity factor × 100 when tokens above it are dropped, or a dropless router's imbalance", 100, MAX_EXPERT_LOAD_PERCENT, Group::Job, |j| j.expert_load_percent),
     flag_option!(keys::SEQUENCE_PARALLEL, "Megatron sequence parallelism", |j| j.sequence_parallel),
     count_option!(keys::BATCH, "Micro-batch per GPU (sequences)", 1, MAX_BATCH, Group::Job, |j| j.batch),
@@ -670,6 +676,9 @@ impl Job {
             keys::KV_DTYPE if !serving => Some("Only serving keeps a KV cache"),
             keys::VPP if self.pp == 1 => Some("Virtual stages interleave a pipeline's stages: choose pipeline parallel 2 or more"),
             keys::CP if serving => Some("Context parallelism is modelled for training; serving splits long prompts by chunked prefill (the Serve page)"),
+            keys::MTP if !self.trains_mtp() => {
+                Some("Multi-token prediction modules are modelled for full training with Megatron-LM's recipes (mixed, FP8, FP4)")
+            }
             keys::EP | keys::ETP | keys::EXPERT_LOAD if self.mode != Mode::Train => {
                 Some("Expert parallelism is modelled for full training of mixture-of-experts models")
             }
@@ -782,12 +791,22 @@ impl Job {
                 },
             },
         };
+        let mut model = model;
+        if let ModelSpec::Arch { arch, .. } = &mut model {
+            arch.mtp_modules = if self.trains_mtp() { self.mtp } else { 0 };
+        }
         Setup {
             model,
             lora_targets: self.lora_targets(),
             gpu: self.gpu.as_deref().and_then(find_gpu),
             run: self.run.clone(),
         }
+    }
+
+    /// Whether the `mtp` option applies: full training with Megatron-LM's recipes (mixed, FP8,
+    /// FP4), not Transformers' autocast or pure runs, which train no MTP modules.
+    fn trains_mtp(&self) -> bool {
+        self.mode == Mode::Train && !matches!(self.precision, Precision::Autocast | Precision::Pure)
     }
 
     /// The step-time knobs of this job: utilisation, micro-batches per step and GPUs per node
@@ -815,6 +834,25 @@ impl Job {
     /// custom numbers (an architecture with features custom numbers cannot express, such as
     /// experts, loses them).
     pub fn from_setup(s: &Setup) -> Job {
+        // `to_setup` applies the job's MTP modules to the architecture: read them back apart.
+        if let ModelSpec::Arch { name, arch } = &s.model {
+            if arch.mtp_modules > 0 {
+                let plain = Setup {
+                    model: ModelSpec::Arch {
+                        name: name.clone(),
+                        arch: Box::new(ModelArch {
+                            mtp_modules: 0,
+                            ..(**arch).clone()
+                        }),
+                    },
+                    ..s.clone()
+                };
+                return Job {
+                    mtp: arch.mtp_modules,
+                    ..Job::from_setup(&plain)
+                };
+            }
+        }
         let mut j = Job {
             lora_targets: (s.lora_targets != LoraTargets::for_mode(s.mode))
                 .then_some(s.lora_targets),
@@ -826,6 +864,7 @@ impl Job {
             params: None,
             custom: CustomArch::default(),
             config: None,
+            mtp: 0,
         };
         match &s.model {
             ModelSpec::Params(n) => j.params = Some(*n),

@@ -62,6 +62,8 @@ keys! {
     ETP = "etp", "expert tensor-parallel degree";
     /// The busiest GPU's routed tokens against even routing, in percent.
     EXPERT_LOAD = "expert-load", "busiest expert GPU's load";
+    /// Multi-token prediction modules trained.
+    MTP = "mtp", "multi-token prediction modules";
     /// Sequence parallelism.
     SEQUENCE_PARALLEL = "sequence-parallel", "sequence parallelism";
     /// Micro-batch per GPU.

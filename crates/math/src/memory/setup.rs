@@ -400,6 +400,8 @@ impl Setup {
 /// Largest expert load accepted, in percent of even routing (every token of a micro-batch on
 /// one expert of 16 is 1600).
 pub const MAX_EXPERT_LOAD_PERCENT: u64 = 10_000;
+/// Most multi-token prediction modules a job may train (DeepSeek-V3 trains 1).
+pub const MAX_MTP_MODULES: u64 = 8;
 
 /// Largest parallel degree accepted.
 pub const MAX_DEGREE: u64 = 1 << 20;

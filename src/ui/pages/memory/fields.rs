@@ -1,12 +1,23 @@
-//! The Memory page's number box: a whole-number field bound to the query, checked as you type.
+//! The Memory page's number box: a whole-number field bound to the query, checked as you type,
+//! with the reason when its option does not apply; and that reason for any of the page's fields.
 
 use crate::ui::pages::memory::query::parse_field;
 use crate::ui::pages::memory::state::MemoryState;
+use bitbudget_math::memory::job::find_option;
 use leptos::prelude::*;
+
+/// Why the option `key` does not apply to the current setup, if it does not.
+pub fn not_applicable(key: &'static str) -> Signal<Option<&'static str>> {
+    let state = expect_context::<MemoryState>();
+    Signal::derive(move || {
+        let o = find_option(key)?;
+        state.query.with(|q| q.job.not_applicable(o.name))
+    })
+}
 
 /// A whole-number field bound to the query's count `key` (parsed and limited by the option table,
 /// through `query::parse_field`). Invalid text stays in the box with a message; the last
-/// valid value keeps driving the charts.
+/// valid value keeps driving the charts. Where the option does not apply, it says why.
 #[component]
 pub fn NumberField(
     /// Visible label.
@@ -19,9 +30,10 @@ pub fn NumberField(
 ) -> impl IntoView {
     let state = expect_context::<MemoryState>();
     let (error, set_error) = signal(None::<String>);
+    let why = not_applicable(key);
     let id = format!("field-{key}");
     view! {
-        <div class="field-box" class:invalid=move || error.get().is_some()>
+        <div class="field-box" class:invalid=move || error.get().is_some() class:not-applicable=move || why.get().is_some()>
             <label for=id.clone()>{label}</label>
             <input id=id type="text" inputmode="numeric" autocomplete="off" data-testid=format!("input-{key}")
                 title=hint
@@ -34,6 +46,7 @@ pub fn NumberField(
                     Err(e) => set_error.set(Some(e)),
                 } />
             {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+            {move || why.get().map(|w| view! { <span class="field-note" data-testid=format!("why-{key}")>{w}"."</span> })}
         </div>
     }
 }

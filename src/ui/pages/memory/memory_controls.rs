@@ -3,13 +3,13 @@
 
 use crate::ui::components::fields::{CheckField, SelectField};
 use crate::ui::components::term::Jargon;
-use crate::ui::pages::memory::fields::NumberField;
+use crate::ui::pages::memory::fields::{not_applicable, NumberField};
 use crate::ui::pages::memory::lora_targets::LoraTargetsField;
 use crate::ui::pages::memory::model_picker::ModelPicker;
 use crate::ui::pages::memory::published_select::PublishedSelect;
 use crate::ui::pages::memory::query::MemoryQuery;
 use crate::ui::pages::memory::state::MemoryState;
-use bitbudget_math::memory::job::{dtype_refused, find_option};
+use bitbudget_math::memory::job::dtype_refused;
 use bitbudget_math::memory::{
     gpu_presets, Convention, Dtype, Mode, Moments, Offload, Optimizer, OptimizerStep, Precision,
     Recompute, ZeroStage,
@@ -19,15 +19,6 @@ use leptos::prelude::*;
 
 fn names<T: Copy + ToString>(all: &[T]) -> Vec<(String, String)> {
     all.iter().map(|v| (v.to_string(), v.to_string())).collect()
-}
-
-/// Why the option `key` does not apply to the current setup, if it does not.
-fn not_applicable(key: &'static str) -> Signal<Option<&'static str>> {
-    let state = expect_context::<MemoryState>();
-    Signal::derive(move || {
-        let o = find_option(key)?;
-        state.query.with(|q| q.job.not_applicable(o.name))
-    })
 }
 
 /// A select bound to one field of the query, parsed with `FromStr`, disabled where it does not
@@ -164,9 +155,10 @@ fn ParallelismControls() -> impl IntoView {
                 <NumberField label="Expert ∥" key="ep" hint="GPUs the routed experts are divided over (MoE)" />
                 {bound_select("Expert TP", "etp", expert_tp_options(), |q| q.job.etp.map_or_else(|| "auto".to_string(), |n| n.to_string()), |q, v: String| { let _ = q.apply("etp", &v); })}
             </div>
-            <div class="row2">
+            <div class="row3">
                 <NumberField label="Virtual stages" key="vpp" hint="runs of layers per GPU (interleaved 1F1B): the bubble shrinks by as much" />
                 <NumberField label="Expert load (%)" key="expert-load" hint="the busiest GPU's routed tokens against even routing (100): capacity factor × 100, or a dropless router's imbalance" />
+                <NumberField label="MTP modules" key="mtp" hint="multi-token prediction modules trained after the last block (DeepSeek-V3: 1), on the last pipeline stage" />
             </div>
             {bound_select("Offload to CPU", "offload", names(Offload::ALL), |q| q.job.offload, |q, v| q.job.offload = v)}
             {bound_check("Sequence parallel", "sequence-parallel", |q| q.job.sequence_parallel, |q, v| q.job.sequence_parallel = v)}

@@ -28,6 +28,7 @@ const NON_DEFAULT: &[(&str, &str)] = &[
     ("ep", "2"),
     ("etp", "1"),
     ("expert-load", "125"),
+    ("mtp", "2"),
     ("sequence-parallel", ""),
     ("batch", "3"),
     ("seq", "1024"),

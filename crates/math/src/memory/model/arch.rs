@@ -97,6 +97,12 @@ pub struct ModelArch {
     /// Dropout on each sublayer's output before the residual add in training (GPT-2's
     /// `resid_pdrop`, OPT's `dropout` above 0).
     pub residual_dropout: bool,
+    /// Multi-token prediction modules trained after the last block (DeepSeek-V3 trains 1;
+    /// Megatron-LM's `--mtp-num-layers`): each is a block of the last block's kind, a projection
+    /// of the normed hidden state and next-token embedding (2h → h) and three norms, on the last
+    /// pipeline stage; it shares the embedding and the output head and adds its own logits and
+    /// loss. Set by a training job's `mtp` option; 0 otherwise (serving loads none).
+    pub mtp_modules: u64,
 }
 
 /// Multi-head latent attention's widths (DeepSeek-V2, Liu et al. 2024, section 2.1): queries and
@@ -175,6 +181,7 @@ impl ModelArch {
         gelu_ops: false,
         attention_dropout: false,
         residual_dropout: false,
+        mtp_modules: 0,
     };
 
     fn norm_params(&self) -> u64 {
@@ -296,6 +303,17 @@ impl ModelArch {
         self.layers.saturating_sub(self.dense_layers)
     }
 
+    /// Parameters of one multi-token prediction module: a block of the last block's kind, the
+    /// 2h → h projection and its three norms (the embedding and the output head are shared).
+    pub fn mtp_module_params(&self) -> u64 {
+        self.layer_params() + 2 * self.hidden * self.hidden + 3 * self.norm_params()
+    }
+
+    /// Blocks whose experts are routed: the main blocks and the MTP modules' blocks.
+    fn routed_blocks(&self) -> u64 {
+        self.main_layers() + self.mtp_modules
+    }
+
     /// Token embedding, learned positions, embedding norm, final norm and (untied) output head.
     pub fn non_layer_params(&self) -> u64 {
         let embed = self.vocab * self.hidden;
@@ -322,7 +340,7 @@ impl ModelArch {
             0
         };
         if pp <= 1 || self.layers == 0 {
-            return self.params() - routed_per_block * self.main_layers();
+            return self.params() - routed_per_block * self.routed_blocks();
         }
         let embed = self.vocab * self.hidden;
         let embed_norm = if self.embedding_norm {
@@ -331,7 +349,10 @@ impl ModelArch {
             0
         };
         let first_end = embed + self.position_embeddings * self.hidden + embed_norm;
-        let last_end = embed + self.norm_params();
+        // The last stage also holds the MTP modules (Megatron-LM puts them there).
+        let last_end = embed
+            + self.norm_params()
+            + self.mtp_modules * (self.mtp_module_params() - routed_per_block);
         let per_stage = self.layers.div_ceil(pp);
         let dense_blocks = self.dense_layers.min(self.layers);
         let moe_block = self.layer_params() - routed_per_block;
@@ -365,6 +386,7 @@ impl ModelArch {
         self.main_layers() * self.layer_params()
             + self.dense_layers.min(self.layers) * self.dense_layer_params()
             + self.non_layer_params()
+            + self.mtp_modules * self.mtp_module_params()
     }
 
     /// Parameters of every routed expert in every MoE block (0 for a dense model): what expert
@@ -373,19 +395,19 @@ impl ModelArch {
         if self.experts <= 1 {
             return 0;
         }
-        self.main_layers() * self.experts * self.expert_params()
+        self.routed_blocks() * self.experts * self.expert_params()
     }
 
     /// Parameters a token actually passes through (MoE: only the routed and shared experts).
     pub fn active_params(&self) -> u64 {
         let inactive =
             (self.experts - self.active_experts.min(self.experts)) * self.expert_params();
-        self.params() - self.main_layers() * inactive
+        self.params() - self.routed_blocks() * inactive
     }
 
     /// Parameters of the linear layers inside the blocks (what QLoRA stores in NF4): everything in
     /// the blocks but the norms, the per-head Q/K norms and the attention sinks. (The MoE router
-    /// and the biases are included.)
+    /// and the biases are included, and the MTP modules' blocks and projections.)
     pub fn block_linear_params(&self) -> u64 {
         let norms = self.layer_norm_params()
             + self.head_vector_params()
@@ -395,6 +417,7 @@ impl ModelArch {
         let dense = self.dense_layers.min(self.layers);
         self.main_layers() * (self.layer_params() - norms)
             + dense * self.dense_layer_params().saturating_sub(norms)
+            + self.mtp_modules * (self.layer_params() - norms + 2 * self.hidden * self.hidden)
     }
 
     /// KV-cache elements one token stores in one layer: K and V of every KV head, or MLA's latent

@@ -22,7 +22,7 @@ pub const PUBLISHED: [PublishedSetup; 3] = [
     PublishedSetup {
         id: "deepseek-v3",
         name: "DeepSeek-V3 pre-training: 2048 GPUs, pp 16, ep 64, ZeRO-1, FP8",
-        source: "DeepSeek-V3 Technical Report (2024), sections 3.2 and 3.3: 16-way pipeline, 64-way expert parallelism over 8 nodes, ZeRO-1 data parallelism, no tensor parallelism, FP8 with 1×128 and 128×128 tiles, BF16 Adam moments, 4K sequences",
+        source: "DeepSeek-V3 Technical Report (2024), sections 3.2 and 3.3: 16-way pipeline, 64-way expert parallelism over 8 nodes, ZeRO-1 data parallelism, no tensor parallelism, FP8 with 1×128 and 128×128 tiles, BF16 Adam moments, 4K sequences; section 2.2: one multi-token prediction module",
         note: "on H100 80GB, whose memory the H800 shares; the micro-batch is not published (1 here) and DualPipe's schedule is sized as 1F1B",
         pairs: &[
             ("model", "deepseek-v3"),
@@ -34,6 +34,7 @@ pub const PUBLISHED: [PublishedSetup; 3] = [
             ("tp", "1"),
             ("pp", "16"),
             ("ep", "64"),
+            ("mtp", "1"),
             ("seq", "4096"),
             ("batch", "1"),
             ("gpu", "h100-80gb"),

@@ -92,14 +92,25 @@ pub fn megatron_theory(setup: &Setup, a: &ModelArch) -> MegatronTheory {
     let tp_sharded = (attention + dense_mlp) * dense_layers + (attention + shared) * moe_layers;
     let replicated = layernorm * dense_layers + (layernorm + router) * moe_layers + final_norm;
     let expert_sharded = routed * moe_layers;
+    // `--mtp-num-layers`: blocks of the last block's kind, all on the most loaded shard.
+    let mtp = f(a.mtp_modules);
+    let (mtp_tp_sharded, mtp_replicated, mtp_expert_sharded) = if moe {
+        (
+            (attention + shared) * mtp,
+            (layernorm + router) * mtp,
+            routed * mtp,
+        )
+    } else {
+        ((attention + dense_mlp) * mtp, layernorm * mtp, 0.0)
+    };
     let (etp, ep) = if setup.experts_apart() {
         (f(setup.expert_tp()), f(setup.ep))
     } else {
         (tp, 1.0)
     };
-    let mut tp_on_shard = (tp_sharded / pp + embedding) / tp;
-    let replicated_on_shard = replicated / pp;
-    let expert_on_shard = expert_sharded / pp / (etp * ep);
+    let mut tp_on_shard = (tp_sharded / pp + mtp_tp_sharded + embedding) / tp;
+    let replicated_on_shard = replicated / pp + mtp_replicated;
+    let expert_on_shard = (expert_sharded / pp + mtp_expert_sharded) / (etp * ep);
     if !a.tied_embeddings && setup.pp == 1 {
         tp_on_shard += embedding / tp;
     }

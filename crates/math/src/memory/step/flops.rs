@@ -116,9 +116,13 @@ pub fn arch_token_flops(
     recompute: Recompute,
     flash_attention: bool,
 ) -> TokenFlops {
-    let layers = a.layers as u128;
+    // MTP modules: one more block each, their 2h → h projection and their own logits.
+    let mtp = a.mtp_modules as u128;
+    let layers = a.layers as u128 + mtp;
+    let heads = (1 + mtp) * head_matmul_params(a);
     let core = layers * attention_core_forward(a, seq);
-    let frozen_or_full = layers * block_matmul_params(a) + head_matmul_params(a);
+    let frozen_or_full =
+        layers * block_matmul_params(a) + heads + mtp * 2 * a.hidden as u128 * a.hidden as u128;
     let adapters = match mode {
         Mode::Lora | Mode::Qlora => adapter_params,
         Mode::Train | Mode::Inference => 0,
@@ -131,7 +135,7 @@ pub fn arch_token_flops(
     };
     let recompute = match (mode, recompute) {
         (Mode::Inference, _) | (_, Recompute::None) => 0,
-        (_, Recompute::Full | Recompute::Layer) => forward - 2 * head_matmul_params(a),
+        (_, Recompute::Full | Recompute::Layer) => forward - 2 * heads,
         (_, Recompute::Selective) if flash_attention => 0,
         (_, Recompute::Selective) => core,
     };
