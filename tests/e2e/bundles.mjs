@@ -12,7 +12,7 @@ import { join } from 'node:path';
 /// ceiling is the fresh clone's weight): the test fails above it, and fails once the page is under its target so
 /// that the ceiling is removed.
 export const BUDGETS = {
-  memory: { target: 300_000, ceiling: 475_000 },
+  memory: { target: 300_000, ceiling: 478_000 },
   bits: { target: 300_000 },
   quant: { target: 450_000, ceiling: 471_000 },
   serve: { target: 300_000, ceiling: 322_000 },

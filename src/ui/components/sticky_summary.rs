@@ -16,12 +16,11 @@ pub enum Tone {
 
 /// One line summing up the results, shown only where the controls sit below the results (the
 /// single-column layout under 960 px, `assets/style.css`) and held at the top of the screen while
-/// they scroll past; "Results ↑" links back to the element with id `results_id` (a fragment link:
-/// no script, and the browser's Back returns to the controls). Not a live
-/// region: the full result above it is the one screen readers hear.
+/// they scroll past; "Results ↑" links back to the element with id `results_id` (a fragment
+/// link, no script). Not a live region: the full result above it is the one screen readers hear.
 #[component]
 pub fn StickySummary(
-    /// The summary (a few words; the CSS cuts it with an ellipsis on one line).
+    /// The summary, a few words (it wraps rather than cut a word on a narrow phone).
     #[prop(into)]
     text: Signal<String>,
     /// Its colour.

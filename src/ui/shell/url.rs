@@ -156,12 +156,13 @@ pub fn widget_query(search: &str, theme: ThemeChoice, widget_id: &str) -> String
 }
 
 /// A starting height for a page's widget, in CSS pixels: about what each widget needs at a
-/// typical blog column width, before its first height message arrives.
+/// typical blog column width (760 px, the details closed), before its first height message
+/// arrives.
 pub const fn widget_start_height_px(tab: Tab) -> u32 {
     match tab {
-        Tab::Memory => 760,
-        Tab::Serve => 900,
-        Tab::Bits => 900,
+        Tab::Memory => 940,
+        Tab::Serve => 950,
+        Tab::Bits => 1050,
         Tab::Quant => 1100,
         Tab::Learn => 900,
     }
