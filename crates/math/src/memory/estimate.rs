@@ -447,12 +447,10 @@ fn megatron_line(
     } else {
         0
     };
-    let mtp_bytes = mtp
-        * (layer
-            + 4 * (setup.batch * setup.seq / setup.cp) as u128
-                * (arch.hidden / if setup.sequence_parallel { setup.tp } else { 1 }) as u128
-                * shape.elem_bytes as u128
-            + output);
+    let hidden_share = arch.hidden / if shape.sequence_parallel { shape.tp } else { 1 };
+    let projection_inputs =
+        4 * (shape.batch * shape.seq * hidden_share) as u128 * shape.elem_bytes as u128;
+    let mtp_bytes = mtp * (layer + projection_inputs + output);
     let layers_text = if mtp > 0 {
         format!(
             "{layers_text} + {mtp} MTP module{} × ({layer_text_mtp} block + norms and projection inputs + its logits)",

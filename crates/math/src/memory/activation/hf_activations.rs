@@ -256,6 +256,21 @@ pub fn hf_activations(s: &HfShape) -> Working {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Pure BF16 with SDPA, one 4096-token sequence, no recomputation or adapters.
+    fn plain_bf16(a: &ModelArch) -> HfShape<'_> {
+        HfShape {
+            arch: a,
+            batch: 1,
+            seq: 4096,
+            tp: 1,
+            recompute: Recompute::None,
+            sdpa: true,
+            autocast: false,
+            elem_bytes: 2,
+            adapters: None,
+        }
+    }
     use crate::memory::model::models::find_model;
 
     fn llama(recompute: Recompute, sdpa: bool, autocast: bool) -> Working {
@@ -278,17 +293,7 @@ mod tests {
     #[test]
     fn llama_layer_lists_the_saved_tensors() {
         let a = find_model("llama-3-8b").unwrap().arch;
-        let s = HfShape {
-            arch: &a,
-            batch: 1,
-            seq: 4096,
-            tp: 1,
-            recompute: Recompute::None,
-            sdpa: true,
-            autocast: false,
-            elem_bytes: 2,
-            adapters: None,
-        };
+        let s = plain_bf16(&a);
         let expected = 2 * (8 * 4096) + 2 * (2 * 4096 + 2 * 1024) + 8 * 14336;
         assert_eq!(layer_per_token(&s), expected);
     }
@@ -381,17 +386,7 @@ mod tests {
     #[test]
     fn a_frozen_base_saves_only_what_the_adapters_and_inputs_need() {
         let a = find_model("llama-3-8b").unwrap().arch;
-        let full = HfShape {
-            arch: &a,
-            batch: 1,
-            seq: 4096,
-            tp: 1,
-            recompute: Recompute::None,
-            sdpa: true,
-            autocast: false,
-            elem_bytes: 2,
-            adapters: None,
-        };
+        let full = plain_bf16(&a);
         let lora = HfShape {
             adapters: Some(Adapters {
                 targets: LoraTargets::ALL_LINEAR,
