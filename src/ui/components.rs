@@ -1,5 +1,5 @@
 //! Components two or more pages share: a format's bit row (Bits and Learn), the canvas chart
-//! (every page), form fields and the config.json paste (Memory and Serve), a page's heading and
+//! (every page), form fields, the config.json paste and the GGUF picker (Memory and Serve), a page's heading and
 //! lede, jargon explained on hover and focus, the one-line summary that stays in view on a phone
 //! (Memory and Quantize), and what an embedded widget keeps behind a click (every page).
 
@@ -8,6 +8,7 @@ pub mod canvas_chart;
 pub mod config_paste;
 pub mod embed_more;
 pub mod fields;
+pub mod gguf_file;
 pub mod page_intro;
 pub mod parallel_layout;
 pub mod sticky_summary;

@@ -387,3 +387,22 @@ pub fn paste(root: &HtmlElement, text: &str) {
         .unwrap();
     by_testid(root, "config-load").click();
 }
+
+/// A `File` of `bytes` named `name`, as a page's file input receives it.
+pub fn gguf_file(bytes: &[u8], name: &str) -> web_sys::File {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    web_sys::File::new_with_u8_array_sequence(&parts, name).unwrap()
+}
+
+/// Puts `f` on the `gguf-input` file input, as picking it would, and fires `change`.
+pub fn pick_file(root: &web_sys::HtmlElement, f: &web_sys::File) {
+    let dt = web_sys::DataTransfer::new().unwrap();
+    dt.items().add_with_file(f).unwrap();
+    let input: web_sys::HtmlInputElement = by_testid(root, "gguf-input").unchecked_into();
+    input.set_files(dt.files().as_ref());
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    input
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
+        .unwrap();
+}

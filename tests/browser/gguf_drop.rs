@@ -44,24 +44,6 @@ fn small_model() -> Vec<u8> {
         .file()
 }
 
-fn file(bytes: &[u8], name: &str) -> web_sys::File {
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
-    web_sys::File::new_with_u8_array_sequence(&parts, name).unwrap()
-}
-
-/// Puts `f` on the file input, as picking it would, and fires `change`.
-fn pick(root: &web_sys::HtmlElement, f: &web_sys::File) {
-    let dt = web_sys::DataTransfer::new().unwrap();
-    dt.items().add_with_file(f).unwrap();
-    let input: web_sys::HtmlInputElement = by_testid(root, "gguf-input").unchecked_into();
-    input.set_files(dt.files().as_ref());
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    input
-        .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
-        .unwrap();
-}
-
 /// Drops `f` on the drop zone.
 fn drop_on(root: &web_sys::HtmlElement, f: &web_sys::File) {
     let dt = web_sys::DataTransfer::new().unwrap();
@@ -96,7 +78,7 @@ async fn a_dropped_gguf_shows_its_model_and_fit_and_a_bad_one_keeps_the_page() {
     let (root, _app) = mount_fresh(move || view! { <MemoryPage initial=q.memory /> });
     settle().await;
     let bytes = small_model();
-    pick(&root, &file(&bytes, "tiny.gguf"));
+    pick_file(&root, &gguf_file(&bytes, "tiny.gguf"));
     let read = until_text(&root, "gguf-read", "tiny.gguf").await;
     // Slices of 1, 2 and 4 MiB as the parser asks for more: the header, never the whole file.
     assert!(
@@ -149,12 +131,12 @@ async fn a_dropped_gguf_shows_its_model_and_fit_and_a_bad_one_keeps_the_page() {
         "{notes}"
     );
     // A zip file dropped on the zone: a message, and the summary of tiny.gguf stays.
-    drop_on(&root, &file(b"PK\x03\x04 not a model", "weights.zip"));
+    drop_on(&root, &gguf_file(b"PK\x03\x04 not a model", "weights.zip"));
     let err = until_text(&root, "gguf-error", "weights.zip").await;
     assert!(err.contains("weights.zip: not a GGUF file"), "{err}");
     assert!(text(&root, "gguf-read").contains("tiny.gguf"));
     // A truncated copy: the header needs more than the file has.
-    pick(&root, &file(&bytes[..1_200_000], "cut.gguf"));
+    pick_file(&root, &gguf_file(&bytes[..1_200_000], "cut.gguf"));
     let err = until_text(&root, "gguf-error", "cut.gguf").await;
     assert!(
         err.contains("cut.gguf: truncated GGUF file: it ends after 1200000 bytes"),
@@ -165,7 +147,7 @@ async fn a_dropped_gguf_shows_its_model_and_fit_and_a_bad_one_keeps_the_page() {
     by_testid(&root, "gguf-back").click();
     settle().await;
     assert!(present(&root, "verdict") && !present(&root, "gguf-summary"));
-    pick(&root, &file(&bytes, "tiny.gguf"));
+    pick_file(&root, &gguf_file(&bytes, "tiny.gguf"));
     until_text(&root, "gguf-read", "tiny.gguf").await;
     choose(&root, "input-model", "gpt2");
     settle().await;

@@ -13,6 +13,7 @@ mod memory_framework;
 mod memory_page;
 mod quant_gpu;
 mod quant_page;
+mod serve_gguf;
 mod serve_page;
 mod shell;
 mod step_time;

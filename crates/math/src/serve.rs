@@ -12,19 +12,23 @@ pub mod logged;
 pub mod quant_config;
 pub mod setup;
 pub mod speed;
+pub mod tensor_pattern;
+pub mod tensor_placement;
 
 pub use checkpoint::Checkpoint;
 pub use engine::Engine;
 pub use kv::KvDtype;
 pub use setup::{Knobs, ServeError, ServeSetup};
 
-use budget::{budget, Budget, PerGpu};
+use budget::{budget, llama_cpp_plan, Budget, PerGpu};
 use kv::KvLayout;
 use serde::Serialize;
 use speed::{Decode, Prefill};
+use tensor_placement::PlacedTensor;
 
-/// Where llama.cpp puts the model: blocks and output head on the GPU, the rest on the host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// Where llama.cpp puts the model: blocks and output head on the GPU, the rest on the host, and
+/// each tensor as the dry run places it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Placement {
     /// Blocks on the GPU.
     pub gpu_layers: u64,
@@ -36,6 +40,14 @@ pub struct Placement {
     pub cpu_moe_layers: u64,
     /// Weight bytes on the host.
     pub host_weights: u64,
+    /// Weight bytes on the GPU.
+    pub gpu_weights: u64,
+    /// Routed-expert bytes on the host (`--n-cpu-moe`, `-ot`).
+    pub host_expert_weights: u64,
+    /// Flash attention on (`--flash-attn`).
+    pub flash_attention: bool,
+    /// Every tensor with its device and the rule that put it there, in file order.
+    pub tensors: Vec<PlacedTensor>,
 }
 
 /// A serving estimate. The JSON names are stable (`serve --json`): `engine`, `per_gpu`,
@@ -88,11 +100,16 @@ pub struct ServeReport {
 /// Answers `setup`, or says which knob is wrong.
 pub fn serve(setup: &ServeSetup) -> Result<ServeReport, ServeError> {
     let knobs = setup.resolve()?;
-    let b = budget(setup, &knobs);
-    Ok(report(setup, knobs, b))
+    let b = budget(setup, &knobs)?;
+    let tensors = if setup.engine == Engine::LlamaCpp {
+        llama_cpp_plan(setup)?.place(b.gpu_layers + u64::from(b.output_on_gpu))
+    } else {
+        Vec::new()
+    };
+    Ok(report(setup, knobs, b, tensors))
 }
 
-fn report(setup: &ServeSetup, knobs: Knobs, b: Budget) -> ServeReport {
+fn report(setup: &ServeSetup, knobs: Knobs, b: Budget, tensors: Vec<PlacedTensor>) -> ServeReport {
     let arch = &setup.arch;
     let kv = KvLayout {
         arch,
@@ -123,12 +140,16 @@ fn report(setup: &ServeSetup, knobs: Knobs, b: Budget) -> ServeReport {
     let ctx = setup.prompt_tokens.min(len);
     let decode = speed::decode(setup, &knobs, &b, concurrency, ctx);
     let prefill = speed::prefill(setup, &knobs, &b, setup.prompt_tokens);
-    let placement = (setup.engine == Engine::LlamaCpp).then_some(Placement {
+    let placement = (setup.engine == Engine::LlamaCpp).then(|| Placement {
         gpu_layers: b.gpu_layers,
         layers: arch.layers,
         output_on_gpu: b.output_on_gpu,
-        cpu_moe_layers: setup.cpu_moe_layers.min(b.gpu_layers),
-        host_weights: b.cpu_weights,
+        cpu_moe_layers: setup.cpu_moe_layers.min(arch.layers),
+        host_weights: b.placed.host,
+        gpu_weights: b.placed.gpu,
+        host_expert_weights: b.placed.host_experts,
+        flash_attention: setup.flash_attention,
+        tensors,
     });
     ServeReport {
         engine: setup.engine.name(),

@@ -8,7 +8,6 @@ pub mod downloads;
 pub mod fields;
 pub mod gguf_drop;
 pub mod gguf_summary;
-pub mod loaded_gguf;
 pub mod lora_targets;
 pub mod memory_bar_chart;
 pub mod memory_controls;

@@ -4,6 +4,8 @@
 pub mod charts;
 pub mod controls;
 pub mod figures;
+pub mod gguf_source;
+pub mod placement;
 pub mod query;
 
 use crate::ui::components::embed_more::EmbedMore;
@@ -11,6 +13,8 @@ use crate::ui::components::page_intro::PageIntro;
 use crate::ui::pages::serve::charts::ServeCharts;
 use crate::ui::pages::serve::controls::ServeControls;
 use crate::ui::pages::serve::figures::{Checked, Figures};
+use crate::ui::pages::serve::gguf_source::ServedFile;
+use crate::ui::pages::serve::placement::TensorPlacement;
 use crate::ui::pages::serve::query::ServeQuery;
 use bitbudget_math::serve::{advice, serve, verdict, ServeReport, ServeSetup};
 use leptos::prelude::*;
@@ -21,6 +25,9 @@ use leptos::prelude::*;
 pub struct ServeState {
     /// What the page shows.
     pub query: RwSignal<ServeQuery>,
+    /// A GGUF file being served (not in the link): its architecture and tensors stand in for the
+    /// model while it is set.
+    pub file: RwSignal<Option<ServedFile>>,
     /// The current setup's answer, or the message saying why it has none.
     pub answer: Memo<Result<(ServeSetup, ServeReport), String>>,
     /// The last setup that had an answer.
@@ -30,8 +37,10 @@ pub struct ServeState {
 impl ServeState {
     fn new(initial: ServeQuery) -> Self {
         let query = RwSignal::new(initial);
+        let file = RwSignal::new(None::<ServedFile>);
         let answer = Memo::new(move |_| {
-            let setup = query.with(ServeQuery::setup)?;
+            let mut setup = query.with(ServeQuery::setup)?;
+            file.with(|f| f.as_ref().map(|f| f.apply(&mut setup)));
             let report = serve(&setup).map_err(|e| e.to_string())?;
             Ok((setup, report))
         });
@@ -43,6 +52,7 @@ impl ServeState {
         );
         Self {
             query,
+            file,
             answer,
             good,
         }
@@ -84,6 +94,7 @@ pub fn ServePage(
                     </Show>
                     <EmbedMore embed summary="The engine's accounting, line by line" testid="embed-more-results">
                         <Figures />
+                        <TensorPlacement />
                     </EmbedMore>
                 </div>
                 <EmbedMore embed summary="Change the engine, model, GPUs or requests" testid="embed-more-controls" class="controls-area">

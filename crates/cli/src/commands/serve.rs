@@ -10,24 +10,30 @@ use bitbudget_math::memory::{find_gpu, find_model};
 use bitbudget_math::numbers::{format_bytes, grouped, Units};
 use bitbudget_math::serve::logged::comparisons;
 use bitbudget_math::serve::quant_config::checkpoint_of;
+use bitbudget_math::serve::tensor_placement::{
+    placement_rows, Device, ModelFile, PlacedTensor, Rule,
+};
 use bitbudget_math::serve::{advice, serve, verdict, Checkpoint, Engine, KvDtype, ServeSetup};
 use clap::Args;
 
 /// Arguments of `serve`.
 #[derive(Args)]
 #[command(
-    after_help = "Give --model ID or --config config.json. Every knob left out takes the engine's default."
+    after_help = "Give --model ID, --config config.json or --gguf FILE (llama.cpp). Every knob left out takes the engine's default."
 )]
 pub struct ServeArgs {
-    /// The engine: vllm, sglang, trt-llm or llama.cpp.
-    #[arg(long, default_value = "vllm", value_parser = |s: &str| s.parse::<Engine>())]
-    engine: Engine,
+    /// The engine: vllm, sglang, trt-llm or llama.cpp [default: vllm; llama.cpp with --gguf].
+    #[arg(long, value_parser = |s: &str| s.parse::<Engine>())]
+    engine: Option<Engine>,
     /// A model preset (see `bitbudget models`).
-    #[arg(long, conflicts_with = "config")]
+    #[arg(long, conflicts_with_all = ["config", "gguf"])]
     model: Option<String>,
     /// A Hugging Face config.json (- = stdin): its quantization_config sets --dtype.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "gguf")]
     config: Option<String>,
+    /// A GGUF file for llama.cpp: only its header is read; its tensors' real sizes are placed.
+    #[arg(long, conflicts_with = "dtype")]
+    gguf: Option<String>,
     /// GPU preset (see `bitbudget gpus`).
     #[arg(long, default_value = "h100-80gb")]
     gpu: String,
@@ -75,6 +81,16 @@ pub struct ServeArgs {
     /// llama.cpp --n-cpu-moe: the first N blocks keep their experts on the CPU.
     #[arg(long, default_value_t = 0)]
     n_cpu_moe: u64,
+    /// llama.cpp -ot / --override-tensor: PATTERN=CPU or PATTERN=CUDA0, comma-separated and
+    /// repeatable (first match wins), e.g. 'exps=CPU'.
+    #[arg(long, visible_alias = "ot", value_name = "PATTERN=BUFFER")]
+    override_tensor: Vec<String>,
+    /// llama.cpp --flash-attn: on, off or auto (auto is on for CUDA).
+    #[arg(long, default_value = "auto", value_parser = ["on", "off", "auto"])]
+    flash_attn: String,
+    /// Also list every tensor with the device llama.cpp puts it on (a dry run of loading).
+    #[arg(long)]
+    list_tensors: bool,
     /// Share of peak memory bandwidth decode reaches (default per engine, cited in the docs).
     #[arg(long, allow_hyphen_values = true)]
     bandwidth_efficiency: Option<f64>,
@@ -98,7 +114,27 @@ pub struct ServeArgs {
 fn setup_of(a: &ServeArgs) -> Result<(ServeSetup, Option<String>), String> {
     let gpu =
         find_gpu(&a.gpu).ok_or_else(|| format!("unknown GPU '{}'; see `bitbudget gpus`", a.gpu))?;
+    let mut file = None;
     let (id, arch, read) = match (&a.model, &a.config) {
+        _ if a.gguf.is_some() => {
+            let path = a.gguf.as_deref().unwrap_or_default();
+            let g = crate::commands::gguf::read_header(path)?;
+            let (f, arch, notes) = ModelFile::from_gguf(path, &g)?;
+            let name = g
+                .get("general.name")
+                .and_then(|v| v.as_str())
+                .unwrap_or(path)
+                .to_string();
+            let said = format!(
+                "{} as stored in {path} ({}, {}){}",
+                format_bytes(f.bytes(), Units::Gib),
+                f.mix,
+                g.architecture().unwrap_or("?"),
+                notes.iter().map(|n| format!("; {n}")).collect::<String>()
+            );
+            file = Some(f);
+            (name, arch, Some((Checkpoint::Bf16, said)))
+        }
         (_, Some(path)) => {
             let bytes = read_all(path)?;
             let text = String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8 text"))?;
@@ -115,9 +151,14 @@ fn setup_of(a: &ServeArgs) -> Result<(ServeSetup, Option<String>), String> {
                 .ok_or_else(|| format!("unknown model '{id}'; see `bitbudget models`"))?;
             (id.clone(), m.arch, None)
         }
-        (None, None) => return Err("give --model ID or --config config.json".into()),
+        (None, None) => return Err("give --model ID, --config config.json or --gguf FILE".into()),
     };
-    let mut s = ServeSetup::new(a.engine, &id, arch, gpu);
+    let engine = a.engine.unwrap_or(if file.is_some() {
+        Engine::LlamaCpp
+    } else {
+        Engine::Vllm
+    });
+    let mut s = ServeSetup::new(engine, &id, arch, gpu);
     s.tp = a.tp;
     s.checkpoint = a
         .dtype
@@ -137,6 +178,9 @@ fn setup_of(a: &ServeArgs) -> Result<(ServeSetup, Option<String>), String> {
     s.cpu_moe_layers = a.n_cpu_moe;
     s.bandwidth_efficiency = a.bandwidth_efficiency;
     s.flops_efficiency = a.flops_efficiency;
+    s.model_file = file;
+    s.tensor_overrides = a.override_tensor.join(",");
+    s.flash_attention = a.flash_attn != "off";
     Ok((s, read.map(|r| r.1)))
 }
 
@@ -160,6 +204,31 @@ fn check_table() -> Result<String, String> {
         ));
     }
     Ok(out)
+}
+
+/// Every tensor, one line each, as llama.cpp's loader would place it.
+fn tensor_list(tensors: &[PlacedTensor]) -> String {
+    let mut out =
+        String::from("  tensor                                         bytes  device  why\n");
+    for t in tensors {
+        let why = match t.rule {
+            Rule::Input => "input layer (always on the host)".to_string(),
+            Rule::Layers => "n_gpu_layers".into(),
+            Rule::Output => "output layer (n_gpu_layers above the block count)".into(),
+            Rule::Override(i) => format!("-ot entry {}", i + 1),
+            Rule::CpuMoe => "--n-cpu-moe".into(),
+        };
+        out.push_str(&format!(
+            "  {:44} {:>12}  {:6}  {why}\n",
+            t.name,
+            format_bytes(t.bytes, Units::Gib),
+            match t.device {
+                Device::Gpu => "GPU",
+                Device::Host => "host",
+            }
+        ));
+    }
+    out
 }
 
 /// Runs `serve`.
@@ -235,18 +304,51 @@ pub fn run(a: ServeArgs) -> Result<(), String> {
         )),
         None => out.push_str("time to first token: not estimated (no published FLOP/s)\n"),
     }
-    if let Some(pl) = r.placement {
+    if let Some(pl) = &r.placement {
         out.push_str(&format!(
-            "llama.cpp: {}/{} layers on the GPU{}, {} of weights on the host\n",
+            "llama.cpp: {}/{} layers on the GPU{}, {} of weights on the GPU and {} on the host ({} of them routed experts); flash attention {}\n",
             pl.gpu_layers.min(pl.layers) + pl.output_on_gpu as u64,
             pl.layers + 1,
             if pl.cpu_moe_layers > 0 {
-                format!(" ({} with their experts on the CPU)", pl.cpu_moe_layers)
+                format!(" (the first {} keep their experts on the CPU)", pl.cpu_moe_layers)
             } else {
                 String::new()
             },
-            gib(pl.host_weights)
+            gib(pl.gpu_weights),
+            gib(pl.host_weights),
+            gib(pl.host_expert_weights),
+            if pl.flash_attention { "on" } else { "off" }
         ));
+        for row in placement_rows(&pl.tensors) {
+            out.push_str(&format!(
+                "  {:24} {:>12} GPU {:>12} host  ({})\n",
+                row.label,
+                gib(row.gpu),
+                gib(row.host),
+                row.why
+            ));
+        }
+        for (i, o) in setup
+            .tensor_overrides
+            .split(',')
+            .filter(|o| !o.trim().is_empty())
+            .enumerate()
+        {
+            let moved: Vec<&PlacedTensor> = pl
+                .tensors
+                .iter()
+                .filter(|t| t.rule == Rule::Override(i))
+                .collect();
+            out.push_str(&format!(
+                "  -ot {}: {} tensors, {}\n",
+                o.trim(),
+                moved.len(),
+                gib(moved.iter().map(|t| t.bytes).sum())
+            ));
+        }
+        if a.list_tensors {
+            out.push_str(&tensor_list(&pl.tensors));
+        }
     }
     for n in &r.notes {
         out.push_str(&format!("note: {n}\n"));

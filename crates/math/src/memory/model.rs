@@ -3,6 +3,7 @@
 
 pub mod arch;
 pub mod arch_text;
+pub mod gguf_arch;
 pub mod gpus;
 pub mod hf_config;
 pub mod models;

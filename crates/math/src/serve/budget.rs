@@ -1,10 +1,11 @@
 //! One GPU's memory as the engine accounts for it: weights as stored, the profiling run's
 //! activation peak, non-torch memory, CUDA graphs, and the KV cache as what remains.
 
-use super::checkpoint::{weight_bytes, WeightBytes};
+use super::checkpoint::{gguf_file_tensors, weight_bytes, weight_bytes_of, WeightBytes};
 use super::engine::Engine;
 use super::kv::KvLayout;
-use super::setup::{Knobs, ServeSetup};
+use super::setup::{Knobs, ServeError, ServeSetup};
+use super::tensor_placement::{parse_overrides, plan, FileTensor, PlacedBytes, Plan};
 use crate::memory::model::arch::ModelArch;
 use crate::memory::states::gguf_tensors::GgufArch;
 use serde::Serialize;
@@ -78,8 +79,9 @@ pub struct Budget {
     pub gpu_layers: u64,
     /// llama.cpp's output head on the GPU.
     pub output_on_gpu: bool,
-    /// Weight bytes left on the host (llama.cpp).
-    pub cpu_weights: u64,
+    /// Weight bytes by device and kind (llama.cpp's placement; the other engines hold every
+    /// weight on the GPU).
+    pub placed: PlacedBytes,
     /// The whole checkpoint.
     pub weights: WeightBytes,
 }
@@ -127,13 +129,13 @@ fn fraction_of(bytes: u64, f: f64) -> u64 {
 }
 
 /// The budget of `setup` with `knobs` resolved.
-pub fn budget(setup: &ServeSetup, knobs: &Knobs) -> Budget {
+/// Errors: an `-ot` pattern that takes too long to match.
+pub fn budget(setup: &ServeSetup, knobs: &Knobs) -> Result<Budget, ServeError> {
     let arch = &setup.arch;
-    let ga = GgufArch::of_model(&setup.model_id);
-    let w = weight_bytes(arch, ga, setup.checkpoint);
     if setup.engine == Engine::LlamaCpp {
-        return llama_cpp(setup, knobs, w);
+        return llama_cpp(setup, knobs);
     }
+    let w = weight_bytes(arch, GgufArch::of_model(&setup.model_id), setup.checkpoint);
     let cap = setup
         .cuda_total_bytes
         .unwrap_or(cuda_total(setup.gpu.capacity_bytes));
@@ -174,58 +176,105 @@ pub fn budget(setup: &ServeSetup, knobs: &Knobs) -> Budget {
         kv_cache,
         total: weights + activations + non_torch + graphs + kv_cache,
     };
-    Budget {
+    Ok(Budget {
         per_gpu,
         kv_signed,
         max_model_len: knobs.max_model_len,
         gpu_layers: arch.layers,
         output_on_gpu: true,
-        cpu_weights: 0,
+        placed: PlacedBytes {
+            gpu: weights,
+            gpu_experts: ceil_div(w.experts, tp),
+            ..PlacedBytes::default()
+        },
         weights: w,
+    })
+}
+
+/// The tensors llama.cpp loads for `setup`: a GGUF file's own, or the architecture's in the
+/// checkpoint's types.
+fn llama_cpp_tensors(setup: &ServeSetup) -> Vec<FileTensor> {
+    match &setup.model_file {
+        Some(f) => f.tensors.clone(),
+        None => gguf_file_tensors(
+            &setup.arch,
+            GgufArch::of_model(&setup.model_id),
+            setup.checkpoint,
+        ),
     }
 }
 
-/// llama.cpp: the KV cache is `n_ctx` cells on each GPU layer; the compute buffer holds one
-/// `n_ubatch` of FP32 logits and MLP and hidden intermediates; `n_ctx` (when not given) and
-/// `n_gpu_layers` (when not given) are the largest that leave [`LLAMA_CPP_MARGIN`] free, `n_ctx`
-/// first and not below [`LLAMA_CPP_MIN_CTX`], as `fit_params` does.
-fn llama_cpp(setup: &ServeSetup, knobs: &Knobs, w: WeightBytes) -> Budget {
+fn plan_of(setup: &ServeSetup, tensors: &[FileTensor]) -> Result<Plan, ServeError> {
+    let overrides = parse_overrides(&setup.tensor_overrides)
+        .map_err(|e| ServeError::TensorOverride(e.to_string()))?;
+    plan(
+        tensors,
+        setup.arch.layers.max(1),
+        setup.cpu_moe_layers,
+        &overrides,
+    )
+    .map_err(|e| ServeError::TensorOverride(format!("override-tensor: {e}")))
+}
+
+/// [`llama_cpp_tensors`] matched against the overrides (what the report lists tensor by tensor).
+pub fn llama_cpp_plan(setup: &ServeSetup) -> Result<Plan, ServeError> {
+    plan_of(setup, &llama_cpp_tensors(setup))
+}
+
+/// llama.cpp's compute buffer for `ubatch` tokens against `ctx` cells, bytes: FP32 rows of the
+/// larger of the logits (vocabulary-wide) and, without flash attention, every head's scores
+/// against the context (the graph allocator reuses one for the other), plus the MLP's and two
+/// hidden-wide intermediates.
+pub fn llama_cpp_compute(arch: &ModelArch, ubatch: u64, ctx: u64, flash_attention: bool) -> u64 {
+    let scores = if flash_attention {
+        0
+    } else {
+        arch.heads.saturating_mul(ctx)
+    };
+    let per_token = arch.vocab.max(scores) + arch.ffn + 2 * arch.hidden;
+    ubatch.saturating_mul(per_token).saturating_mul(4)
+}
+
+/// llama.cpp: each tensor where [`super::tensor_placement`] puts it, the KV cache as `n_ctx`
+/// cells on each GPU block, the compute buffer ([`llama_cpp_compute`]); `n_ctx` (when not given)
+/// and `n_gpu_layers` (when not given) are the largest that leave [`LLAMA_CPP_MARGIN`] free,
+/// `n_ctx` first and not below [`LLAMA_CPP_MIN_CTX`], as `fit_params` does.
+fn llama_cpp(setup: &ServeSetup, knobs: &Knobs) -> Result<Budget, ServeError> {
     let arch = &setup.arch;
     let cap = setup
         .cuda_total_bytes
         .unwrap_or(cuda_total(setup.gpu.capacity_bytes));
     let layers = arch.layers.max(1);
-    let ubatch = knobs.max_num_batched_tokens;
-    let compute = ubatch * (arch.vocab + arch.ffn + 2 * arch.hidden) * 4;
-    let per_layer = w.blocks / layers;
-    let expert_per_layer = w.experts / layers;
-    // The output head (the embedding's copy when tied) goes with `-ngl` above the block count;
-    // the token embedding stays on the host. Untied, the head is about half of the rest.
-    let rest = w.total - w.blocks;
-    let output = if arch.tied_embeddings { rest } else { rest / 2 };
-    let place = |ngl: u64, ctx: u64| -> (PerGpu, u64, bool) {
-        let on_gpu = ngl.min(layers);
-        let output_on_gpu = ngl > layers;
-        let cpu_moe = setup.cpu_moe_layers.min(on_gpu);
-        let weights = on_gpu * per_layer - cpu_moe * expert_per_layer
-            + if output_on_gpu { output } else { 0 };
+    let tensors = llama_cpp_tensors(setup);
+    let plan = plan_of(setup, &tensors)?;
+    let place = |ngl: u64, ctx: u64| -> (PerGpu, PlacedBytes) {
+        let placed = plan.bytes(ngl);
         let kv = KvLayout {
             arch,
             tp: 1,
             dtype: setup.kv_dtype,
-            layers: on_gpu,
+            layers: ngl.min(layers),
         };
         let kv_cache = kv.sequence_bytes(ctx);
-        let non_torch = CUDA_CONTEXT_BYTES;
+        let compute = llama_cpp_compute(
+            arch,
+            knobs.max_num_batched_tokens,
+            ctx,
+            setup.flash_attention,
+        );
         let p = PerGpu {
-            weights,
+            weights: placed.gpu,
             activations: compute,
-            non_torch,
+            non_torch: CUDA_CONTEXT_BYTES,
             cuda_graphs: 0,
             kv_cache,
-            total: weights + compute + non_torch + kv_cache,
+            total: placed
+                .gpu
+                .saturating_add(compute)
+                .saturating_add(CUDA_CONTEXT_BYTES)
+                .saturating_add(kv_cache),
         };
-        (p, on_gpu, output_on_gpu)
+        (p, placed)
     };
     let room = cap.saturating_sub(LLAMA_CPP_MARGIN);
     let mut ctx = knobs.max_model_len;
@@ -241,16 +290,16 @@ fn llama_cpp(setup: &ServeSetup, knobs: &Knobs, w: WeightBytes) -> Budget {
             .find(|&n| place(n, ctx).0.total <= room)
             .unwrap_or(0),
     };
-    let (per_gpu, gpu_layers, output_on_gpu) = place(ngl, ctx);
-    Budget {
+    let (per_gpu, placed) = place(ngl, ctx);
+    Ok(Budget {
         per_gpu,
         kv_signed: per_gpu.kv_cache as i128,
         max_model_len: ctx,
-        gpu_layers,
-        output_on_gpu,
-        cpu_weights: w.total - per_gpu.weights,
-        weights: w,
-    }
+        gpu_layers: ngl.min(layers),
+        output_on_gpu: ngl > layers,
+        placed,
+        weights: weight_bytes_of(&tensors),
+    })
 }
 
 #[cfg(test)]

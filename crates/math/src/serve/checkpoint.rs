@@ -2,10 +2,11 @@
 //! bits, with their scales; the others (embeddings, output head, norms, MoE routers) stay BF16, as
 //! every method's `modules_to_not_convert` or converter leaves them.
 
+use super::tensor_placement::{block_of, FileTensor};
 use crate::memory::model::arch::ModelArch;
 use crate::memory::options::Dtype;
 use crate::memory::states::gguf_mix;
-use crate::memory::states::gguf_tensors::GgufArch;
+use crate::memory::states::gguf_tensors::{self, GgufArch};
 use crate::named::named_enum;
 
 named_enum! {
@@ -156,6 +157,51 @@ pub fn weight_bytes(arch: &ModelArch, ga: GgufArch, checkpoint: Checkpoint) -> W
                 experts,
             }
         }
+    }
+}
+
+/// The tensors llama.cpp loads for `arch` stored as `checkpoint` (laid out as `ga`): each in the
+/// type `llama-quantize` gives it for a llama.cpp file type, two bytes a value for BF16/FP16
+/// files (their F32 norms, a few kilobytes, counted at two bytes too).
+pub fn gguf_file_tensors(
+    arch: &ModelArch,
+    ga: GgufArch,
+    checkpoint: Checkpoint,
+) -> Vec<FileTensor> {
+    match checkpoint
+        .gguf_dtype()
+        .and_then(|d| gguf_mix::typed_tensors(arch, ga, d))
+    {
+        Some(typed) => typed
+            .into_iter()
+            .map(|t| FileTensor {
+                name: t.name,
+                bytes: t.bytes,
+            })
+            .collect(),
+        None => gguf_tensors::tensors(arch, ga)
+            .into_iter()
+            .map(|t| FileTensor {
+                bytes: t.elements().saturating_mul(2),
+                name: t.name,
+            })
+            .collect(),
+    }
+}
+
+/// A file's bytes as [`WeightBytes`]: all, those of `blk.N` tensors, those of routed experts
+/// (`_exps`). Saturating.
+pub fn weight_bytes_of(tensors: &[FileTensor]) -> WeightBytes {
+    let sum = |keep: &dyn Fn(&FileTensor) -> bool| {
+        tensors
+            .iter()
+            .filter(|t| keep(t))
+            .fold(0u64, |a, t| a.saturating_add(t.bytes))
+    };
+    WeightBytes {
+        total: sum(&|_| true),
+        blocks: sum(&|t| block_of(&t.name).is_some()),
+        experts: sum(&|t| t.name.contains("_exps")),
     }
 }
 

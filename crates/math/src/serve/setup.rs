@@ -4,6 +4,7 @@
 use super::checkpoint::Checkpoint;
 use super::engine::{self, Engine};
 use super::kv::KvDtype;
+use super::tensor_placement::{parse_overrides, ModelFile};
 use crate::memory::model::arch::ModelArch;
 use crate::memory::model::gpus::GpuPreset;
 use serde::Serialize;
@@ -62,6 +63,15 @@ pub struct ServeSetup {
     /// The total CUDA reports for the GPU, bytes, where a log prints it; default
     /// [`super::budget::cuda_total`] of the preset's capacity.
     pub cuda_total_bytes: Option<u64>,
+    /// A GGUF file's tensors (llama.cpp only): the weights and their placement come from its
+    /// real tensor sizes instead of the architecture and `checkpoint`.
+    pub model_file: Option<ModelFile>,
+    /// llama.cpp's `-ot` / `--override-tensor` text: `PATTERN=BUFFER` entries separated by
+    /// commas (blank for none).
+    pub tensor_overrides: String,
+    /// llama.cpp's `--flash-attn` (on by default: `auto` turns it on for CUDA). Off, the compute
+    /// buffer holds every head's scores against the context and the V cache cannot be quantized.
+    pub flash_attention: bool,
 }
 
 /// Dual-channel DDR5-5600's peak: 2 × 64 bit × 5600 MT/s = 89.6 GB/s, the default host bandwidth.
@@ -122,6 +132,20 @@ pub enum ServeError {
     },
     /// Tensor parallelism asked of llama.cpp.
     LlamaCppTp,
+    /// A llama.cpp-only knob (a GGUF file, `-ot`, flash attention off) asked of another engine.
+    LlamaCppOnly {
+        /// The knob.
+        knob: &'static str,
+        /// The engine.
+        engine: Engine,
+    },
+    /// A quantized V cache without flash attention (llama.cpp refuses it).
+    QuantizedVWithoutFlash {
+        /// The KV type.
+        dtype: KvDtype,
+    },
+    /// An `-ot` text that cannot be read, with llama.cpp's reason.
+    TensorOverride(String),
     /// A prompt longer than the longest request.
     PromptTooLong {
         /// Prompt tokens.
@@ -169,6 +193,21 @@ impl std::fmt::Display for ServeError {
                 f,
                 "llama.cpp splits layers, not tensors, across GPUs: use tp 1 (and n_gpu_layers)"
             ),
+            ServeError::LlamaCppOnly { knob, engine } => write!(
+                f,
+                "{knob} is llama.cpp's; {} {}",
+                engine.label(),
+                if *knob == "flash attention off" {
+                    "always runs a fused attention kernel"
+                } else {
+                    "loads safetensors checkpoints: pick llama.cpp for a GGUF file and its overrides"
+                }
+            ),
+            ServeError::QuantizedVWithoutFlash { dtype } => write!(
+                f,
+                "llama.cpp quantizes the V cache ({dtype}) only with flash attention on: turn it on or use an f16 cache"
+            ),
+            ServeError::TensorOverride(why) => write!(f, "{why}"),
             ServeError::PromptTooLong { prompt, max_model_len } => write!(
                 f,
                 "a prompt of {prompt} tokens is longer than max_model_len {max_model_len}"
@@ -208,11 +247,32 @@ pub struct Knobs {
 /// 16-bit 0.75 (70% and 82% measured), 8-bit 0.70 (70%), 4 to 6-bit 0.50 (50%).
 pub fn default_bandwidth_efficiency(engine: Engine, checkpoint: Checkpoint) -> f64 {
     match (engine, checkpoint) {
-        (Engine::LlamaCpp, Checkpoint::Bf16 | Checkpoint::Fp16) => 0.75,
-        (Engine::LlamaCpp, Checkpoint::Q80 | Checkpoint::Int8 | Checkpoint::Fp8) => 0.70,
-        (Engine::LlamaCpp, _) => 0.50,
+        (Engine::LlamaCpp, Checkpoint::Bf16 | Checkpoint::Fp16) => {
+            llama_cpp_bandwidth_efficiency(16.0)
+        }
+        (Engine::LlamaCpp, Checkpoint::Q80 | Checkpoint::Int8 | Checkpoint::Fp8) => {
+            llama_cpp_bandwidth_efficiency(8.5)
+        }
+        (Engine::LlamaCpp, _) => llama_cpp_bandwidth_efficiency(4.5),
         _ => 0.8,
     }
+}
+
+/// llama.cpp's bandwidth share by the weights' mean bits (the rows above): 16-bit and wider 0.75,
+/// 7 to 12 bits 0.70, fewer 0.50.
+pub fn llama_cpp_bandwidth_efficiency(bits: f64) -> f64 {
+    if bits >= 12.0 {
+        0.75
+    } else if bits >= 7.0 {
+        0.70
+    } else {
+        0.50
+    }
+}
+
+/// A model file's mean stored bits per parameter of `arch`.
+fn bits_per_weight(f: &ModelFile, arch: &ModelArch) -> f64 {
+    8.0 * f.bytes() as f64 / arch.params().max(1) as f64
 }
 
 /// FLOP/s share of prefill where nothing is given: 0.5. No engine publishes its prefill MFU;
@@ -247,6 +307,9 @@ impl ServeSetup {
             cpu_moe_layers: 0,
             cpu_bytes_per_s: DEFAULT_CPU_BYTES_PER_S,
             cuda_total_bytes: None,
+            model_file: None,
+            tensor_overrides: String::new(),
+            flash_attention: true,
         }
     }
 
@@ -287,9 +350,10 @@ impl ServeSetup {
             } else {
                 0
             },
-            bandwidth_efficiency: self
-                .bandwidth_efficiency
-                .unwrap_or(default_bandwidth_efficiency(e, self.checkpoint)),
+            bandwidth_efficiency: self.bandwidth_efficiency.unwrap_or(match &self.model_file {
+                Some(f) => llama_cpp_bandwidth_efficiency(bits_per_weight(f, &self.arch)),
+                None => default_bandwidth_efficiency(e, self.checkpoint),
+            }),
             flops_efficiency: self.flops_efficiency.unwrap_or(DEFAULT_FLOPS_EFFICIENCY),
         })
     }
@@ -364,6 +428,24 @@ impl ServeSetup {
         if llama && self.tp != 1 {
             return Err(ServeError::LlamaCppTp);
         }
+        let engine = self.engine;
+        let only = |knob| Err(ServeError::LlamaCppOnly { knob, engine });
+        if !llama && self.model_file.is_some() {
+            return only("a GGUF file");
+        }
+        if !llama && !self.tensor_overrides.trim().is_empty() {
+            return only("override-tensor");
+        }
+        if !llama && !self.flash_attention {
+            return only("flash attention off");
+        }
+        if llama && !self.flash_attention && self.kv_dtype.llama_cpp_only() {
+            return Err(ServeError::QuantizedVWithoutFlash {
+                dtype: self.kv_dtype,
+            });
+        }
+        parse_overrides(&self.tensor_overrides)
+            .map_err(|e| ServeError::TensorOverride(e.to_string()))?;
         let (heads, kv, tp) = (self.arch.heads, self.arch.kv_heads, self.tp);
         let kv_ok = self.arch.mla.is_some() || kv % tp == 0 || tp % kv == 0;
         if heads % tp != 0 || !kv_ok {

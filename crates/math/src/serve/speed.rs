@@ -70,10 +70,9 @@ impl Roofline<'_> {
     /// and `c` sequences' KV of `ctx` tokens.
     fn step_bytes(&self, c: u64, ctx: u64) -> (f64, f64) {
         let b = self.budget;
-        let tp = self.setup.tp as f64;
-        let experts_gpu = b.weights.experts as f64 / tp * b.gpu_layers as f64
-            / self.setup.arch.layers.max(1) as f64;
-        let untouched = (1.0 - self.touched(c)) * experts_gpu.min(b.per_gpu.weights as f64);
+        let placed = &b.placed;
+        let touched = self.touched(c);
+        let untouched = (1.0 - touched) * placed.gpu_experts as f64;
         let gpu_weights = b.per_gpu.weights as f64 - untouched;
         let kv = KvLayout {
             arch: &self.setup.arch,
@@ -83,10 +82,13 @@ impl Roofline<'_> {
         };
         let kv_gpu = c as f64 * kv.sequence_bytes(ctx) as f64;
         // The host keeps the token embedding (rows looked up, not read whole): leave it out.
+        // Host experts are touched like the GPU's; the rest of the host's weights read whole.
+        let host_dense = placed
+            .host
+            .saturating_sub(placed.host_embedding)
+            .saturating_sub(placed.host_experts);
+        let host = host_dense as f64 + touched * placed.host_experts as f64;
         let a = &self.setup.arch;
-        let embedding =
-            (b.weights.total - b.weights.blocks) as f64 * if a.tied_embeddings { 1.0 } else { 0.5 };
-        let host = (b.cpu_weights as f64 - embedding).max(0.0);
         let host_kv = if b.gpu_layers < a.layers {
             let all = KvLayout {
                 layers: a.layers,
@@ -96,20 +98,9 @@ impl Roofline<'_> {
         } else {
             0.0
         };
-        (gpu_weights + kv_gpu, host * self.touched_host(c) + host_kv)
+        (gpu_weights + kv_gpu, host + host_kv)
     }
 
-    fn touched_host(&self, c: u64) -> f64 {
-        // Host-resident experts (--n-cpu-moe) are touched like the GPU's; dense layers whole.
-        if self.setup.cpu_moe_layers > 0 {
-            self.touched(c)
-        } else {
-            1.0
-        }
-    }
-
-    /// FLOPs per step on one GPU: 2 per active parameter per token plus attention's 4 × ctx ×
-    /// query width per layer and token.
     fn step_flops(&self, c: u64, ctx: u64) -> f64 {
         let a = &self.setup.arch;
         let tp = self.setup.tp as f64;
@@ -183,7 +174,10 @@ impl Roofline<'_> {
         let chunks = p.div_ceil(self.knobs.max_num_batched_tokens.max(1)) as f64;
         let weights = self.budget.per_gpu.weights as f64 / self.bandwidth();
         let host = match self.setup.gpu.pcie_bytes_per_s {
-            Some(link) => self.budget.cpu_weights as f64 / link as f64,
+            Some(link) => {
+                let p = &self.budget.placed;
+                p.host.saturating_sub(p.host_embedding) as f64 / link as f64
+            }
             None => 0.0,
         };
         Prefill {

@@ -2,7 +2,7 @@
 //! GPU and overhead: the model, its weights, the KV cache, the fit or the partial offload, and
 //! every tensor.
 
-use crate::ui::pages::memory::loaded_gguf::LoadedGguf;
+use crate::ui::components::gguf_file::LoadedGguf;
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_math::memory::report::gguf_fit::{gguf_report, GgufReport};
 use bitbudget_math::numbers::{format_bytes, human_bytes, Units};

@@ -1,7 +1,7 @@
 //! Shared state of the Memory page: one typed query signal, and memos for everything derived
 //! from it (the breakdown, every strategy, the GPU sweep, the advice).
 
-use crate::ui::pages::memory::loaded_gguf::LoadedGguf;
+use crate::ui::components::gguf_file::LoadedGguf;
 use crate::ui::pages::memory::query::MemoryQuery;
 use bitbudget_math::memory::plan::{by_strategy, sweep, sweep_input, Strategy, SweepLine};
 use bitbudget_math::memory::report::advice::{advise, Advice, Suggestion};

@@ -3,6 +3,7 @@
 
 use crate::ui::components::config_paste::ConfigPaste;
 use crate::ui::components::fields::{CheckField, CheckedField, SelectField};
+use crate::ui::pages::serve::gguf_source::GgufSource;
 use crate::ui::pages::serve::query::{parse_count, parse_share};
 use crate::ui::pages::serve::ServeState;
 use bitbudget_math::memory::model::arch_text::arch_to_text;
@@ -11,6 +12,7 @@ use bitbudget_math::memory::{gpu_presets, model_presets};
 use bitbudget_math::numbers::format_count;
 use bitbudget_math::serve::quant_config::checkpoint_of;
 use bitbudget_math::serve::setup::{TOKEN_LIMIT, TP_LIMIT};
+use bitbudget_math::serve::tensor_placement::parse_overrides;
 use bitbudget_math::serve::{Checkpoint, Engine, KvDtype};
 use leptos::prelude::*;
 
@@ -121,6 +123,7 @@ pub fn ServeControls() -> impl IntoView {
         let (checkpoint, said) = checkpoint_of(&t)?;
         let text = arch_to_text(&model.model_type, &model.arch);
         let params = format_count(model.arch.params());
+        state.file.set(None);
         state.set(|q| {
             q.arch = Some(text);
             if q.engine != Engine::LlamaCpp {
@@ -142,6 +145,7 @@ pub fn ServeControls() -> impl IntoView {
     let tp = Signal::derive(move || state.query.with(|q| q.tp.to_string()));
     let prompt = Signal::derive(move || state.query.with(|q| q.prompt.to_string()));
     let cpu_moe = Signal::derive(move || state.query.with(|q| q.cpu_moe.to_string()));
+    let ot = Signal::derive(move || state.query.with(|q| q.ot.clone()));
     view! {
         <form class="controls" on:submit=|ev| ev.prevent_default() aria-label="Serving setup">
             <fieldset>
@@ -154,12 +158,13 @@ pub fn ServeControls() -> impl IntoView {
                             let ok = |c: Checkpoint| (e == Engine::LlamaCpp) == c.gguf_dtype().is_some() || matches!(c, Checkpoint::Bf16 | Checkpoint::Fp16);
                             if !ok(q.dtype) { q.dtype = if e == Engine::LlamaCpp { Checkpoint::Q4KM } else { Checkpoint::Bf16 }; }
                             if q.kv.llama_cpp_only() != (e == Engine::LlamaCpp) { q.kv = KvDtype::Bf16; }
-                            if e == Engine::LlamaCpp { q.tp = 1; }
+                            if e == Engine::LlamaCpp { q.tp = 1; } else { q.ot.clear(); q.fa = true; }
                         })
                     }) />
                 <SelectField label="Model" key="model" options=models
-                    value=Signal::derive(move || state.query.with(|q| if q.arch.is_some() { String::new() } else { q.model.clone() }))
+                    value=Signal::derive(move || state.query.with(|q| if q.arch.is_some() || state.file.with(Option::is_some) { String::new() } else { q.model.clone() }))
                     on_change=Callback::new(move |v: String| state.set(|q| {
+                        state.file.set(None);
                         q.model = v;
                         // Back from a config: the preset's published BF16 weights, not the config's storage.
                         if q.arch.take().is_some() && q.engine != Engine::LlamaCpp { q.dtype = Checkpoint::Bf16; }
@@ -169,6 +174,7 @@ pub fn ServeControls() -> impl IntoView {
                     view! { <p class="field-note" data-testid="serve-config-in-use">{format!("Serving the pasted config ({name}); pick a preset to go back.")}</p> }
                 }))}
                 <ConfigPaste load=load_config />
+                <GgufSource />
                 <SelectField label="GPU" key="gpu" options=gpus
                     value=Signal::derive(move || state.query.with(|q| q.gpu.clone()))
                     on_change=Callback::new(move |v: String| state.set(|q| q.gpu = v)) />
@@ -232,6 +238,12 @@ pub fn ServeControls() -> impl IntoView {
                                 if let Ok(v) = v { state.set(|q| q.cpu_moe = v) }
                             }) />
                     </div>
+                    <CheckedField label="override-tensor (-ot)" key="ot" value=ot hint="PATTERN=CPU or PATTERN=CUDA0, comma-separated, first match wins: exps=CPU keeps every routed expert on the host"
+                        check=Callback::new(|t: String| parse_overrides(&t).err().map(|e| e.to_string()))
+                        on_change=Callback::new(move |t: String| if parse_overrides(&t).is_ok() { state.set(|q| q.ot = t.trim().to_string()) }) />
+                    <CheckField label="flash attention (--flash-attn)" key="fa"
+                        value=Signal::derive(move || state.query.with(|q| q.fa))
+                        on_change=Callback::new(move |v: bool| state.set(|q| q.fa = v)) />
                 </Show>
             </fieldset>
             <fieldset>

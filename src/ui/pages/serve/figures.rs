@@ -116,7 +116,7 @@ fn rows(setup: &ServeSetup, r: &ServeReport) -> Vec<(&'static str, String, Strin
             grouped(r.prefill.tokens as usize)
         ),
     ));
-    if let Some(pl) = r.placement {
+    if let Some(pl) = &r.placement {
         out.push((
             "placement",
             format!(
@@ -125,8 +125,11 @@ fn rows(setup: &ServeSetup, r: &ServeReport) -> Vec<(&'static str, String, Strin
                 pl.layers + 1
             ),
             format!(
-                "layers on the GPU; {} of weights on the host",
-                gib(pl.host_weights)
+                "layers on the GPU; {} of weights on the GPU, {} on the host ({} routed experts); flash attention {}",
+                gib(pl.gpu_weights),
+                gib(pl.host_weights),
+                gib(pl.host_expert_weights),
+                if pl.flash_attention { "on" } else { "off" }
             ),
         ));
     }

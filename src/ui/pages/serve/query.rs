@@ -2,13 +2,16 @@
 //! `arch` text), GPU, tensor parallelism, checkpoint and KV types,
 //! and each engine knob (unset: the engine's default). URL keys are the CLI's flags without the
 //! engine prefixes (`util`, `len`, `seqs`, `tokens`, `block`, `eager`, `prefix`, `conc`,
-//! `prompt`, `ngl`, `cpu_moe`; `bw` and `fe` the shares of peak bandwidth and FLOP/s).
+//! `prompt`, `ngl`, `cpu_moe`, `ot` (llama.cpp's `-ot` text), `fa` (`0`: flash attention off);
+//! `bw` and `fe` the shares of peak bandwidth and FLOP/s). A GGUF file is not in the link: it
+//! stays in the page ([`super::ServeState::file`]).
 
 use crate::ui::shell::query::{flag, PageQuery};
-use crate::ui::shell::url::Tab;
+use crate::ui::shell::url::{encode_component, Tab};
 use bitbudget_math::memory::model::arch_text::arch_from_text;
 use bitbudget_math::memory::{find_gpu, find_model};
 use bitbudget_math::serve::setup::{TOKEN_LIMIT, TP_LIMIT};
+use bitbudget_math::serve::tensor_placement::parse_overrides;
 use bitbudget_math::serve::{Checkpoint, Engine, KvDtype, ServeSetup};
 
 /// State of the Serve page.
@@ -49,6 +52,10 @@ pub struct ServeQuery {
     pub ngl: Option<u64>,
     /// llama.cpp `--n-cpu-moe`.
     pub cpu_moe: u64,
+    /// llama.cpp `-ot` text (`PATTERN=BUFFER`, comma-separated; empty: none).
+    pub ot: String,
+    /// llama.cpp flash attention (`--flash-attn`; on by default).
+    pub fa: bool,
     /// Share of peak memory bandwidth decode reaches (`None`: the engine's default).
     pub bw: Option<f64>,
     /// Share of peak tensor FLOP/s prefill reaches (`None`: the default).
@@ -75,6 +82,8 @@ impl Default for ServeQuery {
             prompt: 1000,
             ngl: None,
             cpu_moe: 0,
+            ot: String::new(),
+            fa: true,
             bw: None,
             fe: None,
         }
@@ -107,6 +116,8 @@ impl ServeQuery {
         s.prompt_tokens = self.prompt;
         s.gpu_layers = self.ngl;
         s.cpu_moe_layers = self.cpu_moe;
+        s.tensor_overrides = self.ot.clone();
+        s.flash_attention = self.fa;
         s.bandwidth_efficiency = self.bw;
         s.flops_efficiency = self.fe;
         Ok(s)
@@ -143,6 +154,8 @@ impl ServeQuery {
         put("prompt", self.prompt.to_string(), d.prompt.to_string());
         put("ngl", opt(self.ngl), String::new());
         put("cpu_moe", self.cpu_moe.to_string(), "0".into());
+        put("ot", encode_component(&self.ot), String::new());
+        put("fa", (self.fa as u8).to_string(), "1".into());
         put(
             "bw",
             self.bw.map_or(String::new(), |v| v.to_string()),
@@ -308,11 +321,26 @@ impl PageQuery for ServeQuery {
                 set_opt(slot, key, r, "the default")
             }
             "prefix" => set(&mut self.prefix, key, parse_share(value, true)),
-            "eager" => {
+            "eager" | "fa" => {
                 let mut notes = Vec::new();
-                self.eager = flag(key, value, &mut notes);
-                notes.pop().map_or(Ok(()), Err)
+                let on = flag(key, value, &mut notes);
+                let slot = if key == "eager" {
+                    &mut self.eager
+                } else {
+                    &mut self.fa
+                };
+                match notes.pop() {
+                    Some(e) => Err(e),
+                    None => {
+                        *slot = on;
+                        Ok(())
+                    }
+                }
             }
+            "ot" => match parse_overrides(value) {
+                Ok(_) => set(&mut self.ot, key, Ok(value.trim().to_string())),
+                Err(e) => Err(format!("ot: {e}; keeping no override")),
+            },
             _ => return None,
         })
     }
@@ -371,6 +399,32 @@ mod tests {
         let (shell, bad) = parse_page_query::<ServeQuery>("?tab=serve&arch=qwen.L0");
         assert_eq!(bad.arch, None);
         assert!(shell.notes[0].starts_with("arch: "), "{:?}", shell.notes);
+    }
+
+    #[test]
+    fn llama_cpp_overrides_and_flash_attention_travel_in_the_link() {
+        let q = ServeQuery {
+            engine: Engine::LlamaCpp,
+            dtype: Checkpoint::Q4KM,
+            ot: r"blk\.(1[0-9])\.ffn_.*_exps=CPU,exps=CUDA0".into(),
+            fa: false,
+            ..ServeQuery::default()
+        };
+        let text = q.to_query_string(false);
+        assert!(
+            text.contains("&ot=blk%5C.%281") && text.ends_with("&fa=0"),
+            "{text}"
+        );
+        let (shell, back) = parse_page_query::<ServeQuery>(&text);
+        assert!(shell.notes.is_empty(), "{:?}", shell.notes);
+        assert_eq!(back, q);
+        let setup = back.setup().unwrap();
+        assert_eq!(setup.tensor_overrides, q.ot);
+        assert!(!setup.flash_attention);
+        let (shell, bad) = parse_page_query::<ServeQuery>("?tab=serve&ot=(exps=CPU&fa=maybe");
+        assert_eq!((bad.ot.as_str(), bad.fa), ("", true));
+        assert_eq!(shell.notes.len(), 2, "{:?}", shell.notes);
+        assert!(shell.notes[0].contains("never closed"), "{:?}", shell.notes);
     }
 
     #[test]

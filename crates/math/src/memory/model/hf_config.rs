@@ -659,7 +659,7 @@ fn gpt_oss(f: &Fields, notes: &mut Vec<String>) -> Result<ModelArch, ConfigError
 
 /// Rejects architectures whose parameter count would not fit comfortably in 64 bits (the exact
 /// count uses u64 arithmetic), with a bound computed in f64 from the same terms.
-fn check_size(a: &ModelArch) -> Result<(), ConfigError> {
+pub(crate) fn check_size(a: &ModelArch) -> Result<(), ConfigError> {
     let x = |v: u64| v as f64;
     let width = x(a.heads) * x(a.head_dim.max(a.mla.map_or(0, |m| m.v_head_dim)));
     let latent = a.mla.map_or(0.0, |m| {

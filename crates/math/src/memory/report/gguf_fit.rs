@@ -106,16 +106,7 @@ impl GgufModel {
                 "the header has no attention sizes for '{arch}': the KV cache is counted as 0"
             ));
         }
-        let tensors: Vec<TypedTensor> = g
-            .tensors
-            .iter()
-            .map(|t| TypedTensor {
-                name: t.name.clone(),
-                dims: t.dims.clone(),
-                ty: t.ty,
-                bytes: t.bytes,
-            })
-            .collect();
+        let tensors = TypedTensor::all_in(g);
         GgufModel {
             name: g
                 .get("general.name")
@@ -337,7 +328,14 @@ pub fn preset_writer(id: &str, d: Dtype) -> Option<GgufWriter> {
         .u32(&key("attention.head_count"), small(a.heads))
         .u32(&key("attention.head_count_kv"), small(a.kv_heads))
         .u32(&key("attention.key_length"), small(a.head_dim))
-        .u32(&key("attention.value_length"), small(a.head_dim));
+        .u32(&key("attention.value_length"), small(a.head_dim))
+        .u32(&key("feed_forward_length"), small(a.ffn));
+    let w = if a.experts > 1 {
+        w.u32(&key("expert_count"), small(a.experts))
+            .u32(&key("expert_used_count"), small(a.active_experts))
+    } else {
+        w
+    };
     let typed = typed_tensors(a, ga, d)?;
     Some(
         typed

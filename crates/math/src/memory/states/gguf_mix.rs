@@ -89,6 +89,21 @@ pub struct TypedTensor {
     pub bytes: u64,
 }
 
+impl TypedTensor {
+    /// Every tensor a parsed GGUF header lists, in file order.
+    pub fn all_in(g: &crate::gguf::Gguf) -> Vec<TypedTensor> {
+        g.tensors
+            .iter()
+            .map(|t| TypedTensor {
+                name: t.name.clone(),
+                dims: t.dims.clone(),
+                ty: t.ty,
+                bytes: t.bytes,
+            })
+            .collect()
+    }
+}
+
 fn type_name<S: serde::Serializer>(t: &TensorType, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(t.name())
 }
