@@ -197,3 +197,31 @@ async fn a_pasted_config_is_served_as_the_cli_serves_it() {
     assert_eq!(text(&root, "serve-weights"), preset_weights);
     assert!(!present(&root, "serve-config-in-use"));
 }
+
+/// Pipeline, data and expert parallelism under their engine names: each changes the answer as
+/// the math crate does, and llama.cpp shows none of them.
+#[wasm_bindgen_test]
+async fn pipeline_data_and_expert_parallel_split_the_model_as_the_engines_do() {
+    let q = parse_page_query::<ServeQuery>("?tab=serve&model=qwen3-30b-a3b&tp=2").1;
+    let (root, _app) = mount(q.clone());
+    settle().await;
+    type_into(&root, "input-dp", "4");
+    set_checked(&root, "input-ep", true);
+    type_into(&root, "input-pp", "2");
+    settle().await;
+    let mut s = q.setup().unwrap();
+    (s.dp, s.pp, s.expert_parallel) = (4, 2, true);
+    let r = serve(&s).unwrap();
+    assert_text_is(&root, "serve-verdict", &verdict(&s, &r));
+    assert_text_starts(&root, "serve-verdict", "Fits on 16 × NVIDIA H100 80GB");
+    assert_text_has(&root, "serve-verdict", "on each of 4 replicas");
+    assert_text_has(
+        &root,
+        "serve-weights",
+        &format_bytes(r.per_gpu.weights, Units::Gib),
+    );
+    choose(&root, "input-engine", "llama.cpp");
+    settle().await;
+    assert!(!present(&root, "input-pp") && !present(&root, "input-ep"));
+    assert_text_starts(&root, "serve-verdict", "Fits on NVIDIA H100 80GB");
+}

@@ -1127,3 +1127,56 @@ fn memory_reports_the_pytorch_check_by_part_and_the_recipes_notes() {
     assert_eq!(parts.last().unwrap()["part"], "total");
     assert!(parts.iter().all(|p| p["pytorch"].as_f64().is_some()));
 }
+
+/// `serve` takes the engines' parallel flags: data-parallel replicas and expert parallelism
+/// (GPUs in all, replicas in the JSON), pipeline stages; impossible ones exit 2 with the reason.
+#[test]
+fn serve_splits_a_model_with_the_engines_parallel_flags() {
+    let v = json(&[
+        "serve",
+        "--model",
+        "qwen3-30b-a3b",
+        "--tp",
+        "2",
+        "--data-parallel-size",
+        "4",
+        "--enable-expert-parallel",
+        "--pp",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(
+        (v["gpus"].as_u64(), v["replicas"].as_u64()),
+        (Some(16), Some(4))
+    );
+    assert!(v["verdict"]
+        .as_str()
+        .unwrap()
+        .contains("on each of 4 replicas"));
+    for (args, says) in [
+        (
+            vec!["--pp", "0"],
+            "pipeline parallel (at most one stage per layer) must be at least 1",
+        ),
+        (
+            vec!["--dp", "2", "--engine", "llama.cpp", "--dtype", "q4_k_m"],
+            "data parallel is for vLLM",
+        ),
+        (
+            vec!["--model", "llama-3.1-8b", "--enable-expert-parallel"],
+            "needs routed experts",
+        ),
+    ] {
+        let base = if args.contains(&"--model") {
+            vec!["serve"]
+        } else {
+            vec!["serve", "--model", "qwen3-30b-a3b"]
+        };
+        let out = bitbudget(&[&base[..], &args[..]].concat(), b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.code() == Some(2) && err.contains(says),
+            "{args:?}: {err}"
+        );
+    }
+}

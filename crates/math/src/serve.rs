@@ -63,8 +63,10 @@ pub struct ServeReport {
     pub knobs: Knobs,
     /// The GPU's capacity, bytes.
     pub capacity: u64,
-    /// GPUs (tensor-parallel degree).
+    /// GPUs in all (tp × pp × dp).
     pub gpus: u64,
+    /// Data-parallel replicas: the concurrency and the aggregate tokens/s are each replica's.
+    pub replicas: u64,
     /// One GPU's memory.
     pub per_gpu: PerGpu,
     /// The KV budget before clamping at 0, bytes (negative: the weights and activations exceed
@@ -156,7 +158,8 @@ fn report(setup: &ServeSetup, knobs: Knobs, b: Budget, tensors: Vec<PlacedTensor
         follows: setup.engine.follows(),
         knobs,
         capacity: setup.gpu.capacity_bytes,
-        gpus: setup.tp,
+        gpus: setup.gpus(),
+        replicas: setup.dp,
         per_gpu: b.per_gpu,
         kv_available: b.kv_signed,
         kv_bytes_per_token: per_token,
@@ -339,8 +342,17 @@ pub fn verdict(setup: &ServeSetup, r: &ServeReport) -> String {
             crate::numbers::grouped(r.max_model_len as usize)
         );
     }
+    let replicas = if r.replicas > 1 {
+        format!(
+            " on each of {} replicas ({} in all)",
+            r.replicas,
+            conc(r.effective_concurrency * r.replicas as f64)
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "Fits on {gpus}: {} requests of {} tokens at once ({} KV tokens), {:.0} tokens/s each at {} concurrent",
+        "Fits on {gpus}: {} requests of {} tokens at once{replicas} ({} KV tokens), {:.0} tokens/s each at {} concurrent",
         conc(r.effective_concurrency),
         crate::numbers::grouped(r.max_model_len as usize),
         crate::numbers::grouped(r.kv_tokens as usize),

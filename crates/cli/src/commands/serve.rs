@@ -38,8 +38,17 @@ pub struct ServeArgs {
     #[arg(long, default_value = "h100-80gb")]
     gpu: String,
     /// Tensor-parallel degree (GPUs).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, visible_alias = "tensor-parallel-size", default_value_t = 1)]
     tp: u64,
+    /// Pipeline stages (vLLM --pipeline-parallel-size, SGLang --pp-size).
+    #[arg(long, visible_aliases = ["pp", "pp-size"], default_value_t = 1)]
+    pipeline_parallel_size: u64,
+    /// Data-parallel replicas (vLLM --data-parallel-size, SGLang --dp-size).
+    #[arg(long, visible_aliases = ["dp", "dp-size"], default_value_t = 1)]
+    data_parallel_size: u64,
+    /// Routed experts split whole over the tp × dp GPUs (vLLM --enable-expert-parallel).
+    #[arg(long)]
+    enable_expert_parallel: bool,
     /// How the checkpoint stores its weights: bf16, fp16, fp8, int8, int4, mxfp4, nvfp4, or a
     /// llama.cpp type (q4_k_m, q5_k_m, q6_k, q8_0, q4_0).
     #[arg(long, value_parser = |s: &str| s.parse::<Checkpoint>())]
@@ -160,6 +169,9 @@ fn setup_of(a: &ServeArgs) -> Result<(ServeSetup, Option<String>), String> {
     });
     let mut s = ServeSetup::new(engine, &id, arch, gpu);
     s.tp = a.tp;
+    s.pp = a.pipeline_parallel_size;
+    s.dp = a.data_parallel_size;
+    s.expert_parallel = a.enable_expert_parallel;
     s.checkpoint = a
         .dtype
         .or(read.as_ref().map(|r| r.0))

@@ -105,8 +105,9 @@ pub fn activation_peak(arch: &ModelArch, tp: u64, tokens: u64, seqs: u64) -> u64
 }
 
 /// CUDA graph memory for the default capture list up to `max_batch` (vLLM: 1, 2, 4, then steps of
-/// 8 below 256 and of 16 from 256: 51 sizes up to 512; SGLang's list is alike).
-pub fn cuda_graph_bytes(arch: &ModelArch, max_batch: u64) -> u64 {
+/// 8 below 256 and of 16 from 256: 51 sizes up to 512; SGLang's list is alike) on a GPU holding
+/// `layers` blocks (a pipeline stage's).
+pub fn cuda_graph_bytes(layers: u64, max_batch: u64) -> u64 {
     if max_batch == 0 {
         return 0;
     }
@@ -117,7 +118,7 @@ pub fn cuda_graph_bytes(arch: &ModelArch, max_batch: u64) -> u64 {
     } else {
         0
     };
-    (small + by_8 + by_16) * (arch.layers + 1) * GRAPH_BYTES_PER_SIZE_LAYER
+    (small + by_8 + by_16) * (layers + 1) * GRAPH_BYTES_PER_SIZE_LAYER
 }
 
 fn ceil_div(a: u64, b: u64) -> u64 {
@@ -140,10 +141,10 @@ pub fn budget(setup: &ServeSetup, knobs: &Knobs) -> Result<Budget, ServeError> {
         .cuda_total_bytes
         .unwrap_or(cuda_total(setup.gpu.capacity_bytes));
     let tp = setup.tp;
-    let weights = ceil_div(w.total, tp);
+    let (weights, gpu_experts) = gpu_weights(setup, &w);
     let activations = activation_peak(arch, tp, knobs.max_num_batched_tokens, knobs.max_num_seqs);
     let graphs = if knobs.cuda_graphs {
-        cuda_graph_bytes(arch, knobs.cuda_graph_max_batch)
+        cuda_graph_bytes(setup.stage_layers(), knobs.cuda_graph_max_batch)
     } else {
         0
     };
@@ -180,15 +181,46 @@ pub fn budget(setup: &ServeSetup, knobs: &Knobs) -> Result<Budget, ServeError> {
         per_gpu,
         kv_signed,
         max_model_len: knobs.max_model_len,
-        gpu_layers: arch.layers,
+        gpu_layers: setup.stage_layers(),
         output_on_gpu: true,
         placed: PlacedBytes {
             gpu: weights,
-            gpu_experts: ceil_div(w.experts, tp),
+            gpu_experts,
             ..PlacedBytes::default()
         },
         weights: w,
     })
+}
+
+/// The weights on the busiest GPU, bytes, and the routed experts' part of them: the heaviest
+/// pipeline stage's blocks (⌈layers / pp⌉ of them, their share of the block bytes) with the
+/// embedding or the head (the larger half of the rest; a tied pair is held whole at both ends),
+/// split over `tp`, the routed experts over `tp × dp` under expert parallelism. One stage, no
+/// expert parallelism: the checkpoint over `tp`, rounded up.
+fn gpu_weights(setup: &ServeSetup, w: &WeightBytes) -> (u64, u64) {
+    let tp = setup.tp;
+    if setup.pp == 1 && !setup.expert_parallel {
+        return (ceil_div(w.total, tp), ceil_div(w.experts, tp));
+    }
+    let layers = setup.arch.layers.max(1);
+    let stage =
+        |bytes: u64| (bytes as u128 * setup.stage_layers() as u128).div_ceil(layers as u128) as u64;
+    let rest = w.total - w.blocks;
+    let ends = if setup.pp == 1 || setup.arch.tied_embeddings {
+        rest
+    } else {
+        rest.div_ceil(2)
+    };
+    let experts_over = if setup.expert_parallel {
+        tp.saturating_mul(setup.dp)
+    } else {
+        tp
+    };
+    let experts = ceil_div(stage(w.experts), experts_over);
+    (
+        ceil_div(stage(w.blocks - w.experts) + ends, tp) + experts,
+        experts,
+    )
 }
 
 /// The tensors llama.cpp loads for `setup`: a GGUF file's own, or the architecture's in the
@@ -311,10 +343,10 @@ mod tests {
     fn the_default_capture_list_has_51_sizes_up_to_512() {
         let a = find_model("llama-3-8b").unwrap().arch;
         assert_eq!(
-            cuda_graph_bytes(&a, 512),
+            cuda_graph_bytes(a.layers, 512),
             51 * 33 * GRAPH_BYTES_PER_SIZE_LAYER
         );
-        assert_eq!(cuda_graph_bytes(&a, 0), 0);
+        assert_eq!(cuda_graph_bytes(a.layers, 0), 0);
     }
 
     #[test]

@@ -23,6 +23,15 @@ pub struct ServeSetup {
     pub gpu: GpuPreset,
     /// Tensor-parallel degree (GPUs); 1 for llama.cpp.
     pub tp: u64,
+    /// Pipeline-parallel degree: the blocks split into this many stages of consecutive layers
+    /// (vLLM `pipeline_parallel_size`, SGLang `pp_size`); 1 for llama.cpp.
+    pub pp: u64,
+    /// Data-parallel replicas, each of `tp × pp` GPUs (vLLM `data_parallel_size`, SGLang
+    /// `dp_size`); 1 for llama.cpp.
+    pub dp: u64,
+    /// Expert parallelism (vLLM `enable_expert_parallel`): routed experts split whole over all
+    /// `tp × dp` GPUs of a stage instead of each expert over `tp`; MoE models only.
+    pub expert_parallel: bool,
     /// How the checkpoint stores its weights.
     pub checkpoint: Checkpoint,
     /// KV cache element type.
@@ -80,7 +89,7 @@ pub const DEFAULT_CPU_BYTES_PER_S: u64 = 89_600_000_000;
 /// The largest accepted context, concurrency or token count (10 million): past it no engine runs.
 pub const TOKEN_LIMIT: u64 = 10_000_000;
 
-/// The largest tensor-parallel degree accepted.
+/// The largest tensor-parallel (or data-parallel) degree accepted.
 pub const TP_LIMIT: u64 = 1024;
 
 /// Why a serving question cannot be answered. Messages name the knob as the engine spells it.
@@ -132,6 +141,13 @@ pub enum ServeError {
     },
     /// Tensor parallelism asked of llama.cpp.
     LlamaCppTp,
+    /// Pipeline, data or expert parallelism asked of llama.cpp.
+    LlamaCppParallel {
+        /// The knob.
+        knob: &'static str,
+    },
+    /// Expert parallelism asked of a model without routed experts.
+    NoExperts,
     /// A llama.cpp-only knob (a GGUF file, `-ot`, flash attention off) asked of another engine.
     LlamaCppOnly {
         /// The knob.
@@ -193,6 +209,14 @@ impl std::fmt::Display for ServeError {
                 f,
                 "llama.cpp splits layers, not tensors, across GPUs: use tp 1 (and n_gpu_layers)"
             ),
+            ServeError::LlamaCppParallel { knob } => write!(
+                f,
+                "{knob} is for vLLM, SGLang and TensorRT-LLM: llama.cpp serves here from one GPU (and the host)"
+            ),
+            ServeError::NoExperts => write!(
+                f,
+                "expert parallel needs routed experts, and this model is dense: use tensor or data parallel"
+            ),
             ServeError::LlamaCppOnly { knob, engine } => write!(
                 f,
                 "{knob} is llama.cpp's; {} {}",
@@ -217,6 +241,18 @@ impl std::fmt::Display for ServeError {
 }
 
 impl std::error::Error for ServeError {}
+
+impl ServeSetup {
+    /// Blocks each pipeline stage holds (the first stages take the remainder): ⌈layers / pp⌉.
+    pub fn stage_layers(&self) -> u64 {
+        self.arch.layers.max(1).div_ceil(self.pp.max(1))
+    }
+
+    /// GPUs in all: tp × pp × dp.
+    pub fn gpus(&self) -> u64 {
+        self.tp.saturating_mul(self.pp).saturating_mul(self.dp)
+    }
+}
 
 /// Every knob's value as the engine would run it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -290,6 +326,9 @@ impl ServeSetup {
             arch,
             gpu,
             tp: 1,
+            pp: 1,
+            dp: 1,
+            expert_parallel: false,
             checkpoint: Checkpoint::Bf16,
             kv_dtype: KvDtype::Bf16,
             memory_fraction: None,
@@ -386,6 +425,12 @@ impl ServeSetup {
             _ => Ok(()),
         };
         count("tensor parallel", Some(self.tp), TP_LIMIT)?;
+        count(
+            "pipeline parallel (at most one stage per layer)",
+            Some(self.pp),
+            self.arch.layers.max(1),
+        )?;
+        count("data parallel", Some(self.dp), TP_LIMIT)?;
         count("max_model_len", self.max_model_len, TOKEN_LIMIT)?;
         count("max_num_seqs", self.max_num_seqs, TOKEN_LIMIT)?;
         count(
@@ -427,6 +472,18 @@ impl ServeSetup {
         }
         if llama && self.tp != 1 {
             return Err(ServeError::LlamaCppTp);
+        }
+        for (knob, asked) in [
+            ("pipeline parallel", self.pp > 1),
+            ("data parallel", self.dp > 1),
+            ("expert parallel", self.expert_parallel),
+        ] {
+            if llama && asked {
+                return Err(ServeError::LlamaCppParallel { knob });
+            }
+        }
+        if self.expert_parallel && self.arch.experts <= 1 {
+            return Err(ServeError::NoExperts);
         }
         let engine = self.engine;
         let only = |knob| Err(ServeError::LlamaCppOnly { knob, engine });

@@ -89,7 +89,7 @@ impl Roofline<'_> {
             .saturating_sub(placed.host_experts);
         let host = host_dense as f64 + touched * placed.host_experts as f64;
         let a = &self.setup.arch;
-        let host_kv = if b.gpu_layers < a.layers {
+        let host_kv = if self.setup.engine == super::Engine::LlamaCpp && b.gpu_layers < a.layers {
             let all = KvLayout {
                 layers: a.layers,
                 ..kv
@@ -106,7 +106,7 @@ impl Roofline<'_> {
         let tp = self.setup.tp as f64;
         let per_token =
             2.0 * a.active_params() as f64 + 4.0 * (a.layers * a.q_width()) as f64 * ctx as f64;
-        c as f64 * per_token / tp
+        c as f64 * per_token / tp / self.setup.pp as f64
     }
 
     fn memory_seconds(&self, c: u64, ctx: u64) -> f64 {
@@ -119,13 +119,17 @@ impl Roofline<'_> {
         self.flops().map(|f| self.step_flops(c, ctx) / f)
     }
 
+    /// Decode at concurrency `c`: with `pp` stages the sequences run as `pp` microbatches of
+    /// ⌈c / pp⌉, one in each stage at a time, so a token takes `pp` stage steps.
     fn decode(&self, c: u64, ctx: u64) -> Decode {
-        let memory = self.memory_seconds(c, ctx);
-        let compute = self.compute_seconds(c, ctx).unwrap_or(0.0);
-        let step = memory.max(compute);
+        let pp = self.setup.pp.max(1);
+        let micro = |c: u64| c.div_ceil(pp);
+        let memory = self.memory_seconds(micro(c), ctx);
+        let compute = self.compute_seconds(micro(c), ctx).unwrap_or(0.0);
+        let step = pp as f64 * memory.max(compute);
         let compute_bound = |c: u64| {
-            self.compute_seconds(c, ctx)
-                .is_some_and(|t| t >= self.memory_seconds(c, ctx))
+            self.compute_seconds(micro(c), ctx)
+                .is_some_and(|t| t >= self.memory_seconds(micro(c), ctx))
         };
         let compute_bound_from = if !compute_bound(TOKEN_LIMIT) {
             None
@@ -168,9 +172,12 @@ impl Roofline<'_> {
                 seconds: None,
             };
         };
+        // Per stage; the prompt passes the `pp` stages one after another.
+        let pp = self.setup.pp.max(1) as f64;
         let work = (2.0 * a.active_params() as f64 * p as f64
             + 2.0 * (a.layers * a.q_width()) as f64 * (p as f64).powi(2))
-            / tp;
+            / tp
+            / pp;
         let chunks = p.div_ceil(self.knobs.max_num_batched_tokens.max(1)) as f64;
         let weights = self.budget.per_gpu.weights as f64 / self.bandwidth();
         let host = match self.setup.gpu.pcie_bytes_per_s {
@@ -182,7 +189,7 @@ impl Roofline<'_> {
         };
         Prefill {
             tokens: p,
-            seconds: Some((work / flops).max(chunks * weights) + chunks * host),
+            seconds: Some(pp * ((work / flops).max(chunks * weights) + chunks * host)),
         }
     }
 }

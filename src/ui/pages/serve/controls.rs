@@ -143,6 +143,8 @@ pub fn ServeControls() -> impl IntoView {
     });
     let prefix = Signal::derive(move || state.query.with(|q| q.prefix.to_string()));
     let tp = Signal::derive(move || state.query.with(|q| q.tp.to_string()));
+    let pp = Signal::derive(move || state.query.with(|q| q.pp.to_string()));
+    let dp = Signal::derive(move || state.query.with(|q| q.dp.to_string()));
     let prompt = Signal::derive(move || state.query.with(|q| q.prompt.to_string()));
     let cpu_moe = Signal::derive(move || state.query.with(|q| q.cpu_moe.to_string()));
     let ot = Signal::derive(move || state.query.with(|q| q.ot.clone()));
@@ -158,7 +160,7 @@ pub fn ServeControls() -> impl IntoView {
                             let ok = |c: Checkpoint| (e == Engine::LlamaCpp) == c.gguf_dtype().is_some() || matches!(c, Checkpoint::Bf16 | Checkpoint::Fp16);
                             if !ok(q.dtype) { q.dtype = if e == Engine::LlamaCpp { Checkpoint::Q4KM } else { Checkpoint::Bf16 }; }
                             if q.kv.llama_cpp_only() != (e == Engine::LlamaCpp) { q.kv = KvDtype::Bf16; }
-                            if e == Engine::LlamaCpp { q.tp = 1; } else { q.ot.clear(); q.fa = true; }
+                            if e == Engine::LlamaCpp { q.tp = 1; q.pp = 1; q.dp = 1; q.ep = false; } else { q.ot.clear(); q.fa = true; }
                         })
                     }) />
                 <SelectField label="Model" key="model" options=models
@@ -191,6 +193,19 @@ pub fn ServeControls() -> impl IntoView {
                             }) />
                     })}
                 </div>
+                <Show when=move || !llama()>
+                    <div class="row2">
+                        <CheckedField label="Pipeline parallel" key="pp" value=pp hint="Stages of consecutive layers (pipeline_parallel_size): each GPU holds its stage's weights and KV cache"
+                            check=Callback::new(|t: String| parse_count(&t, TP_LIMIT).err())
+                            on_change=Callback::new(move |t: String| if let Ok(n) = parse_count(&t, TP_LIMIT) { state.set(|q| q.pp = n) }) />
+                        <CheckedField label="Data parallel" key="dp" value=dp hint="Replicas of the tp × pp GPUs (data_parallel_size): more requests in all, the same memory each"
+                            check=Callback::new(|t: String| parse_count(&t, TP_LIMIT).err())
+                            on_change=Callback::new(move |t: String| if let Ok(n) = parse_count(&t, TP_LIMIT) { state.set(|q| q.dp = n) }) />
+                    </div>
+                    <CheckField label="Expert parallel (enable_expert_parallel)" key="ep"
+                        value=Signal::derive(move || state.query.with(|q| q.ep))
+                        on_change=Callback::new(move |v: bool| state.set(|q| q.ep = v)) />
+                </Show>
             </fieldset>
             <fieldset>
                 <legend>"Weights and KV cache"</legend>

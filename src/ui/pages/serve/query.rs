@@ -1,7 +1,8 @@
 //! The Serve page's URL state: engine, model (a preset, or a `config.json`'s architecture as one
 //! `arch` text), GPU, tensor parallelism, checkpoint and KV types,
 //! and each engine knob (unset: the engine's default). URL keys are the CLI's flags without the
-//! engine prefixes (`util`, `len`, `seqs`, `tokens`, `block`, `eager`, `prefix`, `conc`,
+//! engine prefixes (`tp`, `pp`, `dp`, `ep`, `util`, `len`, `seqs`, `tokens`, `block`, `eager`,
+//! `prefix`, `conc`,
 //! `prompt`, `ngl`, `cpu_moe`, `ot` (llama.cpp's `-ot` text), `fa` (`0`: flash attention off);
 //! `bw` and `fe` the shares of peak bandwidth and FLOP/s). A GGUF file is not in the link: it
 //! stays in the page ([`super::ServeState::file`]).
@@ -28,6 +29,12 @@ pub struct ServeQuery {
     pub gpu: String,
     /// Tensor-parallel degree.
     pub tp: u64,
+    /// Pipeline stages.
+    pub pp: u64,
+    /// Data-parallel replicas.
+    pub dp: u64,
+    /// Expert parallelism (MoE).
+    pub ep: bool,
     /// Checkpoint format.
     pub dtype: Checkpoint,
     /// KV cache type.
@@ -70,6 +77,9 @@ impl Default for ServeQuery {
             arch: None,
             gpu: "h100-80gb".into(),
             tp: 1,
+            pp: 1,
+            dp: 1,
+            ep: false,
             dtype: Checkpoint::Bf16,
             kv: KvDtype::Bf16,
             util: None,
@@ -104,6 +114,9 @@ impl ServeQuery {
         let gpu = find_gpu(&self.gpu).ok_or_else(|| format!("no GPU preset '{}'", self.gpu))?;
         let mut s = ServeSetup::new(self.engine, &name, arch, gpu);
         s.tp = self.tp;
+        s.pp = self.pp;
+        s.dp = self.dp;
+        s.expert_parallel = self.ep;
         s.checkpoint = self.dtype;
         s.kv_dtype = self.kv;
         s.memory_fraction = self.util;
@@ -138,6 +151,9 @@ impl ServeQuery {
         let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
         put("arch", self.arch.clone().unwrap_or_default(), String::new());
         put("tp", self.tp.to_string(), d.tp.to_string());
+        put("pp", self.pp.to_string(), "1".into());
+        put("dp", self.dp.to_string(), "1".into());
+        put("ep", (self.ep as u8).to_string(), "0".into());
         put("dtype", self.dtype.to_string(), d.dtype.to_string());
         put("kv", self.kv.to_string(), d.kv.to_string());
         put(
@@ -268,6 +284,8 @@ impl PageQuery for ServeQuery {
                 None => Err(format!("gpu: no preset '{value}'; keeping {}", self.gpu)),
             },
             "tp" => set(&mut self.tp, key, parse_count(value, TP_LIMIT)),
+            "pp" => set(&mut self.pp, key, parse_count(value, TP_LIMIT)),
+            "dp" => set(&mut self.dp, key, parse_count(value, TP_LIMIT)),
             "dtype" => set(&mut self.dtype, key, value.parse()),
             "kv" => set(&mut self.kv, key, value.parse()),
             "util" => {
@@ -321,13 +339,13 @@ impl PageQuery for ServeQuery {
                 set_opt(slot, key, r, "the default")
             }
             "prefix" => set(&mut self.prefix, key, parse_share(value, true)),
-            "eager" | "fa" => {
+            "eager" | "fa" | "ep" => {
                 let mut notes = Vec::new();
                 let on = flag(key, value, &mut notes);
-                let slot = if key == "eager" {
-                    &mut self.eager
-                } else {
-                    &mut self.fa
+                let slot = match key {
+                    "eager" => &mut self.eager,
+                    "ep" => &mut self.ep,
+                    _ => &mut self.fa,
                 };
                 match notes.pop() {
                     Some(e) => Err(e),
@@ -425,6 +443,28 @@ mod tests {
         assert_eq!((bad.ot.as_str(), bad.fa), ("", true));
         assert_eq!(shell.notes.len(), 2, "{:?}", shell.notes);
         assert!(shell.notes[0].contains("never closed"), "{:?}", shell.notes);
+    }
+
+    #[test]
+    fn pipeline_data_and_expert_parallelism_travel_in_the_link() {
+        let q = ServeQuery {
+            model: "qwen3-30b-a3b".into(),
+            tp: 2,
+            pp: 2,
+            dp: 4,
+            ep: true,
+            ..ServeQuery::default()
+        };
+        let text = q.to_query_string(false);
+        assert!(text.contains("&tp=2&pp=2&dp=4&ep=1"), "{text}");
+        let (shell, back) = parse_page_query::<ServeQuery>(&text);
+        assert!(shell.notes.is_empty(), "{:?}", shell.notes);
+        assert_eq!(back, q);
+        let s = back.setup().unwrap();
+        assert_eq!((s.gpus(), s.expert_parallel), (16, true));
+        let (shell, bad) = parse_page_query::<ServeQuery>("?tab=serve&pp=0&dp=1e15&ep=2");
+        assert_eq!((bad.pp, bad.dp, bad.ep), (1, 1, false));
+        assert_eq!(shell.notes.len(), 3, "{:?}", shell.notes);
     }
 
     #[test]
