@@ -13,7 +13,7 @@ pub fn LeftOutNote() -> impl IntoView {
         let shape = state
             .current
             .with(|t| t.as_ref().ok().map(|t| t.shape.clone()))?;
-        let left_out = state.query.with(|q| q.runnable(&shape).1);
+        let left_out = state.query.with(|q| q.runnable(q.compared(), &shape).1);
         let sentences: Vec<String> = left_out
             .iter()
             .map(|(s, why)| format!("{s} is left out: {why}."))

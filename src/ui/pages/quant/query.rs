@@ -408,13 +408,17 @@ impl QuantQuery {
         }
     }
 
-    /// [`QuantQuery::compared`] less the schemes that cannot run on a tensor of `shape` (see
-    /// [`QuantQuery::block_for`]), each with the sentence saying why, in [`Scheme::ALL`]'s
-    /// order.
-    pub fn runnable(&self, shape: &[usize]) -> (SchemeSet, Vec<(Scheme, String)>) {
-        let mut set = self.compared();
+    /// `schemes` less those that cannot run on a tensor of `shape` (see
+    /// [`QuantQuery::block_for`]), each left out with the sentence saying why, in
+    /// [`Scheme::ALL`]'s order.
+    pub fn runnable(
+        &self,
+        schemes: SchemeSet,
+        shape: &[usize],
+    ) -> (SchemeSet, Vec<(Scheme, String)>) {
+        let mut set = schemes;
         let mut left_out = Vec::new();
-        for s in self.compared().iter() {
+        for s in schemes.iter() {
             if let Err(e) = self.block_for(s, shape) {
                 set = set.without(s);
                 left_out.push((s, e.to_string()));
@@ -599,7 +603,7 @@ mod tests {
             Err(QuantError::ColumnsOutOfRange(0))
         );
         // The lab leaves such a scheme out and says why; the others still run.
-        let (set, left_out) = q.runnable(&[MAX_BLOCK + 2]);
+        let (set, left_out) = q.runnable(SchemeSet::ALL, &[MAX_BLOCK + 2]);
         assert!(!set.contains(s) && set.contains(Scheme::Nf4));
         assert_eq!(left_out.len(), 1);
         assert_eq!(left_out[0].0, s);

@@ -64,7 +64,7 @@ pub async fn compute(
     mut query: QuantQuery,
     generation: u64,
 ) {
-    query.schemes = query.runnable(&tensor.shape).0;
+    query.schemes = query.runnable(query.schemes, &tensor.shape).0;
     if query.schemes.is_empty() {
         state.progress.set(1.0);
         return;
