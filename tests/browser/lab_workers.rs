@@ -49,7 +49,7 @@ fn in_thread(t: &Tensor, q: &QuantQuery) -> Vec<(Vec<u8>, Vec<u8>)> {
             let (row, detail) = run_scheme(
                 s,
                 &t.values,
-                q.block_for(s),
+                q.block_for(s, &t.shape).unwrap(),
                 q.double_quant,
                 &overview,
                 CHUNK_VALUES,

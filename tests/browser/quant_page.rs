@@ -386,12 +386,12 @@ async fn the_lab_compares_the_families_and_schemes_picked_and_always_the_one_sho
     let q = parse_query("?tab=quant&tensor=normal&schemes=mx");
     assert!(q.notes.is_empty(), "{:?}", q.notes);
     let (root, _app) = mount_fresh(move || view! { <QuantPage initial=q.quant /> });
-    // The block-scaled family: MXFP4, NVFP4, the MXFP6 and MXFP8 pairs, FP8 1×128.
-    until_rows(&root, 7).await;
+    // The block-scaled family: MXFP4, NVFP4, the MXFP6 and MXFP8 pairs, FP8 1×128 and 128×128.
+    until_rows(&root, 8).await;
     assert_text_is(
         &root,
         "scheme-count",
-        &format!("Schemes compared: 7 of {SCHEMES}"),
+        &format!("Schemes compared: 8 of {SCHEMES}"),
     );
     assert!(by_testid(&root, "row-mxfp4")
         .class_list()
@@ -400,23 +400,23 @@ async fn the_lab_compares_the_families_and_schemes_picked_and_always_the_one_sho
     let mxfp4_sqnr = text(&root, "sqnr-mxfp4");
     // A family joins: its rows appear, the others' numbers stay.
     set_checked(&root, "family-k-quants", true);
-    until_rows(&root, 13).await;
+    until_rows(&root, 14).await;
     assert_eq!(text(&root, "sqnr-mxfp4"), mxfp4_sqnr);
     assert!(text(&root, "sqnr-q4_k").parse::<f64>().is_ok());
     // Leaving out the shown scheme shows the first one left.
     set_checked(&root, "compare-mxfp4", false);
-    until_rows(&root, 12).await;
+    until_rows(&root, 13).await;
     assert!(by_testid(&root, "row-q2_k")
         .class_list()
         .contains("selected"));
     assert_text_is(
         &root,
         "scheme-count",
-        &format!("Schemes compared: 12 of {SCHEMES}"),
+        &format!("Schemes compared: 13 of {SCHEMES}"),
     );
     // Showing a scheme from the list of all compares it too.
     choose(&root, "quant-scheme", "bf16");
-    until_rows(&root, 13).await;
+    until_rows(&root, 14).await;
     let bf16: web_sys::HtmlInputElement = by_testid(&root, "compare-bf16").unchecked_into();
     assert!(bf16.checked());
     // "Only the one shown", then "all schemes".
@@ -512,4 +512,93 @@ async fn an_embed_opens_at_its_table_with_the_charts_and_controls_one_click_away
     open_disclosure(&root, "embed-more-controls").await;
     open_disclosure(&root, "embed-more-results").await;
     assert!(shown(&root, "quant-scheme") && shown(&root, "quant-histogram"));
+}
+
+#[wasm_bindgen_test]
+async fn fp8_128x128_on_a_synthetic_tensor_matches_the_math_crate_at_its_real_columns() {
+    use bitbudget_app::ui::pages::quant::quant_table::sqnr_text;
+    use bitbudget_math::quant::generate::{generate, Distribution};
+    use bitbudget_math::quant::lab::analyse;
+    let (root, _app) = mount_computed("?tab=quant&scheme=fp8-128x128&tensor=normal&seed=4").await;
+    let s = Scheme::Fp8Block;
+    // The lab's synthetic tensor is 256 rows of 512 columns: the scheme gets 512, not the block box's 64.
+    let x = generate(Distribution::Normal, 256, 512, 0.02, 4);
+    let (row, _) = analyse(s, &x, 512, false).unwrap();
+    let (wrong, _) = analyse(s, &x, 64, false).unwrap();
+    let bits = format!("{:.3}", row.bits_per_weight);
+    assert_ne!(
+        bits,
+        format!("{:.3}", wrong.bits_per_weight),
+        "the test tells the two apart"
+    );
+    assert_text_is(&root, "bits-fp8-128x128", &bits);
+    assert_text_is(&root, "sqnr-fp8-128x128", &sqnr_text(row.metrics.sqnr_db));
+    assert_text_has(
+        &root,
+        "scheme-strip",
+        &format!("fp8-128x128: {bits} bits/weight"),
+    );
+    assert_text_is(
+        &root,
+        "cols-used",
+        "fp8-128x128 reads rows of 512 columns (the tensor's last dimension; this box is for 1D tensors)",
+    );
+    assert!(!present(&root, "left-out-note"));
+}
+
+#[wasm_bindgen_test]
+async fn a_bad_cols_value_says_why_and_the_page_keeps_working() {
+    for bad in ["0", "NaN", "1e15", "text", "-1"] {
+        let q = parse_query(&format!(
+            "?tab=quant&scheme=fp8-128x128&tensor=normal&cols={bad}"
+        ));
+        assert_eq!(q.quant.cols, None, "{bad}");
+        assert!(
+            q.notes
+                .iter()
+                .any(|n| n.starts_with("cols: ") && n.contains(&format!("'{bad}'"))),
+            "{bad}: {:?}",
+            q.notes
+        );
+    }
+    // 1e15 columns: the page computes every scheme as if no count had been given.
+    let (root, _app) =
+        mount_computed("?tab=quant&scheme=fp8-128x128&tensor=normal&cols=1e15").await;
+    let input: web_sys::HtmlInputElement = by_testid(&root, "quant-cols").unchecked_into();
+    assert_eq!(input.value(), "");
+    // A count that does not divide a 1D tensor leaves fp8-128x128 out, says why, and runs the rest.
+    let q = parse_query("?tab=quant&scheme=q8_0&tensor=normal&cols=300&schemes=q8_0,fp8-128x128");
+    let (root, _app) = mount_fresh(move || view! { <QuantPage initial=q.quant /> });
+    until_rows(&root, 2).await;
+    let values: Vec<f32> = (0..1024).map(|i| (i as f32 - 512.0) / 1024.0).collect();
+    upload(&root, "row.npy", &npy(&values));
+    until_present(&root, "left-out-note", 200).await;
+    assert_text_has(&root, "tensor-status", "row.npy");
+    assert_text_is(
+        &root,
+        "left-out-note",
+        "fp8-128x128 is left out: 1024 weights is not a whole number of rows of 300 columns (124 left over).",
+    );
+    until_rows(&root, 1).await;
+    assert!(present(&root, "row-q8_0"), "q8_0 still runs");
+    // Typed in the box, a count that does not divide stays there with a message; one that does
+    // brings fp8-128x128 back.
+    choose(&root, "quant-scheme", "fp8-128x128");
+    settle().await;
+    type_into(&root, "quant-cols", "7");
+    settle().await;
+    assert_has(&text(&root, "quant-cols-error"), "rows of 7 columns");
+    type_into(&root, "quant-cols", "256");
+    settle().await;
+    assert!(!present(&root, "quant-cols-error"));
+    until_rows(&root, 2).await;
+    assert!(!present(&root, "left-out-note"));
+    assert_text_has(&root, "cols-used", "rows of 256 columns (this box)");
+    let (row, _) =
+        bitbudget_math::quant::lab::analyse(Scheme::Fp8Block, &values, 256, false).unwrap();
+    assert_text_is(
+        &root,
+        "bits-fp8-128x128",
+        &format!("{:.3}", row.bits_per_weight),
+    );
 }

@@ -1,6 +1,7 @@
 //! End-to-end tests of the `bitbudget` binary: exit codes, messages and JSON contracts.
 
 use bitbudget_math::memory::Part;
+use bitbudget_math::quant::scheme::Scheme;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -464,6 +465,120 @@ fn quantize_report_counts_non_finite_values_instead_of_hiding_them() {
     );
 }
 
+/// fp8-128x128 takes the tensor's columns from `--cols`: its bytes are the codec's, they read
+/// back through `dequantize`, and a missing, zero, ragged, huge or non-numeric count, `--block`,
+/// and `--cols` on another scheme are errors that say why.
+#[test]
+fn fp8_128x128_takes_the_columns_from_cols() {
+    let dir = std::env::temp_dir().join(format!("bitbudget-cols-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = include_bytes!("../../math/tests/fixtures/ggml/input.f32");
+    let x: Vec<f32> = input
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let cols = (1..=x.len())
+        .rev()
+        .find(|c| x.len() % c == 0 && *c < x.len() && *c > 128);
+    let cols = cols.unwrap_or(x.len());
+    let (raw, q, back) = (dir.join("w.f32"), dir.join("w.q"), dir.join("back.f32"));
+    std::fs::write(&raw, input).unwrap();
+    let path = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    let c = cols.to_string();
+    let out = bitbudget(
+        &[
+            "quantize",
+            "--scheme",
+            "fp8-128x128",
+            "--cols",
+            &c,
+            &path(&raw),
+            &path(&q),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want = bitbudget_math::quant::codec::quantize(Scheme::Fp8Block, &x, cols).unwrap();
+    assert_eq!(std::fs::read(&q).unwrap(), want);
+    let out = bitbudget(
+        &[
+            "dequantize",
+            "--scheme",
+            "fp8-128x128",
+            "--cols",
+            &c,
+            &path(&q),
+            &path(&back),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let y = bitbudget_math::quant::codec::dequantize(Scheme::Fp8Block, &want, cols).unwrap();
+    let y: Vec<u8> = y.iter().flat_map(|v| v.to_le_bytes()).collect();
+    assert_eq!(std::fs::read(&back).unwrap(), y);
+    let report = json(&[
+        "quantize",
+        "--scheme",
+        "fp8-128x128",
+        "--cols",
+        &c,
+        "--report",
+        &path(&raw),
+    ]);
+    assert_eq!(report["cols"], cols);
+    assert_eq!(report["bytes"], want.len());
+    let fp8 = ["quantize", "--scheme", "fp8-128x128"];
+    fn with<'a>(fp8: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+        [fp8, extra, &["-", "-"]].concat()
+    }
+    fails_with(&with(&fp8, &[]), input, "needs the tensor's column count");
+    fails_with(&with(&fp8, &["--cols", "0"]), input, "0 columns");
+    fails_with(
+        &with(&fp8, &["--cols", "1e15"]),
+        input,
+        "between 1 and 16777216",
+    );
+    fails_with(&with(&fp8, &["--cols", "abc"]), input, "not a number");
+    let ragged = (x.len() + 1).to_string();
+    fails_with(
+        &with(&fp8, &["--cols", &ragged]),
+        input,
+        "not a whole number of rows",
+    );
+    fails_with(
+        &with(&fp8, &["--cols", &c, "--block", "64"]),
+        input,
+        "--block does not apply",
+    );
+    fails_with(
+        &["quantize", "--scheme", "q8_0", "--cols", "64", "-", "-"],
+        input,
+        "--cols applies to fp8-1x128 and fp8-128x128 only",
+    );
+    fails_with(
+        &[
+            "quantize",
+            "--scheme",
+            "fp8-1x128",
+            "--cols",
+            "200",
+            "-",
+            "-",
+        ],
+        input,
+        "must be a positive multiple of 128",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn quantize_rejects_partial_blocks_and_bad_schemes() {
     fails_with(
@@ -778,12 +893,19 @@ fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
     // 4096 values: whole K-quant super-blocks.
     let input = gpu_test_input(4096 - 64);
     for scheme in bitbudget_math::quant::scheme::Scheme::ALL {
+        // 4032 values: 63 rows of 64 columns for fp8-128x128.
+        let cols: &[&str] = match scheme.needs_columns() {
+            true => &["--cols", "64"],
+            false => &[],
+        };
         let scheme = scheme.name();
         let on = |device| {
-            let out = bitbudget(
-                &["quantize", "--device", device, "--scheme", scheme, "-", "-"],
-                &input,
-            );
+            let args = [
+                &["quantize", "--device", device, "--scheme", scheme][..],
+                cols,
+                &["-", "-"],
+            ];
+            let out = bitbudget(&args.concat(), &input);
             assert!(
                 out.status.success(),
                 "{scheme} {device}: {}",
@@ -796,14 +918,11 @@ fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
         let back = |device| {
             bitbudget(
                 &[
-                    "dequantize",
-                    "--device",
-                    device,
-                    "--scheme",
-                    scheme,
-                    "-",
-                    "-",
-                ],
+                    &["dequantize", "--device", device, "--scheme", scheme][..],
+                    cols,
+                    &["-", "-"],
+                ]
+                .concat(),
                 &cpu,
             )
             .stdout

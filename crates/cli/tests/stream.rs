@@ -118,14 +118,17 @@ fn every_scheme_streams_the_one_shot_bytes_through_files_and_pipes() {
     let dir = Scratch::new("schemes");
     let x = values();
     for s in Scheme::ALL {
-        let block = if s == Scheme::Nf4 {
-            8
-        } else {
-            s.default_block()
+        let block = match s {
+            Scheme::Nf4 => 8,
+            // 5056 values: 79 rows of 64 columns (a band of 128 rows, short).
+            Scheme::Fp8Block => 64,
+            _ => s.default_block(),
         };
         let block_arg = block.to_string();
         let mut flags = vec!["--scheme", s.name()];
-        if !matches!(s, Scheme::F8E4M3 | Scheme::F8E5M2) {
+        if s.needs_columns() {
+            flags.extend(["--cols", &block_arg]);
+        } else if !matches!(s, Scheme::F8E4M3 | Scheme::F8E5M2) {
             flags.extend(["--block", &block_arg]);
         }
         let (bytes, y) = both_ways(&dir, &flags, &le(&x));

@@ -36,6 +36,7 @@
 mod arithmetic_check;
 mod context;
 mod dispatch;
+mod fp8_blocks;
 mod layout;
 mod measure;
 mod part;

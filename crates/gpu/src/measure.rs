@@ -48,7 +48,7 @@ use bitbudget_math::quant::analysis::PartQuantizer;
 use bitbudget_math::quant::analysis::SchemeResult;
 use bitbudget_math::quant::histogram::{GrowingHistogram, FINE};
 use bitbudget_math::quant::lab::{
-    HeatRun, MeasureSetup, Overview, PartSummary, SchemeDetail, SchemeRun,
+    summarize, HeatRun, MeasureSetup, Overview, PartSummary, SchemeDetail, SchemeRun,
 };
 use bitbudget_math::quant::nf4;
 use bitbudget_math::quant::scheme::Scheme;
@@ -108,6 +108,14 @@ pub async fn measure_part(
         return Ok((part_bytes(gpu, quantizer, padded).await?, summary));
     }
     let (scheme, block) = (quantizer.scheme(), quantizer.block());
+    if scheme == Scheme::Fp8Block {
+        // Its 2D blocks are quantized and dequantized on the device, then measured here: the
+        // summary is the CPU reference itself, so its sums are exact.
+        let bytes = crate::fp8_blocks::quantize(gpu, padded, block).await?;
+        let values = crate::fp8_blocks::dequantize(gpu, &bytes, block).await?;
+        let approx = &values[..original.len()];
+        return Ok((bytes, summarize(setup, original, approx)));
+    }
     let l = check(scheme, block, padded.len())?;
     let family = l.quantize;
     let scalar = match quantizer.fp8_scale() {

@@ -40,7 +40,8 @@ pub(crate) fn check(scheme: Scheme, block: usize, n: usize) -> Result<Layout, Gp
 /// Quantizes `x` into `scheme`'s bytes, exactly the bytes of
 /// `bitbudget_math::quant::codec::quantize(scheme, x, block)`: same rounding (ties, zero blocks,
 /// subnormals, NaN and ±∞ included), same layout. `x.len()` must be a whole number of blocks;
-/// GGML and MXFP4 use 32-weight blocks, FP8 and the casts ignore `block`. The tensor is streamed
+/// GGML and MXFP4 use 32-weight blocks, FP8 and the casts ignore `block`; for `fp8-128x128`
+/// `block` is the column count and `x` whole rows of it. The tensor is streamed
 /// in chunks of whole blocks within the adapter's limits, double-buffered (chunk k + 1 is written
 /// and computed while chunk k is read back; see `dispatch::Overlap`); FP8 reads it twice (its
 /// per-tensor scale needs the whole tensor's absmax first).
@@ -78,6 +79,10 @@ pub(crate) async fn quantize_watched(
     scale: Option<f32>,
     mut watch: Option<&mut Stopwatch<'_>>,
 ) -> Result<Vec<u8>, GpuError> {
+    if scheme == Scheme::Fp8Block {
+        // Bands of 128 rows, `block` columns (fp8_blocks.rs); its phases are not timed apart.
+        return crate::fp8_blocks::quantize(gpu, x, block).await;
+    }
     let l = check(scheme, block, x.len())?;
     let family = l.quantize;
     let consts = fp8_consts(scheme);
@@ -252,6 +257,9 @@ pub async fn dequantize(
     bytes: &[u8],
     block: usize,
 ) -> Result<Vec<f32>, GpuError> {
+    if scheme == Scheme::Fp8Block {
+        return crate::fp8_blocks::dequantize(gpu, bytes, block).await;
+    }
     let l = check(scheme, block, 0)?;
     let (scalar, body) = if l.per_tensor_scale {
         if bytes.len() < 4 {

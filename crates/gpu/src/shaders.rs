@@ -80,6 +80,8 @@ pub(crate) enum Family {
     QuantizeFp8,
     /// FP8 E4M3 with an FP32 scale per 1×128 tile (`measure`, `quantize`).
     QuantizeFp8Tile,
+    /// FP8 E4M3 with an FP32 scale per 128×128 block (`measure`, `quantize`).
+    QuantizeFp8Block,
     /// bf16 and f16 casts (`quantize`).
     QuantizeHalf,
     /// MXFP8 and MXFP6 (`measure`, `quantize`).
@@ -104,6 +106,8 @@ pub(crate) enum Family {
     DequantizeFp8,
     /// FP8 1×128 tiles (`dequantize`).
     DequantizeFp8Tile,
+    /// FP8 128×128 blocks (`dequantize`).
+    DequantizeFp8Block,
     /// bf16 and f16 (`dequantize`).
     DequantizeHalf,
     /// Q2_K … Q6_K (`dequantize`).
@@ -156,6 +160,10 @@ impl Family {
             Family::QuantizeFp8Tile => (
                 "quantize_fp8_tile",
                 include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_fp8_tile.wgsl")),
+            ),
+            Family::QuantizeFp8Block => (
+                "quantize_fp8_block",
+                include_str!(concat!(env!("OUT_DIR"), "/shaders/quantize_fp8_block.wgsl")),
             ),
             Family::QuantizeHalf => (
                 "quantize_half",
@@ -212,6 +220,13 @@ impl Family {
                 include_str!(concat!(
                     env!("OUT_DIR"),
                     "/shaders/dequantize_fp8_tile.wgsl"
+                )),
+            ),
+            Family::DequantizeFp8Block => (
+                "dequantize_fp8_block",
+                include_str!(concat!(
+                    env!("OUT_DIR"),
+                    "/shaders/dequantize_fp8_block.wgsl"
                 )),
             ),
             Family::DequantizeHalf => (
@@ -300,6 +315,7 @@ impl Family {
                 | Family::DequantizeZeroPoint
                 | Family::DequantizeFp8
                 | Family::DequantizeFp8Tile
+                | Family::DequantizeFp8Block
                 | Family::DequantizeHalf
                 | Family::DequantizeKQuant
                 | Family::DequantizeIq4Nl
@@ -310,7 +326,7 @@ impl Family {
 
     /// Every family (the shader validation test compiles them all).
     #[cfg(all(test, not(target_arch = "wasm32")))]
-    pub(crate) const ALL: [Family; 26] = [
+    pub(crate) const ALL: [Family; 28] = [
         Family::MeasureLab,
         Family::CheckArithmetic,
         Family::QuantizeGgml,
@@ -320,6 +336,7 @@ impl Family {
         Family::QuantizeZeroPoint,
         Family::QuantizeFp8,
         Family::QuantizeFp8Tile,
+        Family::QuantizeFp8Block,
         Family::QuantizeHalf,
         Family::QuantizeMx,
         Family::QuantizeNvfp4,
@@ -332,6 +349,7 @@ impl Family {
         Family::DequantizeZeroPoint,
         Family::DequantizeFp8,
         Family::DequantizeFp8Tile,
+        Family::DequantizeFp8Block,
         Family::DequantizeHalf,
         Family::DequantizeKQuant,
         Family::DequantizeIq4Nl,

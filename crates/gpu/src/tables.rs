@@ -88,7 +88,7 @@ pub(crate) fn table_of(scheme: Scheme) -> Table {
     match scheme {
         Scheme::Ggml(GgmlType::Mxfp4) => Table::Mxfp4,
         Scheme::Nf4 => Table::Nf4,
-        Scheme::F8E4M3 | Scheme::Fp8Tile => Table::F8E4M3,
+        Scheme::F8E4M3 | Scheme::Fp8Tile | Scheme::Fp8Block => Table::F8E4M3,
         Scheme::F8E5M2 => Table::F8E5M2,
         Scheme::Iq4Nl => Table::Iq4Nl,
         Scheme::Nvfp4 => Table::Nvfp4,
@@ -103,7 +103,7 @@ pub(crate) fn table_of(scheme: Scheme) -> Table {
 /// description and codec. Zeros for other schemes.
 pub(crate) fn fp8_consts(scheme: Scheme) -> [u32; 4] {
     let (id, codec) = match scheme {
-        Scheme::F8E4M3 | Scheme::Fp8Tile => (FormatId::F8E4M3, fp8::e4m3()),
+        Scheme::F8E4M3 | Scheme::Fp8Tile | Scheme::Fp8Block => (FormatId::F8E4M3, fp8::e4m3()),
         Scheme::F8E5M2 => (FormatId::F8E5M2, fp8::e5m2()),
         Scheme::Mx(format) => {
             // quantize_mx.wgsl: the NaN pattern's place holds emax_elem (no NaN is encoded).

@@ -486,3 +486,57 @@ fn timed_quantization_gives_the_same_bytes_and_times_each_phase() {
         }
     }
 }
+
+/// fp8-128x128 with column counts that are and are not multiples of 128 (partial blocks at the
+/// right edge), row counts around a band (partial blocks at the bottom), seeded, arbitrary and
+/// wild inputs, one chunk and many.
+#[test]
+fn fp8_128x128_matches_the_cpu_on_every_edge_of_its_blocks() {
+    let (Some(gpu), Some(chunked)) = (gpu(), chunked_gpu()) else {
+        return;
+    };
+    let s = Scheme::Fp8Block;
+    for cols in [1usize, 64, 130, 256, 300] {
+        for (i, rows) in [1usize, 127, 128, 129, 300].into_iter().enumerate() {
+            let n = rows * cols;
+            let seed = (cols * 10 + i) as u64;
+            check(gpu, s, &normal(n, seed, 0.02), cols, "normal(0, 0.02)");
+            check(
+                gpu,
+                s,
+                &any_bits(n, seed),
+                cols,
+                "arbitrary f32 bit patterns",
+            );
+            check(
+                gpu,
+                s,
+                &wild_blocks(n, 97, seed),
+                cols,
+                "magnitudes 1e-42 to 1e38",
+            );
+        }
+        let n = (SMALL_CHUNK * 3).next_multiple_of(128 * cols) + 5 * cols;
+        check(
+            chunked,
+            s,
+            &normal(n, 5, 1.5),
+            cols,
+            "several chunks of bands",
+        );
+    }
+    // Bad shapes are errors with the CPU's words.
+    let e = block_on(bitbudget_gpu::quantize(gpu, s, &[1.0; 600], 7))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("rows of 7 columns"), "{e}");
+    assert!(block_on(bitbudget_gpu::quantize(gpu, s, &[1.0; 4], 0)).is_err());
+    let bytes = codec::quantize(s, &[1.0; 600], 200).unwrap();
+    assert!(block_on(bitbudget_gpu::dequantize(
+        gpu,
+        s,
+        &bytes[..bytes.len() - 3],
+        200
+    ))
+    .is_err());
+}

@@ -1,11 +1,13 @@
 //! The Quantize lab: real quantization of real tensors, with errors you can see.
 
+pub mod columns_field;
 pub mod device_bench;
 pub mod gpu_lab;
 pub mod int8_demo;
 pub mod kquant_block;
 pub mod lab_upload;
 pub mod lab_workers;
+pub mod left_out_note;
 pub mod non_finite_note;
 pub mod pacing;
 pub mod quant_controls;
@@ -21,6 +23,7 @@ use crate::ui::components::page_intro::PageIntro;
 use crate::ui::components::sticky_summary::{StickySummary, Tone};
 use crate::ui::pages::quant::device_bench::DeviceBench;
 use crate::ui::pages::quant::int8_demo::Int8Demo;
+use crate::ui::pages::quant::left_out_note::LeftOutNote;
 use crate::ui::pages::quant::non_finite_note::NonFiniteNote;
 use crate::ui::pages::quant::quant_controls::QuantControls;
 use crate::ui::pages::quant::quant_details::QuantDetails;
@@ -108,6 +111,7 @@ pub fn QuantPage(
                         <progress max="1" prop:value=move || state.progress.get() data-testid="quant-progress" aria-label="Quantizing"></progress>
                     </Show>
                     <NonFiniteNote />
+                    <LeftOutNote />
                     <QuantTable />
                     <EmbedMore embed summary="Charts and first values of the scheme shown" testid="embed-more-results">
                         <QuantDetails />

@@ -35,7 +35,11 @@ pub fn quant_report_svg(
         let b = if s == scheme {
             block
         } else {
-            s.block(Some(block)).unwrap_or_else(|_| s.default_block())
+            // fp8-128x128's block is a column count, which another scheme's block is not.
+            s.block(Some(block))
+                .ok()
+                .filter(|_| !s.needs_columns())
+                .unwrap_or_else(|| s.default_block())
         };
         let (row, detail) = analyse(s, x, b, double_quant).map_err(|e| format!("{s}: {e}"))?;
         rows.push(row);

@@ -18,8 +18,9 @@ use crate::commands::quantize_stream::{
 use crate::io::{emit, read_all, write_all};
 use crate::stream::{Sink, Source};
 use bitbudget_math::quant::codec::{dequantize, nf4_double_quant_bytes, quantize};
+use bitbudget_math::quant::error::QuantError;
 use bitbudget_math::quant::metrics::error_metrics;
-use bitbudget_math::quant::scheme::Scheme;
+use bitbudget_math::quant::scheme::{Scheme, FP8_BLOCK, FP8_TILE};
 use clap::Args;
 
 /// Arguments of `quantize`.
@@ -31,6 +32,10 @@ pub struct QuantizeArgs {
     /// 64 for nvfp4; default 64 for absmax, zero-point and nf4).
     #[arg(long, allow_hyphen_values = true, value_parser = crate::commands::presets::parse_count)]
     block: Option<u64>,
+    /// The tensor's column count (raw f32 has no shape): fp8-128x128 needs it for its 128×128
+    /// blocks; with fp8-1x128 it must be a multiple of 128, so that the tiles follow rows.
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::commands::presets::parse_count)]
+    cols: Option<u64>,
     /// Print error metrics of a round trip as JSON instead of writing bytes.
     #[arg(long)]
     report: bool,
@@ -61,6 +66,9 @@ pub struct DequantizeArgs {
     /// Weights per block, as used when quantizing.
     #[arg(long, allow_hyphen_values = true, value_parser = crate::commands::presets::parse_count)]
     block: Option<u64>,
+    /// The column count used when quantizing (fp8-128x128, fp8-1x128).
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::commands::presets::parse_count)]
+    cols: Option<u64>,
     /// Where to dequantize: cpu, or gpu (wgpu; the same values).
     #[arg(long, value_enum, default_value_t)]
     device: Device,
@@ -109,10 +117,45 @@ fn block(scheme: Scheme, requested: Option<u64>) -> Result<usize, String> {
         .map_err(|e| e.to_string())
 }
 
+/// The codec's `block` argument from `--block` and `--cols`: for fp8-128x128 the column count
+/// (required); for fp8-1x128 its 128-value tiles, `--cols` a multiple of 128; no other scheme
+/// takes `--cols`.
+fn block_and_cols(scheme: Scheme, block: Option<u64>, cols: Option<u64>) -> Result<usize, String> {
+    let cols = cols.map(|c| c.min(usize::MAX as u64) as usize);
+    match (scheme, cols) {
+        (Scheme::Fp8Block, _) if block.is_some() => Err(format!(
+            "{scheme} has fixed 128×128 blocks: --block does not apply (give the columns with --cols)"
+        )),
+        (Scheme::Fp8Block, None) => Err(QuantError::NeedsColumns(scheme).to_string()),
+        (Scheme::Fp8Block, Some(c)) => scheme.block(Some(c)).map_err(|e| e.to_string()),
+        (Scheme::Fp8Tile, Some(c)) if c == 0 || c % FP8_TILE != 0 => Err(format!(
+            "{scheme} tiles each row in 128s: --cols {c} must be a positive multiple of 128"
+        )),
+        (Scheme::Fp8Tile, _) | (_, None) => self::block(scheme, block),
+        (_, Some(_)) => Err(format!(
+            "--cols applies to {} and {} only",
+            Scheme::Fp8Tile,
+            Scheme::Fp8Block
+        )),
+    }
+}
+
+/// Checks that `values` are whole rows of `--cols` (when given).
+fn check_rows(path: &str, values: usize, cols: Option<u64>) -> Result<(), String> {
+    match cols.map(|c| c.min(usize::MAX as u64) as usize) {
+        Some(cols) if cols > 0 && values % cols != 0 => {
+            Err(format!("{path}: {}", QuantError::Rows { values, cols }))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Runs `quantize`: streamed, or one shot (see the module docs).
 pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
     let whole = needs_whole_tensor(args.scheme, args.double_quant) && args.input == "-";
-    if args.report || args.device == Device::Gpu || whole {
+    // A shape is checked, and 2D blocks are formed, on the whole tensor.
+    let shaped = args.cols.is_some() || args.scheme == Scheme::Fp8Block;
+    if args.report || args.device == Device::Gpu || whole || shaped {
         return quantize_one_shot(args);
     }
     let mut src = Source::open(&args.input)?;
@@ -127,8 +170,9 @@ pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
 
 /// `quantize` with the whole tensor in memory.
 fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
+    let b = block_and_cols(args.scheme, args.block, args.cols)?;
     let x = read_f32(&args.input)?;
-    let b = block(args.scheme, args.block)?;
+    check_rows(&args.input, x.len(), args.cols)?;
     if args.double_quant && args.scheme != Scheme::Nf4 {
         return Err("--double-quant applies to --scheme nf4 only".into());
     }
@@ -169,7 +213,9 @@ fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
         };
         let json = serde_json::json!({
             "scheme": args.scheme.name(),
-            "block": b,
+            // Values per block (fp8-128x128: 128 × 128; its `b` is the column count).
+            "block": if args.scheme.needs_columns() { FP8_BLOCK * FP8_BLOCK } else { b },
+            "cols": args.cols,
             "weights": x.len(),
             "bytes": (bits * x.len() as f64 / 8.0).ceil() as u64,
             "bits_per_weight": bits,
@@ -200,15 +246,15 @@ fn number(v: f64) -> serde_json::Value {
 
 /// Runs `dequantize`: streamed on the CPU, one shot on the GPU.
 pub fn run_dequantize(args: DequantizeArgs) -> Result<(), String> {
-    if args.device == Device::Cpu {
+    let b = block_and_cols(args.scheme, args.block, args.cols)?;
+    // fp8-128x128's last band may be short: its length is checked on the whole input.
+    if args.device == Device::Cpu && args.scheme != Scheme::Fp8Block {
         let mut src = Source::open(&args.input)?;
-        let b = block(args.scheme, args.block)?;
         return into_sink(&args.output, |sink| {
             dequantize_streamed(&mut src, sink, args.scheme, b)
         });
     }
     let bytes = read_all(&args.input)?;
-    let b = block(args.scheme, args.block)?;
     let y = match gpu_device::open(args.device)? {
         Some(gpu) => gpu_device::dequantize(&gpu, args.scheme, &bytes, b),
         None => dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string()),

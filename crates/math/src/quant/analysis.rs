@@ -148,9 +148,9 @@ impl PartQuantizer {
     }
 
     /// Values per part for about `target` values: a whole number of blocks (of 256 blocks with
-    /// double quantization), at least one.
+    /// double quantization; of bands of 128 rows for `fp8-128x128`), at least one.
     pub fn part_len(&self, target: usize) -> usize {
-        let unit = self.block.max(1)
+        let unit = self.layout().values.max(self.block).max(1)
             * if self.nf4_mean.is_some() {
                 nf4::DQ_BLOCK
             } else {

@@ -17,7 +17,8 @@ impl Scheme {
 
     /// Checks a requested block size (`None`: the default); the block formats only take their
     /// [`Scheme::fixed_block`], FP8 takes none, NF4 needs an even size, and every block is
-    /// 1..=[`MAX_BLOCK`] values.
+    /// 1..=[`MAX_BLOCK`] values. For `fp8-128x128` the block is the tensor's column count,
+    /// 1..=[`MAX_BLOCK`] ([`QuantError::ColumnsOutOfRange`] otherwise).
     pub fn block(self, requested: Option<usize>) -> Result<usize, QuantError> {
         let b = requested.unwrap_or(self.default_block());
         match self {
@@ -30,6 +31,7 @@ impl Scheme {
             Scheme::F8E4M3 | Scheme::F8E5M2 if requested.is_some() => {
                 Err(QuantError::BlockNotApplicable(self))
             }
+            Scheme::Fp8Block if b == 0 || b > MAX_BLOCK => Err(QuantError::ColumnsOutOfRange(b)),
             _ if b == 0 || b > MAX_BLOCK => Err(QuantError::BlockOutOfRange(b)),
             Scheme::Nf4 if b % 2 == 1 => Err(QuantError::OddBlock(self)),
             _ => Ok(b),

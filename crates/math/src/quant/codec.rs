@@ -57,7 +57,19 @@ fn fp8_codec(s: Scheme) -> &'static fp8::Fp8Codec {
 /// Quantizes `x` into the scheme's bytes (see the module docs for each layout, and each
 /// quantizer for its rounding). `x.len()` must be a whole number of blocks and `block` should
 /// have passed [`Scheme::block`]; otherwise a [`QuantError::Ragged`].
+///
+/// For `fp8-128x128`, `block` is the tensor's column count: `x` must be whole rows of it
+/// ([`QuantError::Rows`]; 0 columns is [`QuantError::ColumnsOutOfRange`]).
 pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, QuantError> {
+    if s == Scheme::Fp8Block {
+        let cols = s.block(Some(block))?;
+        let mut out = Vec::with_capacity(s.layout(cols).bytes_for(x.len()));
+        super::fp8_tiles::quantize_blocks(x, cols, &mut out).map_err(|_| QuantError::Rows {
+            values: x.len(),
+            cols,
+        })?;
+        return Ok(out);
+    }
     whole_blocks(x.len(), block)?;
     let layout = s.layout(block);
     let mut out = Vec::with_capacity(layout.bytes_for(x.len()));
@@ -71,6 +83,7 @@ pub fn quantize(s: Scheme, x: &[f32], block: usize) -> Result<Vec<u8>, QuantErro
         Scheme::Nvfp4 => sized(&mut out, layout, x.len(), |o| nvfp4::quantize(x, o))?,
         Scheme::Mx(f) => sized(&mut out, layout, x.len(), |o| super::mx::quantize(f, x, o))?,
         Scheme::AbsmaxInt8 => absmax::quantize_to_bytes(x, block, &mut out),
+        Scheme::Fp8Block => unreachable!("fp8-128x128 is quantized above"),
         Scheme::Fp8Tile => {
             for tile in x.chunks_exact(layout.values) {
                 let scale = fp8_scale(Scheme::F8E4M3, tile);
@@ -170,9 +183,19 @@ pub fn nf4_double_quant_bytes_with_mean(
 
 /// Reverses [`quantize`]: exact for the stored codes (each value is code × scale computed in
 /// f32, as the scheme's quantizer documents). The byte length must be the header and a whole
-/// number of blocks, else [`QuantError::MissingHeader`] or [`QuantError::ByteLength`].
+/// number of blocks, else [`QuantError::MissingHeader`] or [`QuantError::ByteLength`]. For
+/// `fp8-128x128` (`block`: the column count) the bytes must be whole bands of 128 rows and a
+/// shorter last band ([`QuantError::ByteLength`] names the whole band's bytes).
 pub fn dequantize(s: Scheme, bytes: &[u8], block: usize) -> Result<Vec<f32>, QuantError> {
     let layout = s.layout(block);
+    if s == Scheme::Fp8Block {
+        let cols = s.block(Some(block))?;
+        return super::fp8_tiles::dequantize_blocks(bytes, cols).ok_or(QuantError::ByteLength {
+            scheme: s,
+            bytes: bytes.len(),
+            stride: layout.block_bytes,
+        });
+    }
     let Some(body) = bytes.get(layout.header_bytes..) else {
         return Err(QuantError::MissingHeader {
             scheme: s,

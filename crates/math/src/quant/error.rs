@@ -32,6 +32,17 @@ pub enum QuantError {
         /// Values per block.
         block: usize,
     },
+    /// A column count outside 1..=[`MAX_BLOCK`] for a 2D scheme (`fp8-128x128`).
+    ColumnsOutOfRange(usize),
+    /// A 2D scheme given no column count (a 1D tensor without a shape).
+    NeedsColumns(Scheme),
+    /// A number of values that is not a whole number of rows of the tensor's columns.
+    Rows {
+        /// Values given.
+        values: usize,
+        /// Columns per row.
+        cols: usize,
+    },
     /// A byte length that is not a whole number of the scheme's blocks (or 2-byte values).
     ByteLength {
         /// The scheme.
@@ -117,6 +128,18 @@ impl fmt::Display for QuantError {
                 f,
                 "{values} weights is not a whole number of {block}-weight blocks ({} left over)",
                 values % (*block).max(1)
+            ),
+            QuantError::ColumnsOutOfRange(c) => {
+                write!(f, "{c} columns: a row must have between 1 and {MAX_BLOCK}")
+            }
+            QuantError::NeedsColumns(s) => write!(
+                f,
+                "{s} quantizes 2D blocks: it needs the tensor's column count (a shape, or --cols)"
+            ),
+            QuantError::Rows { values, cols } => write!(
+                f,
+                "{values} weights is not a whole number of rows of {cols} columns ({} left over)",
+                values % (*cols).max(1)
             ),
             QuantError::ByteLength {
                 scheme,

@@ -13,7 +13,7 @@ use super::analysis::{codes, PartQuantizer, SchemeResult};
 use super::error::QuantError;
 use super::histogram::{histogram, Bins, Histogram};
 use super::nf4;
-use super::scheme::Scheme;
+use super::scheme::{Scheme, FP8_BLOCK};
 use measure::PairMeasures;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -180,6 +180,13 @@ impl<'a> SchemeRun<'a> {
         let block = block.max(1);
         let quantizer = PartQuantizer::new_at_peak(scheme, x, block, double_quant, overview.peak);
         let start = overview.peak / block * block;
+        // A 2D block's values in the peak's row share the peak's scale: its 128-column segment.
+        let peak_block = if scheme == Scheme::Fp8Block {
+            let from = start + (overview.peak - start) / FP8_BLOCK * FP8_BLOCK;
+            from..(from + FP8_BLOCK).min(start + block).min(x.len())
+        } else {
+            start..(start + block).min(x.len())
+        };
         Self {
             scheme,
             block,
@@ -196,7 +203,7 @@ impl<'a> SchemeRun<'a> {
                 block.max(32),
             ),
             first: Vec::with_capacity(FIRST_VALUES),
-            peak_block: start..(start + block).min(x.len()),
+            peak_block,
             levels: HashSet::new(),
         }
     }

@@ -39,6 +39,9 @@ pub enum ScaleKind {
     F32,
     /// An f32 scale then a u8 zero point (zero-point schemes): 5 bytes.
     F32AndZeroPoint,
+    /// One f32 scale per 128×128 block (fp8-128x128): a band of 128 rows starts with its blocks'
+    /// scales, left to right, 4·⌈C/128⌉ bytes for C columns; the band's codes follow.
+    F32Band,
     /// One f32 scale for the whole tensor, before the first block (FP8): 4 header bytes.
     TensorF32,
     /// No scale (plain casts to bf16 and f16).
@@ -183,6 +186,13 @@ impl Layout {
                 (MX_BLOCK, ScaleKind::E8M0, 1, bits, packing)
             }
             Scheme::Fp8Tile => (super::scheme::FP8_TILE, ScaleKind::F32, 4, 8, Packing::Byte),
+            // A "block" here is a band of 128 rows of `b` columns (the last band of a tensor may
+            // be shorter: see `bytes_for`).
+            Scheme::Fp8Block => {
+                let side = super::scheme::FP8_BLOCK;
+                let scales = 4 * b.div_ceil(side);
+                (side * b, ScaleKind::F32Band, scales, 8, Packing::Byte)
+            }
             Scheme::AbsmaxInt8 => (b, ScaleKind::F32, 4, 8, Packing::Byte),
             Scheme::ZeroPointUint8 => (b, ScaleKind::F32AndZeroPoint, 5, 8, Packing::Byte),
             Scheme::ZeroPointInt4 => (b, ScaleKind::F32AndZeroPoint, 5, 4, Packing::PairedNibbles),
@@ -221,9 +231,16 @@ impl Layout {
         n.div_ceil(self.values)
     }
 
-    /// Bytes that `n` values take: the header and [`Layout::blocks_for`] whole blocks. Saturates
-    /// at `usize::MAX` instead of overflowing.
+    /// Bytes that `n` values take: the header and [`Layout::blocks_for`] whole blocks (for
+    /// [`ScaleKind::F32Band`], the last band holds only its real rows: each band's scales and
+    /// one byte per value). Saturates at `usize::MAX` instead of overflowing.
     pub const fn bytes_for(&self, n: usize) -> usize {
+        if matches!(self.scale, ScaleKind::F32Band) {
+            return self
+                .blocks_for(n)
+                .saturating_mul(self.code_offset)
+                .saturating_add(n);
+        }
         self.blocks_for(n)
             .saturating_mul(self.block_bytes)
             .saturating_add(self.header_bytes)
@@ -341,6 +358,10 @@ impl Layout {
     pub fn code(&self, bytes: &[u8], i: usize) -> Option<u32> {
         let (block, j) = (i / self.values, i % self.values);
         let at = self.codes_start(block);
+        if self.packing == Packing::Byte {
+            // One byte per code: a short last block (an fp8-128x128 band) reads as well.
+            return bytes.get(at + j).map(|c| *c as u32);
+        }
         let region = bytes.get(at..at + self.code_bytes())?;
         Some(self.code_in(region, j))
     }
@@ -456,9 +477,13 @@ impl Scheme {
 
     /// Storage bits per weight including scales, for `n` weights in blocks of `block`: the
     /// layout's block bytes per block value, plus the per-tensor header spread over `n` (at least
-    /// 1). Not rounded. NF4 with double quantization is [`super::nf4::bits_per_weight`] instead.
+    /// 1); for `fp8-128x128` (`block` = columns), [`Layout::bytes_for`] `n` over `n`. Not rounded. NF4 with double quantization is [`super::nf4::bits_per_weight`] instead.
     pub fn bits_per_weight(self, block: usize, n: usize) -> f64 {
         let l = self.layout(block);
+        if l.scale == ScaleKind::F32Band {
+            // Exact for a short last band: its scales over its own values.
+            return l.bytes_for(n.max(1)) as f64 * 8.0 / n.max(1) as f64;
+        }
         (l.block_bytes * 8) as f64 / l.values as f64 + l.header_bytes as f64 * 8.0 / n.max(1) as f64
     }
 }
@@ -565,7 +590,8 @@ mod tests {
         let x: Vec<f32> = (0..512).map(|i| (i as f32 * 0.77).sin() * 0.3).collect();
         for s in Scheme::ALL {
             let l = Layout::of(s, s.default_block());
-            if l.values < 2 {
+            // fp8-128x128's bands of 128 rows: its codes are read back in fp8_tiles' tests.
+            if l.values < 2 || s == Scheme::Fp8Block {
                 continue;
             }
             let bytes = quantize(s, &x, l.values).unwrap();
@@ -592,7 +618,12 @@ mod tests {
                 let l = Layout::of(s, block);
                 let bytes = quantize(s, &x, block).unwrap();
                 assert_eq!(bytes.len(), l.bytes_for(x.len()), "{s} block {block}");
-                assert_eq!(l.blocks_for(x.len()) * l.values, x.len(), "{s}");
+                if l.scale == ScaleKind::F32Band {
+                    // Two rows of 128 columns: one short band.
+                    assert_eq!(l.blocks_for(x.len()), 1, "{s}");
+                } else {
+                    assert_eq!(l.blocks_for(x.len()) * l.values, x.len(), "{s}");
+                }
             }
         }
     }

@@ -10,7 +10,15 @@
 //!   ([`super::mx`]).
 //! - `fp8-1x128`: per tile of 128 values, the f32 scale (largest finite |x| / 448, little-endian)
 //!   then 128 E4M3 bytes (saturating round to nearest even of x / scale), as DeepSeek-V3 scales
-//!   activations.
+//!   activations. With a column count (the CLI's `--cols`), that count must be a multiple of 128,
+//!   so the tiles follow rows: 1×128 tiles within each row.
+//! - `fp8-128x128` (the `block` argument is the tensor's column count C, rows row-major): per band
+//!   of 128 rows (the last band may have fewer), the band's f32 scales (one per 128×128 block,
+//!   left to right, little-endian; largest finite |x| of the block / 448), then the band's E4M3
+//!   codes row by row in the tensor's own order. Blocks at the right and bottom edges hold only
+//!   their real values, so a band of r rows takes 4·⌈C/128⌉ + r·C bytes: DeepSeek-V3's weight
+//!   blocks, the codes laid out as its checkpoints store `weight`, each band's scales as its rows
+//!   of `weight_scale_inv`.
 //! - `absmax-int8`: per block, the f32 scale (little-endian) then B int8 codes (default B = 64).
 //! - `zeropoint-uint8`: per block, the f32 scale, the u8 zero point, then B u8 codes.
 //! - `nf4`: per block, the f32 absmax then B/2 bytes of codes (element 2i in the low nibble);
@@ -29,6 +37,8 @@ use super::{iq4_nl, nvfp4};
 
 /// Values per tile of [`Scheme::Fp8Tile`] (DeepSeek-V3, arXiv:2412.19437, section 3.3.2).
 pub const FP8_TILE: usize = 128;
+/// Rows and columns per block of [`Scheme::Fp8Block`] (DeepSeek-V3's 128×128 weight blocks).
+pub const FP8_BLOCK: usize = 128;
 
 mod family;
 pub use family::SchemeFamily;
@@ -49,6 +59,9 @@ pub enum Scheme {
     /// FP8 E4M3 with an FP32 scale per tile of 128 consecutive values: DeepSeek-V3's 1×128
     /// activation tiles (one row, 128 channels).
     Fp8Tile,
+    /// FP8 E4M3 with an FP32 scale per 128×128 block of a row-major 2D tensor: DeepSeek-V3's
+    /// weight blocks. Its `block` argument everywhere is the tensor's column count.
+    Fp8Block,
     /// Symmetric absmax INT8.
     AbsmaxInt8,
     /// Asymmetric min-max UINT8.
@@ -72,7 +85,7 @@ impl Scheme {
     ///
     /// The one list of schemes: the CLI's `--scheme`, the lab's table and picker and its URL
     /// parameter all read it.
-    pub const ALL: [Scheme; 26] = [
+    pub const ALL: [Scheme; 27] = [
         Scheme::Ggml(GgmlType::Q8_0),
         Scheme::Ggml(GgmlType::Q4_0),
         Scheme::Ggml(GgmlType::Q4_1),
@@ -91,6 +104,7 @@ impl Scheme {
         Scheme::Mx(MxFormat::Fp8E4M3),
         Scheme::Mx(MxFormat::Fp8E5M2),
         Scheme::Fp8Tile,
+        Scheme::Fp8Block,
         Scheme::Nf4,
         Scheme::AbsmaxInt8,
         Scheme::ZeroPointUint8,
@@ -115,6 +129,7 @@ impl Scheme {
             Scheme::Nvfp4 => "nvfp4",
             Scheme::Mx(f) => f.name(),
             Scheme::Fp8Tile => "fp8-1x128",
+            Scheme::Fp8Block => "fp8-128x128",
             Scheme::Nf4 => "nf4",
             Scheme::AbsmaxInt8 => "absmax-int8",
             Scheme::ZeroPointUint8 => "zeropoint-uint8",
@@ -128,7 +143,8 @@ impl Scheme {
 
     /// The block size of a format that has only one, in values: 32 for GGML, MXFP4, IQ4_NL and
     /// the MX formats, 256 for the K-quants, 64 for NVFP4; 1 for the per-value formats (FP8 and
-    /// the casts). `None` where the block is the user's choice.
+    /// the casts). `None` where the block is the user's choice, and for `fp8-128x128`, whose
+    /// `block` is the tensor's column count.
     pub const fn fixed_block(self) -> Option<usize> {
         match self {
             Scheme::Ggml(_) => Some(QK),
@@ -138,17 +154,27 @@ impl Scheme {
             Scheme::Mx(_) => Some(MX_BLOCK),
             Scheme::Fp8Tile => Some(FP8_TILE),
             Scheme::F8E4M3 | Scheme::F8E5M2 | Scheme::Bf16 | Scheme::F16 => Some(1),
-            Scheme::AbsmaxInt8 | Scheme::ZeroPointUint8 | Scheme::ZeroPointInt4 | Scheme::Nf4 => {
-                None
-            }
+            Scheme::AbsmaxInt8
+            | Scheme::ZeroPointUint8
+            | Scheme::ZeroPointInt4
+            | Scheme::Nf4
+            | Scheme::Fp8Block => None,
         }
     }
 
-    /// The block size used when none is given: [`Scheme::fixed_block`], else 64.
+    /// The block size used when none is given: [`Scheme::fixed_block`], else 64 (for
+    /// `fp8-128x128`, 128 columns: one column of blocks).
     pub const fn default_block(self) -> usize {
-        match self.fixed_block() {
-            Some(b) => b,
-            None => 64,
+        match (self, self.fixed_block()) {
+            (_, Some(b)) => b,
+            (Scheme::Fp8Block, None) => FP8_BLOCK,
+            _ => 64,
         }
+    }
+
+    /// Whether the scheme tiles a 2D tensor (`fp8-128x128`): its `block` argument is the
+    /// tensor's column count, and a tensor without a shape needs one given.
+    pub const fn needs_columns(self) -> bool {
+        matches!(self, Scheme::Fp8Block)
     }
 }

@@ -15,6 +15,7 @@ use crate::ui::pages::quant::state::{QuantState, CHUNK_VALUES};
 use bitbudget_charts::throughput::{self, Series};
 use bitbudget_math::numbers::grouped;
 use bitbudget_math::quant::codec::quantize;
+use bitbudget_math::quant::error::QuantError;
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::{Overview, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
@@ -135,7 +136,7 @@ async fn phases(scheme: Scheme, x: &[f32], block: usize) -> Result<Phases, Strin
 pub struct Report {
     /// The scheme benchmarked.
     pub scheme: String,
-    /// Its block size.
+    /// Its block size (for fp8-128x128 the columns per row), as measured.
     pub block: usize,
     /// The GPU, as the page names it (or why there is none).
     pub gpu: String,
@@ -249,9 +250,23 @@ pub fn DeviceBench() -> impl IntoView {
     let found = RwSignal::new(Vec::<Measurement>::new());
     let message = RwSignal::new(None::<String>);
     let scheme = move || state.query.with(|q| q.scheme);
+    // The block the measurements were made at (fp8-128x128: the tensor's columns).
+    let measured_block = RwSignal::new(0usize);
     let start = move |_| {
         let s = scheme();
-        let block = state.query.with_untracked(|q| q.block_for(s));
+        let shape = state
+            .current
+            .with_untracked(|t| t.as_ref().map(|t| t.shape.clone()).ok());
+        let block = match shape {
+            Some(shape) => state.query.with_untracked(|q| q.block_for(s, &shape)),
+            None if s.needs_columns() => Err(QuantError::NeedsColumns(s)),
+            None => state.query.with_untracked(|q| q.block_for(s, &[])),
+        };
+        let block = match block {
+            Ok(block) => block,
+            Err(e) => return message.set(Some(format!("{s}: {e}"))),
+        };
+        measured_block.set(block);
         running.set(true);
         progress.set(0.0);
         found.set(Vec::new());
@@ -264,7 +279,7 @@ pub fn DeviceBench() -> impl IntoView {
     };
     let report = move || Report {
         scheme: scheme().to_string(),
-        block: state.query.with(|q| q.block_for(q.scheme)),
+        block: measured_block.get(),
         gpu: state.gpu.with(GpuStatus::sentence),
         warm_up: 1,
         runs: RUNS,

@@ -80,20 +80,30 @@ async fn send_tensor(
     }
 }
 
-/// What is left to hand out: the overview, then every scheme of `query.schemes` (slowest first).
-fn jobs(query: &QuantQuery, generation: u64, tensor: u64, part_values: usize) -> VecDeque<Request> {
+/// What is left to hand out: the overview, then every scheme of `query.schemes` that can run on
+/// a tensor of `shape` (slowest first; see [`QuantQuery::block_for`]).
+fn jobs(
+    query: &QuantQuery,
+    shape: &[usize],
+    generation: u64,
+    tensor: u64,
+    part_values: usize,
+) -> VecDeque<Request> {
     let mut jobs = VecDeque::from([Request::Overview { generation, tensor }]);
     for index in slowest_first(&Scheme::ALL) {
         let scheme = Scheme::ALL[index];
         if !query.schemes.contains(scheme) {
             continue;
         }
+        let Ok(block) = query.block_for(scheme, shape) else {
+            continue;
+        };
         jobs.push_back(Request::Analyse(SchemeTask {
             generation,
             tensor,
             index,
             scheme: scheme.name().into(),
-            block: query.block_for(scheme),
+            block,
             double_quant: query.double_quant,
             part_values,
         }));
@@ -113,7 +123,7 @@ pub async fn analyse(
     progress: impl Fn(f64),
 ) -> Result<Option<Analysed>, String> {
     let (mut inbox, id) = begin(generation, tensor)?;
-    let mut queue = jobs(query, generation, id, part_values);
+    let mut queue = jobs(query, &tensor.shape, generation, id, part_values);
     let total = queue.len();
     let workers = POOL.with(|p| match &*p.borrow() {
         PoolState::On(p) => p.slots.len(),

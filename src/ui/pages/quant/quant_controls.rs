@@ -1,6 +1,7 @@
 //! Controls of the Quantize lab: tensor source (sample, synthetic with a seed, or your own file),
 //! scheme, block size and the model size used for whole-model bytes.
 
+use crate::ui::pages::quant::columns_field::ColumnsField;
 use crate::ui::pages::quant::gpu_lab::GpuStatus;
 use crate::ui::pages::quant::query::{
     describe_blocks, parse_model_billions, shape_text, Device, TensorSource, MAX_BLOCK,
@@ -130,6 +131,9 @@ pub fn QuantControls() -> impl IntoView {
                     </select>
                 </div>
                 <SchemePicker />
+                <Show when=move || state.query.with(|q| q.scheme.needs_columns())>
+                    <ColumnsField />
+                </Show>
                 {field("block", "Block (absmax, zero-point, NF4)", |q| q.block.to_string(), block_error)}
                 <div class="examples" role="group" aria-label="Block presets">
                     {[("64", 64usize), ("256", 256)].into_iter().map(|(label, b)| view! {

@@ -3,6 +3,7 @@
 
 use crate::ui::shell::query::PageQuery;
 use crate::ui::shell::url::Tab;
+use bitbudget_math::quant::error::QuantError;
 use bitbudget_math::quant::generate::Distribution;
 use bitbudget_math::quant::scheme::{Scheme, SchemeFamily};
 
@@ -173,6 +174,10 @@ pub struct QuantQuery {
     pub block: usize,
     /// NF4 with QLoRA's double quantization of the block scales.
     pub double_quant: bool,
+    /// Columns per row for the schemes that quantize 2D blocks (`fp8-128x128`) when the tensor
+    /// has no 2D shape (a 1D `.npy` or safetensors vector); `None` reads such a tensor as one
+    /// row. A tensor with two or more dimensions always uses its last one. In the URL as `cols`.
+    pub cols: Option<usize>,
     /// Where the work runs.
     pub device: Device,
     /// The schemes compared (the table's rows); always holds `scheme`.
@@ -189,6 +194,7 @@ impl Default for QuantQuery {
             magnitude: 20.0,
             block: 64,
             double_quant: false,
+            cols: None,
             device: Device::Cpu,
             schemes: SchemeSet::ALL,
         }
@@ -248,6 +254,22 @@ impl QuantQuery {
                         bitbudget_math::numbers::grouped(MAX_BLOCK)
                     )
                 }),
+            "cols" if value.trim().is_empty() => {
+                self.cols = None;
+                Ok(())
+            }
+            "cols" => value
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|c| (1..=MAX_BLOCK).contains(c))
+                .map(|c| self.cols = Some(c))
+                .ok_or_else(|| {
+                    format!(
+                        "'{value}' is not a column count between 1 and {}",
+                        bitbudget_math::numbers::grouped(MAX_BLOCK)
+                    )
+                }),
             "dq" => bitbudget_math::named::parse_flag(value)
                 .ok_or_else(|| format!("'{value}' is not 0 or 1"))
                 .map(|on| self.double_quant = on),
@@ -298,6 +320,9 @@ impl QuantQuery {
             TensorSource::Synthetic(Distribution::OutlierChannels { .. })
         ) {
             s += &format!("&outliers={}&magnitude={}", self.outliers, self.magnitude);
+        }
+        if let Some(cols) = self.cols {
+            s += &format!("&cols={cols}");
         }
         if self.double_quant {
             s += "&dq=1";
@@ -354,10 +379,52 @@ impl QuantQuery {
         self.schemes.with(self.scheme)
     }
 
-    /// The block size for `scheme`: its fixed block where it has one (GGML, the K-quants,
-    /// IQ4_NL, NVFP4, MX, FP8 and the casts), else the query's block.
-    pub fn block_for(&self, scheme: Scheme) -> usize {
-        scheme.fixed_block().unwrap_or(self.block)
+    /// The codec's `block` argument for `scheme` on a tensor of `shape`: its fixed block where
+    /// it has one (GGML, the K-quants, IQ4_NL, NVFP4, MX, FP8 and the casts); for a scheme of 2D
+    /// blocks (`fp8-128x128`) the tensor's column count, which is the last dimension of a shape
+    /// of two or more, else [`QuantQuery::cols`], else the whole tensor as one row; for the
+    /// others the query's block.
+    ///
+    /// Errors, for the 2D schemes only: [`QuantError::ColumnsOutOfRange`] for a row outside
+    /// 1..=[`MAX_BLOCK`] columns, [`QuantError::Rows`] when the tensor's values are not whole
+    /// rows of that many columns.
+    pub fn block_for(&self, scheme: Scheme, shape: &[usize]) -> Result<usize, QuantError> {
+        if let Some(b) = scheme.fixed_block() {
+            return Ok(b);
+        }
+        if !scheme.needs_columns() {
+            return Ok(self.block);
+        }
+        let values = shape.iter().try_fold(1usize, |n, d| n.checked_mul(*d));
+        let cols = match shape {
+            [.., _, last] => *last,
+            _ => self.cols.or(values).unwrap_or(0),
+        };
+        let cols = scheme.block(Some(cols))?;
+        match values {
+            Some(values) if values % cols == 0 => Ok(cols),
+            Some(values) => Err(QuantError::Rows { values, cols }),
+            None => Err(QuantError::ColumnsOutOfRange(cols)),
+        }
+    }
+
+    /// `schemes` less those that cannot run on a tensor of `shape` (see
+    /// [`QuantQuery::block_for`]), each left out with the sentence saying why, in
+    /// [`Scheme::ALL`]'s order.
+    pub fn runnable(
+        &self,
+        schemes: SchemeSet,
+        shape: &[usize],
+    ) -> (SchemeSet, Vec<(Scheme, String)>) {
+        let mut set = schemes;
+        let mut left_out = Vec::new();
+        for s in schemes.iter() {
+            if let Err(e) = self.block_for(s, shape) {
+                set = set.without(s);
+                left_out.push((s, e.to_string()));
+            }
+        }
+        (set, left_out)
     }
 }
 
@@ -491,12 +558,72 @@ mod tests {
                 .unwrap();
             assert_eq!(back.apply("scheme", value), Some(Ok(())), "{s}");
             assert_eq!(back.scheme, s);
-            assert_eq!(back.block_for(s), s.default_block(), "{s}");
+            let want = match s.fixed_block() {
+                Some(b) => b,
+                None if s.needs_columns() => 512,
+                None => back.block,
+            };
+            assert_eq!(back.block_for(s, &[256, 512]), Ok(want), "{s}");
         }
         let mut q = QuantQuery::default();
         assert_eq!(q.apply("scheme", "Q4_K"), Some(Ok(())));
-        assert_eq!(q.block_for(q.scheme), 256);
-        assert_eq!(q.block_for("nf4".parse().unwrap()), q.block);
+        assert_eq!(q.block_for(q.scheme, &[256, 512]), Ok(256));
+        assert_eq!(
+            q.block_for("nf4".parse().unwrap(), &[256, 512]),
+            Ok(q.block)
+        );
+    }
+
+    #[test]
+    fn fp8_128x128_gets_the_tensor_s_columns_or_says_why_not() {
+        let s = Scheme::Fp8Block;
+        let mut q = QuantQuery::default();
+        // A 2D (or higher) shape gives its last dimension, whatever the query's block or cols.
+        assert_eq!(q.block_for(s, &[256, 512]), Ok(512));
+        assert_eq!(q.block_for(s, &[2, 3, 384]), Ok(384));
+        // A vector is one row, unless the query says how many columns its rows have.
+        assert_eq!(q.block_for(s, &[1000]), Ok(1000));
+        assert_eq!(q.apply("cols", "200"), Some(Ok(())));
+        assert_eq!(q.block_for(s, &[1000]), Ok(200));
+        assert_eq!(q.block_for(s, &[256, 512]), Ok(512));
+        assert_eq!(
+            q.block_for(s, &[1100]),
+            Err(QuantError::Rows {
+                values: 1100,
+                cols: 200
+            })
+        );
+        q.cols = None;
+        assert_eq!(
+            q.block_for(s, &[MAX_BLOCK + 2]),
+            Err(QuantError::ColumnsOutOfRange(MAX_BLOCK + 2))
+        );
+        assert_eq!(
+            q.block_for(s, &[3, 0]),
+            Err(QuantError::ColumnsOutOfRange(0))
+        );
+        // The lab leaves such a scheme out and says why; the others still run.
+        let (set, left_out) = q.runnable(SchemeSet::ALL, &[MAX_BLOCK + 2]);
+        assert!(!set.contains(s) && set.contains(Scheme::Nf4));
+        assert_eq!(left_out.len(), 1);
+        assert_eq!(left_out[0].0, s);
+        assert!(left_out[0].1.contains("columns"), "{}", left_out[0].1);
+    }
+
+    #[test]
+    fn a_bad_cols_value_keeps_the_last_good_one() {
+        let mut q = QuantQuery::default();
+        assert_eq!(q.apply("cols", "384"), Some(Ok(())));
+        for bad in ["0", "NaN", "1e15", "text", "-3", "16777217"] {
+            let e = q.apply("cols", bad).unwrap().unwrap_err();
+            assert!(e.starts_with("cols: "), "{e}");
+            assert!(e.contains(&format!("'{bad}'")), "{e}");
+            assert_eq!(q.cols, Some(384), "{bad}");
+        }
+        assert!(q.to_query_string(false).contains("&cols=384"));
+        assert_eq!(q.apply("cols", ""), Some(Ok(())));
+        assert_eq!(q.cols, None);
+        assert!(!q.to_query_string(false).contains("cols="));
     }
 
     #[test]

@@ -134,8 +134,9 @@ impl<'a> SchemeRun<'a> {
         let per = layout.values.max(1);
         // The values of blocks [from, to) of the part (indices relative to the part).
         let values_of = |from: usize, to: usize| -> Result<Vec<f32>, QuantError> {
-            let slice =
-                &bytes[from / per * layout.block_bytes..to.div_ceil(per) * layout.block_bytes];
+            // A short last block (an fp8-128x128 band of fewer rows) ends with the bytes.
+            let end = (to.div_ceil(per) * layout.block_bytes).min(bytes.len());
+            let slice = &bytes[(from / per * layout.block_bytes).min(end)..end];
             Ok(self.quantizer.dequantize_part(slice)?[from % per..][..to - from].to_vec())
         };
         let k = (FIRST_VALUES - self.first.len()).min(end - pos);

@@ -67,9 +67,11 @@ impl Scheme {
     pub const fn family(self) -> SchemeFamily {
         use crate::quant::ggml_blocks::GgmlType;
         match self {
-            Scheme::Ggml(GgmlType::Mxfp4) | Scheme::Nvfp4 | Scheme::Mx(_) | Scheme::Fp8Tile => {
-                SchemeFamily::Microscaling
-            }
+            Scheme::Ggml(GgmlType::Mxfp4)
+            | Scheme::Nvfp4
+            | Scheme::Mx(_)
+            | Scheme::Fp8Tile
+            | Scheme::Fp8Block => SchemeFamily::Microscaling,
             Scheme::Ggml(_) => SchemeFamily::GgmlBlocks,
             Scheme::KQuant(_) | Scheme::Iq4Nl => SchemeFamily::KQuants,
             Scheme::Nf4 | Scheme::AbsmaxInt8 | Scheme::ZeroPointUint8 | Scheme::ZeroPointInt4 => {
@@ -112,7 +114,8 @@ mod tests {
                 "mxfp6-e3m2",
                 "mxfp8-e4m3",
                 "mxfp8-e5m2",
-                "fp8-1x128"
+                "fp8-1x128",
+                "fp8-128x128"
             ]
         );
     }

@@ -54,7 +54,21 @@ fn ran_on(device: Device, gpu: &GpuStatus, cpu_only: &[Scheme], off_thread: Opti
 /// among them) and publishes the results unless a newer computation
 /// started meanwhile: on the CPU in the page's Web Workers ([`lab_workers`]); on the page's own
 /// thread, a part at a time, on the GPU or when workers cannot start (the result says why).
-pub async fn compute(state: QuantState, tensor: Arc<Tensor>, query: QuantQuery, generation: u64) {
+///
+/// A scheme that cannot run on this tensor (`fp8-128x128` on values that are not whole rows,
+/// see [`QuantQuery::runnable`]) is left out; the page says why. With no scheme left, the last
+/// results stay.
+pub async fn compute(
+    state: QuantState,
+    tensor: Arc<Tensor>,
+    mut query: QuantQuery,
+    generation: u64,
+) {
+    query.schemes = query.runnable(query.schemes, &tensor.shape).0;
+    if query.schemes.is_empty() {
+        state.progress.set(1.0);
+        return;
+    }
     let outdated = move || state.generation.get_value() != generation;
     let on_gpu = query.device == Device::Gpu && state.gpu.with_untracked(GpuStatus::ready);
     let mut off_thread = None;
@@ -110,7 +124,9 @@ async fn compute_here(
     let mut cpu_only = Vec::new();
     let mut pacer = Pacer::new(SLICE_MS);
     for (k, scheme) in schemes.iter().enumerate() {
-        let block = query.block_for(scheme);
+        let Ok(block) = query.block_for(scheme, &tensor.shape) else {
+            continue;
+        };
         let mut run = SchemeRun::new(
             scheme,
             values,
