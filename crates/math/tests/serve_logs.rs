@@ -1,4 +1,4 @@
-//! The serving model against what vLLM, SGLang and llama.cpp printed
+//! The serving model against what vLLM, SGLang, TensorRT-LLM and llama.cpp printed
 //! (`validation/serve/engine_logs.json`): KV memory, tokens, blocks and concurrency within 5%,
 //! decode tokens per second within 25%, and every case the table lists as outside its bound is
 //! outside it (so the list of exceptions stays true).
@@ -43,7 +43,29 @@ fn every_logged_case_is_within_its_bound_or_listed_with_its_reason() {
 #[test]
 fn every_engine_is_checked() {
     let all = comparisons().unwrap();
-    for engine in ["vLLM", "SGLang", "llama.cpp"] {
+    for engine in ["vLLM", "SGLang", "TensorRT-LLM", "llama.cpp"] {
         assert!(all.iter().any(|c| c.case.starts_with(engine)), "{engine}");
     }
+}
+
+/// The page's "checked against" line: a model with no logged case gets the nearest case within
+/// its bound and is told it is another model's; a model with its own case gets that one, outside
+/// its bound or not.
+#[test]
+fn the_nearest_case_is_the_models_own_or_one_within_its_bound() {
+    use bitbudget_math::memory::{find_gpu, find_model};
+    use bitbudget_math::serve::logged::nearest;
+    use bitbudget_math::serve::{Engine, ServeSetup};
+    let serve_of = |model: &str| {
+        ServeSetup::new(
+            Engine::Vllm,
+            model,
+            find_model(model).unwrap().arch,
+            find_gpu("h100-80gb").unwrap(),
+        )
+    };
+    let (other, same) = nearest(&serve_of("qwen3-30b-a3b")).unwrap();
+    assert!(!same && other.outside.is_none(), "{other:?}");
+    let (own, same) = nearest(&serve_of("qwen3-235b-a22b")).unwrap();
+    assert!(same && own.id == "V3", "{own:?}");
 }

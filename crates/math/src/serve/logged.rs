@@ -41,6 +41,9 @@ pub struct LoggedCase {
     pub max_num_batched_tokens: Option<u64>,
     /// llama.cpp `-ngl`.
     pub gpu_layers: Option<u64>,
+    /// The KV cache's element type where the log shows one other than the model's (`fp8`).
+    #[serde(default)]
+    pub kv_dtype: Option<String>,
     /// The total memory the log prints for the GPU, GiB (CUDA's figure, which the fraction
     /// multiplies), where it prints one.
     pub cuda_total_gib: Option<f64>,
@@ -114,6 +117,9 @@ pub fn setup_of(c: &LoggedCase) -> Result<ServeSetup, String> {
     s.max_num_seqs = c.max_num_seqs;
     s.max_num_batched_tokens = c.max_num_batched_tokens;
     s.gpu_layers = c.gpu_layers;
+    if let Some(k) = &c.kv_dtype {
+        s.kv_dtype = k.parse().map_err(|e| format!("{}: {e}", c.id))?;
+    }
     s.prompt_tokens = c
         .prompt_tokens
         .unwrap_or(1)
@@ -175,28 +181,26 @@ fn compare_all() -> Result<Vec<Comparison>, String> {
     Ok(out)
 }
 
-/// The comparison nearest to `setup`: the same engine first, then the same model, then the same
-/// GPU; within those, the first in table order. KV comparisons are preferred over speed ones.
-pub fn nearest(setup: &ServeSetup) -> Option<Comparison> {
+/// The logged comparison nearest to `setup`, and whether it is of the same model: the same
+/// engine first, then the same model, then a case within its bound (so that another model's
+/// case is never one listed as outside), then the same GPU, a memory quantity before a speed.
+pub fn nearest(setup: &ServeSetup) -> Option<(Comparison, bool)> {
     let all = comparisons().ok()?;
     let t = table();
     let score = |cmp: &Comparison| {
         let c = t.cases.iter().find(|c| c.id == cmp.id)?;
-        let engine = c.engine.parse::<Engine>().ok()? == setup.engine;
         Some((
-            engine as u8 * 4
-                + (c.model == setup.model_id) as u8 * 2
-                + (c.gpu == setup.gpu.id) as u8,
+            c.engine.parse::<Engine>().ok()? == setup.engine,
+            c.model == setup.model_id,
+            cmp.outside.is_none(),
+            c.gpu == setup.gpu.id,
             cmp.quantity != "decode_tokens_per_s",
         ))
     };
-    let mut best: Option<((u8, bool), &Comparison)> = None;
-    for c in &all {
-        if let Some(s) = score(c) {
-            if best.is_none_or(|(b, _)| s > b) {
-                best = Some((s, c));
-            }
-        }
-    }
-    best.map(|(_, c)| c.clone())
+    // The first of the best (max_by_key keeps the last, so the list is walked backwards).
+    all.iter()
+        .rev()
+        .filter_map(|c| Some((score(c)?, c)))
+        .max_by_key(|(s, _)| *s)
+        .map(|(s, c)| (c.clone(), s.1))
 }

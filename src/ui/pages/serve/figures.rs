@@ -164,9 +164,14 @@ pub fn Checked() -> impl IntoView {
     let state = expect_context::<ServeState>();
     let line = move || {
         let (setup, _) = state.good.get()?;
-        let c = nearest(&setup)?;
+        let (c, same_model) = nearest(&setup)?;
+        let which = if same_model {
+            "nearest case"
+        } else {
+            "no logged case of this model; the nearest is"
+        };
         Some((format!(
-            "Checked against engine logs: nearest case {} ({}): {} printed {}, bitbudget {} ({:+.1}%{})",
+            "Checked against engine logs: {which} {} ({}): {} printed {}, bitbudget {} ({:+.1}%{})",
             c.id, c.case, c.quantity, short(c.logged), short(c.estimate), 100.0 * c.error,
             if c.outside.is_some() { ", outside its bound: see the table in validation/serve" } else { "" }
         ), c.source))
