@@ -108,7 +108,7 @@ mod tests {
             BitsQuery {
                 x: "0.1".into(),
                 fmt: FormatId::Bf16,
-                saturate: false
+                ..BitsQuery::default()
             }
         );
         assert!(q.notes.is_empty());
@@ -134,6 +134,7 @@ mod tests {
             x: "-1e-3 ".trim().into(),
             fmt: FormatId::F8E4M3,
             saturate: true,
+            ..BitsQuery::default()
         };
         let q = parse_query(&bits_query_string(&bits, false));
         assert_eq!(q.bits, bits);

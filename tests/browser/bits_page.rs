@@ -240,6 +240,32 @@ async fn the_scaled_view_shows_code_block_scale_and_tensor_scale() {
     );
 }
 
+/// A link opens the scaled view it names: the block format and both magnitudes come from the
+/// URL (`block`, `bamax`, `tamax`), with the same result as typing them.
+#[wasm_bindgen_test]
+async fn a_link_opens_the_scaled_view_it_names() {
+    use bitbudget_app::ui::pages::bits::query::BitsQuery;
+    use bitbudget_app::ui::pages::bits::BitsPage;
+    use bitbudget_app::ui::shell::query::parse_page_query;
+    use bitbudget_math::quant::scaled::{scaled, BlockFormat};
+    use leptos::prelude::*;
+    let (shell, q) =
+        parse_page_query::<BitsQuery>("?tab=bits&x=0.1&fmt=bf16&block=nvfp4&bamax=6&tamax=2688");
+    assert!(shell.notes.is_empty(), "{:?}", shell.notes);
+    let (root, _app) = mount_fresh(move || view! { <BitsPage initial=q /> });
+    settle().await;
+    let select: web_sys::HtmlSelectElement =
+        wasm_bindgen::JsCast::unchecked_into(by_testid(&root, "scaled-format"));
+    assert_eq!(select.value(), "nvfp4");
+    let s = scaled(BlockFormat::Nvfp4, 0.1, 6.0, 2688.0).unwrap();
+    assert_text_is(
+        &root,
+        "scaled-equation",
+        &bitbudget_app::ui::pages::bits::scaled_view::equation(&s),
+    );
+    assert_text_has(&root, "scaled-scale-bits", "0 0111 000");
+}
+
 /// On a phone (390 px) every FP32 bit is a touch target of at least 24 × 24 CSS px (WCAG 2.2,
 /// target size), and no card overflows: the bit rows wrap instead of shrinking.
 #[wasm_bindgen_test]
@@ -287,7 +313,7 @@ async fn an_embed_in_a_760_px_column_shows_the_chosen_format_and_the_rest_on_a_c
     let initial = BitsQuery {
         x: "0.1".into(),
         fmt: FormatId::Bf16,
-        saturate: false,
+        ..BitsQuery::default()
     };
     let (root, _app) =
         mount_in_frame(760, 900, move || view! { <BitsPage initial embed=true /> }).await;

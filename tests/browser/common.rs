@@ -71,7 +71,7 @@ pub fn mount_bits(x: &str, fmt: bitbudget_math::format::FormatId) -> (HtmlElemen
     let initial = bitbudget_app::ui::pages::bits::query::BitsQuery {
         x: x.into(),
         fmt,
-        saturate: false,
+        ..Default::default()
     };
     mount_fresh(move || view! { <BitsPage initial /> })
 }

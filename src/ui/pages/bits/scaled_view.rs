@@ -2,6 +2,7 @@
 //! FP8 1×128), showing the block scale in its own format (E8M0, unsigned E4M3, FP32) bit by bit,
 //! NVFP4's tensor scale, the element code, and code × block scale × tensor scale.
 
+use crate::ui::pages::bits::query::parse_amax;
 use crate::ui::pages::bits::state::BitsState;
 use bitbudget_math::numbers::short;
 use bitbudget_math::quant::scaled::{scaled, BlockFormat, Scaled};
@@ -64,17 +65,10 @@ pub fn equation(s: &Scaled) -> String {
 #[component]
 pub fn ScaledView() -> impl IntoView {
     let state = expect_context::<BitsState>();
-    let format = RwSignal::new(BlockFormat::Mxfp8);
-    let block_text = RwSignal::new(String::new());
-    let tensor_text = RwSignal::new(String::new());
+    let (format, block_text, tensor_text) = (state.block, state.block_amax, state.tensor_amax);
     // An empty box means |x| (the block's amax is at least the value itself).
     let amax = move |text: &str| -> Result<f64, String> {
-        let t = text.trim();
-        if t.is_empty() {
-            return Ok(state.value.get().abs());
-        }
-        t.parse::<f64>()
-            .map_err(|_| format!("'{t}' is not a number"))
+        Ok(parse_amax(text)?.unwrap_or(state.value.get().abs()))
     };
     let result = Memo::new(move |_| {
         let block = amax(&block_text.get())?;
@@ -90,8 +84,8 @@ pub fn ScaledView() -> impl IntoView {
             <p class="lede">"Block formats store a small code per value and one scale per block, itself in a narrow format: OCP MX's E8M0 is a power of two, NVFP4's unsigned E4M3 has no sign bit and is multiplied by an FP32 scale per tensor, DeepSeek-V3's 1×128 tiles keep an FP32 scale. Empty boxes mean the block's largest magnitude is the value itself."</p>
             <div class="scaled-controls">
                 <label>"Format "
-                    <select data-testid="scaled-format" on:change=move |ev| if let Ok(f) = event_target_value(&ev).parse() { format.set(f) }>
-                        {BlockFormat::ALL.iter().map(|f| view! { <option value=f.name()>{f.label()}</option> }).collect_view()}
+                    <select data-testid="scaled-format" prop:value=move || format.get().name() on:change=move |ev| if let Ok(f) = event_target_value(&ev).parse() { format.set(f) }>
+                        {BlockFormat::ALL.into_iter().map(|f| view! { <option value=f.name() selected=move || format.get() == f>{f.label()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Block's largest |x| "

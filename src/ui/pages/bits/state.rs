@@ -2,6 +2,7 @@
 
 use crate::ui::pages::bits::query::BitsQuery;
 use bitbudget_math::format::{parse_value, FormatId, Overflow, ParsedValue, ValueError};
+use bitbudget_math::quant::scaled::BlockFormat;
 use leptos::prelude::*;
 
 /// The Bits page's state: what was typed, the selected format and the overflow mode. Everything
@@ -18,6 +19,12 @@ pub struct BitsState {
     pub parsed: Memo<Result<ParsedValue, ValueError>>,
     /// The last value that parsed; stays put while the text is invalid.
     pub value: Memo<f64>,
+    /// The scaled-value view's block format.
+    pub block: RwSignal<BlockFormat>,
+    /// The scaled-value view's block largest magnitude, as typed.
+    pub block_amax: RwSignal<String>,
+    /// The scaled-value view's tensor largest magnitude (NVFP4), as typed.
+    pub tensor_amax: RwSignal<String>,
 }
 
 impl BitsState {
@@ -37,6 +44,9 @@ impl BitsState {
             saturate,
             parsed,
             value,
+            block: RwSignal::new(initial.block),
+            block_amax: RwSignal::new(initial.block_amax.clone()),
+            tensor_amax: RwSignal::new(initial.tensor_amax.clone()),
         }
     }
 
@@ -55,6 +65,9 @@ impl BitsState {
             x: self.text.get(),
             fmt: self.fmt.get(),
             saturate: self.saturate.get(),
+            block: self.block.get(),
+            block_amax: self.block_amax.get(),
+            tensor_amax: self.tensor_amax.get(),
         }
     }
 

@@ -62,7 +62,7 @@ pub fn bits_link(x: String, fmt: bitbudget_math::format::FormatId) -> String {
         &crate::ui::pages::bits::query::BitsQuery {
             x,
             fmt,
-            saturate: false,
+            ..Default::default()
         },
         false,
     )
