@@ -438,6 +438,43 @@ async fn the_fp8_chapter_compares_recipes_and_block_shapes_on_a_real_tensor() {
     serve_file(SAMPLE_URL, None);
 }
 
+/// Chapter 15's delayed scaling: the table is the math crate's simulation; a tensor that grows
+/// saturates under the delayed scale (never under current scaling), and one that shrinks
+/// flushes under a `max` history but far less with `most_recent`.
+#[wasm_bindgen_test]
+async fn the_fp8_chapter_shows_what_delayed_scaling_saturates_and_flushes() {
+    use bitbudget_app::ui::pages::learn::delayed_widget::delayed_steps;
+    use bitbudget_math::quant::delayed::AmaxAlgo;
+    let (root, _app) = mount(Chapter::new(15).unwrap(), false);
+    settle().await;
+    let row = |i: usize| text(&root, &format!("learn-delayed-row-{i}"));
+    let grows = delayed_steps(4.0, 1024, AmaxAlgo::Max);
+    assert!(grows[1].delayed.saturated > 0 && grows[1].current.saturated == 0);
+    assert!(
+        row(1).contains(&format!("{:.1} dB", grows[1].delayed.sqnr_db)),
+        "{}",
+        row(1)
+    );
+    choose(&root, "learn-delayed-growth", &(1.0f32 / 16.0).to_string());
+    settle().await;
+    let shrinks = delayed_steps(1.0 / 16.0, 1024, AmaxAlgo::Max);
+    assert!(shrinks[7].delayed.flushed > 0);
+    assert!(
+        row(7).contains(&format!("{:.1} dB", shrinks[7].delayed.sqnr_db)),
+        "{}",
+        row(7)
+    );
+    choose(&root, "learn-delayed-algo", "most-recent");
+    settle().await;
+    let recent = delayed_steps(1.0 / 16.0, 1024, AmaxAlgo::MostRecent);
+    assert!(recent[7].delayed.flushed < shrinks[7].delayed.flushed);
+    assert!(
+        row(7).contains(&format!("{:.1} dB", recent[7].delayed.sqnr_db)),
+        "{}",
+        row(7)
+    );
+}
+
 /// The keys work on arrival and after a click on the text: a key pressed on the document's body
 /// (the focus nowhere inside the page) still moves between chapters.
 #[wasm_bindgen_test]

@@ -9,4 +9,5 @@ pub mod memory;
 pub mod presets;
 pub mod quantize;
 pub mod quantize_stream;
+pub mod scaling;
 pub mod serve;

@@ -34,6 +34,8 @@ enum Command {
     Quantize(commands::quantize::QuantizeArgs),
     /// Turn quantized bytes back into raw little-endian f32 values.
     Dequantize(commands::quantize::DequantizeArgs),
+    /// FP8 per-tensor scaling over a sequence of tensors: delayed (amax history) against current.
+    Scaling(commands::scaling::ScalingArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         Command::Gpus(args) => commands::presets::run_gpus(args),
         Command::Quantize(args) => commands::quantize::run_quantize(args),
         Command::Dequantize(args) => commands::quantize::run_dequantize(args),
+        Command::Scaling(args) => commands::scaling::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1299,3 +1299,70 @@ fn serve_splits_a_model_with_the_engines_parallel_flags() {
         );
     }
 }
+
+/// `scaling` runs Transformer Engine's delayed scaling over a sequence against current scaling:
+/// files in order (a tensor that quadruples saturates under the scale of the step before) or a
+/// synthetic drift; bad recipes and sequences exit 2 with the reason.
+#[test]
+fn scaling_shows_what_delayed_scaling_saturates_and_flushes() {
+    let dir = std::env::temp_dir().join(format!("bitbudget-scaling-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let files: Vec<String> = (0..3)
+        .map(|t| {
+            let k = 4f32.powi(t);
+            let values: Vec<u8> = (0..256)
+                .flat_map(|i| ((i as f32 - 128.0) / 32.0 * k).to_le_bytes())
+                .collect();
+            let path = dir.join(format!("step{t}.f32"));
+            std::fs::write(&path, values).unwrap();
+            path.to_str().unwrap().to_string()
+        })
+        .collect();
+    let args: Vec<&str> = ["scaling"]
+        .into_iter()
+        .chain(files.iter().map(String::as_str))
+        .chain(["--json"])
+        .collect();
+    let v = json(&args);
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3);
+    assert_eq!(steps[0]["amax"], 4.0);
+    assert_eq!(
+        steps[1]["delayed"]["scale"], 112.0,
+        "448 / the step before's amax 4"
+    );
+    assert!(steps[1]["delayed"]["saturated"].as_u64().unwrap() > 0);
+    assert_eq!(steps[1]["current"]["saturated"], 0);
+    let recent = json(&[
+        "scaling",
+        "--growth",
+        "0.0625",
+        "--amax-compute-algo",
+        "most-recent",
+        "--json",
+    ]);
+    let max = json(&["scaling", "--growth", "0.0625", "--json"]);
+    let flushed = |v: &serde_json::Value| v["steps"][7]["delayed"]["flushed"].as_u64().unwrap();
+    assert!(flushed(&max) > flushed(&recent));
+    for (args, says) in [
+        (vec!["scaling", "--format", "bf16"], "not an FP8 format"),
+        (vec!["scaling", "--amax-history-len", "0"], "1 to 65536"),
+        (vec!["scaling", "--growth", "NaN"], "--growth NaN must be"),
+        (vec!["scaling", "--steps", "0"], "--steps takes 1 to 1000"),
+        (
+            vec!["scaling", "--amax-compute-algo", "mean"],
+            "max or most-recent",
+        ),
+    ] {
+        let out = bitbudget(&args, b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.code() == Some(2) && err.contains(says),
+            "{args:?}: {err}"
+        );
+    }
+    std::fs::write(dir.join("odd.f32"), [0u8; 6]).unwrap();
+    let out = bitbudget(&["scaling", dir.join("odd.f32").to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

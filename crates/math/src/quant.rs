@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod bit_string;
 pub mod checks;
 pub mod codec;
+pub mod delayed;
 pub mod error;
 pub mod fp8_tiles;
 pub mod generate;

@@ -7,6 +7,7 @@
 mod bytes_widget;
 mod chapter_texts;
 pub mod chapters;
+pub mod delayed_widget;
 mod formats_widget;
 pub mod fp8_widget;
 mod loss_scale;

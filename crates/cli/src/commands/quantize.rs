@@ -86,7 +86,9 @@ fn scheme_help() -> String {
     format!("The scheme: {}", names.join(" "))
 }
 
-fn read_f32(path: &str) -> Result<Vec<f32>, String> {
+/// The raw little-endian f32 values of the file at `path` (- = stdin); a length not a multiple
+/// of 4 is an error naming the file.
+pub fn read_f32(path: &str) -> Result<Vec<f32>, String> {
     let bytes = read_all(path)?;
     if bytes.len() % 4 != 0 {
         return Err(check_f32_input(path, bytes.len() as u64, 1).unwrap_err());

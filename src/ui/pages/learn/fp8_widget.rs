@@ -3,6 +3,7 @@
 //! page's sample, fetched when the chapter opens), with or without an outlier input channel.
 
 use super::chapter_texts::FP8_RECIPES;
+use super::delayed_widget::DelayedScaling;
 use super::scenario::ScenarioWidget;
 use crate::ui::pages::quant::query::{SAMPLE_TENSORS, SAMPLE_URL};
 use bitbudget_math::format::{FormatId, Overflow};
@@ -34,12 +35,14 @@ pub fn shape_errors(t: &Tensor, outlier: bool) -> Result<Vec<ShapeError>, String
     }
 }
 
-/// The recipes' scenario, then the block shapes' errors, then stochastic rounding.
+/// The recipes' scenario, then the block shapes' errors, delayed scaling and stochastic
+/// rounding.
 #[component]
 pub fn Fp8Widget() -> impl IntoView {
     view! {
         <ScenarioWidget scenario=&FP8_RECIPES />
         <BlockShapes />
+        <DelayedScaling />
         <StochasticRounding />
     }
 }
