@@ -7,6 +7,7 @@ pub mod bit_string;
 pub mod checks;
 pub mod codec;
 pub mod error;
+pub mod fp4_options;
 pub mod fp8_tiles;
 pub mod generate;
 pub mod ggml;
