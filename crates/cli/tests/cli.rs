@@ -1370,3 +1370,94 @@ fn scaling_shows_what_delayed_scaling_saturates_and_flushes() {
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--rht` and `--sr` write the math crate's bytes, `dequantize` with the same seeds returns its
+/// values (in the original basis), and `--report` names the seeds and the bias.
+#[test]
+fn rht_and_sr_write_the_math_crates_bytes_and_report_their_seeds() {
+    use bitbudget_math::quant::fp4_options::{self, Fp4Options};
+    let x: Vec<f32> = (0..256)
+        .map(|i| ((i * 29 % 97) as f32 - 48.0) * 0.01)
+        .collect();
+    let input: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let opts = Fp4Options {
+        rht: Some(7),
+        sr: Some(3),
+    };
+    for name in ["nvfp4", "mxfp4"] {
+        let scheme: Scheme = name.parse().unwrap();
+        let seeds = ["--rht", "7", "--sr", "3"];
+        let args = [&["quantize", "--scheme", name][..], &seeds, &["-", "-"]].concat();
+        let out = bitbudget(&args, &input);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let want = fp4_options::quantize(scheme, &x, opts, 0).unwrap();
+        assert_eq!(out.stdout, want, "{name}");
+        let plain = bitbudget(&["quantize", "--scheme", name, "-", "-"], &input);
+        assert_ne!(plain.stdout, want, "{name}: the options changed nothing");
+        let args = [&["dequantize", "--scheme", name][..], &seeds, &["-", "-"]].concat();
+        let back = bitbudget(&args, &out.stdout);
+        assert!(
+            back.status.success(),
+            "{}",
+            String::from_utf8_lossy(&back.stderr)
+        );
+        let y = fp4_options::dequantize(scheme, &want, opts).unwrap();
+        let want_f32: Vec<u8> = y.iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(back.stdout, want_f32, "{name}");
+        let args = [
+            &["quantize", "--scheme", name, "--report"][..],
+            &seeds,
+            &["-"],
+        ]
+        .concat();
+        let report = bitbudget(&args, &input);
+        let r: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+        assert_eq!(
+            (r["rht"].as_u64(), r["sr"].as_u64()),
+            (Some(7), Some(3)),
+            "{r}"
+        );
+        // serde_json reads a printed f64 back to within an ulp or so.
+        let close = |key: &str, want: f64| {
+            let got = r[key].as_f64().unwrap();
+            assert!((got - want).abs() <= 1e-12 * want.abs(), "{key}: {r}");
+        };
+        close("mean_error", fp4_options::mean_error(&x, &y));
+        close(
+            "sqnr_db",
+            bitbudget_math::quant::metrics::error_metrics(&x, &y).sqnr_db,
+        );
+    }
+    let plain = bitbudget(&["quantize", "--scheme", "q8_0", "--report", "-"], &input);
+    let r: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(r["rht"].is_null() && r["sr"].is_null(), "{r}");
+}
+
+#[test]
+fn rht_and_sr_refuse_other_schemes_and_bad_seeds() {
+    let input = [0u8; 256 * 4];
+    let q = |extra: &[&'static str]| {
+        [&["quantize", "--scheme", "nvfp4"][..], extra, &["-", "-"]].concat()
+    };
+    fails_with(
+        &["quantize", "--scheme", "q4_0", "--rht", "1", "-", "-"],
+        &input,
+        "--rht applies to nvfp4 and mxfp4 only, not q4_0",
+    );
+    fails_with(
+        &["dequantize", "--scheme", "nf4", "--sr", "1", "-", "-"],
+        &[],
+        "--sr applies to nvfp4 and mxfp4 only, not nf4",
+    );
+    fails_with(&q(&["--sr", "-1"]), &input, "'-1' is negative");
+    fails_with(&q(&["--rht", "1.5"]), &input, "'1.5' is not a whole number");
+    fails_with(
+        &q(&["--rht", "18446744073709551616"]),
+        &input,
+        "is above the largest seed 18446744073709551615",
+    );
+}

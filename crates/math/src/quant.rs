@@ -8,6 +8,7 @@ pub mod checks;
 pub mod codec;
 pub mod delayed;
 pub mod error;
+pub mod fp4_options;
 pub mod fp8_tiles;
 pub mod generate;
 pub mod ggml;

@@ -2,6 +2,7 @@
 //! WebGPU kernels of bitbudget-gpu through wgpu (natively Vulkan; Mesa lavapipe works).
 
 use bitbudget_gpu::{block_on, Gpu};
+use bitbudget_math::quant::fp4_options::Fp4Options;
 use bitbudget_math::quant::metrics::ErrorMetrics;
 use bitbudget_math::quant::scheme::Scheme;
 use clap::ValueEnum;
@@ -27,15 +28,26 @@ pub fn open(device: Device) -> Result<Option<Gpu>, String> {
     }
 }
 
+/// The GPU kernels do not have the random Hadamard transform or stochastic rounding: an error
+/// saying so when either is on.
+fn cpu_only(opts: Fp4Options) -> Result<(), String> {
+    match opts.is_none() {
+        true => Ok(()),
+        false => Err("--rht and --sr run on the CPU only: use --device cpu".into()),
+    }
+}
+
 /// [`bitbudget_math::quant::codec::quantize`] (or `nf4_double_quant_bytes` with
-/// `double_quant`) on the GPU.
+/// `double_quant`) on the GPU; `opts` must be off ([`cpu_only`]).
 pub fn quantize(
     gpu: &Gpu,
     scheme: Scheme,
     x: &[f32],
     block: usize,
     double_quant: bool,
+    opts: Fp4Options,
 ) -> Result<Vec<u8>, String> {
+    cpu_only(opts)?;
     let bytes = if double_quant {
         block_on(bitbudget_gpu::nf4_double_quant_bytes(gpu, x, block))
     } else {
@@ -44,13 +56,15 @@ pub fn quantize(
     bytes.map_err(|e| e.to_string())
 }
 
-/// [`bitbudget_math::quant::codec::dequantize`] on the GPU.
+/// [`bitbudget_math::quant::codec::dequantize`] on the GPU; `opts` must be off ([`cpu_only`]).
 pub fn dequantize(
     gpu: &Gpu,
     scheme: Scheme,
     bytes: &[u8],
     block: usize,
+    opts: Fp4Options,
 ) -> Result<Vec<f32>, String> {
+    cpu_only(opts)?;
     block_on(bitbudget_gpu::dequantize(gpu, scheme, bytes, block)).map_err(|e| e.to_string())
 }
 

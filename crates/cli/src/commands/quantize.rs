@@ -19,6 +19,7 @@ use crate::io::{emit, read_all, write_all};
 use crate::stream::{Sink, Source};
 use bitbudget_math::quant::codec::{dequantize, nf4_double_quant_bytes, quantize};
 use bitbudget_math::quant::error::QuantError;
+use bitbudget_math::quant::fp4_options::{self, parse_seed, Fp4Options};
 use bitbudget_math::quant::metrics::error_metrics;
 use bitbudget_math::quant::scheme::{Scheme, FP8_BLOCK, FP8_TILE};
 use clap::Args;
@@ -47,6 +48,15 @@ pub struct QuantizeArgs {
     /// with the reconstructed scales; storage is reported as 4.127 bits per weight at block 64).
     #[arg(long)]
     double_quant: bool,
+    /// nvfp4 and mxfp4 only: rotate every 16 values with the random Hadamard transform of this
+    /// seed (0 to 2^64−1) before quantizing; the bytes then need the same --rht to dequantize.
+    #[arg(long, value_name = "SEED", allow_hyphen_values = true, value_parser = seed)]
+    rht: Option<u64>,
+    /// nvfp4 and mxfp4 only: stochastic rounding with this seed (0 to 2^64−1) instead of round
+    /// to nearest: each value goes to one of its two neighbouring codes with probability by
+    /// distance, drawn from a hash of the seed and the value's index (reproducible).
+    #[arg(long, value_name = "SEED", allow_hyphen_values = true, value_parser = seed)]
+    sr: Option<u64>,
     /// Where to quantize: cpu, or gpu (wgpu; the same bytes).
     #[arg(long, value_enum, default_value_t)]
     device: Device,
@@ -69,6 +79,14 @@ pub struct DequantizeArgs {
     /// The column count used when quantizing (fp8-128x128, fp8-1x128).
     #[arg(long, allow_hyphen_values = true, value_parser = crate::commands::presets::parse_count)]
     cols: Option<u64>,
+    /// nvfp4 and mxfp4 only: the --rht seed the bytes were written with (the inverse transform
+    /// is applied after decoding).
+    #[arg(long, value_name = "SEED", allow_hyphen_values = true, value_parser = seed)]
+    rht: Option<u64>,
+    /// nvfp4 and mxfp4 only: the --sr seed used when quantizing (accepted for symmetry and
+    /// checked against the scheme; stochastically rounded codes decode as any others).
+    #[arg(long, value_name = "SEED", allow_hyphen_values = true, value_parser = seed)]
+    sr: Option<u64>,
     /// Where to dequantize: cpu, or gpu (wgpu; the same values).
     #[arg(long, value_enum, default_value_t)]
     device: Device,
@@ -84,6 +102,11 @@ pub struct DequantizeArgs {
 fn scheme_help() -> String {
     let names: Vec<&str> = Scheme::ALL.iter().map(|s| s.name()).collect();
     format!("The scheme: {}", names.join(" "))
+}
+
+/// `--rht` and `--sr`'s parser ([`parse_seed`]'s messages).
+fn seed(text: &str) -> Result<u64, String> {
+    parse_seed(text)
 }
 
 /// The raw little-endian f32 values of the file at `path` (- = stdin); a length not a multiple
@@ -157,7 +180,13 @@ pub fn run_quantize(args: QuantizeArgs) -> Result<(), String> {
     let whole = needs_whole_tensor(args.scheme, args.double_quant) && args.input == "-";
     // A shape is checked, and 2D blocks are formed, on the whole tensor.
     let shaped = args.cols.is_some() || args.scheme == Scheme::Fp8Block;
-    if args.report || args.device == Device::Gpu || whole || shaped {
+    let opts = Fp4Options {
+        rht: args.rht,
+        sr: args.sr,
+    };
+    opts.check(args.scheme).map_err(|e| e.to_string())?;
+    // The options' draws and transform are of the whole tensor, in memory.
+    if !opts.is_none() || args.report || args.device == Device::Gpu || whole || shaped {
         return quantize_one_shot(args);
     }
     let mut src = Source::open(&args.input)?;
@@ -178,9 +207,20 @@ fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
     if args.double_quant && args.scheme != Scheme::Nf4 {
         return Err("--double-quant applies to --scheme nf4 only".into());
     }
+    let opts = Fp4Options {
+        rht: args.rht,
+        sr: args.sr,
+    };
+    if !opts.is_none() && args.svg.is_some() {
+        return Err(
+            "--svg draws round-to-nearest without a transform: leave out --rht and --sr".into(),
+        );
+    }
     let gpu = gpu_device::open(args.device)?;
     let bytes = if let Some(gpu) = &gpu {
-        gpu_device::quantize(gpu, args.scheme, &x, b, args.double_quant)
+        gpu_device::quantize(gpu, args.scheme, &x, b, args.double_quant, opts)
+    } else if !opts.is_none() {
+        fp4_options::quantize(args.scheme, &x, opts, 0).map_err(|e| e.to_string())
     } else if args.double_quant {
         nf4_double_quant_bytes(&x, b).map_err(|e| e.to_string())
     } else {
@@ -200,13 +240,17 @@ fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
                 return Ok(());
             }
         }
+        let y = match opts.is_none() {
+            true => dequantize(args.scheme, &bytes, b),
+            false => fp4_options::dequantize(args.scheme, &bytes, opts),
+        }
+        .map_err(|e| e.to_string())?;
         let m = match &gpu {
-            Some(gpu) => gpu_device::report_metrics(gpu, args.scheme, &x, b, args.double_quant)
-                .map_err(|e| format!("{}: {e}", args.input))?,
-            None => error_metrics(
-                &x,
-                &dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string())?,
-            ),
+            Some(gpu) if opts.is_none() => {
+                gpu_device::report_metrics(gpu, args.scheme, &x, b, args.double_quant)
+                    .map_err(|e| format!("{}: {e}", args.input))?
+            }
+            _ => error_metrics(&x, &y),
         };
         let bits = if args.double_quant {
             bitbudget_math::quant::nf4::bits_per_weight(b, true)
@@ -218,6 +262,9 @@ fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
             // Values per block (fp8-128x128: 128 × 128; its `b` is the column count).
             "block": if args.scheme.needs_columns() { FP8_BLOCK * FP8_BLOCK } else { b },
             "cols": args.cols,
+            // The transform's seed (the bytes need it to decode) and stochastic rounding's.
+            "rht": args.rht,
+            "sr": args.sr,
             "weights": x.len(),
             "bytes": (bits * x.len() as f64 / 8.0).ceil() as u64,
             "bits_per_weight": bits,
@@ -226,6 +273,8 @@ fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
             "max_abs_error": number(m.max_abs_error),
             "sqnr_db": number(m.sqnr_db),
             "cosine": number(m.cosine),
+            // mean(dequantized − input) over finite pairs: the rounding's bias.
+            "mean_error": number(fp4_options::mean_error(&x, &y)),
             "skipped_non_finite_inputs": m.skipped,
             "lost_to_non_finite_outputs": m.lost,
             "bytes_per_billion_params": (bits * 1e9 / 8.0).round() as u64,
@@ -249,8 +298,14 @@ fn number(v: f64) -> serde_json::Value {
 /// Runs `dequantize`: streamed on the CPU, one shot on the GPU.
 pub fn run_dequantize(args: DequantizeArgs) -> Result<(), String> {
     let b = block_and_cols(args.scheme, args.block, args.cols)?;
-    // fp8-128x128's last band may be short: its length is checked on the whole input.
-    if args.device == Device::Cpu && args.scheme != Scheme::Fp8Block {
+    let opts = Fp4Options {
+        rht: args.rht,
+        sr: args.sr,
+    };
+    opts.check(args.scheme).map_err(|e| e.to_string())?;
+    // fp8-128x128's last band may be short: its length is checked on the whole input. The
+    // inverse transform runs on the whole tensor.
+    if args.device == Device::Cpu && args.scheme != Scheme::Fp8Block && opts.rht.is_none() {
         let mut src = Source::open(&args.input)?;
         return into_sink(&args.output, |sink| {
             dequantize_streamed(&mut src, sink, args.scheme, b)
@@ -258,7 +313,10 @@ pub fn run_dequantize(args: DequantizeArgs) -> Result<(), String> {
     }
     let bytes = read_all(&args.input)?;
     let y = match gpu_device::open(args.device)? {
-        Some(gpu) => gpu_device::dequantize(&gpu, args.scheme, &bytes, b),
+        Some(gpu) => gpu_device::dequantize(&gpu, args.scheme, &bytes, b, opts),
+        None if opts.rht.is_some() => {
+            fp4_options::dequantize(args.scheme, &bytes, opts).map_err(|e| e.to_string())
+        }
         None => dequantize(args.scheme, &bytes, b).map_err(|e| e.to_string()),
     }
     .map_err(|e| format!("{}: {e}", args.input))?;

@@ -90,6 +90,15 @@ pub enum QuantError {
     BadFile(String),
     /// Lengths that a block format's module refused (K-quants, IQ4_NL, NVFP4, MX).
     Length(LengthError),
+    /// The random Hadamard transform or stochastic rounding asked of a scheme that does not take
+    /// them (only the block-scaled FP4 schemes do, [`super::fp4_options::SCHEMES`]); the option's
+    /// CLI name (`--rht` or `--sr`).
+    Fp4Option {
+        /// The scheme.
+        scheme: Scheme,
+        /// The option's name.
+        option: &'static str,
+    },
 }
 
 impl From<LengthError> for QuantError {
@@ -104,6 +113,11 @@ pub const MAX_BLOCK: usize = 1 << 24;
 impl fmt::Display for QuantError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            QuantError::Fp4Option { scheme, option } => write!(
+                f,
+                "{option} applies to {} only, not {scheme}",
+                super::fp4_options::SCHEMES.map(|s| s.name()).join(" and ")
+            ),
             QuantError::UnknownScheme(given) => {
                 let names: Vec<&str> = Scheme::ALL.iter().map(|x| x.name()).collect();
                 write!(

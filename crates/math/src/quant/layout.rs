@@ -9,6 +9,12 @@
 //! `block_iq4_nl` and `block_nvfp4` are llama.cpp's too, with the bit positions of each K-quant
 //! in [`KType`]. The MX blocks follow [`super::mx`]; the other layouts are bitbudget's own,
 //! documented in [`super::scheme`].
+//!
+//! `nvfp4` and `mxfp4` written with the random Hadamard transform (`--rht SEED`,
+//! [`super::fp4_options`]) keep exactly these layouts, but their codes are those of the rotated
+//! values (each 16 consecutive values multiplied by seeded signs and a 16-point Hadamard matrix):
+//! decoding them back to the original values needs the same seed. Stochastic rounding (`--sr`)
+//! only picks other codes within the same layout; nothing is needed to decode it.
 
 use super::bit_string::{bit_string_code, pack_bit_string};
 use super::ggml_blocks::{

@@ -28,6 +28,10 @@
 //!   (saturating round to nearest even of x / scale).
 //! - `bf16`, `f16`: plain casts, two little-endian bytes per weight (round to nearest even).
 //!
+//! `nvfp4` and `mxfp4` also take the random Hadamard transform and stochastic rounding
+//! ([`super::fp4_options`]): the same layouts, but bytes written with a transform seed decode to
+//! the original values only with that seed.
+//!
 //! Offsets, sizes and nibble order live in [`super::layout`].
 
 use super::ggml_blocks::{GgmlType, QK};
