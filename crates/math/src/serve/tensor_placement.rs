@@ -354,7 +354,7 @@ fn rule_text(r: Rule) -> String {
     match r {
         Rule::Input => "input layer, always on the host".into(),
         Rule::Layers => "n_gpu_layers".into(),
-        Rule::Output => "output layer, on the GPU when n_gpu_layers passes the blocks".into(),
+        Rule::Output => "output layer, on the GPU when n_gpu_layers > blocks".into(),
         Rule::Override(i) => format!("-ot entry {}", i + 1),
         Rule::CpuMoe => "--n-cpu-moe".into(),
     }

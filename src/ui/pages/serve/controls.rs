@@ -213,6 +213,7 @@ pub fn ServeControls() -> impl IntoView {
                     <SelectField label="Checkpoint" key="dtype" options=options(Checkpoint::ALL, |c| c.to_string())
                         value=Signal::derive(move || state.query.with(|q| q.dtype.to_string()))
                         on_change=Callback::new(move |v: String| if let Ok(c) = v.parse() { state.set(|q| q.dtype = c) })
+                        not_applicable=Signal::derive(move || state.file.with(Option::is_some).then_some("the GGUF file's own tensor types"))
                         refuse=refuse_dtype />
                     <SelectField label="KV cache" key="kv" options=options(KvDtype::ALL, |k| k.to_string())
                         value=Signal::derive(move || state.query.with(|q| q.kv.to_string()))

@@ -18,10 +18,13 @@ fn rows(setup: &ServeSetup, r: &ServeReport) -> Vec<(&'static str, String, Strin
         (
             "weights",
             gib(p.weights),
-            format!(
-                "{} as stored, scales included, over {} GPU(s)",
-                setup.checkpoint, r.gpus
-            ),
+            match &setup.model_file {
+                Some(f) => format!("{}'s tensors as stored ({}) on the GPU", f.name, f.mix),
+                None => format!(
+                    "{} as stored, scales included, over {} GPU(s)",
+                    setup.checkpoint, r.gpus
+                ),
+            },
         ),
         (
             "activations",
