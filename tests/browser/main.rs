@@ -6,7 +6,6 @@
 mod common;
 
 mod bits_page;
-mod gguf_drop;
 mod lab_workers;
 mod learn_page;
 mod memory_framework;

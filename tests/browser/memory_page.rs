@@ -737,3 +737,31 @@ async fn an_mtp_module_adds_its_block_and_is_refused_outside_full_training() {
     settle().await;
     assert_text_has(&root, "why-mtp", "full training");
 }
+
+#[wasm_bindgen_test]
+async fn a_llama_cpp_file_type_from_the_url_sizes_the_weights_tensor_by_tensor() {
+    use bitbudget_math::memory::states::gguf_mix::weight_bytes;
+    use bitbudget_math::memory::states::gguf_tensors::GgufArch;
+    use bitbudget_math::memory::{find_model, Dtype};
+    let q = parse_query("?tab=memory&model=llama-3-8b&mode=inference&dtype=q4_k_m");
+    assert!(q.notes.is_empty(), "{:?}", q.notes);
+    let (root, _app) = mount_fresh(move || view! { <MemoryPage initial=q.memory /> });
+    settle().await;
+    let m = find_model("llama-3-8b").unwrap();
+    let exact = weight_bytes(&m.arch, GgufArch::Llama, Dtype::Q4KM).unwrap();
+    let shown: u64 = by_testid(&root, "bytes-weights")
+        .get_attribute("data-bytes")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(shown, exact);
+    // A link that trains a llama.cpp file type falls back to BF16 and says why.
+    let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=q6_k");
+    let (root, _app2) = mount_fresh(move || view! { <MemoryPage initial=q.memory /> });
+    settle().await;
+    let note = text(&root, "settled-note");
+    assert!(
+        note.contains("q6_k is a llama.cpp file type for serving"),
+        "{note}"
+    );
+}

@@ -11,6 +11,7 @@ use bitbudget_math::numbers::{format_bytes, Units};
 use bitbudget_math::serve::tensor_placement::ModelFile;
 use bitbudget_math::serve::{serve, verdict, Engine, ServeSetup};
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 /// A four-block mixture of four experts, two active, in Q4_K and Q6_K (about 9 MB of data).
@@ -67,6 +68,67 @@ fn expected(bytes: &[u8], change: impl Fn(&mut ServeSetup)) -> ServeSetup {
     s.max_model_len = Some(8192);
     change(&mut s);
     s
+}
+
+/// A two-block llama-style model with a 150,000-token vocabulary list (a header of about 1.6 MB,
+/// more than the first 1 MiB read) and 3 MB of tensor data.
+fn small_model() -> Vec<u8> {
+    let tokens: Vec<String> = (0..150_000).map(|i| format!("token{i}")).collect();
+    let refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
+    let mut w = GgufWriter::new()
+        .string("general.architecture", "llama")
+        .string("general.name", "Tiny Test")
+        .u32("llama.block_count", 2)
+        .u32("llama.context_length", 4096)
+        .u32("llama.embedding_length", 512)
+        .u32("llama.attention.head_count", 8)
+        .u32("llama.attention.head_count_kv", 2)
+        .u32("llama.feed_forward_length", 1024)
+        .strings("tokenizer.ggml.tokens", &refs)
+        .tensor("token_embd.weight", &[512, 2048], TensorType::Q4_K);
+    for b in 0..2 {
+        w = w
+            .tensor(
+                &format!("blk.{b}.attn_q.weight"),
+                &[512, 512],
+                TensorType::Q8_0,
+            )
+            .tensor(
+                &format!("blk.{b}.ffn_down.weight"),
+                &[1024, 512],
+                TensorType::Q6_K,
+            );
+    }
+    w.tensor("output.weight", &[512, 2048], TensorType::Q6_K)
+        .file()
+}
+
+/// Drops `f` on the drop zone.
+fn drop_on(root: &web_sys::HtmlElement, f: &web_sys::File) {
+    let dt = web_sys::DataTransfer::new().unwrap();
+    dt.items().add_with_file(f).unwrap();
+    // new DragEvent("drop", { bubbles: true, dataTransfer }) through JS: web-sys's DragEventInit
+    // is not among the app's enabled features.
+    let init = js_sys::Object::new();
+    js_sys::Reflect::set(&init, &"bubbles".into(), &true.into()).unwrap();
+    js_sys::Reflect::set(&init, &"dataTransfer".into(), &dt).unwrap();
+    let ctor: js_sys::Function = js_sys::Reflect::get(&js_sys::global(), &"DragEvent".into())
+        .unwrap()
+        .unchecked_into();
+    let ev = js_sys::Reflect::construct(&ctor, &js_sys::Array::of2(&"drop".into(), &init)).unwrap();
+    by_testid(root, "gguf-drop")
+        .dispatch_event(ev.unchecked_ref())
+        .unwrap();
+}
+
+async fn until_text(root: &web_sys::HtmlElement, id: &str, wanted: &str) -> String {
+    for _ in 0..100 {
+        if present(root, id) && text(root, id).contains(wanted) {
+            break;
+        }
+        settle().await;
+    }
+    text(root, id)
 }
 
 async fn until_present_text(root: &web_sys::HtmlElement, id: &str) {
@@ -168,4 +230,36 @@ async fn a_gguf_file_is_served_from_its_own_tensors_and_its_overrides_move_them(
     until_present_text(&root, "gguf-error").await;
     assert_text_has(&root, "gguf-error", "empty.gguf holds no tensors");
     assert_text_is(&root, "serve-verdict", &preset);
+}
+
+/// The file is read in slices that grow as the parser asks (1, 2 and 4 MiB for a header of
+/// 1.6 MB), never whole; a file that is not GGUF, or one cut short, gets a message naming it and
+/// the file being served stays.
+#[wasm_bindgen_test]
+async fn a_gguf_header_is_read_in_slices_and_a_bad_file_keeps_the_served_one() {
+    let (root, _app) = mount_fresh(move || view! { <ServePage initial=ServeQuery::default() /> });
+    settle().await;
+    let bytes = small_model();
+    pick_file(&root, &gguf_file(&bytes, "tiny.gguf"));
+    let read = until_text(&root, "serve-gguf-in-use", "tiny.gguf").await;
+    assert!(
+        read.contains("read the first 4.2 MB of") && read.contains("(3 reads)"),
+        "{read}"
+    );
+    assert_text_has(
+        &root,
+        "serve-gguf-in-use",
+        "Serving Tiny Test from tiny.gguf",
+    );
+    drop_on(&root, &gguf_file(b"PK\x03\x04 not a model", "weights.zip"));
+    let err = until_text(&root, "gguf-error", "weights.zip").await;
+    assert!(err.contains("weights.zip: not a GGUF file"), "{err}");
+    assert_text_has(&root, "serve-gguf-in-use", "tiny.gguf");
+    pick_file(&root, &gguf_file(&bytes[..1_200_000], "cut.gguf"));
+    let err = until_text(&root, "gguf-error", "cut.gguf").await;
+    assert!(
+        err.contains("cut.gguf: truncated GGUF file: it ends after 1200000 bytes"),
+        "{err}"
+    );
+    assert_text_has(&root, "serve-gguf-in-use", "tiny.gguf");
 }

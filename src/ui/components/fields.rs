@@ -4,6 +4,18 @@
 use leptos::prelude::*;
 
 /// A select whose options are (value, label) pairs.
+/// A label with a line-break opportunity after each underscore, so that an engine's knob name
+/// (`max_num_batched_tokens`) wraps at its words in a narrow column instead of mid-word.
+fn breakable(label: &'static str) -> impl IntoView {
+    let parts: Vec<&'static str> = label.split_inclusive('_').collect();
+    let last = parts.len().saturating_sub(1);
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, part)| view! { {part}{(i < last).then(|| view! { <wbr /> })} })
+        .collect_view()
+}
+
 #[component]
 pub fn SelectField(
     /// Visible label.
@@ -30,7 +42,7 @@ pub fn SelectField(
     let described = note_id.clone();
     view! {
         <div class="field-box" class:not-applicable=move || not_applicable.get().is_some()>
-            <label for=id.clone()>{label}</label>
+            <label for=id.clone()>{breakable(label)}</label>
             <select id=id data-testid=format!("input-{key}") prop:value=move || value.get() on:change=move |ev| on_change.run(event_target_value(&ev))
                 disabled=move || not_applicable.get().is_some()
                 aria-describedby=move || not_applicable.get().map(|_| described.clone())>
@@ -70,7 +82,7 @@ pub fn CheckField(
                 disabled=move || not_applicable.get().is_some()
                 aria-describedby=move || not_applicable.get().map(|_| described.clone())
                 on:change=move |ev| on_change.run(event_target_checked(&ev)) />
-            " " {label}
+            " " {breakable(label)}
             {move || not_applicable.get().map(|why| view! { <span class="field-note" id=note_id.clone() data-testid=format!("why-{key}")>" — "{why}"."</span> })}
         </label>
     }
@@ -99,7 +111,7 @@ pub fn CheckedField(
     let id = format!("field-{key}");
     view! {
         <div class="field-box" class:invalid=move || error.get().is_some()>
-            <label for=id.clone()>{label}</label>
+            <label for=id.clone()>{breakable(label)}</label>
             <input id=id type="text" inputmode="decimal" autocomplete="off" data-testid=format!("input-{key}")
                 title=hint
                 prop:value=move || value.get()

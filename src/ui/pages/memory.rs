@@ -6,8 +6,6 @@ pub mod config_drop;
 pub mod conventions_table;
 pub mod downloads;
 pub mod fields;
-pub mod gguf_drop;
-pub mod gguf_summary;
 pub mod lora_targets;
 pub mod memory_bar_chart;
 pub mod memory_controls;
@@ -30,8 +28,6 @@ use crate::ui::pages::memory::breakdown_legend::BreakdownLegend;
 use crate::ui::pages::memory::chart_numbers::{ScalingNumbers, StrategyNumbers};
 use crate::ui::pages::memory::conventions_table::ConventionsTable;
 use crate::ui::pages::memory::downloads::Downloads;
-use crate::ui::pages::memory::gguf_drop::GgufDrop;
-use crate::ui::pages::memory::gguf_summary::GgufSummary;
 use crate::ui::pages::memory::memory_bar_chart::MemoryBarChart;
 use crate::ui::pages::memory::memory_controls::MemoryControls;
 use crate::ui::pages::memory::peak_phase::PeakPhase;
@@ -74,27 +70,24 @@ pub fn MemoryPage(
             // Three areas: on a wide screen the controls sit left of both; on a phone the verdict and
             // the bar come first, then the controls, then the comparisons (assets/style.css).
             <div class="memory-layout">
-                // One model at a time: a dropped GGUF file, or the model the controls describe.
                 <div class="results" id="memory-results" data-testid="memory-results">
-                    <Show when=move || state.gguf.with(Option::is_none) fallback=move || state.gguf.get().map(|l| view! { <GgufSummary loaded=l /> })>
-                        <Verdict />
-                        <PeakPhase />
-                        <Show when=move || !embed>
-                            <ValidationPanel />
-                        </Show>
-                        <div class="bar-and-legend">
-                            <MemoryBarChart />
-                            <div><BreakdownLegend /></div>
-                        </div>
-                        <EmbedMore embed summary="Step time, GPU layout and downloads" testid="embed-more-results">
-                            <StepTimePanel />
-                            <ParallelLayout setup=state.setup />
-                            <Downloads />
-                        </EmbedMore>
+                    <Verdict />
+                    <PeakPhase />
+                    <Show when=move || !embed>
+                        <ValidationPanel />
                     </Show>
+                    <div class="bar-and-legend">
+                        <MemoryBarChart />
+                        <div><BreakdownLegend /></div>
+                    </div>
+                    <EmbedMore embed summary="Step time, GPU layout and downloads" testid="embed-more-results">
+                        <StepTimePanel />
+                        <ParallelLayout setup=state.setup />
+                        <Downloads />
+                    </EmbedMore>
                 </div>
                 <div class="controls-area">
-                    <Show when=move || !embed && state.gguf.with(Option::is_none)>
+                    <Show when=move || !embed>
                         <VerdictStrip />
                     </Show>
                     <EmbedMore embed summary="Change the setup: model, precision, parallelism, batch, GPU" testid="embed-more-controls">
@@ -103,12 +96,27 @@ pub fn MemoryPage(
                 </div>
                 <Show when=move || !embed>
                     <div class="comparisons">
-                        <GgufDrop />
-                        <Show when=move || state.gguf.with(Option::is_none)><Comparisons /></Show>
+                        <GgufToServe />
+                        <Comparisons />
                     </div>
                 </Show>
             </div>
         </section>
+    }
+}
+
+/// Where a GGUF file goes: the Serve page reads it as llama.cpp loads it (one place for it).
+#[component]
+fn GgufToServe() -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let href = move || {
+        state.query.with(|q| match &q.job.gpu {
+            Some(g) => format!("?tab=serve&engine=llama.cpp&dtype=q4_k_m&gpu={g}"),
+            None => "?tab=serve&engine=llama.cpp&dtype=q4_k_m".into(),
+        })
+    };
+    view! {
+        <p class="field-note" data-testid="gguf-to-serve">"Will a llama.cpp "<code>".gguf"</code>" file fit? The "<a href=href>"Serve page"</a>" reads its header and places each of its tensors on the GPU or the host as llama.cpp does."</p>
     }
 }
 

@@ -1,7 +1,6 @@
 //! Shared state of the Memory page: one typed query signal, and memos for everything derived
 //! from it (the breakdown, every strategy, the GPU sweep, the advice).
 
-use crate::ui::components::gguf_file::LoadedGguf;
 use crate::ui::pages::memory::query::MemoryQuery;
 use bitbudget_math::memory::plan::{by_strategy, sweep, sweep_input, Strategy, SweepLine};
 use bitbudget_math::memory::report::advice::{advise, Advice, Suggestion};
@@ -41,23 +40,9 @@ pub struct MemoryState {
     /// How the strategies chart ranks its bars (the query's, so the URL carries it; change it
     /// with [`MemoryState::set`]).
     pub order: Memo<StrategyOrder>,
-    /// A GGUF file read from a drop or a pick: while there is one it is the page's model (the
-    /// results describe it); choosing another model clears it.
-    pub gguf: RwSignal<Option<LoadedGguf>>,
     /// The PyTorch measurements, fetched once the page is up (`None` until they arrive; an error
     /// says why they could not be read): the Memory page's code does not carry them.
     pub pytorch: RwSignal<Option<Result<Arc<Validation>, String>>>,
-}
-
-/// What identifies the query's model: preset, parameter count, custom numbers, loaded config.
-fn model_of(q: &MemoryQuery) -> impl PartialEq {
-    let j = &q.job;
-    (
-        j.model.clone(),
-        j.params,
-        j.custom,
-        j.config_in_force().map(|c| c.name.clone()),
-    )
 }
 
 impl MemoryState {
@@ -104,7 +89,6 @@ impl MemoryState {
             step,
             step_strategies,
             order: Memo::new(move |_| query.with(|q| q.order)),
-            gguf: RwSignal::new(None),
             pytorch: RwSignal::new(None),
         }
     }
@@ -113,20 +97,12 @@ impl MemoryState {
     /// change ruled out goes back to its default, and the note says so.
     pub fn set(&self, f: impl FnOnce(&mut MemoryQuery)) {
         let mut note = None;
-        let mut other_model = false;
         self.query.update(|q| {
-            let before = model_of(q);
             f(q);
             note = q.job.settle();
-            other_model = model_of(q) != before;
         });
         if note.is_some() {
             self.settled.set(note);
-        }
-        // Whatever was picked last is the page's model: a preset, a config or a parameter count
-        // replaces a dropped GGUF.
-        if other_model && self.gguf.with_untracked(Option::is_some) {
-            self.gguf.set(None);
         }
     }
 

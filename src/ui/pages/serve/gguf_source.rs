@@ -5,7 +5,7 @@
 use crate::ui::components::gguf_file::{GgufPicker, LoadedGguf};
 use crate::ui::pages::serve::ServeState;
 use bitbudget_math::memory::model::arch::ModelArch;
-use bitbudget_math::numbers::{format_bytes, Units};
+use bitbudget_math::numbers::{format_bytes, human_bytes, Units};
 use bitbudget_math::serve::kv::KvDtype;
 use bitbudget_math::serve::tensor_placement::ModelFile;
 use bitbudget_math::serve::{Engine, ServeSetup};
@@ -22,6 +22,8 @@ pub struct ServedFile {
     pub model: ModelFile,
     /// What was approximated in reading it.
     pub notes: Vec<String>,
+    /// "read the first 4.2 MB of 18.6 GB (3 reads)": what reading the header took.
+    pub read: String,
 }
 
 impl ServedFile {
@@ -39,6 +41,13 @@ impl ServedFile {
             arch,
             model,
             notes,
+            read: format!(
+                "read the first {} of {} ({} read{}), the header and tensor index only",
+                human_bytes(l.read),
+                human_bytes(l.size),
+                l.reads,
+                if l.reads == 1 { "" } else { "s" }
+            ),
         })
     }
 
@@ -73,7 +82,7 @@ pub fn GgufSource() -> impl IntoView {
                 let notes = f.notes.join("; ");
                 view! {
                     <p class="field-note" data-testid="serve-gguf-in-use">
-                        {format!("Serving {} from {} on llama.cpp: {size} ({}). ", f.name, f.model.name, f.model.mix)}
+                        {format!("Serving {} from {} on llama.cpp: {size} ({}); {}. ", f.name, f.model.name, f.model.mix, f.read)}
                         {(!notes.is_empty()).then(|| format!("{notes}. "))}
                         "The link keeps the knobs, not the file. "
                         <button type="button" class="link-button" data-testid="serve-gguf-clear"
