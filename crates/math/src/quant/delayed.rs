@@ -8,7 +8,8 @@
 //! scale that is too large: its largest values saturate to ±max. One that shrinks below what
 //! the history remembers (under `max`) is quantized with too small a scale: its small values flush
 //! to zero. Current scaling (`Float8CurrentScaling`, tensorwise) takes the scale from the tensor
-//! itself, one extra pass over it, and neither happens.
+//! itself, one extra pass over it: nothing saturates, and only values more than the format's
+//! range below the largest flush.
 //!
 //! Codes are the per-tensor FP8 scheme's ([`super::codec::fp8_encode`]): x ÷ (1 / scale)
 //! rounded to nearest even, saturating.

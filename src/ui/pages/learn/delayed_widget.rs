@@ -95,7 +95,7 @@ pub fn DelayedScaling() -> impl IntoView {
                     </tbody>
                 </table>
             </div>
-            <p class="hint">{format!("{VALUES} normal values per step in FP8 E4M3, the same tensor scaled by the drift. Step 1 has no history, so its scale is Transformer Engine's initial 1. Current scaling reads each tensor's amax first: one more pass over it, never a saturated or flushed value.")}</p>
+            <p class="hint">{format!("{VALUES} normal values per step in FP8 E4M3, the same tensor scaled by the drift. Step 1 has no history, so its scale is Transformer Engine's initial 1. Current scaling reads each tensor's amax first, one more pass over it: nothing saturates, and only values more than E4M3's range below the largest flush to zero.")}</p>
         </div>
     }
 }
