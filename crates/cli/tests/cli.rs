@@ -1354,6 +1354,14 @@ fn scaling_shows_what_delayed_scaling_saturates_and_flushes() {
         (vec!["scaling", "--growth", "NaN"], "--growth NaN must be"),
         (vec!["scaling", "--steps", "0"], "--steps takes 1 to 1000"),
         (
+            vec!["scaling", "--steps", "1000", "--values", "16777216"],
+            "at most 16777216 values in all",
+        ),
+        (
+            vec!["scaling", "--growth", "2", "--steps", "1000"],
+            "leaves f32's range",
+        ),
+        (
             vec!["scaling", "--amax-compute-algo", "mean"],
             "max or most-recent",
         ),

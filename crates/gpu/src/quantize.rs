@@ -9,7 +9,7 @@ use crate::dispatch::{
 use crate::layout::{layout, packs_nibbles, Layout};
 use crate::tables::{fp8_consts, table_of, Table};
 use crate::timing::{Stopwatch, Timings};
-use bitbudget_math::quant::codec::fp8_scale;
+use bitbudget_math::quant::fp8_tiles::fp8_scale;
 use bitbudget_math::quant::nf4;
 use bitbudget_math::quant::scheme::Scheme;
 

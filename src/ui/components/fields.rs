@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 
-/// A select whose options are (value, label) pairs.
 /// A label with a line-break opportunity after each underscore, so that an engine's knob name
 /// (`max_num_batched_tokens`) wraps at its words in a narrow column instead of mid-word.
 fn breakable(label: &'static str) -> impl IntoView {
@@ -16,6 +15,7 @@ fn breakable(label: &'static str) -> impl IntoView {
         .collect_view()
 }
 
+/// A select whose options are (value, label) pairs.
 #[component]
 pub fn SelectField(
     /// Visible label.

@@ -87,8 +87,12 @@ pub fn GgufPicker(
         let input = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
-        if let Some(file) = input.and_then(|i| i.files()).and_then(|f| f.get(0)) {
-            load(file, on_load, error);
+        if let Some(input) = input {
+            if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                load(file, on_load, error);
+            }
+            // Picking the same file again (after putting it away) fires `change` once more.
+            input.set_value("");
         }
     };
     let on_drop = move |ev: web_sys::DragEvent| {

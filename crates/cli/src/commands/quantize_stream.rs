@@ -7,10 +7,9 @@
 
 use crate::stream::{over_f32_runs, pipe, Sink, Source, Units};
 use bitbudget_math::quant::checks::whole_blocks;
-use bitbudget_math::quant::codec::{
-    dequantize, fp8_encode, fp8_scale, nf4_double_quant_bytes_with_mean, quantize,
-};
+use bitbudget_math::quant::codec::{dequantize, nf4_double_quant_bytes_with_mean, quantize};
 use bitbudget_math::quant::error::QuantError;
+use bitbudget_math::quant::fp8_tiles::{fp8_encode, fp8_scale};
 use bitbudget_math::quant::kernels::absmax;
 use bitbudget_math::quant::nf4::DQ_BLOCK;
 use bitbudget_math::quant::scheme::Scheme;

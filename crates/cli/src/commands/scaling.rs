@@ -80,6 +80,20 @@ fn sequence(a: &ScalingArgs) -> Result<Vec<Vec<f32>>, String> {
     if a.values == 0 || a.values > MAX_VALUES {
         return Err(format!("--values takes 1 to {MAX_VALUES}"));
     }
+    if a.steps * a.values > MAX_VALUES {
+        return Err(format!(
+            "--steps × --values is {}: at most {MAX_VALUES} values in all",
+            a.steps * a.values
+        ));
+    }
+    // The last step's spread, against f32's range (the values are normal, a few units wide).
+    let last = (a.growth as f64).powi(a.steps as i32 - 1);
+    if !(1e-30..=1e30).contains(&last) {
+        return Err(format!(
+            "--growth {} over {} steps leaves f32's range: fewer steps or a growth nearer 1",
+            a.growth, a.steps
+        ));
+    }
     Ok(drifting_sequence(a.steps, a.values, a.growth, a.seed))
 }
 
@@ -111,8 +125,10 @@ pub fn run(a: ScalingArgs) -> Result<(), String> {
     let db = |v: f64| {
         if v.is_finite() {
             format!("{v:.1}")
-        } else {
+        } else if v == f64::INFINITY {
             "exact".into()
+        } else {
+            "lost".into()
         }
     };
     for (i, s) in steps.iter().enumerate() {

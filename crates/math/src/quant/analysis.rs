@@ -2,8 +2,9 @@
 //! quantizer that works in parts, so a page can process a large tensor in chunks, stay responsive
 //! and hold only one part's bytes at a time.
 
-use super::codec::{dequantize, fp8_encode, fp8_scale, nf4_double_quant_bytes_with_mean, quantize};
+use super::codec::{dequantize, nf4_double_quant_bytes_with_mean, quantize};
 use super::error::QuantError;
+use super::fp8_tiles::{fp8_encode, fp8_scale};
 use super::layout::Layout;
 use super::metrics::ErrorMetrics;
 use super::nf4;

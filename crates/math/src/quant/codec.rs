@@ -3,56 +3,13 @@
 
 use super::checks::whole_blocks;
 use super::error::QuantError;
+use super::fp8_tiles::{fp8_codec, fp8_encode, fp8_scale};
 use super::ggml;
 use super::kquants::LengthError;
 use super::layout::Layout;
 use super::scheme::Scheme;
 use super::{absmax, iq4_nl, nf4, nvfp4, zeropoint};
-use crate::format::{fp8, half, FormatId};
-
-fn fp8_format(s: Scheme) -> FormatId {
-    if s == Scheme::F8E4M3 {
-        FormatId::F8E4M3
-    } else {
-        FormatId::F8E5M2
-    }
-}
-
-/// FP8's per-tensor scale: the largest finite |x| over the format's largest value (0 for a zero
-/// tensor). `s` must be an FP8 scheme.
-pub fn fp8_scale(s: Scheme, x: &[f32]) -> f32 {
-    // Plain comparisons: `f32::max` is a call to `fmaxf` per value in wasm. `m < inf` also
-    // leaves NaN and ±inf out.
-    let amax = x.iter().fold(0f32, |a, v| {
-        let m = v.abs();
-        if m < f32::INFINITY && m > a {
-            m
-        } else {
-            a
-        }
-    });
-    amax / fp8_format(s).max_value() as f32
-}
-
-/// Appends the FP8 codes of `x / scale` (round to nearest even, saturating; all 0 when the scale
-/// is 0). `s` must be an FP8 scheme.
-pub fn fp8_encode(s: Scheme, x: &[f32], scale: f32, out: &mut Vec<u8>) {
-    let codec = fp8_codec(s);
-    if scale == 0.0 {
-        out.extend(std::iter::repeat_n(codec.encode_saturating(0.0), x.len()));
-    } else {
-        codec.encode_divided(x, scale, out);
-    }
-}
-
-/// The fast codec of an FP8 scheme (bit-exact with the general one, see [`crate::format::fp8`]).
-fn fp8_codec(s: Scheme) -> &'static fp8::Fp8Codec {
-    if s == Scheme::F8E4M3 {
-        fp8::e4m3()
-    } else {
-        fp8::e5m2()
-    }
-}
+use crate::format::{fp8, half};
 
 /// Quantizes `x` into the scheme's bytes (see the module docs for each layout, and each
 /// quantizer for its rounding). `x.len()` must be a whole number of blocks and `block` should
@@ -270,6 +227,8 @@ fn dequantize_block(s: Scheme, layout: &Layout, b: &[u8], codes: &mut [u8], out:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::FormatId;
+    use crate::quant::fp8_tiles::fp8_scale;
     use crate::quant::ggml::GgmlType;
     use crate::quant::kquants::KType;
     use crate::quant::mx::MxFormat;

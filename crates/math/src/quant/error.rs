@@ -91,7 +91,7 @@ pub enum QuantError {
     /// Lengths that a block format's module refused (K-quants, IQ4_NL, NVFP4, MX).
     Length(LengthError),
     /// The random Hadamard transform or stochastic rounding asked of a scheme that does not take
-    /// them (only the block-scaled FP4 schemes do, [`super::fp4_options::SCHEMES`]); the option's
+    /// them (only the block-scaled FP4 schemes do, [`super::scheme::FP4_OPTION_SCHEMES`]); the option's
     /// CLI name (`--rht` or `--sr`).
     Fp4Option {
         /// The scheme.
@@ -116,7 +116,9 @@ impl fmt::Display for QuantError {
             QuantError::Fp4Option { scheme, option } => write!(
                 f,
                 "{option} applies to {} only, not {scheme}",
-                super::fp4_options::SCHEMES.map(|s| s.name()).join(" and ")
+                super::scheme::FP4_OPTION_SCHEMES
+                    .map(|s| s.name())
+                    .join(" and ")
             ),
             QuantError::UnknownScheme(given) => {
                 let names: Vec<&str> = Scheme::ALL.iter().map(|x| x.name()).collect();

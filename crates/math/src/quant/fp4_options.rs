@@ -19,13 +19,12 @@
 
 use super::checks::whole_blocks;
 use super::error::QuantError;
-use super::ggml::{e8m0_to_f32_half, GgmlType, KVALUES_MXFP4};
+use super::ggml::{e8m0_to_f32_half, KVALUES_MXFP4};
 use super::nvfp4::{ue4m3_to_f32, BLOCK_BYTES, QK_NVFP4};
 use super::rotation::{self, HADAMARD};
 use super::scheme::Scheme;
 
-/// The schemes that take the options: NVFP4 and MXFP4 (E2M1 codes on a block scale).
-pub const SCHEMES: [Scheme; 2] = [Scheme::Nvfp4, Scheme::Ggml(GgmlType::Mxfp4)];
+pub use super::scheme::FP4_OPTION_SCHEMES as SCHEMES;
 
 /// The options of one quantization: each a seed, or `None` for off (the scheme's plain
 /// round-to-nearest bytes).
@@ -246,6 +245,7 @@ const _: () = assert!(QK_NVFP4 % HADAMARD == 0 && 32 % HADAMARD == 0);
 mod tests {
     use super::*;
     use crate::quant::generate::{generate, Distribution};
+    use crate::quant::ggml::GgmlType;
     use crate::quant::metrics::error_metrics;
 
     const MXFP4: Scheme = Scheme::Ggml(GgmlType::Mxfp4);

@@ -2,13 +2,56 @@
 //! activations per 1×128 tile (one token, 128 channels) and weights per 128×128 block
 //! (arXiv:2412.19437, section 3.3.2). Each tile's scale is its largest finite |x| over E4M3's
 //! largest value, 448 (an all-zero tile has scale 0 and codes 0); codes are x / scale rounded to
-//! nearest even and saturated, as [`super::codec::fp8_encode`] does for the per-tensor scheme,
+//! nearest even and saturated, as [`fp8_encode`] does for the per-tensor scheme,
 //! which is the case of one tile the size of the tensor. Tiles at the right and bottom edges are
 //! partial.
 
-use super::codec::{fp8_encode, fp8_scale};
 use super::scheme::Scheme;
-use crate::format::fp8;
+use crate::format::{fp8, FormatId};
+
+fn fp8_format(s: Scheme) -> FormatId {
+    if s == Scheme::F8E4M3 {
+        FormatId::F8E4M3
+    } else {
+        FormatId::F8E5M2
+    }
+}
+
+/// FP8's per-tensor scale: the largest finite |x| over the format's largest value (0 for a zero
+/// tensor). `s` must be an FP8 scheme.
+pub fn fp8_scale(s: Scheme, x: &[f32]) -> f32 {
+    // Plain comparisons: `f32::max` is a call to `fmaxf` per value in wasm. `m < inf` also
+    // leaves NaN and ±inf out.
+    let amax = x.iter().fold(0f32, |a, v| {
+        let m = v.abs();
+        if m < f32::INFINITY && m > a {
+            m
+        } else {
+            a
+        }
+    });
+    amax / fp8_format(s).max_value() as f32
+}
+
+/// Appends the FP8 codes of `x / scale` (round to nearest even, saturating; all 0 when the scale
+/// is 0). `s` must be an FP8 scheme.
+pub fn fp8_encode(s: Scheme, x: &[f32], scale: f32, out: &mut Vec<u8>) {
+    let codec = fp8_codec(s);
+    if scale == 0.0 {
+        out.extend(std::iter::repeat_n(codec.encode_saturating(0.0), x.len()));
+    } else {
+        codec.encode_divided(x, scale, out);
+    }
+}
+
+/// The fast codec of an FP8 scheme (bit-exact with the general one, see [`crate::format::fp8`]).
+pub fn fp8_codec(s: Scheme) -> &'static fp8::Fp8Codec {
+    if s == Scheme::F8E4M3 {
+        fp8::e4m3()
+    } else {
+        fp8::e5m2()
+    }
+}
 
 /// A tile shape, in values: `rows` × `cols` of a row-major tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

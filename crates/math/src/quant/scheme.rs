@@ -44,6 +44,9 @@ pub const FP8_TILE: usize = 128;
 /// Rows and columns per block of [`Scheme::Fp8Block`] (DeepSeek-V3's 128×128 weight blocks).
 pub const FP8_BLOCK: usize = 128;
 
+/// The schemes that take the options: NVFP4 and MXFP4 (E2M1 codes on a block scale).
+pub const FP4_OPTION_SCHEMES: [Scheme; 2] = [Scheme::Nvfp4, Scheme::Ggml(GgmlType::Mxfp4)];
+
 mod family;
 pub use family::SchemeFamily;
 

@@ -2,7 +2,7 @@
 //! bits, with their scales; the others (embeddings, output head, norms, MoE routers) stay BF16, as
 //! every method's `modules_to_not_convert` or converter leaves them.
 
-use super::tensor_placement::{block_of, FileTensor};
+use super::tensor_placement::{block_of, is_expert, FileTensor};
 use crate::memory::model::arch::ModelArch;
 use crate::memory::options::Dtype;
 use crate::memory::states::gguf_mix;
@@ -201,7 +201,7 @@ pub fn weight_bytes_of(tensors: &[FileTensor]) -> WeightBytes {
     WeightBytes {
         total: sum(&|_| true),
         blocks: sum(&|t| block_of(&t.name).is_some()),
-        experts: sum(&|t| t.name.contains("_exps")),
+        experts: sum(&|t| is_expert(&t.name)),
     }
 }
 

@@ -458,7 +458,8 @@ impl ServeSetup {
         let llama = self.engine == Engine::LlamaCpp;
         let gguf = self.checkpoint.gguf_dtype().is_some();
         let plain = matches!(self.checkpoint, Checkpoint::Bf16 | Checkpoint::Fp16);
-        if (llama && !gguf && !plain) || (!llama && gguf) {
+        // A GGUF file's own tensor types stand in for the checkpoint.
+        if self.model_file.is_none() && ((llama && !gguf && !plain) || (!llama && gguf)) {
             return Err(ServeError::Checkpoint {
                 checkpoint: self.checkpoint,
                 engine: self.engine,

@@ -15,6 +15,39 @@ pub const MAX_PATTERN_CHARS: usize = 1000;
 /// `(a*)*b` backtracks exponentially on a long name).
 const MAX_STEPS: u32 = 1_000_000;
 
+/// The largest count a `{m,n}` takes (tensor names are far shorter).
+pub const MAX_COUNT: u32 = 1000;
+
+/// Matching steps shared by every search of one placement (all tensors against all patterns).
+pub const PLAN_STEPS: u32 = 5_000_000;
+
+/// A count of matching steps shared by several searches, with its limit.
+#[derive(Debug)]
+pub struct StepBudget {
+    used: Cell<u32>,
+    limit: u32,
+}
+
+impl StepBudget {
+    /// A budget of `limit` steps.
+    pub fn new(limit: u32) -> StepBudget {
+        StepBudget {
+            used: Cell::new(0),
+            limit,
+        }
+    }
+
+    fn spend(&self) -> bool {
+        let used = self.used.get().saturating_add(1);
+        self.used.set(used);
+        used <= self.limit
+    }
+
+    fn spent(&self) -> bool {
+        self.used.get() > self.limit
+    }
+}
+
 /// A compiled pattern.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorPattern {
@@ -56,6 +89,12 @@ impl std::fmt::Display for PatternError {
 }
 
 impl std::error::Error for PatternError {}
+
+/// A member of a bracket class.
+enum ClassAtom {
+    Char(char),
+    Set(Vec<(char, char)>),
+}
 
 struct Parser<'a> {
     chars: Vec<char>,
@@ -157,40 +196,40 @@ impl Parser<'_> {
         })
     }
 
+    /// A bracket class after its `[`. As ECMAScript reads them: `[]` matches nothing, `[^]`
+    /// any character; POSIX classes (`[:digit:]`) are refused rather than read as characters.
     fn class(&mut self) -> Result<Node, PatternError> {
         let negated = self.peek() == Some('^');
         if negated {
             self.pos += 1;
         }
         let mut ranges = Vec::new();
-        let mut first = true;
         loop {
             let Some(c) = self.peek() else {
                 return self.fail("has a '[' that is never closed");
             };
-            if c == ']' && !first {
+            if c == ']' {
                 self.pos += 1;
                 break;
             }
-            first = false;
-            self.pos += 1;
-            let lo = if c == '\\' {
-                match self.escape(true)? {
-                    Node::Char(c) => c,
-                    Node::Class { ranges: r, .. } => {
-                        ranges.extend(r);
-                        continue;
-                    }
-                    _ => unreachable!("escape gives a char or a class"),
+            if c == '[' && matches!(self.chars.get(self.pos + 1), Some(':' | '.' | '=')) {
+                return self
+                    .fail("uses a POSIX class ('[:', '[.' or '[='), which is not supported here");
+            }
+            let lo = match self.class_atom()? {
+                ClassAtom::Char(c) => c,
+                ClassAtom::Set(r) => {
+                    ranges.extend(r);
+                    continue;
                 }
-            } else {
-                c
             };
-            let is_range = self.peek() == Some('-') && self.chars.get(self.pos + 1) != Some(&']');
-            if is_range && self.chars.get(self.pos + 1).is_some() {
+            let is_range =
+                self.peek() == Some('-') && self.chars.get(self.pos + 1).is_some_and(|n| *n != ']');
+            if is_range {
                 self.pos += 1;
-                let hi = self.peek().unwrap_or(lo);
-                self.pos += 1;
+                let ClassAtom::Char(hi) = self.class_atom()? else {
+                    return self.fail("has a range that ends in a class like '\\d'");
+                };
                 if hi < lo {
                     return self.fail(format!("has the range '{lo}-{hi}' backwards"));
                 }
@@ -200,6 +239,23 @@ impl Parser<'_> {
             }
         }
         Ok(Node::Class { ranges, negated })
+    }
+
+    /// One member of a class: a character (an escape read as ECMAScript reads it), or an
+    /// escaped set such as `\d`.
+    fn class_atom(&mut self) -> Result<ClassAtom, PatternError> {
+        let Some(c) = self.peek() else {
+            return self.fail("has a '[' that is never closed");
+        };
+        self.pos += 1;
+        if c != '\\' {
+            return Ok(ClassAtom::Char(c));
+        }
+        match self.escape(true)? {
+            Node::Class { ranges, .. } => Ok(ClassAtom::Set(ranges)),
+            Node::Char(c) => Ok(ClassAtom::Char(c)),
+            _ => self.fail("has an escape that is not a character or a set inside '[...]'"),
+        }
     }
 
     fn number(&mut self) -> Option<u32> {
@@ -224,12 +280,18 @@ impl Parser<'_> {
                 let Some(min) = self.number() else {
                     return self.fail("has a '{' without a count (write '\\{' for the character)");
                 };
+                if min > MAX_COUNT {
+                    return self.fail(format!("has a count above {MAX_COUNT}"));
+                }
                 let max = if self.peek() == Some(',') {
                     self.pos += 1;
                     if self.peek() == Some('}') {
                         None
                     } else {
                         match self.number() {
+                            Some(m) if m > MAX_COUNT => {
+                                return self.fail(format!("has a count above {MAX_COUNT}"))
+                            }
                             Some(m) if m >= min => Some(m),
                             _ => return self.fail("has a '{m,n}' whose n is missing or below m"),
                         }
@@ -261,14 +323,12 @@ impl Parser<'_> {
 
 struct Search<'a> {
     name: &'a [char],
-    steps: Cell<u32>,
+    budget: &'a StepBudget,
 }
 
 impl Search<'_> {
     fn one(&self, node: &Node, pos: usize, k: &dyn Fn(usize) -> bool) -> bool {
-        let steps = self.steps.get() + 1;
-        self.steps.set(steps);
-        if steps > MAX_STEPS {
+        if !self.budget.spend() {
             return false;
         }
         let here = self.name.get(pos).copied();
@@ -305,8 +365,13 @@ impl Search<'_> {
     ) -> bool {
         let more = max.is_none_or(|m| done < m)
             && self.one(node, pos, &|p| {
-                // A repetition that consumed nothing cannot make progress: stop it there.
-                (p > pos || done < min) && self.repeat(node, min, max, done + 1, p, k)
+                if p == pos {
+                    // An empty iteration can stand for every iteration still required (so a
+                    // large count costs no depth); past the minimum it adds nothing.
+                    done < min && k(pos)
+                } else {
+                    self.repeat(node, min, max, done + 1, p, k)
+                }
             });
         more || (done >= min && k(pos))
     }
@@ -345,17 +410,27 @@ impl TensorPattern {
     /// Whether the pattern matches anywhere in `name` (`std::regex_search`). A search that
     /// takes more than a million steps is an error rather than a hang.
     pub fn is_match(&self, name: &str) -> Result<bool, PatternError> {
+        self.is_match_within(name, &StepBudget::new(MAX_STEPS))
+    }
+
+    /// [`TensorPattern::is_match`] spending from `budget`, shared with other searches: an error
+    /// once it is spent.
+    pub fn is_match_within(&self, name: &str, budget: &StepBudget) -> Result<bool, PatternError> {
         let chars: Vec<char> = name.chars().collect();
         let s = Search {
             name: &chars,
-            steps: Cell::new(0),
+            budget,
         };
-        let group = Node::Group(self.alternatives.clone());
-        let found = (0..=chars.len()).any(|start| s.one(&group, start, &|_| true));
-        if s.steps.get() > MAX_STEPS {
+        let found = (0..=chars.len()).any(|start| {
+            self.alternatives
+                .iter()
+                .any(|seq| s.seq(seq, start, &|_| true))
+        });
+        if budget.spent() {
             return Err(PatternError {
                 pattern: self.text.clone(),
-                why: "takes too long to match: simplify its nested repetitions".into(),
+                why: "takes too long to match the tensor names: simplify its nested repetitions"
+                    .into(),
             });
         }
         Ok(found)
@@ -416,6 +491,32 @@ mod tests {
             assert!(e.contains(says), "{p}: {e}");
         }
         assert!(TensorPattern::new(&"a".repeat(MAX_PATTERN_CHARS + 1)).is_err());
+    }
+
+    #[test]
+    fn classes_read_as_ecmascript_reads_them() {
+        assert!(!m("x[]", "x]"), "[] matches nothing");
+        assert!(m("x[^]", "xq"), "[^] matches any character");
+        assert!(m(r"[!-\.]", "-"));
+        assert!(!m(r"[!-\.]", "5"), "the range ends at the escaped '.'");
+        assert!(m(r"blk\.[\d]+\.", "blk.12.ffn"));
+        let e = TensorPattern::new("[[:digit:]]").unwrap_err().to_string();
+        assert!(e.contains("POSIX class"), "{e}");
+        assert!(TensorPattern::new("a{1001}").is_err());
+    }
+
+    #[test]
+    fn an_empty_repetition_with_a_large_count_neither_overflows_nor_loops() {
+        assert!(m("(a?){1000}b", "b"));
+        assert!(m("x(a*){999}", "x"));
+        let budget = StepBudget::new(50);
+        let p = TensorPattern::new("exps").unwrap();
+        assert_eq!(p.is_match_within("blk.0.exps", &budget), Ok(true));
+        let name = "blk.0.ffn_up.weight ".repeat(10);
+        assert!(
+            p.is_match_within(&name, &budget).is_err(),
+            "a shared budget runs out"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! `blk\.i\.ffn_(up|down|gate|gate_up)_exps` for the first N blocks (`common/arg.cpp`). The KV
 //! cache and the compute buffer follow the blocks, not the overrides.
 
-use super::tensor_pattern::{PatternError, TensorPattern};
+use super::tensor_pattern::{PatternError, StepBudget, TensorPattern, PLAN_STEPS};
 use crate::gguf::Gguf;
 use crate::memory::model::arch::ModelArch;
 use crate::memory::model::gguf_arch::arch_of_gguf;
@@ -110,7 +110,7 @@ impl std::fmt::Display for OverrideError {
             ),
             OverrideError::Buffer(b) => write!(
                 f,
-                "override-tensor buffer '{b}' is not one of this one-GPU machine's: CPU or CUDA0 (also Metal, Vulkan0, ROCm0)"
+                "override-tensor buffer '{b}' is not one of this one-GPU machine's: CPU or CUDA0 (also Metal, Vulkan0, ROCm0; the names are case-sensitive)"
             ),
             OverrideError::Pattern(e) => write!(f, "override-tensor: {e}"),
         }
@@ -119,24 +119,38 @@ impl std::fmt::Display for OverrideError {
 
 impl std::error::Error for OverrideError {}
 
-/// Reads llama.cpp's `-ot` text: entries separated by commas (llama.cpp splits on every comma,
-/// so a pattern cannot hold one), each `PATTERN=BUFFER`. Blank text is no override.
+/// llama.cpp's buffer names this one-GPU model knows, with where each is (case-sensitive, as
+/// llama.cpp looks them up).
+const BUFFERS: [(&str, Device); 6] = [
+    ("CPU", Device::Host),
+    ("CUDA0", Device::Gpu),
+    ("Metal", Device::Gpu),
+    ("MTL0", Device::Gpu),
+    ("Vulkan0", Device::Gpu),
+    ("ROCm0", Device::Gpu),
+];
+
+/// Reads llama.cpp's `-ot` text as `parse_tensor_buffer_overrides` does: entries separated by
+/// commas (every comma splits, so a pattern cannot hold one), each `PATTERN=BUFFER` split at its
+/// first `=`, nothing trimmed inside (a space after a comma is part of the next pattern), an
+/// empty entry an error. Blank text is no override.
 pub fn parse_overrides(text: &str) -> Result<Vec<TensorOverride>, OverrideError> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    text.trim()
+        .split(',')
         .map(|entry| {
             let (pattern, buffer) = entry
-                .rsplit_once('=')
+                .split_once('=')
                 .ok_or_else(|| OverrideError::NoBuffer(entry.into()))?;
-            let buffer = buffer.trim();
-            let device = match buffer.to_ascii_uppercase().as_str() {
-                "CPU" => Device::Host,
-                "CUDA0" | "METAL" | "VULKAN0" | "ROCM0" => Device::Gpu,
-                _ => return Err(OverrideError::Buffer(buffer.into())),
-            };
+            let device = BUFFERS
+                .iter()
+                .find(|(name, _)| *name == buffer)
+                .map(|(_, d)| *d)
+                .ok_or_else(|| OverrideError::Buffer(buffer.into()))?;
             Ok(TensorOverride {
-                pattern: TensorPattern::new(pattern.trim()).map_err(OverrideError::Pattern)?,
+                pattern: TensorPattern::new(pattern).map_err(OverrideError::Pattern)?,
                 buffer: buffer.into(),
                 device,
             })
@@ -182,10 +196,31 @@ pub fn block_of(name: &str) -> Option<u64> {
     name.strip_prefix("blk.")?.split('.').next()?.parse().ok()
 }
 
-/// llama.cpp's `--n-cpu-moe` pattern for block `i`.
-fn cpu_moe_pattern(i: u64) -> TensorPattern {
-    TensorPattern::new(&format!(r"blk\.{i}\.ffn_(up|down|gate|gate_up)_exps"))
-        .expect("a fixed pattern compiles")
+/// Whether llama.cpp's `--n-cpu-moe N` pattern for one of the first `n` blocks,
+/// `blk\.i\.ffn_(up|down|gate|gate_up)_(ch|)exps` (`LLM_FFN_EXPS_REGEX`), finds `name`: checked
+/// directly, not by the pattern matcher, since it runs for every block of every tensor.
+fn cpu_moe_match(name: &str, n: u64) -> bool {
+    let Some(rest) = name.strip_prefix("blk.") else {
+        return false;
+    };
+    let Some((block, rest)) = rest.split_once('.') else {
+        return false;
+    };
+    if !block.parse::<u64>().is_ok_and(|b| b < n) {
+        return false;
+    }
+    let Some(rest) = rest.strip_prefix("ffn_") else {
+        return false;
+    };
+    ["gate_up_", "up_", "down_", "gate_"]
+        .iter()
+        .filter_map(|part| rest.strip_prefix(part))
+        .any(|tail| tail.starts_with("exps") || tail.starts_with("chexps"))
+}
+
+/// Whether `name` is a routed expert tensor (`_exps` or `_chexps`).
+pub fn is_expert(name: &str) -> bool {
+    name.contains("_exps") || name.contains("_chexps")
 }
 
 /// The tensors with what the overrides decide for them, matched once: the part of the
@@ -214,23 +249,20 @@ pub fn plan(
     cpu_moe_layers: u64,
     overrides: &[TensorOverride],
 ) -> Result<Plan, PatternError> {
-    let cpu_moe: Vec<TensorPattern> = (0..cpu_moe_layers.min(layers))
-        .map(cpu_moe_pattern)
-        .collect();
     let tied = !tensors.iter().any(|t| t.name == "output.weight");
+    let budget = StepBudget::new(PLAN_STEPS);
     let mut planned = Vec::with_capacity(tensors.len() + 1);
-    let mut add = |name: String, bytes: u64, tied_copy: bool| -> Result<(), PatternError> {
-        let rules = overrides
-            .iter()
-            .enumerate()
-            .map(|(i, o)| (o.device, Rule::Override(i), &o.pattern))
-            .chain(cpu_moe.iter().map(|p| (Device::Host, Rule::CpuMoe, p)));
+    // llama.cpp matches a tied head's copy under the embedding's name (`tn.str()`).
+    let mut add = |name: String, matched_as: &str, bytes: u64, tied_copy: bool| {
         let mut forced = None;
-        for (d, r, p) in rules {
-            if p.is_match(&name)? {
-                forced = Some((d, r));
+        for (i, o) in overrides.iter().enumerate() {
+            if o.pattern.is_match_within(matched_as, &budget)? {
+                forced = Some((o.device, Rule::Override(i)));
                 break;
             }
+        }
+        if forced.is_none() && cpu_moe_match(matched_as, cpu_moe_layers.min(layers)) {
+            forced = Some((Device::Host, Rule::CpuMoe));
         }
         planned.push(Planned {
             block: block_of(&name),
@@ -239,13 +271,14 @@ pub fn plan(
             forced,
             tied_copy,
         });
-        Ok(())
+        Ok::<(), PatternError>(())
     };
     for t in tensors {
-        add(t.name.clone(), t.bytes, false)?;
+        add(t.name.clone(), &t.name, t.bytes, false)?;
         if tied && t.name == "token_embd.weight" {
             add(
                 "output.weight (copy of token_embd.weight)".into(),
+                &t.name,
                 t.bytes,
                 true,
             )?;
@@ -286,7 +319,7 @@ impl Plan {
                 name: t.name.clone(),
                 bytes: t.bytes,
                 block: t.block,
-                expert: t.name.contains("_exps"),
+                expert: is_expert(&t.name),
                 device,
                 rule,
             })
@@ -298,7 +331,7 @@ impl Plan {
         let mut s = PlacedBytes::default();
         for (t, device, rule) in self.each(n_gpu_layers) {
             let add = |v: &mut u64| *v = v.saturating_add(t.bytes);
-            let expert = t.name.contains("_exps");
+            let expert = is_expert(&t.name);
             match device {
                 Device::Gpu => {
                     add(&mut s.gpu);
@@ -411,7 +444,8 @@ pub fn placement_rows(tensors: &[PlacedTensor]) -> Vec<PlacementRow> {
             .collect::<Vec<_>>()
             .join(", ");
         if let (Some(b), Some((Some((first, end)), last))) = (g.block, rows.last_mut()) {
-            if *end + 1 == b && last.why == why {
+            let same_split = (last.gpu > 0, last.host > 0) == (g.gpu > 0, g.host > 0);
+            if *end + 1 == b && last.why == why && same_split {
                 *end = b;
                 last.label = format!("blocks {first}–{b}");
                 last.gpu = last.gpu.saturating_add(g.gpu);
@@ -483,7 +517,7 @@ mod tests {
     #[test]
     fn overrides_move_experts_first_match_wins_and_n_cpu_moe_takes_the_first_blocks() {
         let ts = moe(4, false);
-        let ot = parse_overrides(r"blk\.3\.ffn_up=CUDA0, exps=CPU").unwrap();
+        let ot = parse_overrides(r"blk\.3\.ffn_up=CUDA0,exps=CPU").unwrap();
         let pl = plan(&ts, 4, 0, &ot).unwrap();
         let p = pl.place(99);
         let up3 = p
@@ -504,6 +538,38 @@ mod tests {
     }
 
     #[test]
+    fn rows_keep_host_blocks_apart_from_gpu_blocks() {
+        let ts = moe(4, false);
+        let rows = placement_rows(&plan(&ts, 4, 0, &[]).unwrap().place(2));
+        let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["input layer", "blocks 0–1", "blocks 2–3", "output layer"]
+        );
+        assert_eq!((rows[1].gpu, rows[1].host), (0, 2 * 310));
+        assert_eq!((rows[2].gpu, rows[2].host), (2 * 310, 0));
+    }
+
+    #[test]
+    fn a_tied_heads_copy_is_matched_under_the_embeddings_name() {
+        let ts = moe(2, true);
+        let ot = parse_overrides("^token_embd\\.weight$=CUDA0").unwrap();
+        let p = plan(&ts, 2, 0, &ot).unwrap().place(3);
+        let copy = p
+            .iter()
+            .find(|t| t.name.starts_with("output.weight"))
+            .unwrap();
+        assert_eq!(copy.rule, Rule::Override(0));
+        let ot = parse_overrides("^output=CPU").unwrap();
+        let p = plan(&ts, 2, 0, &ot).unwrap().place(3);
+        let copy = p
+            .iter()
+            .find(|t| t.name.starts_with("output.weight"))
+            .unwrap();
+        assert_eq!((copy.device, copy.rule), (Device::Gpu, Rule::Output));
+    }
+
+    #[test]
     fn rows_merge_runs_of_blocks_placed_by_the_same_rules() {
         let ts = moe(4, false);
         let rows = placement_rows(&plan(&ts, 4, 1, &[]).unwrap().place(5));
@@ -520,13 +586,26 @@ mod tests {
     #[test]
     fn override_text_errors_name_the_entry() {
         assert!(parse_overrides("").unwrap().is_empty());
-        assert!(parse_overrides(" , ").unwrap().is_empty());
+        assert!(parse_overrides(" , ").is_err(), "two empty entries");
         let e = parse_overrides("exps").unwrap_err().to_string();
         assert!(e.contains("no '=BUFFER'"), "{e}");
         let e = parse_overrides("exps=CUDA1").unwrap_err().to_string();
         assert!(e.contains("CUDA1"), "{e}");
         let e = parse_overrides("(exps=CPU").unwrap_err().to_string();
         assert!(e.contains("never closed"), "{e}");
-        assert_eq!(parse_overrides("exps=cpu").unwrap()[0].device, Device::Host);
+        assert!(
+            parse_overrides("exps=cpu").is_err(),
+            "llama.cpp's names are case-sensitive"
+        );
+        assert!(parse_overrides("exps=CPU,").is_err(), "an empty entry");
+        // Split at the first '=', nothing trimmed: a space after a comma starts the pattern.
+        let two = parse_overrides("a=b=CPU, exps=CPU");
+        assert!(two.is_err(), "'b=CPU' is no buffer");
+        let spaced = parse_overrides("attn=CUDA0, exps=CPU").unwrap();
+        assert_eq!(spaced[1].pattern.text(), " exps");
+        assert!(cpu_moe_match("blk.3.ffn_gate_up_exps.weight", 4));
+        assert!(cpu_moe_match("blk.3.ffn_down_chexps.weight", 4));
+        assert!(!cpu_moe_match("blk.4.ffn_down_exps.weight", 4));
+        assert!(!cpu_moe_match("blk.3.ffn_down.weight", 4));
     }
 }

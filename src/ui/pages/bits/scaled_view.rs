@@ -72,9 +72,12 @@ pub fn ScaledView() -> impl IntoView {
     };
     let result = Memo::new(move |_| {
         let block = amax(&block_text.get())?;
-        let tensor = match tensor_text.with(|t| t.trim().is_empty()) {
-            true => block,
-            false => amax(&tensor_text.get())?,
+        // Only NVFP4 has a tensor scale: its box is ignored (and hidden) for the others.
+        let tensor = match format.get() == BlockFormat::Nvfp4
+            && !tensor_text.with(|t| t.trim().is_empty())
+        {
+            true => amax(&tensor_text.get())?,
+            false => block,
         };
         scaled(format.get(), state.value.get(), block, tensor)
     });

@@ -1,6 +1,6 @@
 //! Shared state of the Bits page, provided through context.
 
-use crate::ui::pages::bits::query::BitsQuery;
+use crate::ui::pages::bits::query::{parse_amax, BitsQuery};
 use bitbudget_math::format::{parse_value, FormatId, Overflow, ParsedValue, ValueError};
 use bitbudget_math::quant::scaled::BlockFormat;
 use leptos::prelude::*;
@@ -66,8 +66,14 @@ impl BitsState {
             fmt: self.fmt.get(),
             saturate: self.saturate.get(),
             block: self.block.get(),
-            block_amax: self.block_amax.get(),
-            tensor_amax: self.tensor_amax.get(),
+            // Only what reads back: a value being typed, or the tensor's amax of a format
+            // without one, stays out of the link.
+            block_amax: valid_amax(self.block_amax.get()),
+            tensor_amax: if self.block.get() == BlockFormat::Nvfp4 {
+                valid_amax(self.tensor_amax.get())
+            } else {
+                String::new()
+            },
         }
     }
 
@@ -104,4 +110,12 @@ pub fn pattern_text(id: FormatId, bits: u32) -> String {
         bits & id.mask(),
         w = id.bits().div_ceil(4) as usize
     )
+}
+
+/// `text` when it is a magnitude the link can carry ([`parse_amax`]), else empty.
+fn valid_amax(text: String) -> String {
+    match parse_amax(&text) {
+        Ok(Some(_)) => text.trim().to_string(),
+        _ => String::new(),
+    }
 }

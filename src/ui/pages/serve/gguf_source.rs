@@ -8,7 +8,7 @@ use bitbudget_math::memory::model::arch::ModelArch;
 use bitbudget_math::numbers::{format_bytes, human_bytes, Units};
 use bitbudget_math::serve::kv::KvDtype;
 use bitbudget_math::serve::tensor_placement::ModelFile;
-use bitbudget_math::serve::{Engine, ServeSetup};
+use bitbudget_math::serve::{Checkpoint, Engine, ServeSetup};
 use leptos::prelude::*;
 
 /// A GGUF file read for serving.
@@ -65,9 +65,13 @@ pub fn GgufSource() -> impl IntoView {
     let state = expect_context::<ServeState>();
     let on_load = Callback::new(move |l: LoadedGguf| {
         let served = ServedFile::read(&l)?;
+        // The file is the model, on llama.cpp: what only other engines take goes back to its
+        // default, so that no hidden knob can refuse the file.
         state.set(|q| {
             q.engine = Engine::LlamaCpp;
-            q.tp = 1;
+            q.arch = None;
+            (q.tp, q.pp, q.dp, q.ep) = (1, 1, 1, false);
+            q.dtype = Checkpoint::Bf16;
             if !q.kv.llama_cpp_only() {
                 q.kv = KvDtype::Bf16;
             }

@@ -362,6 +362,29 @@ impl PageQuery for ServeQuery {
             _ => return None,
         })
     }
+
+    /// Knobs the link's engine does not take go back to their defaults, each with a note, so
+    /// that no field the page hides for that engine can refuse the answer.
+    fn finish(&mut self, _keys: &[String], notes: &mut Vec<String>) {
+        let mut reset = |what: &str, changed: bool| {
+            if changed {
+                notes.push(format!(
+                    "{what} does not apply to {}: using its default",
+                    self.engine.label()
+                ));
+            }
+        };
+        if self.engine == Engine::LlamaCpp {
+            let parallel = self.pp != 1 || self.dp != 1 || self.ep;
+            reset("pipeline, data or expert parallelism", parallel);
+            (self.pp, self.dp, self.ep) = (1, 1, false);
+        } else {
+            reset("override-tensor (ot)", !self.ot.is_empty());
+            reset("flash attention off (fa=0)", !self.fa);
+            self.ot.clear();
+            self.fa = true;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -465,6 +488,24 @@ mod tests {
         let (shell, bad) = parse_page_query::<ServeQuery>("?tab=serve&pp=0&dp=1e15&ep=2");
         assert_eq!((bad.pp, bad.dp, bad.ep), (1, 1, false));
         assert_eq!(shell.notes.len(), 3, "{:?}", shell.notes);
+    }
+
+    #[test]
+    fn a_link_s_knobs_for_another_engine_go_back_to_their_defaults_with_a_note() {
+        let (shell, q) = parse_page_query::<ServeQuery>("?tab=serve&engine=llama.cpp&pp=2&ep=1");
+        assert_eq!((q.pp, q.ep), (1, false));
+        assert!(
+            shell.notes[0].contains("does not apply to llama.cpp"),
+            "{:?}",
+            shell.notes
+        );
+        let (shell, q) = parse_page_query::<ServeQuery>("?tab=serve&ot=exps%3DCPU&fa=0");
+        assert_eq!((q.ot.as_str(), q.fa), ("", true));
+        assert_eq!(shell.notes.len(), 2, "{:?}", shell.notes);
+        assert!(q
+            .setup()
+            .and_then(|s| bitbudget_math::serve::serve(&s).map_err(|e| e.to_string()))
+            .is_ok());
     }
 
     #[test]

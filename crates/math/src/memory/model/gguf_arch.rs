@@ -7,7 +7,9 @@
 //! vocabulary from `token_embd.weight`'s shape; norms, biases, gates, QK norms and attention sinks
 //! from which tensors block 0 holds; a tied head where there is no `output.weight`. Sliding
 //! windows follow llama.cpp's per-architecture patterns (Gemma 3: five of every six layers;
-//! gpt-oss: every other). Per-block arrays (a head count per block) are averaged, said in a note.
+//! Gemma 2 and gpt-oss: every other; Command R7B: three of every four). Per-block arrays (a head
+//! count per block) are averaged over their nonzero entries (a hybrid model's recurrent blocks
+//! have none), said in a note.
 
 use super::arch::{Mla, Mlp, ModelArch, Norm};
 use super::hf_config::check_size;
@@ -35,16 +37,25 @@ pub fn arch_of_gguf(g: &Gguf) -> Result<(ModelArch, Vec<String>), String> {
             Some(Value::Array(a)) if !a.items.is_empty() => {
                 let items: Option<Vec<u64>> = a.items.iter().map(Value::as_u64).collect();
                 let items = items.ok_or(format!("{full} holds something other than sizes"))?;
+                // Hybrid models give their recurrent blocks 0 (no attention): the mean is over
+                // the others.
+                let nonzero: Vec<u128> = items
+                    .iter()
+                    .filter(|v| **v > 0)
+                    .map(|v| *v as u128)
+                    .collect();
                 let (lo, hi) = (items.iter().min(), items.iter().max());
                 if lo != hi {
                     notes.borrow_mut().push(format!(
-                        "{full} differs between blocks ({}–{}): their mean is used",
+                        "{full} differs between blocks ({}–{}, {} of {} nonzero): the mean of the nonzero ones is used for every block",
                         lo.unwrap_or(&0),
-                        hi.unwrap_or(&0)
+                        hi.unwrap_or(&0),
+                        nonzero.len(),
+                        items.len()
                     ));
                 }
-                let mean = items.iter().sum::<u64>() / items.len() as u64;
-                bounded(&full, mean).map(Some)
+                let mean = nonzero.iter().sum::<u128>() / nonzero.len().max(1) as u128;
+                bounded(&full, u64::try_from(mean).unwrap_or(u64::MAX)).map(Some)
             }
             Some(v) => match v.as_u64() {
                 Some(n) => bounded(&full, n).map(Some),
@@ -106,7 +117,8 @@ pub fn arch_of_gguf(g: &Gguf) -> Result<(ModelArch, Vec<String>), String> {
     let sliding_layers = match (window, name) {
         (0, _) => 0,
         (_, "gemma3") => layers - layers / 6,
-        (_, "gpt-oss") => layers.div_ceil(2),
+        (_, "gpt-oss" | "gemma2") => layers.div_ceil(2),
+        (_, "cohere2") => layers - layers / 4,
         _ => {
             notes.borrow_mut().push(format!(
                 "a sliding window of {window} tokens with no layer pattern known for '{name}': every layer is taken to use it"
