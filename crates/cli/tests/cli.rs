@@ -1358,7 +1358,9 @@ fn scaling_shows_what_delayed_scaling_saturates_and_flushes() {
             "at most 16777216 values in all",
         ),
         (
-            vec!["scaling", "--growth", "2", "--steps", "200", "--values", "64"],
+            vec![
+                "scaling", "--growth", "2", "--steps", "200", "--values", "64",
+            ],
             "leaves f32's range",
         ),
         (
