@@ -11,7 +11,7 @@ use bitbudget_math::numbers::{format_bytes, grouped, Units};
 use bitbudget_math::serve::logged::comparisons;
 use bitbudget_math::serve::quant_config::checkpoint_of;
 use bitbudget_math::serve::tensor_placement::{
-    placement_rows, Device, ModelFile, PlacedTensor, Rule,
+    placement_rows, rule_text, Device, ModelFile, PlacedTensor, Rule,
 };
 use bitbudget_math::serve::{advice, serve, verdict, Checkpoint, Engine, KvDtype, ServeSetup};
 use clap::Args;
@@ -223,13 +223,7 @@ fn tensor_list(tensors: &[PlacedTensor]) -> String {
     let mut out =
         String::from("  tensor                                         bytes  device  why\n");
     for t in tensors {
-        let why = match t.rule {
-            Rule::Input => "input layer (always on the host)".to_string(),
-            Rule::Layers => "n_gpu_layers".into(),
-            Rule::Output => "output layer (n_gpu_layers above the block count)".into(),
-            Rule::Override(i) => format!("-ot entry {}", i + 1),
-            Rule::CpuMoe => "--n-cpu-moe".into(),
-        };
+        let why = rule_text(t.rule);
         out.push_str(&format!(
             "  {:44} {:>12}  {:6}  {why}\n",
             t.name,

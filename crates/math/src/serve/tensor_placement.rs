@@ -383,7 +383,8 @@ pub struct PlacementRow {
     pub why: String,
 }
 
-fn rule_text(r: Rule) -> String {
+/// What put a tensor where it is, in words (the page's table and the CLI's list).
+pub fn rule_text(r: Rule) -> String {
     match r {
         Rule::Input => "input layer, always on the host".into(),
         Rule::Layers => "n_gpu_layers".into(),
