@@ -18,7 +18,7 @@ const runs = runsAt >= 0 ? Number(args.splice(runsAt, 2)[1]) : 3;
 const builds = (args.length ? args : ['dist']).map((a) => (a.includes('=') ? a.split(/=(.*)/s).slice(0, 2) : [a, a]));
 
 const WIDGETS = [
-  ['Memory', '?tab=memory&model=llama-3-8b&mode=inference&gpu=rtx-4090&embed=1', '[data-testid="verdict"]'],
+  ['Memory', '?tab=memory&model=llama-3-8b&mode=lora&gpu=rtx-4090&embed=1', '[data-testid="verdict"]'],
   ['Bits', '?tab=bits&x=0.1&fmt=bf16&embed=1', '[data-testid="stored-bf16"]'],
   ['Quantize', '?tab=quant&embed=1', '[data-testid="scheme-count"]'],
   ['Quantize results', '?tab=quant&embed=1', '[data-testid="sqnr-q8_0"]'],

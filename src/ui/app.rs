@@ -4,8 +4,8 @@
 //! page, the shell links only that page's code.
 
 use crate::ui::browser::{
-    current_query_untracked, location_search, post_height, replace_query, set_root_style,
-    set_shell_suffix, stored, system_dark,
+    current_query_untracked, location_search, open_in_place, post_height, replace_query,
+    set_root_style, set_shell_suffix, stored, system_dark,
 };
 use crate::ui::observers::watch_size;
 use crate::ui::shell::embed_button::EmbedButton;
@@ -20,6 +20,16 @@ use leptos::prelude::*;
 /// The app showing page `P`, configured from the page URL.
 pub fn app<P: Page>() -> impl IntoView {
     let (query, page) = parse_page_query::<P>(&location_search());
+    if let Some(target) = page.moved_to() {
+        let embed = if query.embed { "&embed=1" } else { "" };
+        let url = format!(
+            "{target}{embed}{}",
+            shell_suffix(query.theme, query.widget_id.as_deref())
+        );
+        open_in_place(&url);
+        return view! { <p class="field-note" role="status"><a href=url>"Opening the page that answers this link…"</a></p> }
+            .into_any();
+    }
     let theme = provide_theme(&query);
     set_shell_suffix(shell_suffix(query.theme, query.widget_id.as_deref()));
     let embed = query.embed;
@@ -65,6 +75,7 @@ pub fn app<P: Page>() -> impl IntoView {
             }}
         </div>
     }
+    .into_any()
 }
 
 /// Puts the [`ThemeState`] in context (the URL's theme, else the site's stored choice, else the

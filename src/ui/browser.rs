@@ -31,6 +31,15 @@ pub fn location_search() -> String {
         .unwrap_or_default()
 }
 
+/// Opens `url` (relative to this page, e.g. `?tab=serve&...`) in this page's place, without a
+/// history entry for the page it leaves; nothing happens outside a browser.
+pub fn open_in_place(url: &str) {
+    if let Some(w) = web_sys::window() {
+        // A refused navigation leaves the page showing its link to the same address.
+        let _ = w.location().replace(url);
+    }
+}
+
 /// The current query (with `?`), like [`current_query`] but without tracking it.
 pub fn current_query_untracked() -> String {
     QUERY.with(|q| q.get_untracked())

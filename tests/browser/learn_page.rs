@@ -86,6 +86,12 @@ fn check_numbers(root: &web_sys::HtmlElement, n: u8) {
                 text(root, &format!("learn-bytes-{}", FormatId::F4E2M1.name())),
                 int4
             );
+            // Serving a billion parameters: the Serve page with the preset nearest that count.
+            assert_text_starts(root, "learn-open-serve", "Serve Gemma 3 1B");
+            let href = by_testid(root, "learn-open-serve")
+                .get_attribute("href")
+                .unwrap();
+            assert!(href.starts_with("?tab=serve&model=gemma-3-1b"), "{href}");
         }
         Widget::Formats => {
             assert_text_has(
@@ -244,6 +250,24 @@ async fn choosing_a_row_or_a_sequence_length_recomputes_the_chapter() {
         redrawn(&root, "learn-bar", bar_before).await,
         bar_before,
         "the bar follows the chosen row"
+    );
+    // Chapter 2's serving row links to the Serve page, its training rows to the Memory page.
+    let (root, _app) = mount(Chapter::new(2).unwrap(), false);
+    settle().await;
+    assert_text_starts(
+        &root,
+        "learn-open-memory",
+        "Open this setup in the Memory page",
+    );
+    by_testid(&root, "learn-choose-0").click();
+    settle().await;
+    assert_text_starts(&root, "learn-open-memory", "Serve a model of this size");
+    let href = by_testid(&root, "learn-open-memory")
+        .get_attribute("href")
+        .unwrap();
+    assert!(
+        href.starts_with("?tab=serve&model=gemma-3-1b&gpu=h100-80gb"),
+        "{href}"
     );
 }
 

@@ -93,14 +93,6 @@ async fn the_precision_recipe_moves_bytes_between_the_parts() {
 }
 
 #[wasm_bindgen_test]
-async fn serving_shows_one_phase_and_no_phase_table() {
-    let (root, _app) = mount("?tab=memory&model=llama-3-8b&mode=inference");
-    settle().await;
-    assert!(text(&root, "peak-phase").starts_with("The peak is in the forward pass"));
-    assert!(!present(&root, "phases"));
-}
-
-#[wasm_bindgen_test]
 async fn the_page_says_how_close_it_has_been_to_pytorch_for_the_nearest_setup() {
     use bitbudget_math::memory::report::validation::{
         committed, signed_percent, CONFIGS, RESULTS_JSON,
@@ -145,11 +137,6 @@ async fn the_page_says_how_close_it_has_been_to_pytorch_for_the_nearest_setup() 
             .length() as usize,
         v.rows.len()
     );
-    // Serving moves the nearest setup to a measured inference run.
-    choose(&root, "input-mode", "inference");
-    settle().await;
-    let serving = text(&root, "validation-summary");
-    assert!(serving.contains("-infer-"), "{serving}");
 }
 
 /// Llama 3.2 1B's published config.json: 1,235,814,400 parameters.

@@ -249,23 +249,32 @@ async fn qlora_70b_advice_recomputes_and_apply_makes_exactly_that_change() {
     assert_eq!(value(&root, "input-dp"), "2", "the same GPUs");
 }
 
-/// 70B inference: tensor parallel 2 fits; applying the fewest-GPUs answer sets tp = 2.
+/// Serving is the Serve page's: the mode offers training and fine-tuning only, and the page links
+/// there with its model and GPU.
 #[wasm_bindgen_test]
-async fn inference_70b_advice_applies_tensor_parallel_2() {
-    let q =
-        parse_query("?tab=memory&model=llama-3-70b&mode=inference&gpu=a100-80gb&flash-attention=1")
-            .memory;
+async fn serving_is_offered_on_the_serve_page_with_this_model_and_gpu() {
+    let q = parse_query("?tab=memory&model=llama-3-70b&gpu=a100-80gb").memory;
     let (root, _app) = mount(q, false);
     settle().await;
-    let advice = text(&root, "suggestion");
-    assert_has(
-        &advice,
-        "Fewest GPUs: 2 × NVIDIA A100 80GB with tensor parallel 2",
+    let modes: Vec<String> = {
+        let options = by_testid(&root, "input-mode")
+            .query_selector_all("option")
+            .unwrap();
+        (0..options.length())
+            .map(|i| options.item(i).unwrap().text_content().unwrap())
+            .collect()
+    };
+    assert_eq!(modes, ["train", "lora", "qlora"]);
+    let link = by_testid(&root, "serve-link")
+        .query_selector("a")
+        .unwrap()
+        .unwrap()
+        .get_attribute("href")
+        .unwrap();
+    assert!(
+        link.starts_with("?tab=serve&model=llama-3-70b&gpu=a100-80gb&tp=1"),
+        "{link}"
     );
-    by_testid(&root, "apply-FewestGpus").click();
-    settle().await;
-    assert_eq!(value(&root, "input-tp"), "2");
-    assert_text_starts(&root, "verdict", "Fits");
 }
 
 /// Typing "70b" in the filter used to show Llama 2 70B in the select while the numbers stayed
@@ -297,24 +306,18 @@ async fn the_model_filter_never_shows_a_model_that_is_not_in_use() {
     assert_text_has(&root, "model-filter-note", "1 model matches");
 }
 
-/// Options that do not apply are disabled with a reason: the optimizer when serving, the weights
-/// dtype under QLoRA, the KV-cache dtype in training; int4 cannot be picked for full training.
+/// Options that do not apply are disabled with a reason: the adapters' options outside LoRA, the
+/// weights dtype under QLoRA; int4 cannot be picked for full training.
 #[wasm_bindgen_test]
 async fn options_that_do_not_apply_are_disabled_with_a_reason() {
     let (root, _app) = mount(MemoryQuery::default(), false);
     settle().await;
-    assert!(disabled(&root, "input-kv-dtype"));
     assert!(!disabled(&root, "input-dtype"));
     let int4 = by_testid(&root, "input-dtype")
         .query_selector("option[value='int4']")
         .unwrap()
         .unwrap();
     assert!(int4.has_attribute("disabled"), "int4 for full training");
-    choose(&root, "input-mode", "inference");
-    settle().await;
-    assert!(disabled(&root, "input-optimizer") && disabled(&root, "input-zero"));
-    assert_text_has(&root, "why-optimizer", "no optimizer");
-    assert!(!disabled(&root, "input-kv-dtype"));
     choose(&root, "input-mode", "qlora");
     settle().await;
     assert!(disabled(&root, "input-dtype"));
@@ -738,24 +741,9 @@ async fn an_mtp_module_adds_its_block_and_is_refused_outside_full_training() {
     assert_text_has(&root, "why-mtp", "full training");
 }
 
+/// A link that trains a llama.cpp file type falls back to BF16 and says why.
 #[wasm_bindgen_test]
-async fn a_llama_cpp_file_type_from_the_url_sizes_the_weights_tensor_by_tensor() {
-    use bitbudget_math::memory::states::gguf_mix::weight_bytes;
-    use bitbudget_math::memory::states::gguf_tensors::GgufArch;
-    use bitbudget_math::memory::{find_model, Dtype};
-    let q = parse_query("?tab=memory&model=llama-3-8b&mode=inference&dtype=q4_k_m");
-    assert!(q.notes.is_empty(), "{:?}", q.notes);
-    let (root, _app) = mount_fresh(move || view! { <MemoryPage initial=q.memory /> });
-    settle().await;
-    let m = find_model("llama-3-8b").unwrap();
-    let exact = weight_bytes(&m.arch, GgufArch::Llama, Dtype::Q4KM).unwrap();
-    let shown: u64 = by_testid(&root, "bytes-weights")
-        .get_attribute("data-bytes")
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert_eq!(shown, exact);
-    // A link that trains a llama.cpp file type falls back to BF16 and says why.
+async fn a_link_training_a_llama_cpp_file_type_falls_back_to_bf16() {
     let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=q6_k");
     let (root, _app2) = mount_fresh(move || view! { <MemoryPage initial=q.memory /> });
     settle().await;

@@ -119,11 +119,20 @@ for (const [name, width] of [['bits-1280', 1280], ['bits-390', 390]]) {
     if (colours < 4) throw new Error(`number line looks blank (${colours} colours)`);
   });
 }
-await check('memory-embed', 900, '?tab=memory&model=mixtral-8x7b&mode=inference&seq=32768&batch=4&gpu=a100-80gb&embed=1', async (page) => {
+await check('memory-embed', 900, '?tab=memory&model=mixtral-8x7b&mode=lora&seq=32768&batch=4&gpu=a100-80gb&embed=1', async (page) => {
   if (await page.locator('header.top').count()) throw new Error('embed mode shows the site header');
   if (await page.locator('[data-testid="strategies-chart"]').count()) throw new Error('embed mode shows the comparisons');
-  const kv = await page.locator('[data-testid="bytes-kv_cache"]').getAttribute('data-bytes');
-  expectEq(kv, String(2 * 32 * 8 * 128 * 32768 * 4 * 2), 'Mixtral KV cache, 4 × 32k tokens in BF16');
+  await page.locator('[data-testid="verdict"]').waitFor({ timeout: 20000 });
+});
+// A serving link made for the Memory page opens the Serve page in its place, with what it carries.
+await check('memory-serving-link', 900, '?tab=memory&model=mixtral-8x7b&mode=inference&seq=32768&batch=4&gpu=a100-80gb&embed=1&theme=dark', async (page) => {
+  await page.waitForURL(/tab=serve/, { timeout: 20000 });
+  await page.locator('[data-testid="serve-verdict"]').waitFor({ timeout: 20000 });
+  if (await page.locator('header.top').count()) throw new Error('the Serve widget shows the site header');
+  const at = new URL(page.url()).searchParams;
+  for (const [key, value] of [['model', 'mixtral-8x7b'], ['gpu', 'a100-80gb'], ['len', '32768'], ['conc', '4'], ['embed', '1'], ['theme', 'dark']]) {
+    expectEq(at.get(key), value, `${key} carried to the Serve page`);
+  }
 });
 await check('memory-dark', 1280, '?tab=memory&model=llama-2-70b&mode=qlora&flash-attention=1&gpu=a100-80gb', async (page) => {
   // The palette's colours are set by the app once its wasm runs, which can be after 'load'.

@@ -25,7 +25,7 @@ const PREFIX = '/tools/bitbudget/';
 // Datawrapper-style listener (what platforms that already resize Datawrapper charts run).
 const hostPage = (listener) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,"></head>
 <body style="margin:0;background:#fff;font:16px sans-serif"><p>A blog post.</p>
-<iframe id="a" src="${PREFIX}?tab=memory&model=llama-3-8b&mode=inference&gpu=rtx-4090&embed=1&id=a" title="bitbudget: Memory widget" height="300" style="border:0;width:100%"></iframe>
+<iframe id="a" src="${PREFIX}?tab=memory&model=llama-3-8b&mode=lora&gpu=rtx-4090&embed=1&id=a" title="bitbudget: Memory widget" height="300" style="border:0;width:100%"></iframe>
 <p>Between the widgets.</p>
 <iframe id="b" src="${PREFIX}?tab=bits&x=0.1&fmt=bf16&embed=1&id=b&theme=dark" title="bitbudget: Bits widget" height="300" style="border:0;width:100%"></iframe>
 ${listener}</body></html>`;

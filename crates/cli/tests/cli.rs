@@ -162,22 +162,44 @@ fn memory_json_for_a_preset_adds_up_and_judges_the_gpu() {
 
 /// Kwon et al. 2023 (vLLM): OPT-13B's KV cache is 800 KB per token.
 #[test]
-fn memory_kv_cache_of_opt_13b() {
-    let v = json(&[
-        "memory",
-        "--model",
-        "opt-13b",
-        "--mode",
-        "inference",
-        "--seq",
-        "1",
-        "--batch",
-        "1",
-        "--kv-dtype",
-        "fp16",
-        "--json",
-    ]);
-    assert_eq!(v["per_gpu"]["kv_cache"], 819_200);
+fn serve_kv_cache_of_opt_13b() {
+    let v = json(&["serve", "--model", "opt-13b", "--json"]);
+    assert_eq!(v["kv_bytes_per_token"], 819_200);
+}
+
+/// Serving asked of `memory` is answered by `serve`: the error gives the command, with what the
+/// job carries that the engines serve.
+#[test]
+fn memory_sends_serving_to_serve_with_the_command() {
+    let out = bitbudget(
+        &[
+            "memory",
+            "--model",
+            "llama-3-70b",
+            "--mode",
+            "inference",
+            "--gpu",
+            "a100-80gb",
+            "--tp",
+            "2",
+            "--seq",
+            "8192",
+            "--batch",
+            "16",
+            "--dtype",
+            "fp32",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let command = "bitbudget serve --model llama-3-70b --gpu a100-80gb --tensor-parallel-size 2 --kv-dtype bf16 --max-model-len 8192 --concurrency 16";
+    assert!(err.contains(command), "{err}");
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    let text = String::from_utf8_lossy(&bitbudget(&args, b"").stdout).to_string();
+    assert!(text.starts_with("Fits on 2 × NVIDIA A100 80GB"), "{text}");
+    let params = bitbudget(&["memory", "--params", "7e9", "--mode", "inference"], b"");
+    assert!(String::from_utf8_lossy(&params.stderr).contains("--model mistral-7b"));
 }
 
 #[test]
@@ -1030,25 +1052,6 @@ fn memory_advice_tries_recomputation_and_tensor_parallel_and_never_what_is_on() 
     let total = same["total"].as_u64().unwrap();
     assert!(total <= v["gpu"]["capacity_bytes"].as_u64().unwrap());
     assert!((45e9..55e9).contains(&(total as f64)), "{total}");
-
-    let serve = [
-        "memory",
-        "--model",
-        "llama-3-70b",
-        "--mode",
-        "inference",
-        "--gpu",
-        "a100-80gb",
-        "--flash-attention",
-    ];
-    let text = String::from_utf8_lossy(&bitbudget(&serve, b"").stdout).to_string();
-    assert!(
-        text.contains("Fewest GPUs: 2 × NVIDIA A100 80GB with tensor parallel 2, 72."),
-        "{text}"
-    );
-    let v = json(&[&serve[..], &["--json"]].concat());
-    assert_eq!(v["advice"]["fewest_gpus"]["changes"][0]["option"], "tp");
-    assert_eq!(v["advice"]["fewest_gpus"]["gpus"], 2);
 }
 
 /// `--config` sizes the model a Hugging Face config.json describes: Llama 3 8B's published
@@ -1060,13 +1063,13 @@ fn memory_reads_a_hugging_face_config_from_a_file_or_stdin() {
         env!("CARGO_MANIFEST_DIR"),
         "/../../validation/configs/llama-3-8b.json"
     );
-    let from_file = json(&["memory", "--config", path, "--mode", "inference", "--json"]);
+    let from_file = json(&["memory", "--config", path, "--mode", "lora", "--json"]);
     assert_eq!(from_file["params"], 8_030_261_248u64);
     assert_eq!(from_file["model"], "config.json (llama)");
     assert_eq!(from_file["peak_phase"], "forward");
     let text = std::fs::read(path).unwrap();
     let out = bitbudget(
-        &["memory", "--config", "-", "--mode", "inference", "--json"],
+        &["memory", "--config", "-", "--mode", "lora", "--json"],
         &text,
     );
     assert!(out.status.success());

@@ -1,9 +1,9 @@
-//! `bitbudget memory --gguf FILE` on synthetic GGUF files: a header written for a preset in a
+//! `bitbudget serve --gguf FILE` on synthetic GGUF files: a header written for a preset in a
 //! sparse file of the model's full length (tens of gigabytes on paper, a few kilobytes on disk),
 //! and truncated, corrupt and non-GGUF files.
 
-use bitbudget_math::memory::report::gguf_fit::preset_writer;
 use bitbudget_math::memory::states::gguf_mix::weight_bytes;
+use bitbudget_math::memory::states::gguf_preset::preset_writer;
 use bitbudget_math::memory::states::gguf_tensors::GgufArch;
 use bitbudget_math::memory::{find_model, Dtype};
 use std::path::PathBuf;
@@ -54,58 +54,46 @@ fn preset_file(id: &str, d: Dtype) -> TempFile {
 }
 
 #[test]
-fn a_70b_q4_k_m_file_on_a_24_gb_card_reports_partial_offload() {
+fn a_70b_q4_k_m_file_on_a_24_gb_card_is_offloaded_in_part() {
     let f = preset_file("llama-3-70b", Dtype::Q4KM);
-    let out = run(&[
-        "memory",
+    let sent = run(&["memory", "--gguf", f.path()]);
+    assert_eq!(sent.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&sent.stderr);
+    assert!(
+        err.contains(&format!("bitbudget serve --gguf {}", f.path())),
+        "{err}"
+    );
+    let v = json_of(&[
+        "serve",
         "--gguf",
         f.path(),
-        "--seq",
+        "--max-model-len",
         "8192",
         "--gpu",
         "rtx-4090",
+        "--json",
     ]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let exact = weight_bytes(&models_arch("llama-3-70b"), GgufArch::Llama, Dtype::Q4KM).unwrap();
+    let p = &v["placement"];
+    let gpu_layers = p["gpu_layers"].as_u64().unwrap();
+    assert!((1..80).contains(&gpu_layers), "{gpu_layers} of 80 blocks");
+    assert_eq!(
+        p["gpu_weights"].as_u64().unwrap() + p["host_weights"].as_u64().unwrap(),
+        exact
     );
-    assert!(
-        text.starts_with("Llama 3 70B (llama) · 80 blocks · 723 tensors · weights 42.51 GB"),
-        "{text}"
-    );
-    assert!(
-        text.contains(
-            "KV cache (bf16): 327.7 KB per token, 2.68 GB for 8192 tokens (trained context 8192)"
-        ),
-        "{text}"
-    );
-    assert!(
-        text.contains("of 80 blocks fit on the GPU (llama.cpp --n-gpu-layers"),
-        "{text}"
-    );
-    assert!(text.contains("blk.79.ffn_down.weight"), "{text}");
-}
-
-#[test]
-fn the_json_report_lists_every_tensor_and_the_exact_weight_bytes() {
-    let f = preset_file("llama-3-8b", Dtype::Q4KM);
-    let out = run(&["memory", "--gguf", f.path(), "--gpu", "rtx-4090", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let m = find_model("llama-3-8b").unwrap();
-    let exact = weight_bytes(&m.arch, GgufArch::Llama, Dtype::Q4KM).unwrap();
-    assert_eq!(v["model"]["weight_bytes"], exact);
-    assert_eq!(v["model"]["tensors"].as_array().unwrap().len(), 291);
-    assert_eq!(v["model"]["tensors"][0]["type"], "q4_K");
-    assert_eq!(v["kv_bytes_per_token"], 131_072);
-    assert_eq!(v["fit"]["fits"], true);
-    assert_eq!(v["file"], f.path());
+    // llama.cpp's F16 cache on the GPU: its blocks × 8 KV heads × 128 × (K and V) × 2 bytes.
+    assert_eq!(v["kv_bytes_per_token"], gpu_layers * 8 * 128 * 2 * 2);
+    let tensors = p["tensors"].as_array().unwrap();
+    assert_eq!(tensors.len(), 723);
+    let device = |name: &str| {
+        tensors
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["device"].clone())
+    };
+    // The last blocks go to the GPU, the first stay on the host.
+    assert_ne!(device("blk.79.ffn_down.weight"), Some("host".into()));
+    assert_eq!(device("blk.0.ffn_down.weight"), Some("host".into()));
 }
 
 #[test]
@@ -123,8 +111,11 @@ fn the_dtype_option_takes_llama_cpp_file_types_for_serving_only() {
         run(&args)
     };
     let serving = with_mode("inference");
-    let text = String::from_utf8_lossy(&serving.stdout);
-    assert!(text.contains("llama.cpp q4_k_m: 291 tensors"), "{text}");
+    let err = String::from_utf8_lossy(&serving.stderr);
+    assert!(
+        err.contains("bitbudget serve --model llama-3-8b --dtype q4_k_m"),
+        "{err}"
+    );
     let training = with_mode("train");
     assert_eq!(training.status.code(), Some(2));
     let err = String::from_utf8_lossy(&training.stderr);
@@ -156,14 +147,11 @@ fn bad_files_exit_2_with_a_clear_message() {
         (missing.to_str().unwrap(), "cannot read"),
     ];
     for (path, message) in cases {
-        let out = run(&["memory", "--gguf", path]);
+        let out = run(&["serve", "--gguf", path]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{path}: {err}");
         assert!(err.contains(message) && err.contains(path), "{path}: {err}");
     }
-    let out = run(&["memory", "--gguf", zip.path(), "--model", "llama-3-8b"]);
-    assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("--gguf reads the model from the file: drop --model"));
 }
 
 fn json_of(args: &[&str]) -> serde_json::Value {

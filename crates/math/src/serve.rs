@@ -7,6 +7,7 @@ pub mod budget;
 pub mod checkpoint;
 pub mod curves;
 pub mod engine;
+pub mod from_memory;
 pub mod kv;
 pub mod logged;
 pub mod quant_config;

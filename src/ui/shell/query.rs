@@ -28,6 +28,13 @@ pub trait PageQuery: Clone + Default + 'static {
     /// Called once after every pair, to settle what depends on several parameters; each refused
     /// value adds a note.
     fn finish(&mut self, _keys: &[String], _notes: &mut Vec<String>) {}
+
+    /// The query (with `?` and `tab=`) of the page that answers these parameters when another
+    /// page does (the Memory page's serving jobs go to the Serve page); the shell opens it in this
+    /// one's place, keeping its own parameters. `None`: this page answers.
+    fn moved_to(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The shell's parameters, and one note per parameter that was not understood (the page's too).

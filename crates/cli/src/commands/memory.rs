@@ -1,15 +1,18 @@
-//! `bitbudget memory`: per-GPU memory of a training or serving setup, as text or JSON.
+//! `bitbudget memory`: per-GPU memory of a training or fine-tuning setup, as text, JSON or SVG.
+//! Serving (`--mode inference`, a GGUF file) is `bitbudget serve`'s: asked here, the error gives
+//! the `serve` command that answers it.
 //!
 //! The job's options come from the math crate's option table (`memory::job::OPTIONS`), turned into
 //! clap arguments with the builder API, so the CLI and the page's URL accept the same keys, values
 //! and defaults. Only output flags (`--json`) are defined here.
 
 use bitbudget_charts::documents::{self, MemoryChart};
-use bitbudget_math::memory::job::{find_option, Group, Job, MemoryOption, OPTIONS};
+use bitbudget_math::memory::job::{Group, Job, MemoryOption, OPTIONS};
 use bitbudget_math::memory::report::advice::Advice;
 use bitbudget_math::memory::report::export::report;
-use bitbudget_math::memory::{verdict, Breakdown, MemoryError, ModelSpec, Part, Setup};
+use bitbudget_math::memory::{verdict, Breakdown, MemoryError, Mode, ModelSpec, Part, Setup};
 use bitbudget_math::numbers::{format_bytes, format_count};
+use bitbudget_math::serve::from_memory::{serving_job, ServedModel, ServingJob};
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 
@@ -90,7 +93,7 @@ impl clap::Args for MemoryArgs {
             "Give --model ID (or --model custom with --layers, --hidden, --heads ...), or --params N.",
         );
         let cmd = cmd.arg(Arg::new("gguf").long("gguf").value_name("FILE").help(
-            "Size a llama.cpp GGUF file instead of a preset: reads only its header; with --seq, --gpu, --kv-dtype, --overhead",
+            "A GGUF file is served: `bitbudget serve --gguf FILE` sizes it as llama.cpp places it",
         ));
         output_args(OPTIONS.iter().fold(cmd, |cmd, o| cmd.arg(option_arg(o))))
     }
@@ -159,23 +162,31 @@ fn job(a: &MemoryArgs) -> Result<Job, String> {
     Ok(job)
 }
 
-/// The job for `--gguf`: the defaults with the options given, which may not name a model (the
-/// file is the model) nor ask for a chart.
-fn gguf_job(a: &MemoryArgs) -> Result<Job, String> {
-    if a.svg.is_some() {
-        return Err("--gguf prints text or JSON: drop --svg".into());
-    }
-    let mut job = Job::default();
-    for (key, value) in &a.options {
-        let o = find_option(key).ok_or_else(|| format!("--{key} is not a memory option"))?;
-        if o.group != Group::Job {
-            return Err(format!(
-                "--gguf reads the model from the file: drop --{key}"
-            ));
+/// The `bitbudget serve` command for a serving job: its model (`--config PATH` where the job read
+/// one; a custom architecture has no flag there, so `--config` with a file of it), GPU, types the
+/// engines serve, longest request and concurrency.
+fn serve_command(s: &ServingJob, config: Option<&str>) -> String {
+    let mut c = String::from("bitbudget serve");
+    match (&s.model, config) {
+        (_, Some(path)) => c += &format!(" --config {path}"),
+        (ServedModel::Preset(id) | ServedModel::Nearest { id, .. }, None) => {
+            c += &format!(" --model {id}")
         }
-        o.set(&mut job, value).map_err(with_flag)?;
+        (ServedModel::Arch(_), None) => c += " --config CONFIG.json",
     }
-    Ok(job)
+    if let Some(gpu) = &s.gpu {
+        c += &format!(" --gpu {gpu}");
+    }
+    if s.tp > 1 {
+        c += &format!(" --tensor-parallel-size {}", s.tp);
+    }
+    if let Some(d) = s.dtype {
+        c += &format!(" --dtype {d}");
+    }
+    if let Some(kv) = s.kv {
+        c += &format!(" --kv-dtype {kv}");
+    }
+    c + &format!(" --max-model-len {} --concurrency {}", s.len, s.concurrency)
 }
 
 /// Runs `memory`.
@@ -184,9 +195,17 @@ pub fn run(args: MemoryArgs) -> Result<(), String> {
         return Err("--svg - and --json both write to stdout: give --svg a file".into());
     }
     if let Some(path) = &args.gguf {
-        return crate::commands::gguf::run(path, &gguf_job(&args)?, args.json);
+        return Err(format!(
+            "--gguf: a GGUF file is served; llama.cpp's placement and context are sized by `bitbudget serve --gguf {path}`"
+        ));
     }
     let job = job(&args)?;
+    if job.mode == Mode::Inference {
+        return Err(format!(
+            "--mode inference: serving is sized as the engines account for it by `{}`",
+            serve_command(&serving_job(&job), args.config.as_deref())
+        ));
+    }
     let s = job.to_setup();
     let r = report(&s, &job.step_params()).map_err(with_flag)?;
     let b = &r.breakdown;

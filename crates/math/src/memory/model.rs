@@ -1,5 +1,5 @@
 //! The model and the hardware: architectures, the model and GPU presets, and Hugging Face
-//! `config.json` files read into an architecture.
+//! `config.json` files and GGUF headers read into an architecture.
 
 pub mod arch;
 pub mod arch_text;

@@ -74,6 +74,12 @@ named_enum! {
 /// Why a llama.cpp file type cannot be trained.
 pub const GGUF_SERVING_ONLY: &str = "llama.cpp file types (q4_k_m, q8_0, ...) are for serving with llama.cpp: training needs fp32, fp16, bf16 or fp8 weights";
 
+impl Mode {
+    /// The modes the Memory page and `bitbudget memory` size: training and fine-tuning (serving
+    /// is sized by the engines' accounting, [`crate::serve`]).
+    pub const TRAINING: &'static [Mode] = &[Mode::Train, Mode::Lora, Mode::Qlora];
+}
+
 impl Dtype {
     /// The plain number types (no llama.cpp file types): what a KV cache or training can use.
     pub const PLAIN: &'static [Dtype] = &[

@@ -4,6 +4,7 @@
 
 pub mod deepspeed;
 pub mod gguf_mix;
+pub mod gguf_preset;
 pub mod gguf_tensors;
 pub mod lora;
 pub mod low_precision;

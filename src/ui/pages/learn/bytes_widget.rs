@@ -1,9 +1,10 @@
 //! Chapter 1's widget: a parameter count stored in each number format.
 
-use crate::ui::pages::memory::query::MemoryQuery;
+use crate::ui::components::serve_link::serve_query;
 use bitbudget_math::format::{FormatFacts, FormatId};
-use bitbudget_math::memory::Job;
+use bitbudget_math::memory::{find_model, Job, Mode};
 use bitbudget_math::numbers::{format_bytes, format_count, Units};
+use bitbudget_math::serve::from_memory::{nearest_preset, serving_job};
 use leptos::prelude::*;
 
 /// Parameter counts offered.
@@ -29,18 +30,15 @@ pub fn weight_bytes(params: u64, id: FormatId) -> u64 {
     (params as u128 * FormatFacts::of(id).bits as u128 / 8) as u64
 }
 
-/// The link to the Memory page serving `params` parameters.
-fn memory_link(params: u64) -> String {
-    let mut job = Job::default();
-    for (k, v) in [
-        ("params", params.to_string()),
-        ("mode", "inference".into()),
-        ("dtype", "fp32".into()),
-    ] {
-        // Values from this widget's own lists, which the table accepts.
-        let _ = job.apply(k, &v);
-    }
-    MemoryQuery::from(job).to_query_string(false)
+/// The Serve page serving the preset nearest `params` parameters, and that preset's name.
+fn serve_link(params: u64) -> (String, &'static str) {
+    let mut job = Job {
+        params: Some(params),
+        ..Job::default()
+    };
+    job.mode = Mode::Inference;
+    let name = find_model(nearest_preset(params)).map_or("", |m| m.name);
+    (serve_query(&serving_job(&job)), name)
 }
 
 /// A select of parameter counts and each format's bytes for it.
@@ -78,7 +76,7 @@ pub fn BytesWidget() -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
-            <p><a href=move || memory_link(params.get()) data-testid="learn-open-memory">"Open this model in the Memory page"</a></p>
+            <p><a href=move || serve_link(params.get()).0 data-testid="learn-open-serve">{move || format!("Serve {}, the nearest model, on the Serve page", serve_link(params.get()).1)}</a></p>
         </div>
     }
 }

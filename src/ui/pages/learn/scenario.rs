@@ -4,13 +4,15 @@
 
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use crate::ui::components::parallel_layout::ParallelLayout;
+use crate::ui::components::serve_link::serve_query;
 use crate::ui::pages::memory::query::MemoryQuery;
 use bitbudget_charts::documents::{self, MemoryChart};
 use bitbudget_charts::memory_bar;
 use bitbudget_math::memory::step::text::format_seconds;
 use bitbudget_math::memory::step::{step_time, StepTime};
-use bitbudget_math::memory::{estimate, Breakdown, Job, MemoryError};
+use bitbudget_math::memory::{estimate, Breakdown, Job, MemoryError, Mode};
 use bitbudget_math::numbers::format_bytes;
+use bitbudget_math::serve::from_memory::serving_job;
 use leptos::prelude::*;
 
 /// One choice: a label and the options it sets on top of the scenario's base.
@@ -101,6 +103,12 @@ pub fn rows(s: &Scenario, scale_value: Option<&str>) -> Vec<Row> {
         .collect()
 }
 
+/// The link under a training row.
+const MEMORY_LINK: &str = "Open this setup in the Memory page";
+
+/// The link under a serving row.
+const SERVE_LINK: &str = "Serve a model of this size on the Serve page";
+
 /// The comparison: a choice (and the scale knob), the chosen row's memory bar, every row's
 /// numbers, and a link to the Memory page with the chosen row's setup.
 #[component]
@@ -133,12 +141,19 @@ pub fn ScenarioWidget(
             );
         })
     };
+    // Serving rows open the Serve page (a model of the row's size), the others the Memory page.
     let link = move || {
         rows.with(|r| {
-            r.get(chosen.get())
-                .map(|row| MemoryQuery::from(row.job.clone()).to_query_string(false))
+            r.get(chosen.get()).map(|row| match row.job.mode {
+                Mode::Inference => (serve_query(&serving_job(&row.job)), SERVE_LINK),
+                _ => (
+                    MemoryQuery::from(row.job.clone()).to_query_string(false),
+                    MEMORY_LINK,
+                ),
+            })
         })
     };
+    let (href, link_text) = (move || link().map(|l| l.0), move || link().map(|l| l.1));
     // The model and setup behind the chosen row's numbers, as the CLI's chart caption says them.
     let named = move || {
         rows.with(|r| {
@@ -160,7 +175,7 @@ pub fn ScenarioWidget(
                 });
                 view! { <ParallelLayout setup /> }
             })}
-            <p><a href=link data-testid="learn-open-memory">"Open this setup in the Memory page"</a></p>
+            <p><a href=href data-testid="learn-open-memory">{link_text}</a></p>
         </div>
     }
 }

@@ -2,6 +2,7 @@
 //! option does not apply to the setup (`Job::not_applicable`) is disabled with the reason shown.
 
 use crate::ui::components::fields::{CheckField, SelectField};
+use crate::ui::components::serve_link::serve_query;
 use crate::ui::components::term::Jargon;
 use crate::ui::pages::memory::fields::{not_applicable, NumberField};
 use crate::ui::pages::memory::lora_targets::LoraTargetsField;
@@ -15,6 +16,7 @@ use bitbudget_math::memory::{
     Recompute, ZeroStage,
 };
 use bitbudget_math::numbers::Units;
+use bitbudget_math::serve::from_memory::serving_job;
 use leptos::prelude::*;
 
 fn names<T: Copy + ToString>(all: &[T]) -> Vec<(String, String)> {
@@ -57,7 +59,7 @@ fn dtype_select() -> impl IntoView {
         let mode = state.query.with(|q| q.job.mode);
         v.parse::<Dtype>().ok().and_then(|d| dtype_refused(mode, d))
     });
-    view! { <SelectField label="Weights dtype" key="dtype" options=names(Dtype::ALL) value on_change refuse not_applicable=not_applicable("dtype") /> }
+    view! { <SelectField label="Weights dtype" key="dtype" options=names(Dtype::PLAIN) value on_change refuse not_applicable=not_applicable("dtype") /> }
 }
 
 /// A checkbox bound to a flag of the query.
@@ -87,7 +89,8 @@ pub fn MemoryControls() -> impl IntoView {
             <fieldset>
                 <legend>"Model"</legend>
                 <ModelPicker />
-                {bound_select("Mode", "mode", names(Mode::ALL), |q| q.job.mode, |q, v| q.job.mode = v)}
+                {bound_select("Mode", "mode", names(Mode::TRAINING), |q| q.job.mode, |q, v| q.job.mode = v)}
+                <ServeNote />
                 <Show when=is_lora>
                     <NumberField label="LoRA rank" key="lora-rank" />
                     <LoraTargetsField />
@@ -111,7 +114,17 @@ pub fn MemoryControls() -> impl IntoView {
     }
 }
 
-/// Weights, optimizer, convention and KV-cache types.
+/// Where serving is sized: the Serve page, with this page's model and GPU.
+#[component]
+fn ServeNote() -> impl IntoView {
+    let state = expect_context::<MemoryState>();
+    let href = move || state.query.with(|q| serve_query(&serving_job(&q.job)));
+    view! {
+        <p class="field-note" data-testid="serve-link">"Serving? The "<a href=href>"Serve page"</a>" answers as vLLM, SGLang, TensorRT-LLM and llama.cpp do."</p>
+    }
+}
+
+/// Weights, optimizer, convention and recipe options.
 #[component]
 fn PrecisionControls() -> impl IntoView {
     view! {
@@ -125,7 +138,6 @@ fn PrecisionControls() -> impl IntoView {
             {bound_select("Adam moments", "moments", names(Moments::ALL), |q| q.job.moments, |q, v| q.job.moments = v)}
             {bound_check("FP8 parameter all-gather", "fp8-param-gather", |q| q.job.fp8_param_gather, |q, v| q.job.fp8_param_gather = v)}
             {bound_check("FP32 gradient accumulation", "fp32-grad-accum", |q| q.job.fp32_grad_accum, |q, v| q.job.fp32_grad_accum = v)}
-            {bound_select("KV cache dtype", "kv-dtype", names(Dtype::PLAIN), |q| q.job.kv_dtype, |q, v| q.job.kv_dtype = v)}
         </fieldset>
     }
 }

@@ -4,12 +4,14 @@
 //! (`?tab=memory&model=llama-3-8b&zero=3&dp=8&seq=4096&gpu=h100-80gb`). One view option rides
 //! along that the CLI has no use for: `order=memory|time`, how the strategies chart ranks its bars.
 
+use crate::ui::components::serve_link::serve_query;
 use crate::ui::shell::query::PageQuery;
 use crate::ui::shell::url::Tab;
 use bitbudget_math::memory::job::find_option;
 use bitbudget_math::memory::job::{parse_count, Job};
 use bitbudget_math::memory::step::order::StrategyOrder;
-use bitbudget_math::memory::Setup;
+use bitbudget_math::memory::{Mode, Setup};
+use bitbudget_math::serve::from_memory::serving_job;
 
 /// What the page shows when the URL names no memory option: Llama 3 8B, full BF16 training with
 /// AdamW and fused attention (the default), sequence 4096, data parallel over 8 × H100 80GB. With DDP every GPU
@@ -173,6 +175,13 @@ impl PageQuery for MemoryQuery {
 
     fn apply(&mut self, key: &str, value: &str) -> Option<Result<(), String>> {
         MemoryQuery::apply(self, key, value)
+    }
+
+    /// Serving (`mode=inference`, as links made before the Serve page say it) is sized on the
+    /// Serve page, as the engines account for it: such a link opens there with its model, GPU,
+    /// types, length and batch.
+    fn moved_to(&self) -> Option<String> {
+        (self.job.mode == Mode::Inference).then(|| serve_query(&serving_job(&self.job)))
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_math::memory::report::advice::AdviceLine;
-use bitbudget_math::memory::{verdict, Mode};
+use bitbudget_math::memory::verdict;
 use leptos::prelude::*;
 
 /// The verdict, what the page changed on its own, the advice with "Apply" buttons, and why a
@@ -37,25 +37,7 @@ pub fn Verdict() -> impl IntoView {
             None => Vec::new(),
         })
     };
-    // Serving has its own page, which answers as the engines do: say so where inference is sized.
-    let serve_link = move || {
-        state.query.with(|q| {
-            (q.job.mode == Mode::Inference).then(|| {
-                let mut href = "?tab=serve".to_string();
-                if let Some(m) = &q.job.model {
-                    href.push_str(&format!("&model={m}"));
-                }
-                if let Some(g) = &q.job.gpu {
-                    href.push_str(&format!("&gpu={g}"));
-                }
-                view! {
-                    <p class="field-note" data-testid="serve-link">"Serving? The "<a href=href>"Serve page"</a>" answers as vLLM, SGLang, TensorRT-LLM and llama.cpp do: the KV cache each leaves, how many requests fit, and tokens per second."</p>
-                }
-            })
-        })
-    };
     view! {
-        {serve_link}
         {move || state.result.get().err().map(|e| view! {
             <p class="setup-error" role="alert" data-testid="setup-error">{capitalized(&e.to_string())}". The charts show the last setup that worked."</p>
         })}

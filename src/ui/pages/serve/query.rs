@@ -392,6 +392,54 @@ mod tests {
     use super::*;
     use crate::ui::shell::query::parse_page_query;
 
+    /// A Memory-page serving link (`mode=inference`) opens this page with everything it carries
+    /// that the engines serve, and nothing refused.
+    #[test]
+    fn a_memory_serving_link_opens_here_with_its_setup() {
+        use crate::ui::components::serve_link::serve_query;
+        use crate::ui::pages::memory::query::MemoryQuery;
+        use crate::ui::shell::query::PageQuery;
+        let open = |memory: &str| {
+            let (_, m) = parse_page_query::<MemoryQuery>(memory);
+            let target = m.moved_to().expect("serving moves to the Serve page");
+            let (shell, q) = parse_page_query::<ServeQuery>(&target);
+            assert!(
+                shell.notes.is_empty(),
+                "{memory} → {target}: {:?}",
+                shell.notes
+            );
+            assert_eq!(shell.tab, Tab::Serve);
+            q
+        };
+        let q = open("?model=llama-3-70b&mode=inference&gpu=a100-80gb&tp=2&seq=512&batch=16&dtype=int4&kv-dtype=fp8");
+        assert_eq!(
+            (q.model.as_str(), q.gpu.as_str(), q.tp, q.dtype, q.kv),
+            (
+                "llama-3-70b",
+                "a100-80gb",
+                2,
+                Checkpoint::Int4,
+                KvDtype::Fp8
+            )
+        );
+        assert_eq!((q.len, q.conc), (Some(512), Some(16)));
+        let q = open("?params=8000000000&mode=inference&dtype=fp32");
+        assert_eq!(
+            (q.model.as_str(), q.dtype),
+            ("llama-3-8b", Checkpoint::Bf16)
+        );
+        let q = open("?model=custom&layers=12&hidden=1024&heads=16&mode=inference");
+        assert!(q.arch.is_some());
+        let (_, training) = parse_page_query::<MemoryQuery>("?model=llama-3-8b&mode=lora");
+        assert_eq!(training.moved_to(), None);
+        assert!(
+            serve_query(&bitbudget_math::serve::from_memory::serving_job(
+                &training.job
+            ))
+            .starts_with("?tab=serve&model=llama-3-8b")
+        );
+    }
+
     #[test]
     fn a_link_round_trips_and_leaves_defaults_out() {
         let q = ServeQuery {

@@ -214,7 +214,7 @@ mod tests {
     use crate::gguf::parse;
     use crate::memory::find_model;
     use crate::memory::options::Dtype;
-    use crate::memory::report::gguf_fit::preset_writer;
+    use crate::memory::states::gguf_preset::preset_writer;
 
     fn header(id: &str, d: Dtype) -> Gguf {
         let (bytes, len) = preset_writer(id, d).unwrap().header();

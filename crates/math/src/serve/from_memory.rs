@@ -1,0 +1,162 @@
+//! A memory job in the mode `inference` as the Serve inputs that answer it: serving is sized by
+//! the engines' accounting ([`super::serve`]), so links and commands that ask the Memory page or
+//! `bitbudget memory` to serve are sent there with what they carry.
+
+use crate::memory::model::arch_text::arch_to_text;
+use crate::memory::{find_model, model_presets, Job, ModelSpec};
+use crate::serve::{Checkpoint, KvDtype};
+
+/// The model a serving job names, as the Serve page and `bitbudget serve` take it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServedModel {
+    /// A preset, by id.
+    Preset(&'static str),
+    /// A custom or `config.json` architecture, as [`arch_to_text`] writes it.
+    Arch(String),
+    /// A parameter count alone (no architecture): the preset whose parameter count is nearest on
+    /// a log scale ([`nearest_preset`]).
+    Nearest {
+        /// The preset's id.
+        id: &'static str,
+        /// The parameter count the job named.
+        params: u64,
+    },
+}
+
+/// What a serving job carries to the Serve inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServingJob {
+    /// The model.
+    pub model: ServedModel,
+    /// The GPU preset id, if the job names one.
+    pub gpu: Option<String>,
+    /// Tensor-parallel degree.
+    pub tp: u64,
+    /// The weights' storage type, where the engines serve it (`None` for FP32 weights: the
+    /// engines' default, BF16, serves them).
+    pub dtype: Option<Checkpoint>,
+    /// The KV cache's type, where the engines keep one of it (`None` for FP32, FP16 and integer
+    /// caches: the model's 16-bit cache is the default).
+    pub kv: Option<KvDtype>,
+    /// Tokens of each sequence: the longest request (`max_model_len`).
+    pub len: u64,
+    /// Sequences served at once: the concurrency asked for.
+    pub concurrency: u64,
+}
+
+/// The Serve inputs of `job`, whatever its mode (the caller decides when to send it there).
+pub fn serving_job(job: &Job) -> ServingJob {
+    let model = match (job.params, job.model.as_deref().and_then(find_model)) {
+        (Some(n), _) => ServedModel::Nearest {
+            id: nearest_preset(n),
+            params: n,
+        },
+        (None, Some(m)) => ServedModel::Preset(m.id),
+        (None, None) => {
+            let model_type = job.config_in_force().map_or("custom", |c| c.model_type());
+            let arch = match job.to_setup().model {
+                ModelSpec::Arch { arch, .. } => *arch,
+                ModelSpec::Params(_) => job.custom.arch(),
+            };
+            ServedModel::Arch(arch_to_text(model_type, &arch))
+        }
+    };
+    ServingJob {
+        model,
+        gpu: job.gpu.clone(),
+        tp: job.tp,
+        dtype: job.dtype.name().parse().ok(),
+        kv: job.kv_dtype.name().parse().ok(),
+        len: job.seq,
+        concurrency: job.batch,
+    }
+}
+
+/// The id of the preset whose total parameter count is nearest `params` by ratio (the first in
+/// the preset list on a tie); `params` 0 counts as 1.
+pub fn nearest_preset(params: u64) -> &'static str {
+    let target = (params.max(1) as f64).ln();
+    model_presets()
+        .into_iter()
+        .map(|m| (m.id, (m.arch.params() as f64).ln() - target))
+        .fold(None::<(&'static str, f64)>, |best, (id, d)| match best {
+            Some((_, b)) if b <= d.abs() => best,
+            _ => Some((id, d.abs())),
+        })
+        .map_or(crate::memory::job::DEFAULT_MODEL, |(id, _)| id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::model::arch_text::arch_from_text;
+
+    fn job(pairs: &[(&str, &str)]) -> Job {
+        let mut j = Job::default();
+        for (k, v) in pairs {
+            j.apply(k, v).unwrap().unwrap();
+        }
+        j
+    }
+
+    #[test]
+    fn a_preset_carries_its_id_gpu_and_sizes() {
+        let s = serving_job(&job(&[
+            ("model", "llama-3-70b"),
+            ("mode", "inference"),
+            ("gpu", "a100-80gb"),
+            ("tp", "2"),
+            ("seq", "8192"),
+            ("batch", "16"),
+            ("dtype", "int4"),
+        ]));
+        assert_eq!(s.model, ServedModel::Preset("llama-3-70b"));
+        assert_eq!(s.gpu.as_deref(), Some("a100-80gb"));
+        assert_eq!((s.tp, s.len, s.concurrency), (2, 8192, 16));
+        assert_eq!(
+            (s.dtype, s.kv),
+            (Some(Checkpoint::Int4), Some(KvDtype::Bf16))
+        );
+        let fp32 = serving_job(&job(&[
+            ("mode", "inference"),
+            ("dtype", "fp32"),
+            ("kv-dtype", "int8"),
+        ]));
+        assert_eq!((fp32.dtype, fp32.kv), (None, None));
+    }
+
+    #[test]
+    fn a_parameter_count_goes_to_the_nearest_preset() {
+        assert_eq!(nearest_preset(1_000_000_000), "gemma-3-1b");
+        assert_eq!(nearest_preset(8_000_000_000), "llama-3-8b");
+        assert_eq!(nearest_preset(70_000_000_000), "llama-3-70b");
+        assert_eq!(nearest_preset(405_000_000_000), "llama-3.1-405b");
+        assert_eq!(nearest_preset(0), "gpt2");
+        assert_eq!(nearest_preset(u64::MAX), "deepseek-v3");
+        let s = serving_job(&job(&[("params", "8e9"), ("mode", "inference")]));
+        assert_eq!(
+            s.model,
+            ServedModel::Nearest {
+                id: "llama-3-8b",
+                params: 8_000_000_000
+            }
+        );
+    }
+
+    #[test]
+    fn a_custom_architecture_travels_as_text_that_reads_back() {
+        let j = job(&[
+            ("model", "custom"),
+            ("layers", "12"),
+            ("hidden", "1024"),
+            ("heads", "16"),
+            ("mode", "inference"),
+        ]);
+        let ServedModel::Arch(text) = serving_job(&j).model else {
+            panic!("a custom model is an architecture");
+        };
+        let (name, arch) = arch_from_text(&text).unwrap();
+        assert_eq!(name, "custom");
+        assert_eq!(arch.params(), j.custom.arch().params());
+    }
+}
