@@ -207,11 +207,12 @@ struct Work {
 }
 
 /// Whether gradients stay allocated through the forward pass: persistent gradient buffers in the
-/// mixed recipe (Megatron-LM, DeepSpeed), DDP's buckets (`gradient_as_bucket_view`) with data
-/// parallelism, or an accumulation buffer. Plain PyTorch frees them with
+/// mixed recipe (Megatron-LM, DeepSpeed), DDP's buckets (`gradient_as_bucket_view`) wherever
+/// gradients are reduced across ranks (the data- and context-parallel ones together, as the ZeRO
+/// shards are), or an accumulation buffer. Plain PyTorch frees them with
 /// `zero_grad(set_to_none=True)`, the default since PyTorch 2.0.
 fn gradients_persist(setup: &Setup) -> bool {
-    fused_kernels(setup) || setup.fp32_grad_accum || setup.dp > 1
+    fused_kernels(setup) || setup.fp32_grad_accum || setup.dp * setup.cp > 1
 }
 
 /// Whether the recipe runs Megatron-style fused kernels and persistent buffers (mixed precision
