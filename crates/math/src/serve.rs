@@ -21,7 +21,7 @@ pub use engine::Engine;
 pub use kv::KvDtype;
 pub use setup::{Knobs, ServeError, ServeSetup};
 
-use budget::{budget, llama_cpp_plan, Budget, PerGpu};
+use budget::{budget, Budget, PerGpu};
 use kv::KvLayout;
 use serde::Serialize;
 use speed::{Decode, Prefill};
@@ -103,12 +103,10 @@ pub struct ServeReport {
 /// Answers `setup`, or says which knob is wrong.
 pub fn serve(setup: &ServeSetup) -> Result<ServeReport, ServeError> {
     let knobs = setup.resolve()?;
-    let b = budget(setup, &knobs)?;
-    let tensors = if setup.engine == Engine::LlamaCpp {
-        llama_cpp_plan(setup)?.place(b.gpu_layers + u64::from(b.output_on_gpu))
-    } else {
-        Vec::new()
-    };
+    let (b, plan) = budget(setup, &knobs)?;
+    let tensors = plan.map_or_else(Vec::new, |p| {
+        p.place(b.gpu_layers + u64::from(b.output_on_gpu))
+    });
     Ok(report(setup, knobs, b, tensors))
 }
 

@@ -129,12 +129,13 @@ fn fraction_of(bytes: u64, f: f64) -> u64 {
     (bytes as f64 * f).floor() as u64
 }
 
-/// The budget of `setup` with `knobs` resolved.
-/// Errors: an `-ot` pattern that takes too long to match.
-pub fn budget(setup: &ServeSetup, knobs: &Knobs) -> Result<Budget, ServeError> {
+/// The budget of `setup` with `knobs` resolved, and llama.cpp's placement plan that it fitted
+/// (`None` for the other engines), so that the report lists the tensors without matching the
+/// overrides again. Errors: an `-ot` pattern that takes too long to match.
+pub fn budget(setup: &ServeSetup, knobs: &Knobs) -> Result<(Budget, Option<Plan>), ServeError> {
     let arch = &setup.arch;
     if setup.engine == Engine::LlamaCpp {
-        return llama_cpp(setup, knobs);
+        return llama_cpp(setup, knobs).map(|(b, plan)| (b, Some(plan)));
     }
     let w = weight_bytes(arch, GgufArch::of_model(&setup.model_id), setup.checkpoint);
     let cap = setup
@@ -177,19 +178,22 @@ pub fn budget(setup: &ServeSetup, knobs: &Knobs) -> Result<Budget, ServeError> {
         kv_cache,
         total: weights + activations + non_torch + graphs + kv_cache,
     };
-    Ok(Budget {
-        per_gpu,
-        kv_signed,
-        max_model_len: knobs.max_model_len,
-        gpu_layers: setup.stage_layers(),
-        output_on_gpu: true,
-        placed: PlacedBytes {
-            gpu: weights,
-            gpu_experts,
-            ..PlacedBytes::default()
+    Ok((
+        Budget {
+            per_gpu,
+            kv_signed,
+            max_model_len: knobs.max_model_len,
+            gpu_layers: setup.stage_layers(),
+            output_on_gpu: true,
+            placed: PlacedBytes {
+                gpu: weights,
+                gpu_experts,
+                ..PlacedBytes::default()
+            },
+            weights: w,
         },
-        weights: w,
-    })
+        None,
+    ))
 }
 
 /// The weights on the busiest GPU, bytes, and the routed experts' part of them: the heaviest
@@ -248,11 +252,6 @@ fn plan_of(setup: &ServeSetup, tensors: &[FileTensor]) -> Result<Plan, ServeErro
     .map_err(|e| ServeError::TensorOverride(format!("override-tensor: {e}")))
 }
 
-/// [`llama_cpp_tensors`] matched against the overrides (what the report lists tensor by tensor).
-pub fn llama_cpp_plan(setup: &ServeSetup) -> Result<Plan, ServeError> {
-    plan_of(setup, &llama_cpp_tensors(setup))
-}
-
 /// llama.cpp's compute buffer for `ubatch` tokens against `ctx` cells, bytes: FP32 rows of the
 /// larger of the logits (vocabulary-wide) and, without flash attention, every head's scores
 /// against the context (the graph allocator reuses one for the other), plus the MLP's and two
@@ -271,7 +270,7 @@ pub fn llama_cpp_compute(arch: &ModelArch, ubatch: u64, ctx: u64, flash_attentio
 /// cells on each GPU block, the compute buffer ([`llama_cpp_compute`]); `n_ctx` (when not given)
 /// and `n_gpu_layers` (when not given) are the largest that leave [`LLAMA_CPP_MARGIN`] free,
 /// `n_ctx` first and not below [`LLAMA_CPP_MIN_CTX`], as `fit_params` does.
-fn llama_cpp(setup: &ServeSetup, knobs: &Knobs) -> Result<Budget, ServeError> {
+fn llama_cpp(setup: &ServeSetup, knobs: &Knobs) -> Result<(Budget, Plan), ServeError> {
     let arch = &setup.arch;
     let cap = setup
         .cuda_total_bytes
@@ -323,7 +322,7 @@ fn llama_cpp(setup: &ServeSetup, knobs: &Knobs) -> Result<Budget, ServeError> {
             .unwrap_or(0),
     };
     let (per_gpu, placed) = place(ngl, ctx);
-    Ok(Budget {
+    let budget = Budget {
         per_gpu,
         kv_signed: per_gpu.kv_cache as i128,
         max_model_len: ctx,
@@ -331,7 +330,8 @@ fn llama_cpp(setup: &ServeSetup, knobs: &Knobs) -> Result<Budget, ServeError> {
         output_on_gpu: ngl > layers,
         placed,
         weights: weight_bytes_of(&tensors),
-    })
+    };
+    Ok((budget, plan))
 }
 
 #[cfg(test)]
