@@ -3,7 +3,7 @@
 //! `bitbudget memory` to serve are sent there with what they carry.
 
 use crate::memory::model::arch_text::arch_to_text;
-use crate::memory::{find_model, model_presets, Job, ModelSpec};
+use crate::memory::{find_model, model_presets, Job};
 use crate::serve::{Checkpoint, KvDtype};
 
 /// The model a serving job names, as the Serve page and `bitbudget serve` take it.
@@ -52,14 +52,10 @@ pub fn serving_job(job: &Job) -> ServingJob {
             params: n,
         },
         (None, Some(m)) => ServedModel::Preset(m.id),
-        (None, None) => {
-            let model_type = job.config_in_force().map_or("custom", |c| c.model_type());
-            let arch = match job.to_setup().model {
-                ModelSpec::Arch { arch, .. } => *arch,
-                ModelSpec::Params(_) => job.custom.arch(),
-            };
-            ServedModel::Arch(arch_to_text(model_type, &arch))
-        }
+        (None, None) => match job.config_in_force() {
+            Some(c) => ServedModel::Arch(arch_to_text(c.model_type(), &c.arch)),
+            None => ServedModel::Arch(arch_to_text("custom", &job.custom.arch())),
+        },
     };
     ServingJob {
         model,
@@ -75,15 +71,19 @@ pub fn serving_job(job: &Job) -> ServingJob {
 /// The id of the preset whose total parameter count is nearest `params` by ratio (the first in
 /// the preset list on a tie); `params` 0 counts as 1.
 pub fn nearest_preset(params: u64) -> &'static str {
-    let target = (params.max(1) as f64).ln();
-    model_presets()
-        .into_iter()
-        .map(|m| (m.id, (m.arch.params() as f64).ln() - target))
-        .fold(None::<(&'static str, f64)>, |best, (id, d)| match best {
-            Some((_, b)) if b <= d.abs() => best,
-            _ => Some((id, d.abs())),
-        })
-        .map_or(crate::memory::job::DEFAULT_MODEL, |(id, _)| id)
+    let target = params.max(1) as f64;
+    let ratio = |n: u64| {
+        let n = n.max(1) as f64;
+        n.max(target) / n.min(target)
+    };
+    let mut best = (crate::memory::job::DEFAULT_MODEL, f64::INFINITY);
+    for m in model_presets() {
+        let r = ratio(m.arch.params());
+        if r < best.1 {
+            best = (m.id, r);
+        }
+    }
+    best.0
 }
 
 #[cfg(test)]
