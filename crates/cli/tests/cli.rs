@@ -200,6 +200,27 @@ fn memory_sends_serving_to_serve_with_the_command() {
     assert!(text.starts_with("Fits on 2 × NVIDIA A100 80GB"), "{text}");
     let params = bitbudget(&["memory", "--params", "7e9", "--mode", "inference"], b"");
     assert!(String::from_utf8_lossy(&params.stderr).contains("--model mistral-7b"));
+    // A sequence shorter than the default prompt is the prompt, so that the request fits.
+    let short = bitbudget(
+        &[
+            "memory",
+            "--model",
+            "llama-3-8b",
+            "--mode",
+            "inference",
+            "--seq",
+            "512",
+        ],
+        b"",
+    );
+    let err = String::from_utf8_lossy(&short.stderr);
+    let command = err.split('`').nth(1).unwrap();
+    assert!(
+        command.ends_with("--max-model-len 512 --concurrency 1 --prompt-tokens 512"),
+        "{err}"
+    );
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    assert!(bitbudget(&args, b"").status.success(), "{command}");
 }
 
 #[test]

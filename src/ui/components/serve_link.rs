@@ -3,10 +3,11 @@
 
 use crate::ui::shell::url::encode_component;
 use bitbudget_math::serve::from_memory::{ServedModel, ServingJob};
+use bitbudget_math::serve::setup::DEFAULT_PROMPT_TOKENS;
 
 /// The Serve page's query (with `?`, `tab=serve` first) for `s`: the model (a preset, or the
 /// architecture as text), the GPU, tp, the weights' and KV cache's types where the engines serve
-/// them, the longest request and the concurrency.
+/// them, the longest request, the concurrency and a prompt that fits the request.
 pub fn serve_query(s: &ServingJob) -> String {
     let mut q = String::from("?tab=serve");
     let mut push = |key: &str, value: &str| {
@@ -28,5 +29,8 @@ pub fn serve_query(s: &ServingJob) -> String {
     }
     push("len", &s.len.to_string());
     push("conc", &s.concurrency.to_string());
+    if s.prompt != DEFAULT_PROMPT_TOKENS {
+        push("prompt", &s.prompt.to_string());
+    }
     q
 }

@@ -13,6 +13,7 @@ use bitbudget_math::memory::report::export::report;
 use bitbudget_math::memory::{verdict, Breakdown, MemoryError, Mode, ModelSpec, Part, Setup};
 use bitbudget_math::numbers::{format_bytes, format_count};
 use bitbudget_math::serve::from_memory::{serving_job, ServedModel, ServingJob};
+use bitbudget_math::serve::setup::DEFAULT_PROMPT_TOKENS;
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 
@@ -186,7 +187,11 @@ fn serve_command(s: &ServingJob, config: Option<&str>) -> String {
     if let Some(kv) = s.kv {
         c += &format!(" --kv-dtype {kv}");
     }
-    c + &format!(" --max-model-len {} --concurrency {}", s.len, s.concurrency)
+    c += &format!(" --max-model-len {} --concurrency {}", s.len, s.concurrency);
+    if s.prompt != DEFAULT_PROMPT_TOKENS {
+        c += &format!(" --prompt-tokens {}", s.prompt);
+    }
+    c
 }
 
 /// Runs `memory`.

@@ -10,6 +10,7 @@ use bitbudget_math::memory::{find_gpu, find_model};
 use bitbudget_math::numbers::{format_bytes, grouped, Units};
 use bitbudget_math::serve::logged::comparisons;
 use bitbudget_math::serve::quant_config::checkpoint_of;
+use bitbudget_math::serve::setup::DEFAULT_PROMPT_TOKENS;
 use bitbudget_math::serve::tensor_placement::{
     placement_rows, rule_text, Device, ModelFile, PlacedTensor, Rule,
 };
@@ -82,7 +83,7 @@ pub struct ServeArgs {
     #[arg(long)]
     concurrency: Option<u64>,
     /// Prompt tokens of a request.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = DEFAULT_PROMPT_TOKENS)]
     prompt_tokens: u64,
     /// llama.cpp --n-gpu-layers (default: as many as fit).
     #[arg(long, visible_alias = "ngl")]

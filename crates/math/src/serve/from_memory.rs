@@ -4,6 +4,7 @@
 
 use crate::memory::model::arch_text::arch_to_text;
 use crate::memory::{find_model, model_presets, Job};
+use crate::serve::setup::DEFAULT_PROMPT_TOKENS;
 use crate::serve::{Checkpoint, KvDtype};
 
 /// The model a serving job names, as the Serve page and `bitbudget serve` take it.
@@ -42,6 +43,8 @@ pub struct ServingJob {
     pub len: u64,
     /// Sequences served at once: the concurrency asked for.
     pub concurrency: u64,
+    /// Prompt tokens of a request: the Serve default, or the whole sequence when it is shorter.
+    pub prompt: u64,
 }
 
 /// The Serve inputs of `job`, whatever its mode (the caller decides when to send it there).
@@ -65,6 +68,7 @@ pub fn serving_job(job: &Job) -> ServingJob {
         kv: job.kv_dtype.name().parse().ok(),
         len: job.seq,
         concurrency: job.batch,
+        prompt: job.seq.min(DEFAULT_PROMPT_TOKENS),
     }
 }
 
@@ -112,7 +116,7 @@ mod tests {
         ]));
         assert_eq!(s.model, ServedModel::Preset("llama-3-70b"));
         assert_eq!(s.gpu.as_deref(), Some("a100-80gb"));
-        assert_eq!((s.tp, s.len, s.concurrency), (2, 8192, 16));
+        assert_eq!((s.tp, s.len, s.concurrency, s.prompt), (2, 8192, 16, 1000));
         assert_eq!(
             (s.dtype, s.kv),
             (Some(Checkpoint::Int4), Some(KvDtype::Bf16))

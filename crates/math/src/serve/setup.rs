@@ -86,6 +86,9 @@ pub struct ServeSetup {
 /// Dual-channel DDR5-5600's peak: 2 × 64 bit × 5600 MT/s = 89.6 GB/s, the default host bandwidth.
 pub const DEFAULT_CPU_BYTES_PER_S: u64 = 89_600_000_000;
 
+/// Prompt tokens of a request when none are given, for the time to first token.
+pub const DEFAULT_PROMPT_TOKENS: u64 = 1000;
+
 /// The largest accepted context, concurrency or token count (10 million): past it no engine runs.
 pub const TOKEN_LIMIT: u64 = 10_000_000;
 
@@ -339,7 +342,7 @@ impl ServeSetup {
             enforce_eager: false,
             prefix_share: 0.0,
             concurrency: None,
-            prompt_tokens: 1000,
+            prompt_tokens: DEFAULT_PROMPT_TOKENS,
             bandwidth_efficiency: None,
             flops_efficiency: None,
             gpu_layers: None,

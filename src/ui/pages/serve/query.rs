@@ -11,7 +11,7 @@ use crate::ui::shell::query::{flag, PageQuery};
 use crate::ui::shell::url::{encode_component, Tab};
 use bitbudget_math::memory::model::arch_text::arch_from_text;
 use bitbudget_math::memory::{find_gpu, find_model};
-use bitbudget_math::serve::setup::{TOKEN_LIMIT, TP_LIMIT};
+use bitbudget_math::serve::setup::{DEFAULT_PROMPT_TOKENS, TOKEN_LIMIT, TP_LIMIT};
 use bitbudget_math::serve::tensor_placement::parse_overrides;
 use bitbudget_math::serve::{Checkpoint, Engine, KvDtype, ServeSetup};
 
@@ -89,7 +89,7 @@ impl Default for ServeQuery {
             eager: false,
             prefix: 0.0,
             conc: None,
-            prompt: 1000,
+            prompt: DEFAULT_PROMPT_TOKENS,
             ngl: None,
             cpu_moe: 0,
             ot: String::new(),
@@ -422,7 +422,10 @@ mod tests {
                 KvDtype::Fp8
             )
         );
-        assert_eq!((q.len, q.conc), (Some(512), Some(16)));
+        assert_eq!((q.len, q.conc, q.prompt), (Some(512), Some(16), 512));
+        assert!(q
+            .setup()
+            .is_ok_and(|s| bitbudget_math::serve::serve(&s).is_ok()));
         let q = open("?params=8000000000&mode=inference&dtype=fp32");
         assert_eq!(
             (q.model.as_str(), q.dtype),
