@@ -207,12 +207,14 @@ struct Work {
 }
 
 /// Whether gradients stay allocated through the forward pass: persistent gradient buffers in the
-/// mixed recipe (Megatron-LM, DeepSpeed), DDP's buckets (`gradient_as_bucket_view`) wherever
-/// gradients are reduced across ranks (the data- and context-parallel ones together, as the ZeRO
-/// shards are), or an accumulation buffer. Plain PyTorch frees them with
-/// `zero_grad(set_to_none=True)`, the default since PyTorch 2.0.
+/// mixed recipe (Megatron-LM, DeepSpeed), DDP's buckets wherever gradients are all-reduced across
+/// ranks (the data- and context-parallel ones together), or an accumulation buffer. Plain PyTorch
+/// frees them with `zero_grad(set_to_none=True)`, the default since PyTorch 2.0, and so does FSDP
+/// (ZeRO-2 and -3 as `SHARD_GRAD_OP` and `FULL_SHARD`): its reduce-scattered shards are the
+/// `.grad`s, with no bucket behind them.
 fn gradients_persist(setup: &Setup) -> bool {
-    fused_kernels(setup) || setup.fp32_grad_accum || setup.dp * setup.cp > 1
+    let ddp_buckets = setup.dp * setup.cp > 1 && setup.zero.0 < 2;
+    fused_kernels(setup) || setup.fp32_grad_accum || ddp_buckets
 }
 
 /// Whether the recipe runs Megatron-style fused kernels and persistent buffers (mixed precision
