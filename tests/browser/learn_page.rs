@@ -55,7 +55,7 @@ fn scenario_rows_match(root: &web_sys::HtmlElement, n: u8, s: &Scenario) {
             "chapter {n} row {i}"
         );
     }
-    assert!(present(root, "learn-open-memory"));
+    assert!(present(root, "learn-open-setup"));
 }
 
 fn mount(chapter: Chapter, embed: bool) -> (web_sys::HtmlElement, impl Sized) {
@@ -256,13 +256,13 @@ async fn choosing_a_row_or_a_sequence_length_recomputes_the_chapter() {
     settle().await;
     assert_text_starts(
         &root,
-        "learn-open-memory",
+        "learn-open-setup",
         "Open this setup in the Memory page",
     );
     by_testid(&root, "learn-choose-0").click();
     settle().await;
-    assert_text_starts(&root, "learn-open-memory", "Serve a model of this size");
-    let href = by_testid(&root, "learn-open-memory")
+    assert_text_starts(&root, "learn-open-setup", "Serve a model of this size");
+    let href = by_testid(&root, "learn-open-setup")
         .get_attribute("href")
         .unwrap();
     assert!(

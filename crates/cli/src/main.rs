@@ -22,7 +22,7 @@ enum Command {
     Cast(commands::cast::CastArgs),
     /// Show how a value is stored in a format: fields, stored value, rounding error.
     Bits(commands::bits::BitsArgs),
-    /// Per-GPU memory of training or serving a model (weights, gradients, optimizer, activations, KV cache).
+    /// Per-GPU memory of training or fine-tuning a model (weights, gradients, optimizer, activations).
     Memory(Box<commands::memory::MemoryArgs>),
     /// Serve a model as vLLM, SGLang, TensorRT-LLM or llama.cpp would: the per-GPU budget, KV cache, concurrency and tokens/s.
     Serve(Box<commands::serve::ServeArgs>),

@@ -193,13 +193,18 @@ fn memory_sends_serving_to_serve_with_the_command() {
     );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    let command = "bitbudget serve --model llama-3-70b --gpu a100-80gb --tensor-parallel-size 2 --kv-dtype bf16 --max-model-len 8192 --concurrency 16";
+    let command = "bitbudget serve --model llama-3-70b --gpu a100-80gb --tp 2 --max-model-len 8192 --concurrency 16";
     assert!(err.contains(command), "{err}");
     let args: Vec<&str> = command.split(' ').skip(1).collect();
     let text = String::from_utf8_lossy(&bitbudget(&args, b"").stdout).to_string();
     assert!(text.starts_with("Fits on 2 × NVIDIA A100 80GB"), "{text}");
     let params = bitbudget(&["memory", "--params", "7e9", "--mode", "inference"], b"");
-    assert!(String::from_utf8_lossy(&params.stderr).contains("--model mistral-7b"));
+    let err = String::from_utf8_lossy(&params.stderr);
+    assert!(
+        err.contains("--model mistral-7b")
+            && err.contains("mistral-7b is the preset nearest 7.00B parameters"),
+        "{err}"
+    );
     // A sequence shorter than the default prompt is the prompt, so that the request fits.
     let short = bitbudget(
         &[

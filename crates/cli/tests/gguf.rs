@@ -56,13 +56,24 @@ fn preset_file(id: &str, d: Dtype) -> TempFile {
 #[test]
 fn a_70b_q4_k_m_file_on_a_24_gb_card_is_offloaded_in_part() {
     let f = preset_file("llama-3-70b", Dtype::Q4KM);
-    let sent = run(&["memory", "--gguf", f.path()]);
+    let sent = run(&[
+        "memory",
+        "--gguf",
+        f.path(),
+        "--seq",
+        "8192",
+        "--gpu",
+        "rtx-4090",
+        "--kv-dtype",
+        "int8",
+    ]);
     assert_eq!(sent.status.code(), Some(2));
     let err = String::from_utf8_lossy(&sent.stderr);
-    assert!(
-        err.contains(&format!("bitbudget serve --gguf {}", f.path())),
-        "{err}"
+    let command = format!(
+        "bitbudget serve --engine llama.cpp --gguf {} --gpu rtx-4090 --kv-dtype q8_0 --max-model-len 8192",
+        f.path()
     );
+    assert!(err.contains(&command), "{err}");
     let v = json_of(&[
         "serve",
         "--gguf",
@@ -112,9 +123,17 @@ fn the_dtype_option_takes_llama_cpp_file_types_for_serving_only() {
     };
     let serving = with_mode("inference");
     let err = String::from_utf8_lossy(&serving.stderr);
+    let command = err.split('`').nth(1).unwrap_or_default();
     assert!(
-        err.contains("bitbudget serve --model llama-3-8b --dtype q4_k_m"),
+        command.starts_with("bitbudget serve --engine llama.cpp --model llama-3-8b --dtype q4_k_m"),
         "{err}"
+    );
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    let served = run(&args);
+    assert!(
+        served.status.success(),
+        "{command}: {}",
+        String::from_utf8_lossy(&served.stderr)
     );
     let training = with_mode("train");
     assert_eq!(training.status.code(), Some(2));

@@ -66,7 +66,7 @@ pub fn MemoryPage(
     }
     view! {
         <section class="page memory" aria-labelledby="memory-title">
-            <PageIntro id="memory-title" title=Signal::derive(|| "Will it fit? Where GPU memory goes".to_string()) lede="Pick a model and a way to run it. Each GPU holds the weights, their gradients, the optimizer's states, the activations saved for the backward pass (or a KV cache when serving), and some overhead. Point at a part of the bar to see how it is computed." embed />
+            <PageIntro id="memory-title" title=Signal::derive(|| "Will it fit? Where GPU memory goes".to_string()) lede="Pick a model and a way to run it. Each GPU holds the weights, their gradients, the optimizer's states, the activations saved for the backward pass, and some overhead. Point at a part of the bar to see how it is computed." embed />
             // Three areas: on a wide screen the controls sit left of both; on a phone the verdict and
             // the bar come first, then the controls, then the comparisons (assets/style.css).
             <div class="memory-layout">
@@ -96,27 +96,11 @@ pub fn MemoryPage(
                 </div>
                 <Show when=move || !embed>
                     <div class="comparisons">
-                        <GgufToServe />
                         <Comparisons />
                     </div>
                 </Show>
             </div>
         </section>
-    }
-}
-
-/// Where a GGUF file goes: the Serve page reads it as llama.cpp loads it (one place for it).
-#[component]
-fn GgufToServe() -> impl IntoView {
-    let state = expect_context::<MemoryState>();
-    let href = move || {
-        state.query.with(|q| match &q.job.gpu {
-            Some(g) => format!("?tab=serve&engine=llama.cpp&dtype=q4_k_m&gpu={g}"),
-            None => "?tab=serve&engine=llama.cpp&dtype=q4_k_m".into(),
-        })
-    };
-    view! {
-        <p class="field-note" data-testid="gguf-to-serve">"Will a llama.cpp "<code>".gguf"</code>" file fit? The "<a href=href>"Serve page"</a>" reads its header and places each of its tensors on the GPU or the host as llama.cpp does."</p>
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod charts;
 pub mod controls;
 pub mod figures;
+pub mod gguf_file;
 pub mod gguf_source;
 pub mod placement;
 pub mod query;

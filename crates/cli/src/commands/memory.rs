@@ -10,10 +10,13 @@ use bitbudget_charts::documents::{self, MemoryChart};
 use bitbudget_math::memory::job::{Group, Job, MemoryOption, OPTIONS};
 use bitbudget_math::memory::report::advice::Advice;
 use bitbudget_math::memory::report::export::report;
-use bitbudget_math::memory::{verdict, Breakdown, MemoryError, Mode, ModelSpec, Part, Setup};
+use bitbudget_math::memory::{
+    verdict, Breakdown, Dtype, MemoryError, Mode, ModelSpec, Part, Setup,
+};
 use bitbudget_math::numbers::{format_bytes, format_count};
 use bitbudget_math::serve::from_memory::{serving_job, ServedModel, ServingJob};
 use bitbudget_math::serve::setup::DEFAULT_PROMPT_TOKENS;
+use bitbudget_math::serve::{Checkpoint, Engine, KvDtype};
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches};
 
@@ -163,28 +166,34 @@ fn job(a: &MemoryArgs) -> Result<Job, String> {
     Ok(job)
 }
 
-/// The `bitbudget serve` command for a serving job: its model (`--config PATH` where the job read
-/// one; a custom architecture has no flag there, so `--config` with a file of it), GPU, types the
-/// engines serve, longest request and concurrency.
-fn serve_command(s: &ServingJob, config: Option<&str>) -> String {
+/// The `bitbudget serve` command for a serving job, its model given as `model` (`--model ID`,
+/// `--config PATH`, `--gguf PATH`), or from the job when `None`: the engine, GPU, parallel
+/// degrees, the types where they are not the defaults, the longest request, the concurrency and
+/// the prompt.
+fn serve_command(s: &ServingJob, model: Option<String>) -> String {
     let mut c = String::from("bitbudget serve");
-    match (&s.model, config) {
-        (_, Some(path)) => c += &format!(" --config {path}"),
-        (ServedModel::Preset(id) | ServedModel::Nearest { id, .. }, None) => {
-            c += &format!(" --model {id}")
-        }
-        (ServedModel::Arch(_), None) => c += " --config CONFIG.json",
+    if s.engine != Engine::Vllm {
+        c += &format!(" --engine {}", s.engine);
     }
+    c += &match (model, &s.model) {
+        (Some(flag), _) => format!(" {flag}"),
+        (None, ServedModel::Preset(id) | ServedModel::Nearest { id, .. }) => {
+            format!(" --model {id}")
+        }
+        (None, ServedModel::Arch(_)) => " --config CONFIG.json".into(),
+    };
     if let Some(gpu) = &s.gpu {
         c += &format!(" --gpu {gpu}");
     }
-    if s.tp > 1 {
-        c += &format!(" --tensor-parallel-size {}", s.tp);
+    for (flag, n) in [("--tp", s.tp), ("--pipeline-parallel-size", s.pp)] {
+        if n > 1 {
+            c += &format!(" {flag} {n}");
+        }
     }
-    if let Some(d) = s.dtype {
+    if let Some(d) = s.dtype.filter(|&d| d != Checkpoint::Bf16) {
         c += &format!(" --dtype {d}");
     }
-    if let Some(kv) = s.kv {
+    if let Some(kv) = s.kv.filter(|&kv| kv != KvDtype::Bf16) {
         c += &format!(" --kv-dtype {kv}");
     }
     c += &format!(" --max-model-len {} --concurrency {}", s.len, s.concurrency);
@@ -194,21 +203,65 @@ fn serve_command(s: &ServingJob, config: Option<&str>) -> String {
     c
 }
 
+/// `path` as one shell word: as it is when it has only safe characters, else single-quoted.
+fn shell_word(path: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "._/-+=:,@%".contains(c);
+    if !path.is_empty() && path.chars().all(safe) {
+        path.to_string()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
+    }
+}
+
+/// The error for serving asked of `memory`: the `serve` command that answers it, and, for a
+/// parameter count alone, the preset it stands for.
+fn sent_to_serve(flag: &str, s: &ServingJob, model: Option<String>) -> String {
+    let nearest = match s.model {
+        ServedModel::Nearest { id, params } => format!(
+            " ({id} is the preset nearest {} parameters: serving needs an architecture)",
+            format_count(params)
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "{flag}: serving is sized as the engines account for it by `{}`{nearest}",
+        serve_command(s, model)
+    )
+}
+
 /// Runs `memory`.
 pub fn run(args: MemoryArgs) -> Result<(), String> {
     if args.json && args.svg.as_deref() == Some("-") {
         return Err("--svg - and --json both write to stdout: give --svg a file".into());
     }
     if let Some(path) = &args.gguf {
-        return Err(format!(
-            "--gguf: a GGUF file is served; llama.cpp's placement and context are sized by `bitbudget serve --gguf {path}`"
+        let mut job = Job::default();
+        for (key, value) in &args.options {
+            // Every key comes from the option table, so `apply` finds it.
+            if let Some(r) = job.apply(key, value) {
+                r.map_err(with_flag)?;
+            }
+        }
+        // A llama.cpp file type, for llama.cpp's engine and KV types; the file's own replace it.
+        job.dtype = Dtype::Q4KM;
+        let mut s = serving_job(&job);
+        s.dtype = None;
+        return Err(sent_to_serve(
+            "--gguf",
+            &s,
+            Some(format!("--gguf {}", shell_word(path))),
         ));
     }
     let job = job(&args)?;
     if job.mode == Mode::Inference {
-        return Err(format!(
-            "--mode inference: serving is sized as the engines account for it by `{}`",
-            serve_command(&serving_job(&job), args.config.as_deref())
+        let config = args
+            .config
+            .as_deref()
+            .map(|p| format!("--config {}", shell_word(p)));
+        return Err(sent_to_serve(
+            "--mode inference",
+            &serving_job(&job),
+            config,
         ));
     }
     let s = job.to_setup();

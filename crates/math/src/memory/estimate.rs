@@ -211,7 +211,8 @@ struct Work {
 /// ranks (the data- and context-parallel ones together), or an accumulation buffer. Plain PyTorch
 /// frees them with `zero_grad(set_to_none=True)`, the default since PyTorch 2.0, and so does FSDP
 /// (ZeRO-2 and -3 as `SHARD_GRAD_OP` and `FULL_SHARD`): its reduce-scattered shards are the
-/// `.grad`s, with no bucket behind them.
+/// `.grad`s, with no bucket behind them. (Gradient accumulation, a step-time option here, keeps
+/// FSDP's shards through the later micro-batches' forward passes: not counted.)
 fn gradients_persist(setup: &Setup) -> bool {
     let ddp_buckets = setup.dp * setup.cp > 1 && setup.zero.0 < 2;
     fused_kernels(setup) || setup.fp32_grad_accum || ddp_buckets
@@ -539,7 +540,7 @@ fn kv_line(setup: &Setup, arch: &ModelArch) -> Result<Line, MemoryError> {
 mod tests {
     use super::*;
     use crate::memory::find_model;
-    use crate::memory::options::OptimizerStep;
+    use crate::memory::options::{OptimizerStep, ZeroStage};
 
     /// Pure BF16 with for-each AdamW: the peak is the optimizer step, where the activations are
     /// gone and the step's temporaries join the optimizer line; the lines then add up to the total.
@@ -585,5 +586,28 @@ mod tests {
             "{}",
             p.optimizer.formula
         );
+    }
+
+    /// Gradients in the forward pass: DDP's buckets keep them between steps, FSDP's shards
+    /// (ZeRO-2 and -3 under autocast) are freed by `zero_grad(set_to_none=True)`.
+    #[test]
+    fn ddp_keeps_its_gradient_buckets_and_fsdp_frees_its_shards() {
+        let m = find_model("llama-3-8b").unwrap();
+        let forward_gradients = |zero: u8| {
+            let mut s = Setup::new(ModelSpec::preset(m.id).unwrap());
+            s.precision = Precision::Autocast;
+            s.dp = 8;
+            s.zero = ZeroStage(zero);
+            let b = estimate(&s).unwrap();
+            let forward = b.phases.iter().find(|p| p.phase == Phase::Forward).unwrap();
+            (forward.gradients, b.gradients.bytes)
+        };
+        for zero in [0, 1] {
+            let (forward, gradients) = forward_gradients(zero);
+            assert!(gradients > 0 && forward == gradients, "ZeRO-{zero}");
+        }
+        for zero in [2, 3] {
+            assert_eq!(forward_gradients(zero).0, 0, "ZeRO-{zero}");
+        }
     }
 }

@@ -474,8 +474,8 @@ pub const OPTIONS: &[MemoryOption] = &[
             set: set_arch,
         },
     },
-    choice_option!(keys::MODE, "train, lora, qlora or inference", Mode::ALL, |j| j.mode),
-    choice_option!(keys::DTYPE, "Weight dtype: fp32, fp16, bf16, fp8, int8 or int4, or a llama.cpp file type for serving (q4_k_m, q5_k_m, q6_k, q8_0, q4_0, iq4_nl, ...)", Dtype::ALL, |j| j.dtype),
+    choice_option!(keys::MODE, "train, lora or qlora (inference: sized by `serve`, as the engines account for it)", Mode::ALL, |j| j.mode),
+    choice_option!(keys::DTYPE, "Weight dtype: fp32, fp16, bf16, fp8, int8 or int4 (a llama.cpp file type, q4_k_m ..., is served: `serve`)", Dtype::ALL, |j| j.dtype),
     choice_option!(keys::OPTIMIZER, "adamw, adamw-8bit, sgd-momentum or sgd", Optimizer::ALL, |j| j.optimizer),
     choice_option!(keys::PRECISION, "Training precision recipe: mixed (16-bit weights and gradients, FP32 master copy in the optimizer), autocast (FP32 parameters, gradients and moments; torch.autocast runs the matmuls in the weight dtype), pure (everything in the weight dtype, no master copy), or an FP8/FP4 recipe that keeps low-precision copies of the block linears beside the weights: fp8-delayed (Transformer Engine's delayed scaling), fp8-current (tensorwise), fp8-rowwise (torchao), fp8-blockwise (DeepSeek-V3's 1x128 tiles and 128x128 blocks), mxfp8 or nvfp4 (Blackwell). Mixed and the FP8/FP4 recipes count Megatron's fused-kernel activations; autocast and pure count the tensors Transformers (and peft, for LoRA/QLoRA) saves", Precision::ALL, |j| j.precision),
     choice_option!(keys::MOMENTS, "Adam's moments: fp32, or bf16 as DeepSeek-V3 kept them (mixed precision and the FP8/FP4 recipes)", Moments::ALL, |j| j.moments),
@@ -524,7 +524,7 @@ pub const OPTIONS: &[MemoryOption] = &[
     choice_option!(keys::RECOMPUTE, "Activation recomputation: none, selective, full, or layer (Hugging Face's gradient checkpointing: one decoder layer at a time)", Recompute::ALL, |j| j.recompute),
     flag_option!(keys::FLASH_ATTENTION, "Attention kernel: on = SDPA/FlashAttention (no s×s scores stored), off = eager attention (softmax scores stored)", |j| j.flash_attention),
     choice_option!(keys::OFFLOAD, "CPU offload: none, optimizer or all", Offload::ALL, |j| j.offload),
-    choice_option!(keys::KV_DTYPE, "KV-cache dtype: fp32, fp16, bf16, fp8, int8 or int4", Dtype::PLAIN, |j| j.kv_dtype),
+    choice_option!(keys::KV_DTYPE, "KV-cache dtype of a serving job: fp32, fp16, bf16, fp8, int8 or int4 (passed on to `serve`)", Dtype::PLAIN, |j| j.kv_dtype),
     count_option!(keys::LORA_RANK, "LoRA rank", 1, MAX_LORA_RANK, Group::Job, |j| j.lora_rank),
     flag_option!(keys::LORA_DROPOUT, "LoRA dropout > 0 (peft keeps a dropped-out copy of each adapted layer's input)", |j| j.lora_dropout),
     choice_option!(keys::ADAPTER_DTYPE, "LoRA adapter dtype: fp32 (peft's default), bf16 or fp16", Dtype::ALL, |j| j.adapter_dtype),
@@ -570,7 +570,9 @@ pub fn dtype_refused(mode: Mode, dtype: Dtype) -> Option<&'static str> {
         (Mode::Train, Dtype::Int8 | Dtype::Int4) => {
             Some("full training needs floating-point weights: integer weights are for serving (or QLoRA's frozen base)")
         }
-        (Mode::Train | Mode::Lora, d) if d.is_gguf() => Some(super::options::GGUF_SERVING_ONLY),
+        (Mode::Train | Mode::Lora | Mode::Qlora, d) if d.is_gguf() => {
+            Some(super::options::GGUF_SERVING_ONLY)
+        }
         _ => None,
     }
 }

@@ -41,20 +41,35 @@ named_enum! {
         Q80 = "q8_0",
         /// llama.cpp Q4_0.
         Q40 = "q4_0",
+        /// llama.cpp Q2_K.
+        Q2K = "q2_k",
+        /// llama.cpp Q3_K_S.
+        Q3KS = "q3_k_s",
+        /// llama.cpp Q3_K_M.
+        Q3KM = "q3_k_m",
+        /// llama.cpp Q3_K_L.
+        Q3KL = "q3_k_l",
+        /// llama.cpp Q4_1.
+        Q41 = "q4_1",
+        /// llama.cpp Q5_0.
+        Q50 = "q5_0",
+        /// llama.cpp Q5_1.
+        Q51 = "q5_1",
+        /// llama.cpp Q4_K_S.
+        Q4KS = "q4_k_s",
+        /// llama.cpp Q5_K_S.
+        Q5KS = "q5_k_s",
+        /// llama.cpp IQ4_NL.
+        Iq4Nl = "iq4_nl",
+        /// llama.cpp IQ4_XS.
+        Iq4Xs = "iq4_xs",
     }
 }
 
 impl Checkpoint {
-    /// The llama.cpp file type, for the GGUF checkpoints.
-    pub const fn gguf_dtype(self) -> Option<Dtype> {
-        match self {
-            Checkpoint::Q4KM => Some(Dtype::Q4KM),
-            Checkpoint::Q5KM => Some(Dtype::Q5KM),
-            Checkpoint::Q6K => Some(Dtype::Q6K),
-            Checkpoint::Q80 => Some(Dtype::Q80),
-            Checkpoint::Q40 => Some(Dtype::Q40),
-            _ => None,
-        }
+    /// The llama.cpp file type, for the GGUF checkpoints (the memory model's type of that name).
+    pub fn gguf_dtype(self) -> Option<Dtype> {
+        self.name().parse::<Dtype>().ok().filter(|d| d.is_gguf())
     }
 
     /// Bits per converted weight, scales included, as a fraction `(numerator, denominator)`:
@@ -209,6 +224,15 @@ pub fn weight_bytes_of(tensors: &[FileTensor]) -> WeightBytes {
 mod tests {
     use super::*;
     use crate::memory::find_model;
+
+    #[test]
+    fn every_llama_cpp_file_type_is_a_checkpoint() {
+        for d in Dtype::ALL.iter().filter(|d| d.is_gguf()) {
+            let c: Checkpoint = d.name().parse().unwrap();
+            assert_eq!(c.gguf_dtype(), Some(*d));
+        }
+        assert_eq!(Checkpoint::Int8.gguf_dtype(), None);
+    }
 
     fn arch(id: &str) -> ModelArch {
         find_model(id).unwrap().arch

@@ -3,9 +3,9 @@
 //! `bitbudget memory` to serve are sent there with what they carry.
 
 use crate::memory::model::arch_text::arch_to_text;
-use crate::memory::{find_model, model_presets, Job};
+use crate::memory::{find_model, model_presets, Dtype, Job};
 use crate::serve::setup::DEFAULT_PROMPT_TOKENS;
-use crate::serve::{Checkpoint, KvDtype};
+use crate::serve::{Checkpoint, Engine, KvDtype};
 
 /// The model a serving job names, as the Serve page and `bitbudget serve` take it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,17 +27,22 @@ pub enum ServedModel {
 /// What a serving job carries to the Serve inputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServingJob {
+    /// The engine: llama.cpp for a llama.cpp file type, else vLLM (the Serve default).
+    pub engine: Engine,
     /// The model.
     pub model: ServedModel,
     /// The GPU preset id, if the job names one.
     pub gpu: Option<String>,
-    /// Tensor-parallel degree.
+    /// Tensor-parallel degree (1 under llama.cpp, which splits layers, not tensors).
     pub tp: u64,
+    /// Pipeline stages (1 under llama.cpp).
+    pub pp: u64,
     /// The weights' storage type, where the engines serve it (`None` for FP32 weights: the
     /// engines' default, BF16, serves them).
     pub dtype: Option<Checkpoint>,
-    /// The KV cache's type, where the engines keep one of it (`None` for FP32, FP16 and integer
-    /// caches: the model's 16-bit cache is the default).
+    /// The KV cache's type, where the engine keeps one of it (INT8 and INT4 are llama.cpp's Q8_0
+    /// and Q4_0; `None` for FP32 and FP16 caches, or FP8 under llama.cpp: the model's 16-bit
+    /// cache is the default).
     pub kv: Option<KvDtype>,
     /// Tokens of each sequence: the longest request (`max_model_len`).
     pub len: u64,
@@ -60,12 +65,26 @@ pub fn serving_job(job: &Job) -> ServingJob {
             None => ServedModel::Arch(arch_to_text("custom", &job.custom.arch())),
         },
     };
+    let llama = job.dtype.is_gguf();
+    let kv = match (job.kv_dtype, llama) {
+        (Dtype::Int8, true) => Some(KvDtype::Q80),
+        (Dtype::Int4, true) => Some(KvDtype::Q40),
+        (Dtype::Fp8, true) => None,
+        (d, _) => d.name().parse().ok(),
+    };
+    let split = |n: u64| if llama { 1 } else { n };
     ServingJob {
+        engine: if llama {
+            Engine::LlamaCpp
+        } else {
+            Engine::Vllm
+        },
         model,
         gpu: job.gpu.clone(),
-        tp: job.tp,
+        tp: split(job.tp),
+        pp: split(job.pp),
         dtype: job.dtype.name().parse().ok(),
-        kv: job.kv_dtype.name().parse().ok(),
+        kv,
         len: job.seq,
         concurrency: job.batch,
         prompt: job.seq.min(DEFAULT_PROMPT_TOKENS),
@@ -127,6 +146,32 @@ mod tests {
             ("kv-dtype", "int8"),
         ]));
         assert_eq!((fp32.dtype, fp32.kv), (None, None));
+    }
+
+    #[test]
+    fn a_llama_cpp_file_type_is_served_by_llama_cpp_on_one_device() {
+        let s = serving_job(&job(&[
+            ("model", "llama-3-70b"),
+            ("mode", "inference"),
+            ("dtype", "q3_k_m"),
+            ("kv-dtype", "int8"),
+            ("tp", "2"),
+            ("pp", "2"),
+        ]));
+        assert_eq!(s.engine, Engine::LlamaCpp);
+        assert_eq!((s.tp, s.pp), (1, 1));
+        assert_eq!(
+            (s.dtype, s.kv),
+            (Some(Checkpoint::Q3KM), Some(KvDtype::Q80))
+        );
+        let fp8_kv = serving_job(&job(&[
+            ("mode", "inference"),
+            ("dtype", "q4_k_m"),
+            ("kv-dtype", "fp8"),
+        ]));
+        assert_eq!(fp8_kv.kv, None);
+        let vllm = serving_job(&job(&[("mode", "inference"), ("tp", "8"), ("pp", "2")]));
+        assert_eq!((vllm.engine, vllm.tp, vllm.pp), (Engine::Vllm, 8, 2));
     }
 
     #[test]

@@ -45,6 +45,7 @@ fn serve_link(params: u64) -> (String, &'static str) {
 #[component]
 pub fn BytesWidget() -> impl IntoView {
     let params = RwSignal::new(COUNTS[0]);
+    let link = Memo::new(move |_| serve_link(params.get()));
     let rows = move || {
         let n = params.get();
         FORMATS
@@ -76,7 +77,7 @@ pub fn BytesWidget() -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
-            <p><a href=move || serve_link(params.get()).0 data-testid="learn-open-serve">{move || format!("Serve {}, the nearest model, on the Serve page", serve_link(params.get()).1)}</a></p>
+            <p><a href=move || link.get().0 data-testid="learn-open-serve">"Serve "{move || link.get().1}", the nearest model, on the Serve page"</a></p>
         </div>
     }
 }

@@ -1,6 +1,7 @@
 //! The widget most chapters share: the same job under a few choices (a recompute mode, a ZeRO
 //! stage, an optimizer ...), each sized by the math crate's memory estimate and step-time model,
-//! with the chosen one drawn as the Memory page's bar and linked to the Memory page.
+//! with the chosen one drawn as the Memory page's bar and linked to the Memory page (a serving row
+//! to the Serve page).
 
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
 use crate::ui::components::parallel_layout::ParallelLayout;
@@ -110,7 +111,7 @@ const MEMORY_LINK: &str = "Open this setup in the Memory page";
 const SERVE_LINK: &str = "Serve a model of this size on the Serve page";
 
 /// The comparison: a choice (and the scale knob), the chosen row's memory bar, every row's
-/// numbers, and a link to the Memory page with the chosen row's setup.
+/// numbers, and a link to the page that sizes the chosen row's setup.
 #[component]
 pub fn ScenarioWidget(
     /// The comparison.
@@ -175,7 +176,7 @@ pub fn ScenarioWidget(
                 });
                 view! { <ParallelLayout setup /> }
             })}
-            <p><a href=href data-testid="learn-open-memory">{link_text}</a></p>
+            <p><a href=href data-testid="learn-open-setup">{link_text}</a></p>
         </div>
     }
 }

@@ -16,7 +16,7 @@ use bitbudget_math::memory::{
     Recompute, ZeroStage,
 };
 use bitbudget_math::numbers::Units;
-use bitbudget_math::serve::from_memory::serving_job;
+use bitbudget_math::serve::from_memory::{serving_job, ServedModel};
 use leptos::prelude::*;
 
 fn names<T: Copy + ToString>(all: &[T]) -> Vec<(String, String)> {
@@ -114,13 +114,21 @@ pub fn MemoryControls() -> impl IntoView {
     }
 }
 
-/// Where serving is sized: the Serve page, with this page's model and GPU.
+/// Where serving is sized: the Serve page, with this page's model (for a parameter count alone,
+/// the nearest preset, named) and GPU.
 #[component]
 fn ServeNote() -> impl IntoView {
     let state = expect_context::<MemoryState>();
-    let href = move || state.query.with(|q| serve_query(&serving_job(&q.job)));
+    let serving = Memo::new(move |_| state.query.with(|q| serving_job(&q.job)));
+    let href = move || serving.with(serve_query);
+    let nearest = move || match serving.with(|s| s.model.clone()) {
+        ServedModel::Nearest { id, .. } => Some(format!(
+            " (with {id}, the preset nearest this parameter count)"
+        )),
+        _ => None,
+    };
     view! {
-        <p class="field-note" data-testid="serve-link">"Serving? The "<a href=href>"Serve page"</a>" answers as vLLM, SGLang, TensorRT-LLM and llama.cpp do."</p>
+        <p class="field-note" data-testid="serve-link">"Serving? The "<a href=href>"Serve page"</a>{nearest}" answers as vLLM, SGLang, TensorRT-LLM and llama.cpp do, and reads a "<code>".gguf"</code>" file as llama.cpp loads it."</p>
     }
 }
 

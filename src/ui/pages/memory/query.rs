@@ -16,8 +16,7 @@ use bitbudget_math::serve::from_memory::serving_job;
 /// What the page shows when the URL names no memory option: Llama 3 8B, full BF16 training with
 /// AdamW and fused attention (the default), sequence 4096, data parallel over 8 × H100 80GB. With DDP every GPU
 /// holds all 16 B per parameter and it does not fit, while ZeRO sharding does: the strategies chart
-/// shows the lesson at first sight (serving the same model fits one GPU). Everything else is the
-/// option table's default.
+/// shows the lesson at first sight. Everything else is the option table's default.
 pub const LANDING: &[(&str, &str)] = &[
     ("model", "llama-3-8b"),
     ("dp", "8"),
@@ -308,10 +307,10 @@ mod tests {
         assert!(parse_field("overhead-mib", "1e9").is_err());
     }
 
-    /// The landing example teaches sharding: DDP does not fit, ZeRO-3 does, serving fits one GPU.
+    /// The landing example teaches sharding: DDP does not fit, ZeRO-3 does.
     #[test]
-    fn the_landing_example_needs_sharding_but_serving_fits_one_gpu() {
-        use bitbudget_math::memory::{estimate, Mode};
+    fn the_landing_example_needs_sharding() {
+        use bitbudget_math::memory::estimate;
         let q = MemoryQuery::default();
         assert!(q.job.dp > 1);
         let cap = q.to_setup().gpu.unwrap().capacity_bytes;
@@ -322,13 +321,6 @@ mod tests {
         };
         assert!(total(&|_| {}) > cap, "DDP does not fit");
         assert!(total(&|q| q.job.zero = ZeroStage(3)) <= cap, "ZeRO-3 fits");
-        assert!(
-            total(&|q| {
-                q.job.mode = Mode::Inference;
-                q.job.dp = 1
-            }) <= cap,
-            "serving fits one GPU"
-        );
     }
 
     #[test]

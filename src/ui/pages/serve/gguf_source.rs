@@ -2,7 +2,7 @@
 //! (llama.cpp places the file's real tensor sizes), the engine switched to llama.cpp. The file
 //! stays in the page, not in the link; choosing a preset or pasting a config puts it away.
 
-use crate::ui::components::gguf_file::{GgufPicker, LoadedGguf};
+use crate::ui::pages::serve::gguf_file::{GgufPicker, LoadedGguf};
 use crate::ui::pages::serve::ServeState;
 use bitbudget_math::memory::model::arch::ModelArch;
 use bitbudget_math::numbers::{format_bytes, human_bytes, Units};

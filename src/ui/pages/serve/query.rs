@@ -411,7 +411,8 @@ mod tests {
             assert_eq!(shell.tab, Tab::Serve);
             q
         };
-        let q = open("?model=llama-3-70b&mode=inference&gpu=a100-80gb&tp=2&seq=512&batch=16&dtype=int4&kv-dtype=fp8");
+        let q = open("?model=llama-3-70b&mode=inference&gpu=a100-80gb&tp=2&pp=2&seq=512&batch=16&dtype=int4&kv-dtype=fp8");
+        assert_eq!(q.pp, 2);
         assert_eq!(
             (q.model.as_str(), q.gpu.as_str(), q.tp, q.dtype, q.kv),
             (
@@ -423,6 +424,15 @@ mod tests {
             )
         );
         assert_eq!((q.len, q.conc, q.prompt), (Some(512), Some(16), 512));
+        assert!(q
+            .setup()
+            .is_ok_and(|s| bitbudget_math::serve::serve(&s).is_ok()));
+        let q =
+            open("?model=llama-3-70b&mode=inference&dtype=q3_k_m&kv-dtype=int4&tp=2&gpu=rtx-4090");
+        assert_eq!(
+            (q.engine, q.dtype, q.kv, q.tp),
+            (Engine::LlamaCpp, Checkpoint::Q3KM, KvDtype::Q40, 1)
+        );
         assert!(q
             .setup()
             .is_ok_and(|s| bitbudget_math::serve::serve(&s).is_ok()));

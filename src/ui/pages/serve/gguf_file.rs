@@ -1,4 +1,4 @@
-//! A llama.cpp `.gguf` file dropped or picked (Memory and Serve): only its header and tensor
+//! A llama.cpp `.gguf` file dropped or picked on the Serve page: only its header and tensor
 //! index are read, through `File.slice` reads that grow as the parser asks (a 40 GB file costs a
 //! few megabytes, and nothing leaves the browser). A file that is not GGUF, is truncated or
 //! corrupt gets a message; what the page showed before stays.
