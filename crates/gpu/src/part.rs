@@ -2,7 +2,7 @@
 //! the CPU's `PartQuantizer`, so `SchemeRun::measure` can take them from either.
 
 use crate::context::{Gpu, GpuError};
-use crate::quantize::{dequantize, nf4_double_quant_bytes_with, quantize_with_scale};
+use crate::quantize::{dequantize, nf4_double_quant_bytes_with, quantize_with, Extra};
 use bitbudget_math::quant::analysis::PartQuantizer;
 use bitbudget_math::quant::lab::ProducedPart;
 
@@ -32,6 +32,12 @@ pub(crate) async fn part_bytes(
     let (scheme, block) = (quantizer.scheme(), quantizer.block());
     match quantizer.nf4_mean() {
         Some(mean) => nf4_double_quant_bytes_with(gpu, padded, block, Some(mean)).await,
-        None => quantize_with_scale(gpu, scheme, padded, block, quantizer.fp8_scale()).await,
+        None => {
+            let extra = Extra {
+                scale: quantizer.fp8_scale(),
+                ..Extra::default()
+            };
+            quantize_with(gpu, scheme, padded, block, extra).await
+        }
     }
 }
