@@ -206,3 +206,41 @@ fn options_on_another_scheme_are_refused_with_the_cpus_words() {
     ));
     assert!(plain.is_ok());
 }
+
+/// The lab's streaming analysis with every part produced on the GPU (`produce_part`) gives the
+/// CPU's row and charts exactly: each part quantized from its tensor index, the rotation undone.
+#[test]
+fn the_lab_gives_the_same_results_with_options_and_parts_made_on_the_gpu() {
+    use bitbudget_math::quant::lab::{Overview, SchemeRun};
+    let Some(gpu) = chunked_gpu() else { return };
+    let mut x = normal(20_000, 12, 1.0);
+    x[17] = f32::NAN;
+    x[900] = f32::INFINITY;
+    let overview = Overview::new(&x);
+    for s in SCHEMES {
+        for opts in OPTIONS {
+            let what = format!("{s} {opts:?}");
+            let new = || {
+                SchemeRun::new(s, &x, s.default_block(), false, &overview, 4096).with_options(opts)
+            };
+            let (mut cpu, mut on_gpu) = (new(), new());
+            assert!(cpu.parts() > 1, "{what}: several parts");
+            while !cpu.done() {
+                let padded = on_gpu.padded_part();
+                let part = block_on(bitbudget_gpu::produce_part(
+                    gpu,
+                    on_gpu.quantizer(),
+                    &padded,
+                ))
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+                on_gpu.measure(&part).unwrap();
+                cpu.step().unwrap();
+            }
+            assert_eq!(
+                format!("{:?}", on_gpu.finish()),
+                format!("{:?}", cpu.finish()),
+                "{what}"
+            );
+        }
+    }
+}

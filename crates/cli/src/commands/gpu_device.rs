@@ -72,7 +72,7 @@ pub fn dequantize(
 /// Values per part of [`report_metrics`] (the lab's streaming analysis).
 const REPORT_PART: usize = 1 << 22;
 
-/// The error metrics of `scheme` on `x` for `quantize --report`, measured on the GPU: the lab's
+/// The error metrics of `scheme` (with `opts`) on `x` for `quantize --report`, measured on the GPU: the lab's
 /// streaming analysis with every part quantized, dequantized and measured on the device
 /// (`bitbudget_gpu::analyse`), so the dequantized values never come back. The skipped and lost
 /// counts equal the CPU's; the other metrics are within `bitbudget_gpu::SUM_TOLERANCE` (see
@@ -83,6 +83,7 @@ pub fn report_metrics(
     x: &[f32],
     block: usize,
     double_quant: bool,
+    opts: Fp4Options,
 ) -> Result<ErrorMetrics, String> {
     block_on(bitbudget_gpu::analyse(
         gpu,
@@ -91,6 +92,7 @@ pub fn report_metrics(
         block,
         double_quant,
         REPORT_PART,
+        opts,
     ))
     .map(|(row, _)| row.metrics)
     .map_err(|e| e.to_string())

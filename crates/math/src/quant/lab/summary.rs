@@ -119,7 +119,7 @@ impl<'a> SchemeRun<'a> {
         }
         self.bytes += bytes.len();
         self.first_and_levels_from_bytes(pos, end, bytes)?;
-        self.pos = end;
+        self.advance(end);
         Ok(())
     }
 
