@@ -53,6 +53,7 @@ fn in_thread(t: &Tensor, q: &QuantQuery) -> Vec<(Vec<u8>, Vec<u8>)> {
                 q.double_quant,
                 &overview,
                 CHUNK_VALUES,
+                q.fp4,
             )
             .unwrap();
             (encode(&row), encode(&detail))
