@@ -1162,6 +1162,7 @@ fn report_metrics(v: &serde_json::Value) -> bitbudget_math::quant::metrics::Erro
         max_abs_error: f("max_abs_error"),
         sqnr_db: f("sqnr_db"),
         cosine: f("cosine"),
+        mean_error: f("mean_error"),
         skipped: count("skipped_non_finite_inputs"),
         lost: count("lost_to_non_finite_outputs"),
     }

@@ -65,7 +65,7 @@ const VALUE_BASE: usize = 16;
 /// Where the error bins start (`ERROR_BASE`); at most this minus `VALUE_BASE` value bins.
 const ERROR_BASE: usize = 272;
 /// Words per tile in the tiles buffer (`WORDS`).
-const TILE_WORDS: usize = 7;
+const TILE_WORDS: usize = 8;
 /// Words of the stats buffer.
 const STATS_WORDS: usize = ERROR_BASE + FINE;
 
@@ -427,6 +427,8 @@ impl Chunk {
             sums.sx += f(t[2]) * kx;
             sums.sy += f(t[3]) * ky;
             sums.sxy += f(t[4]) * (kx * ky).sqrt();
+            // The kernel sums x̂ − x, scaled as e.
+            sums.sd -= f(t[7]) * ke.sqrt();
             summary.heat.push(HeatRun {
                 len,
                 se,

@@ -280,7 +280,14 @@ fn the_fp4_options_measure_on_the_gpu_as_on_the_cpu_across_parts_and_chunks() {
             sr: Some(3),
         },
     ];
+    // Round to nearest's bias: every 16 values a 6.0 and the rest a quarter of the way from
+    // one E2M1 step to the next, all rounded down (the mean error is far from 0, and its sign
+    // is checked).
+    let biased: Vec<f32> = (0..8192)
+        .map(|i| if i % 16 == 0 { 6.0 } else { 1.25 })
+        .collect();
     for s in FP4_SCHEMES {
+        check_lab(gpu, s, false, &biased, 4096, "biased");
         for opts in options {
             check_lab_with(gpu, s, false, &x, 4096, "parts of 4096", opts);
             check_lab_with(chunked, s, false, &x[..9000], 3000, "chunks of 1000", opts);

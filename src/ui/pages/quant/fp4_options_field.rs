@@ -18,7 +18,7 @@ const OPTIONS: [(&str, &str, Field); 2] = [
     ),
     (
         "sr",
-        " Stochastic rounding: rounds up or down at random so the mean error (bias) tends to 0",
+        " Stochastic rounding: rounds up or down at random, so the mean error (bias) column nears 0 where round-to-nearest leans one way",
         |o| &mut o.sr,
     ),
 ];

@@ -193,6 +193,7 @@ pub fn summarize(setup: &MeasureSetup, original: &[f32], approx: &[f32]) -> Part
             sums.sx += x * x;
             sums.sy += y * y;
             sums.sxy += x * y;
+            sums.sd += e;
             sums.max_abs_error = sums.max_abs_error.max(e.abs());
             sums.counted += 1;
             run.se += e * e;
