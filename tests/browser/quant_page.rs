@@ -694,7 +694,7 @@ async fn a_bad_rht_seed_is_reported_and_the_option_stays_off() {
     until_rows(&root, 1).await;
     assert!(!checked(&root, "quant-rht") && !checked(&root, "quant-sr"));
     // A bad seed typed in the box says why and leaves the lab as it was.
-    let before = text(&root, "sqnr-nvfp4");
+    let before = text(&root, "bias-nvfp4");
     type_into(&root, "quant-rht-seed", "12x");
     settle().await;
     assert_has(
@@ -702,12 +702,13 @@ async fn a_bad_rht_seed_is_reported_and_the_option_stays_off() {
         "'12x' is not a whole number",
     );
     assert!(!checked(&root, "quant-rht"));
-    assert_eq!(text(&root, "sqnr-nvfp4"), before);
-    // A good one turns it on.
+    assert_eq!(text(&root, "bias-nvfp4"), before);
+    // A good one turns it on, and the lab recomputes with it.
     type_into(&root, "quant-rht-seed", "12");
     settle().await;
     assert!(!present(&root, "quant-rht-error"));
     assert!(checked(&root, "quant-rht"));
+    until_changed(&root, "bias-nvfp4", &before).await;
 }
 
 /// Every block of 16 is one 6.0 (which sets the scale so that E2M1's steps are 0.5 apart) and
