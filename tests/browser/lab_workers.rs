@@ -53,6 +53,7 @@ fn in_thread(t: &Tensor, q: &QuantQuery) -> Vec<(Vec<u8>, Vec<u8>)> {
                 q.double_quant,
                 &overview,
                 CHUNK_VALUES,
+                q.fp4,
             )
             .unwrap();
             (encode(&row), encode(&detail))
@@ -71,8 +72,14 @@ fn as_bytes(a: &Analysed) -> Vec<(Vec<u8>, Vec<u8>)> {
 #[wasm_bindgen_test]
 async fn the_workers_give_exactly_the_results_of_the_page_s_own_thread() {
     use_worker_script(WORKER);
+    // NVFP4 and MXFP4 with both FP4 options: the workers get the seeds and apply them as the
+    // page's thread does (SR drawing by tensor index across parts).
     let q = QuantQuery {
         double_quant: true,
+        fp4: bitbudget_math::quant::fp4_options::Fp4Options {
+            rht: Some(3),
+            sr: Some(4),
+        },
         ..QuantQuery::default()
     };
     let t = tensor(4, 300_000);

@@ -602,3 +602,151 @@ async fn a_bad_cols_value_says_why_and_the_page_keeps_working() {
         &format!("{:.3}", row.bits_per_weight),
     );
 }
+
+/// Whether the checkbox `id` is ticked.
+fn checked(root: &web_sys::HtmlElement, id: &str) -> bool {
+    by_testid(root, id)
+        .unchecked_into::<web_sys::HtmlInputElement>()
+        .checked()
+}
+
+/// Waits until `id`'s text differs from `before` (and the lab is not computing).
+async fn until_changed(root: &web_sys::HtmlElement, id: &str, before: &str) -> String {
+    for _ in 0..200 {
+        settle().await;
+        let now = text(root, id);
+        if now != before && !present(root, "quant-progress") {
+            return now;
+        }
+    }
+    panic!("{id} stayed {before}");
+}
+
+#[wasm_bindgen_test]
+async fn a_link_with_rht_and_sr_turns_the_options_on_and_changes_nvfp4s_numbers() {
+    let link = "?tab=quant&scheme=nvfp4&tensor=outliers&schemes=nvfp4,mxfp4&rht=7&sr=3";
+    let q = parse_query(link);
+    assert!(q.notes.is_empty(), "{:?}", q.notes);
+    let (root, _app) = mount_fresh(move || view! { <QuantPage initial=q.quant /> });
+    until_rows(&root, 2).await;
+    assert!(checked(&root, "quant-rht") && checked(&root, "quant-sr"));
+    let seed = |id| {
+        by_testid(&root, id)
+            .unchecked_into::<web_sys::HtmlInputElement>()
+            .value()
+    };
+    assert_eq!(
+        (seed("quant-rht-seed"), seed("quant-sr-seed")),
+        ("7".into(), "3".into())
+    );
+    let with = (
+        text(&root, "sqnr-nvfp4"),
+        text(&root, "code-0"),
+        text(&root, "sqnr-mxfp4"),
+    );
+    // Both off: the plain round-to-nearest numbers, which differ.
+    set_checked(&root, "quant-rht", false);
+    until_changed(&root, "sqnr-mxfp4", &with.2).await;
+    set_checked(&root, "quant-sr", false);
+    until_changed(&root, "sqnr-nvfp4", &text(&root, "sqnr-nvfp4")).await;
+    let off = (
+        text(&root, "sqnr-nvfp4"),
+        text(&root, "code-0"),
+        text(&root, "sqnr-mxfp4"),
+    );
+    assert_ne!(with, off);
+    // RHT spreads MXFP4's outlier channels: a better SQNR than without (bitbudget-math's
+    // `rht_helps_mxfp4_with_outlier_channels`), shown in the table.
+    set_checked(&root, "quant-rht", true);
+    let rotated: f64 = until_changed(&root, "sqnr-mxfp4", &off.2)
+        .await
+        .parse()
+        .unwrap();
+    assert!(
+        rotated > off.2.parse::<f64>().unwrap(),
+        "{rotated} vs {}",
+        off.2
+    );
+    // Without NVFP4 and MXFP4 compared, the options are not offered.
+    choose(&root, "quant-scheme", "q8_0");
+    set_checked(&root, "compare-nvfp4", false);
+    set_checked(&root, "compare-mxfp4", false);
+    until_rows(&root, 1).await;
+    assert!(!present(&root, "quant-rht"));
+}
+
+#[wasm_bindgen_test]
+async fn a_bad_rht_seed_is_reported_and_the_option_stays_off() {
+    let q = parse_query("?tab=quant&scheme=nvfp4&tensor=normal&schemes=nvfp4&rht=x&sr=-1");
+    assert_eq!(q.quant.fp4, Default::default());
+    assert!(
+        q.notes
+            .iter()
+            .any(|n| n.starts_with("rht: ") && n.contains("'x' is not a whole number")),
+        "{:?}",
+        q.notes
+    );
+    assert!(q
+        .notes
+        .iter()
+        .any(|n| n.starts_with("sr: ") && n.contains("negative")));
+    let (root, _app) = mount_fresh(move || view! { <QuantPage initial=q.quant /> });
+    until_rows(&root, 1).await;
+    assert!(!checked(&root, "quant-rht") && !checked(&root, "quant-sr"));
+    // A bad seed typed in the box says why and leaves the lab as it was.
+    let before = text(&root, "bias-nvfp4");
+    type_into(&root, "quant-rht-seed", "12x");
+    settle().await;
+    assert_has(
+        &text(&root, "quant-rht-error"),
+        "'12x' is not a whole number",
+    );
+    assert!(!checked(&root, "quant-rht"));
+    assert_eq!(text(&root, "bias-nvfp4"), before);
+    // A good one turns it on, and the lab recomputes with it.
+    type_into(&root, "quant-rht-seed", "12");
+    settle().await;
+    assert!(!present(&root, "quant-rht-error"));
+    assert!(checked(&root, "quant-rht"));
+    until_changed(&root, "bias-nvfp4", &before).await;
+}
+
+/// Every block of 16 is one 6.0 (which sets the scale so that E2M1's steps are 0.5 apart) and
+/// values a quarter of the way from 0.5 to 1.0: round to nearest always rounds them down (a mean
+/// error of about −0.23), stochastic rounding up one time in four (a mean error near 0).
+#[wasm_bindgen_test]
+async fn stochastic_rounding_shows_a_mean_error_near_zero_where_round_to_nearest_is_biased() {
+    let (root, _app) = mount_computed("?tab=quant&scheme=nvfp4&tensor=normal").await;
+    let values: Vec<f32> = (0..16 * 1024)
+        .map(|i| if i % 16 == 0 { 6.0 } else { 1.25 })
+        .collect();
+    let before = text(&root, "bias-nvfp4");
+    upload(&root, "biased.npy", &npy(&values));
+    until_status_contains(&root, "biased.npy").await;
+    let nearest_text = until_changed(&root, "bias-nvfp4", &before).await;
+    set_checked(&root, "quant-sr", true);
+    let sr: f64 = until_changed(&root, "bias-nvfp4", &nearest_text)
+        .await
+        .parse()
+        .unwrap();
+    let nearest: f64 = nearest_text.parse().unwrap();
+    let want = |opts| {
+        use bitbudget_math::quant::fp4_options::{dequantize, mean_error, quantize};
+        let y = dequantize(
+            Scheme::Nvfp4,
+            &quantize(Scheme::Nvfp4, &values, opts, 0).unwrap(),
+            opts,
+        );
+        mean_error(&values, &y.unwrap())
+    };
+    let sr_on = bitbudget_math::quant::fp4_options::Fp4Options {
+        rht: None,
+        sr: Some(1),
+    };
+    assert!(
+        (nearest - want(Default::default())).abs() < 1e-3,
+        "{nearest}"
+    );
+    assert!(nearest < -0.2, "{nearest}");
+    assert!((sr - want(sr_on)).abs() < 1e-3 && sr.abs() < 0.02, "{sr}");
+}

@@ -1191,6 +1191,7 @@ fn report_metrics(v: &serde_json::Value) -> bitbudget_math::quant::metrics::Erro
         max_abs_error: f("max_abs_error"),
         sqnr_db: f("sqnr_db"),
         cosine: f("cosine"),
+        mean_error: f("mean_error"),
         skipped: count("skipped_non_finite_inputs"),
         lost: count("lost_to_non_finite_outputs"),
     }
@@ -1474,6 +1475,83 @@ fn rht_and_sr_write_the_math_crates_bytes_and_report_their_seeds() {
     let plain = bitbudget(&["quantize", "--scheme", "q8_0", "--report", "-"], &input);
     let r: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
     assert!(r["rht"].is_null() && r["sr"].is_null(), "{r}");
+}
+
+/// `--device gpu` with `--rht` and `--sr` (each alone and both) writes the CPU's bytes and reads
+/// back the CPU's values, and `--report` names the same seeds with the same metrics.
+#[test]
+fn rht_and_sr_on_the_gpu_write_the_cpu_bytes() {
+    if !gpu_available() {
+        return;
+    }
+    let input = gpu_test_input(4096 - 64);
+    let options: [&[&str]; 3] = [
+        &["--rht", "7"],
+        &["--sr", "3"],
+        &["--rht", "9", "--sr", "11"],
+    ];
+    for scheme in ["nvfp4", "mxfp4"] {
+        for opts in options {
+            let run = |verb, device, extra: &[&str], stdin: &[u8]| {
+                let args = [
+                    &[verb, "--device", device, "--scheme", scheme][..],
+                    opts,
+                    extra,
+                ]
+                .concat();
+                let out = bitbudget(&args, stdin);
+                assert!(
+                    out.status.success(),
+                    "{scheme} {opts:?} {device}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                out.stdout
+            };
+            let cpu = run("quantize", "cpu", &["-", "-"], &input);
+            let plain = bitbudget(&["quantize", "--scheme", scheme, "-", "-"], &input).stdout;
+            assert_ne!(cpu, plain, "{scheme} {opts:?}: the options changed nothing");
+            assert_eq!(
+                run("quantize", "gpu", &["-", "-"], &input),
+                cpu,
+                "{scheme} {opts:?}: quantize bytes differ"
+            );
+            let (from_cpu, from_gpu) = (
+                run("dequantize", "cpu", &["-", "-"], &cpu),
+                run("dequantize", "gpu", &["-", "-"], &cpu),
+            );
+            assert_eq!(from_gpu.len(), from_cpu.len(), "{scheme} {opts:?}");
+            for (i, (g, c)) in from_gpu.chunks(4).zip(from_cpu.chunks(4)).enumerate() {
+                let (g, c) = (
+                    f32::from_le_bytes(g.try_into().unwrap()),
+                    f32::from_le_bytes(c.try_into().unwrap()),
+                );
+                assert!(
+                    g.to_bits() == c.to_bits() || (g.is_nan() && c.is_nan()),
+                    "{scheme} {opts:?}: dequantized weight {i}: GPU {g:e}, CPU {c:e}"
+                );
+            }
+            let report = |device| -> serde_json::Value {
+                serde_json::from_slice(&run("quantize", device, &["--report", "-"], &input))
+                    .unwrap()
+            };
+            let (r_cpu, r_gpu) = (report("cpu"), report("gpu"));
+            for key in [
+                "rht",
+                "sr",
+                "skipped_non_finite_inputs",
+                "lost_to_non_finite_outputs",
+            ] {
+                assert_eq!(r_gpu[key], r_cpu[key], "{scheme} {opts:?} {key}");
+            }
+            for key in ["mse", "sqnr_db", "mean_error"] {
+                let (g, c) = (r_gpu[key].as_f64().unwrap(), r_cpu[key].as_f64().unwrap());
+                assert!(
+                    (g - c).abs() <= 1e-5 * c.abs().max(1e-12),
+                    "{scheme} {opts:?} {key}: GPU {g}, CPU {c}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

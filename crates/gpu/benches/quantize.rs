@@ -107,8 +107,16 @@ mod native {
                     group.bench_function(format!("{s} whole lab gpu"), |b| {
                         b.iter(|| {
                             let x = std::hint::black_box(&x);
-                            block_on(bitbudget_gpu::analyse(gpu, s, x, block, false, 1 << 22))
-                                .expect("a GPU analysis")
+                            block_on(bitbudget_gpu::analyse(
+                                gpu,
+                                s,
+                                x,
+                                block,
+                                false,
+                                1 << 22,
+                                Default::default(),
+                            ))
+                            .expect("a GPU analysis")
                         })
                     });
                 }

@@ -176,7 +176,7 @@ mod native {
                     "quantize_gpu_phases": phases(&gpu, s, &x, block, reps),
                     "lab_cpu_ms": cpu(&|| analyse(s, &x, block, false).map(drop).map_err(|e| e.to_string())),
                     "lab_gpu_ms": as_json(median_ms(reps, || {
-                        block_on(bitbudget_gpu::analyse(&gpu, s, &x, block, false, 1 << 22))
+                        block_on(bitbudget_gpu::analyse(&gpu, s, &x, block, false, 1 << 22, Default::default()))
                     })),
                 }));
             }

@@ -9,8 +9,8 @@ use crate::tables::Table;
 /// Invocations per workgroup (`WORKGROUP` in common.wgsl).
 const WORKGROUP: u32 = 64;
 
-/// The uniform `Params` of common.wgsl: count, n, block, variant, scalar, stride, two pads,
-/// consts.
+/// The uniform `Params` of common.wgsl: count, n, block, variant, scalar, stride, first (two
+/// halves), consts.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Params {
     /// Invocations that do work.
@@ -27,7 +27,9 @@ pub(crate) struct Params {
     /// split on the host, 4 when they are the quantize kernels' `blocks`), `double_quantize`'s
     /// input and output (1 or 4).
     pub stride: u32,
-    /// Format facts.
+    /// The tensor index of the chunk's first weight (the FP4 kernels' stochastic rounding).
+    pub first: u64,
+    /// Format facts, or the FP4 options (`tables::kernel_consts`).
     pub consts: [u32; 4],
 }
 
@@ -41,8 +43,8 @@ impl Params {
             self.variant,
             self.scalar,
             self.stride,
-            0,
-            0,
+            self.first as u32,
+            (self.first >> 32) as u32,
             a,
             b,
             c,

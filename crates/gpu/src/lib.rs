@@ -4,7 +4,9 @@
 //! - [`Gpu`]: an adapter, its device and queue, and the pipelines, tables and buffers built once
 //!   and reused. Host functions take a `&Gpu`, so the app, the CLI and the tests bring their own.
 //! - [`quantize`], [`dequantize`], [`nf4_double_quant_bytes`]: the operations, streamed in chunks
-//!   within the adapter's limits (storage binding size, workgroups per dimension).
+//!   within the adapter's limits (storage binding size, workgroups per dimension);
+//!   [`quantize_with_options`] and [`dequantize_with_options`] with NVFP4's and MXFP4's random
+//!   Hadamard transform and stochastic rounding (`bitbudget_math::quant::fp4_options`).
 //! - [`measure_part`]: one part of the lab quantized, dequantized and measured on the device
 //!   (metric sums, counts, histograms, error map); only the bytes and a summary come back.
 //!   Counts and histograms are exact, sums within [`SUM_TOLERANCE`] (see its module).
@@ -50,7 +52,10 @@ mod tolerance;
 pub use context::{Gpu, GpuError};
 pub use measure::{analyse, measure_part};
 pub use part::produce_part;
-pub use quantize::{dequantize, nf4_double_quant_bytes, quantize, quantize_timed};
+pub use quantize::{
+    dequantize, dequantize_with_options, nf4_double_quant_bytes, quantize, quantize_timed,
+    quantize_with_options,
+};
 pub use timing::{ComputeClock, Timings};
 pub use tolerance::{
     metrics_within_tolerance, summary_within_tolerance, MAX_ERROR_ABSOLUTE, MAX_ERROR_TOLERANCE,

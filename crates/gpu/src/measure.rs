@@ -43,9 +43,10 @@ use crate::layout::Layout;
 use crate::part::part_bytes;
 use crate::quantize::check;
 use crate::shaders::Family;
-use crate::tables::{fp8_consts, table_of};
+use crate::tables::{kernel_consts, table_of};
 use bitbudget_math::quant::analysis::PartQuantizer;
 use bitbudget_math::quant::analysis::SchemeResult;
+use bitbudget_math::quant::fp4_options::Fp4Options;
 use bitbudget_math::quant::histogram::{GrowingHistogram, FINE};
 use bitbudget_math::quant::lab::{
     summarize, HeatRun, MeasureSetup, Overview, PartSummary, SchemeDetail, SchemeRun,
@@ -64,7 +65,7 @@ const VALUE_BASE: usize = 16;
 /// Where the error bins start (`ERROR_BASE`); at most this minus `VALUE_BASE` value bins.
 const ERROR_BASE: usize = 272;
 /// Words per tile in the tiles buffer (`WORDS`).
-const TILE_WORDS: usize = 7;
+const TILE_WORDS: usize = 8;
 /// Words of the stats buffer.
 const STATS_WORDS: usize = ERROR_BASE + FINE;
 
@@ -204,7 +205,8 @@ pub async fn measure_part(
             block: l.weights as u32,
             variant: l.variant,
             scalar,
-            consts: fp8_consts(scheme),
+            first: quantizer.first() + at as u64,
+            consts: kernel_consts(scheme, quantizer.options()),
             ..Params::default()
         };
         let quantizing: &[&wgpu::Buffer] = &[&input, &table, &blocks, &codes];
@@ -281,9 +283,10 @@ pub async fn measure_part(
 }
 
 /// The lab's analysis of one scheme (`bitbudget_math::quant::lab::analyse`) with every part of
-/// `part_len` values quantized, dequantized and measured on the GPU: the same row and charts,
-/// counts and histograms exact, sums within [`crate::SUM_TOLERANCE`]. Errors as
-/// [`measure_part`]; a merge that does not fit is a [`GpuError::Input`].
+/// `part_len` values quantized, dequantized and measured on the GPU, with NVFP4's and MXFP4's
+/// `opts` (other schemes ignore them): the same row and charts, counts and histograms exact,
+/// sums within [`crate::SUM_TOLERANCE`]. Errors as [`measure_part`]; a merge that does not fit
+/// is a [`GpuError::Input`].
 pub async fn analyse(
     gpu: &Gpu,
     scheme: Scheme,
@@ -291,9 +294,11 @@ pub async fn analyse(
     block: usize,
     double_quant: bool,
     part_len: usize,
+    opts: Fp4Options,
 ) -> Result<(SchemeResult, SchemeDetail), GpuError> {
     let overview = Overview::new(x);
-    let mut run = SchemeRun::new(scheme, x, block, double_quant, &overview, part_len);
+    let mut run =
+        SchemeRun::new(scheme, x, block, double_quant, &overview, part_len).with_options(opts);
     while run.next_part().is_some() {
         let setup = run.measure_setup();
         let padded = run.padded_part();
@@ -422,6 +427,8 @@ impl Chunk {
             sums.sx += f(t[2]) * kx;
             sums.sy += f(t[3]) * ky;
             sums.sxy += f(t[4]) * (kx * ky).sqrt();
+            // The kernel sums x̂ − x, scaled as e.
+            sums.sd -= f(t[7]) * ke.sqrt();
             summary.heat.push(HeatRun {
                 len,
                 se,

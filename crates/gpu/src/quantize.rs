@@ -7,8 +7,9 @@ use crate::dispatch::{
     Overlap, Params, Pass,
 };
 use crate::layout::{layout, packs_nibbles, Layout};
-use crate::tables::{fp8_consts, table_of, Table};
+use crate::tables::{kernel_consts, table_of, Table};
 use crate::timing::{Stopwatch, Timings};
+use bitbudget_math::quant::fp4_options::Fp4Options;
 use bitbudget_math::quant::fp8_tiles::fp8_scale;
 use bitbudget_math::quant::nf4;
 use bitbudget_math::quant::scheme::Scheme;
@@ -51,24 +52,56 @@ pub async fn quantize(
     x: &[f32],
     block: usize,
 ) -> Result<Vec<u8>, GpuError> {
-    quantize_with_scale(gpu, scheme, x, block, None).await
+    quantize_with(gpu, scheme, x, block, Extra::default()).await
 }
 
-/// [`quantize`], except that FP8 uses the per-tensor `scale` given (as
-/// `bitbudget_math::quant::analysis::PartQuantizer` computed it for the whole tensor) and writes
-/// no 4-byte header: the bytes of one part of a tensor. `scale` is ignored by other schemes; with
-/// `None`, FP8 measures `x` and writes the header, as [`quantize`] does.
-pub(crate) async fn quantize_with_scale(
+/// [`quantize`] with the FP4 options (random Hadamard transform, stochastic rounding) of
+/// NVFP4 and MXFP4: exactly the bytes of
+/// `bitbudget_math::quant::fp4_options::quantize(scheme, x, opts, first)`, at the scheme's own
+/// block; `first` is the tensor index of `x[0]` (0 for a whole tensor), so parts draw the whole
+/// tensor's uniforms. Options on another scheme: [`GpuError::Input`] with the CPU's message;
+/// otherwise errors as [`quantize`].
+pub async fn quantize_with_options(
+    gpu: &Gpu,
+    scheme: Scheme,
+    x: &[f32],
+    opts: Fp4Options,
+    first: u64,
+) -> Result<Vec<u8>, GpuError> {
+    let extra = Extra {
+        scale: None,
+        fp4: opts,
+        first,
+    };
+    quantize_with(gpu, scheme, x, scheme.default_block(), extra).await
+}
+
+/// What a quantization takes besides the scheme, the weights and the block.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Extra {
+    /// FP8's per-tensor scale, given (as `bitbudget_math::quant::analysis::PartQuantizer`
+    /// computed it for the whole tensor): then FP8 writes no 4-byte header, the bytes of one
+    /// part of a tensor. Ignored by other schemes; with `None`, FP8 measures `x` and writes the
+    /// header, as [`quantize`] does.
+    pub scale: Option<f32>,
+    /// NVFP4's and MXFP4's options (refused for other schemes).
+    pub fp4: Fp4Options,
+    /// The tensor index of `x[0]` (stochastic rounding's counter).
+    pub first: u64,
+}
+
+/// [`quantize`] with the [`Extra`] parameters.
+pub(crate) async fn quantize_with(
     gpu: &Gpu,
     scheme: Scheme,
     x: &[f32],
     block: usize,
-    scale: Option<f32>,
+    extra: Extra,
 ) -> Result<Vec<u8>, GpuError> {
-    quantize_watched(gpu, scheme, x, block, scale, None).await
+    quantize_watched(gpu, scheme, x, block, extra, None).await
 }
 
-/// [`quantize_with_scale`], with its phases timed apart on `watch` when one is given (see
+/// [`quantize_with`], with its phases timed apart on `watch` when one is given (see
 /// `timing.rs`): then upload, kernels and readback are submitted and waited for one by one,
 /// chunk after chunk, without the overlap of the untimed call (which would mix the phases).
 pub(crate) async fn quantize_watched(
@@ -76,16 +109,21 @@ pub(crate) async fn quantize_watched(
     scheme: Scheme,
     x: &[f32],
     block: usize,
-    scale: Option<f32>,
+    extra: Extra,
     mut watch: Option<&mut Stopwatch<'_>>,
 ) -> Result<Vec<u8>, GpuError> {
+    extra
+        .fp4
+        .check(scheme)
+        .map_err(|e| GpuError::Input(e.to_string()))?;
+    let scale = extra.scale;
     if scheme == Scheme::Fp8Block {
         // Bands of 128 rows, `block` columns (fp8_blocks.rs); its phases are not timed apart.
         return crate::fp8_blocks::quantize(gpu, x, block).await;
     }
     let l = check(scheme, block, x.len())?;
     let family = l.quantize;
-    let consts = fp8_consts(scheme);
+    let consts = kernel_consts(scheme, extra.fp4);
     let table = table(gpu, table_of(scheme));
     // Largest buffer per block: the weights, the 16 bytes of block words, or the codes.
     let block_words = if l.measures { 16 } else { 0 };
@@ -156,6 +194,7 @@ pub(crate) async fn quantize_watched(
             block: l.weights as u32,
             variant: l.variant,
             scalar,
+            first: extra.first + (k * per_chunk) as u64,
             consts,
             ..Params::default()
         };
@@ -257,6 +296,33 @@ pub async fn dequantize(
     bytes: &[u8],
     block: usize,
 ) -> Result<Vec<f32>, GpuError> {
+    dequantize_with(gpu, scheme, bytes, block, Fp4Options::NONE).await
+}
+
+/// Reverses [`quantize_with_options`]: exactly the weights of
+/// `bitbudget_math::quant::fp4_options::dequantize(scheme, bytes, opts)` (with RHT, the inverse
+/// transform of the decoded values in f32, the CPU's operations in its order; NaN as in
+/// [`dequantize`]). The RHT seed must be the one the bytes were written with; SR needs nothing.
+/// Errors as [`quantize_with_options`] and [`dequantize`].
+pub async fn dequantize_with_options(
+    gpu: &Gpu,
+    scheme: Scheme,
+    bytes: &[u8],
+    opts: Fp4Options,
+) -> Result<Vec<f32>, GpuError> {
+    dequantize_with(gpu, scheme, bytes, scheme.default_block(), opts).await
+}
+
+/// [`dequantize`] with NVFP4's and MXFP4's options (the inverse rotation).
+pub(crate) async fn dequantize_with(
+    gpu: &Gpu,
+    scheme: Scheme,
+    bytes: &[u8],
+    block: usize,
+    opts: Fp4Options,
+) -> Result<Vec<f32>, GpuError> {
+    opts.check(scheme)
+        .map_err(|e| GpuError::Input(e.to_string()))?;
     if scheme == Scheme::Fp8Block {
         return crate::fp8_blocks::dequantize(gpu, bytes, block).await;
     }
@@ -307,6 +373,7 @@ pub async fn dequantize(
             scalar,
             // `split` gives each block two header words.
             stride: 2,
+            consts: kernel_consts(scheme, opts),
             ..Params::default()
         };
         let pass = Pass {
@@ -416,6 +483,6 @@ pub async fn quantize_timed(
     now: &dyn Fn() -> f64,
 ) -> Result<(Vec<u8>, Timings), GpuError> {
     let mut watch = Stopwatch::new(gpu, now);
-    let bytes = quantize_watched(gpu, scheme, x, block, None, Some(&mut watch)).await?;
+    let bytes = quantize_watched(gpu, scheme, x, block, Extra::default(), Some(&mut watch)).await?;
     Ok((bytes, watch.timings))
 }

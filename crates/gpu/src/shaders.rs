@@ -9,11 +9,17 @@
 //! that quantize one whole llama.cpp block per invocation (K-quants, IQ4_NL) get
 //! `quantize_whole_blocks.wgsl` before their entry points: it defines `code_word` and
 //! `block_words` around the file's `quantize_block(b)`, `block_byte(p)` and `block_bytes()`.
+//! NVFP4 and MXFP4 get the FP4 options (`fp4_options.wgsl`, after its constants written from
+//! bitbudget-math) before their file, and their dequantizers `dequantize_rotated.wgsl` (which
+//! defines `weight(i)` around the file's `stored_weight(i)`) before their entry point.
 
+use crate::tables::{RHT_ON, SR_ON};
+use bitbudget_math::quant::fp4_options::{MIX32_MULTIPLIERS, MIX32_SHIFTS, UNIFORM_BITS};
 use bitbudget_math::quant::ggml_blocks::QK;
 use bitbudget_math::quant::iq4_nl::{BLOCK_BYTES as IQ4_NL_BYTES, QK4_NL};
 use bitbudget_math::quant::kquants::{KType, QK_K};
 use bitbudget_math::quant::layout::Layout;
+use bitbudget_math::quant::rotation::{HADAMARD, HADAMARD_SCALE};
 use bitbudget_math::quant::scheme::Scheme;
 
 /// The prelude shared by every kernel.
@@ -34,6 +40,30 @@ fn block_constants() -> String {
         );
     }
     out
+}
+
+/// The FP4 options' arithmetic (rotation, hash, stochastic rounding), prepended to the NVFP4
+/// and MXFP4 families after [`fp4_constants`].
+const FP4_OPTIONS: &str = include_str!(concat!(env!("OUT_DIR"), "/shaders/fp4_options.wgsl"));
+
+/// The NVFP4 and MXFP4 dequantizers' `weight(i)` around the family's `stored_weight(i)` (the
+/// inverse rotation).
+const DEQUANTIZE_ROTATED: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/shaders/dequantize_rotated.wgsl"));
+
+/// The FP4 options' facts as WGSL constants, written from bitbudget-math (`rotation`,
+/// `fp4_options`) and tables.rs (the flag bits of `params.consts`).
+fn fp4_constants() -> String {
+    let [m0, m1] = MIX32_MULTIPLIERS;
+    let [s0, s1, s2] = MIX32_SHIFTS;
+    format!(
+        "const HADAMARD: u32 = {HADAMARD}u;\nconst HADAMARD_SCALE: u32 = {:#x}u;\n\
+         const MIX32_MULTIPLIER_0: u32 = {m0:#x}u;\nconst MIX32_MULTIPLIER_1: u32 = {m1:#x}u;\n\
+         const MIX32_SHIFT_0: u32 = {s0}u;\nconst MIX32_SHIFT_1: u32 = {s1}u;\n\
+         const MIX32_SHIFT_2: u32 = {s2}u;\nconst UNIFORM_BITS: u32 = {UNIFORM_BITS}u;\n\
+         const RHT_ON: u32 = {RHT_ON}u;\nconst SR_ON: u32 = {SR_ON}u;\n",
+        HADAMARD_SCALE.to_bits()
+    )
 }
 
 /// The bindings shared by every dequantize kernel (the dequantize layout in layout.rs).
@@ -280,6 +310,9 @@ impl Family {
     /// weight into an atomic, in its own file; the 16-bit casts have nothing to measure).
     fn entries(self) -> &'static [&'static str] {
         match self {
+            Family::DequantizeNvfp4 | Family::DequantizeMxfp4 => {
+                &[DEQUANTIZE_ROTATED, ENTRY_DEQUANTIZE]
+            }
             f if f.is_dequantize() => &[ENTRY_DEQUANTIZE],
             Family::MeasureLab => &[],
             Family::QuantizeFp8 | Family::QuantizeHalf | Family::CheckArithmetic => {
@@ -292,15 +325,27 @@ impl Family {
         }
     }
 
-    /// The complete WGSL source: the prelude, the block constants, the shared bindings, the family's file, then its
-    /// shared entry points.
+    /// The FP4 options' constants and arithmetic for the NVFP4 and MXFP4 families, else nothing.
+    fn options(self) -> String {
+        match self {
+            Family::QuantizeNvfp4
+            | Family::QuantizeMxfp4
+            | Family::DequantizeNvfp4
+            | Family::DequantizeMxfp4 => format!("{}{FP4_OPTIONS}", fp4_constants()),
+            _ => String::new(),
+        }
+    }
+
+    /// The complete WGSL source: the prelude, the block constants, the shared bindings, the FP4
+    /// options (NVFP4 and MXFP4), the family's file, then its shared entry points.
     pub(crate) fn source(self) -> String {
         let (_, file) = self.file();
         let entries = self.entries().join("\n");
         format!(
-            "{COMMON}\n{}\n{}\n{file}\n{entries}",
+            "{COMMON}\n{}\n{}\n{}\n{file}\n{entries}",
             block_constants(),
-            self.bindings()
+            self.bindings(),
+            self.options()
         )
     }
 

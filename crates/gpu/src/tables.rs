@@ -3,11 +3,13 @@
 
 use bitbudget_math::format::{fp8, FormatId, Spec};
 use bitbudget_math::quant::codec::quantize;
+use bitbudget_math::quant::fp4_options::{self, Fp4Options};
 use bitbudget_math::quant::ggml::{GgmlType, KVALUES_MXFP4, QK};
 use bitbudget_math::quant::iq4_nl::KVALUES_IQ4NL;
 use bitbudget_math::quant::mx::MxFormat;
 use bitbudget_math::quant::nf4::NF4_CODE;
 use bitbudget_math::quant::nvfp4::ue4m3_to_f32;
+use bitbudget_math::quant::rotation::{self, HADAMARD};
 use bitbudget_math::quant::scheme::Scheme;
 use std::sync::OnceLock;
 
@@ -95,6 +97,26 @@ pub(crate) fn table_of(scheme: Scheme) -> Table {
         Scheme::Mx(format) => Table::Mx(format),
         _ => Table::None,
     }
+}
+
+/// `params.consts` bit 0 of the NVFP4 and MXFP4 kernels: the random Hadamard transform is on.
+pub(crate) const RHT_ON: u32 = 1;
+/// `params.consts` bit 1 of the NVFP4 and MXFP4 kernels: stochastic rounding is on.
+pub(crate) const SR_ON: u32 = 2;
+
+/// `params.consts` of a dispatch: the FP4 options for NVFP4 and MXFP4 (fp4_options.wgsl: flags
+/// [`RHT_ON`] | [`SR_ON`], the sign mask of `rotation::signs` with bit k set where position k is
+/// −1, SR's `seed_key`, 0), else [`fp8_consts`].
+pub(crate) fn kernel_consts(scheme: Scheme, opts: Fp4Options) -> [u32; 4] {
+    if !fp4_options::SCHEMES.contains(&scheme) {
+        return fp8_consts(scheme);
+    }
+    let mask = opts.rht.map_or(0, |seed| {
+        let signs = rotation::signs(seed);
+        (0..HADAMARD).fold(0, |m, k| m | ((signs[k] < 0.0) as u32) << k)
+    });
+    let flags = opts.rht.map_or(0, |_| RHT_ON) | opts.sr.map_or(0, |_| SR_ON);
+    [flags, mask, opts.sr.map_or(0, fp4_options::seed_key), 0]
 }
 
 /// Minifloat facts for `params.consts` of the FP8 and MX quantize kernels: (stored mantissa

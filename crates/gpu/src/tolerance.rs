@@ -40,6 +40,13 @@ pub fn metrics_within_tolerance(cpu: &ErrorMetrics, gpu: &ErrorMetrics) -> Resul
         ("rmse", cpu.rmse, gpu.rmse, SUM_TOLERANCE * cpu.rmse.abs()),
         ("sqnr_db", cpu.sqnr_db, gpu.sqnr_db, db),
         ("cosine", cpu.cosine, gpu.cosine, 2.0 * SUM_TOLERANCE),
+        // Σ(x̂ − x) is within the tolerance of Σ|e| ≤ n · RMSE.
+        (
+            "mean_error",
+            cpu.mean_error,
+            gpu.mean_error,
+            SUM_TOLERANCE * cpu.rmse.abs(),
+        ),
         (
             "max_abs_error",
             cpu.max_abs_error,
@@ -123,6 +130,13 @@ pub fn summary_within_tolerance(
         ("Σx²", g.sx, c.sx, close(g.sx, c.sx, SUM_TOLERANCE)),
         ("Σx̂²", g.sy, c.sy, close(g.sy, c.sy, SUM_TOLERANCE)),
         ("Σx·x̂", g.sxy, c.sxy, (g.sxy - c.sxy).abs() <= cross),
+        // Within the tolerance of Σ|e| ≤ √(n · Σe²).
+        (
+            "Σ(x − x̂)",
+            g.sd,
+            c.sd,
+            (g.sd - c.sd).abs() <= SUM_TOLERANCE * (c.counted as f64 * c.se).sqrt(),
+        ),
         (
             "largest error",
             g.max_abs_error,

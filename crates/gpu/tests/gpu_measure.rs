@@ -16,6 +16,7 @@ use bitbudget_gpu::{
     block_on, measure_part, metrics_within_tolerance, summary_within_tolerance, Gpu, SUM_TOLERANCE,
 };
 use bitbudget_math::format::half::f16_bits_to_f32;
+use bitbudget_math::quant::fp4_options::{Fp4Options, SCHEMES as FP4_SCHEMES};
 use bitbudget_math::quant::lab::{summarize, CpuBackend, Overview, PartBackend, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
 use common::{any_bits, chunked_gpu, gpu, normal, tiny_chunk_gpu, TINY_CHUNK};
@@ -35,11 +36,25 @@ fn cases() -> Vec<(Scheme, bool)> {
 /// Runs the lab over `x` twice, on the CPU and with every part measured on `gpu`, checking each
 /// part's summary and then the finished row and charts.
 fn check_lab(gpu: &Gpu, s: Scheme, double_quant: bool, x: &[f32], target: usize, case: &str) {
+    check_lab_with(gpu, s, double_quant, x, target, case, Fp4Options::NONE);
+}
+
+/// [`check_lab`] with NVFP4's and MXFP4's options.
+fn check_lab_with(
+    gpu: &Gpu,
+    s: Scheme,
+    double_quant: bool,
+    x: &[f32],
+    target: usize,
+    case: &str,
+    opts: Fp4Options,
+) {
     let block = s.default_block();
-    let what = format!("{s} dq={double_quant} {case}");
+    let what = format!("{s} dq={double_quant} {opts:?} {case}");
     let overview = Overview::new(x);
-    let mut cpu = SchemeRun::new(s, x, block, double_quant, &overview, target);
-    let mut on_gpu = SchemeRun::new(s, x, block, double_quant, &overview, target);
+    let mut cpu = SchemeRun::new(s, x, block, double_quant, &overview, target).with_options(opts);
+    let mut on_gpu =
+        SchemeRun::new(s, x, block, double_quant, &overview, target).with_options(opts);
     while let Some(range) = on_gpu.next_part() {
         let setup = on_gpu.measure_setup();
         let padded = on_gpu.padded_part();
@@ -236,5 +251,46 @@ fn a_tensor_of_subnormals_measures_the_same() {
         .collect();
     for (s, dq) in cases() {
         check_lab(gpu, s, dq, &x, 1024, "subnormals");
+    }
+}
+
+/// NVFP4 and MXFP4 with the random Hadamard transform and stochastic rounding: every part's bytes
+/// are the CPU's (SR drawing by tensor index across parts and chunks), and the measured row and
+/// charts are the CPU's within the tolerance.
+#[test]
+fn the_fp4_options_measure_on_the_gpu_as_on_the_cpu_across_parts_and_chunks() {
+    let (Some(gpu), Some(chunked)) = (gpu(), chunked_gpu()) else {
+        return;
+    };
+    let mut x = normal(12_000, 21, 0.7);
+    x[5] = f32::NAN;
+    x[700] = f32::INFINITY;
+    x[1401] = -3e-41;
+    let options = [
+        Fp4Options {
+            rht: Some(7),
+            sr: None,
+        },
+        Fp4Options {
+            rht: None,
+            sr: Some(3),
+        },
+        Fp4Options {
+            rht: Some(7),
+            sr: Some(3),
+        },
+    ];
+    // Round to nearest's bias: every 16 values a 6.0 and the rest a quarter of the way from
+    // one E2M1 step to the next, all rounded down (the mean error is far from 0, and its sign
+    // is checked).
+    let biased: Vec<f32> = (0..8192)
+        .map(|i| if i % 16 == 0 { 6.0 } else { 1.25 })
+        .collect();
+    for s in FP4_SCHEMES {
+        check_lab(gpu, s, false, &biased, 4096, "biased");
+        for opts in options {
+            check_lab_with(gpu, s, false, &x, 4096, "parts of 4096", opts);
+            check_lab_with(chunked, s, false, &x[..9000], 3000, "chunks of 1000", opts);
+        }
     }
 }

@@ -16,7 +16,10 @@ use bitbudget_gpu::{block_on, Gpu};
 use bitbudget_math::quant::codec;
 use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::scheme::Scheme;
-use common::{any_bits, chunked_gpu, gpu, normal, tiny_chunk_gpu, SMALL_CHUNK, TINY_CHUNK};
+use common::{
+    any_bits, assert_same_bytes, assert_same_weights, chunked_gpu, gpu, normal, special_blocks,
+    tiny_chunk_gpu, wild_blocks, SMALL_CHUNK, TINY_CHUNK,
+};
 
 /// The block size each scheme is tested with, besides its default.
 fn blocks_of(s: Scheme) -> Vec<usize> {
@@ -24,51 +27,6 @@ fn blocks_of(s: Scheme) -> Vec<usize> {
         Scheme::Nf4 | Scheme::ZeroPointInt4 => vec![64, 2, 6, 128],
         Scheme::AbsmaxInt8 | Scheme::ZeroPointUint8 => vec![64, 1, 3, 7, 128],
         _ => vec![s.default_block()],
-    }
-}
-
-/// Panics with the first differing byte (and how many differ) unless `gpu == cpu`.
-fn assert_same_bytes(what: &str, gpu: &[u8], cpu: &[u8]) {
-    assert_eq!(
-        gpu.len(),
-        cpu.len(),
-        "{what}: GPU gave {} bytes, CPU {}",
-        gpu.len(),
-        cpu.len()
-    );
-    if let Some(i) = gpu.iter().zip(cpu).position(|(a, b)| a != b) {
-        let differ = gpu.iter().zip(cpu).filter(|(a, b)| a != b).count();
-        panic!(
-            "{what}: first difference at byte {i}: GPU {:#04x}, CPU {:#04x} ({differ} of {} bytes \
-             differ)",
-            gpu[i],
-            cpu[i],
-            cpu.len()
-        );
-    }
-}
-
-/// Panics with the first differing weight unless the bits agree (any NaN matches any NaN).
-fn assert_same_weights(what: &str, gpu: &[f32], cpu: &[f32]) {
-    assert_eq!(
-        gpu.len(),
-        cpu.len(),
-        "{what}: GPU gave {} weights, CPU {}",
-        gpu.len(),
-        cpu.len()
-    );
-    let same = |a: &f32, b: &f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
-    if let Some(i) = gpu.iter().zip(cpu).position(|(a, b)| !same(a, b)) {
-        let differ = gpu.iter().zip(cpu).filter(|(a, b)| !same(a, b)).count();
-        panic!(
-            "{what}: first difference at weight {i}: GPU {:e} ({:#010x}), CPU {:e} ({:#010x}) \
-             ({differ} of {} differ)",
-            gpu[i],
-            gpu[i].to_bits(),
-            cpu[i],
-            cpu[i].to_bits(),
-            cpu.len()
-        );
     }
 }
 
@@ -83,20 +41,6 @@ fn check(gpu: &Gpu, s: Scheme, x: &[f32], block: usize, case: &str) {
     let got_y = block_on(bitbudget_gpu::dequantize(gpu, s, &cpu, block))
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_same_weights(&format!("dequantize {what}"), &got_y, &cpu_y);
-}
-
-/// Seeded blocks whose magnitudes differ wildly from block to block (1e-42 to 1e38), so scales
-/// land in the subnormal range and near overflow.
-fn wild_blocks(n: usize, block: usize, seed: u64) -> Vec<f32> {
-    let mut rng = SplitMix64(seed);
-    let mut x = Vec::with_capacity(n);
-    while x.len() < n {
-        let magnitude = 10f64.powf(rng.unit() * 80.0 - 42.0);
-        for _ in 0..block.min(n - x.len()) {
-            x.push((rng.normal() * magnitude) as f32);
-        }
-    }
-    x
 }
 
 #[test]
@@ -159,48 +103,6 @@ fn every_scheme_matches_the_cpu_through_dozens_of_double_buffered_chunks() {
     let cpu = codec::nf4_double_quant_bytes(&x, 64).unwrap();
     let got = block_on(bitbudget_gpu::nf4_double_quant_bytes(gpu, &x, 64)).unwrap();
     assert_same_bytes("nf4 double quantization, tiny chunks", &got, &cpu);
-}
-
-/// Hand-made tensors of `len` weights that hit the rounding edge cases.
-fn special_blocks(len: usize) -> Vec<(&'static str, Vec<f32>)> {
-    let fill = |v: &[f32]| -> Vec<f32> { v.iter().copied().cycle().take(len).collect() };
-    let mut ties = vec![127.0f32];
-    ties.extend((0..len as i32 - 1).map(|i| (i - len as i32 / 2) as f32 * 0.5));
-    let mut quarter = vec![-8.0f32];
-    quarter.extend((1..len).map(|i| (i as f32 - len as f32 / 2.0) * 0.25));
-    vec![
-        ("zeros", vec![0.0; len]),
-        ("negative zeros", vec![-0.0; len]),
-        ("mixed zeros", fill(&[0.0, -0.0, -0.0, 0.0])),
-        ("ties at half steps", ties),
-        ("ties at quarter steps", quarter),
-        (
-            "subnormals",
-            fill(&[1e-45, -3e-39, 1.1754942e-38, -1e-40, 0.0, 2e-44]),
-        ),
-        (
-            "NaN among values",
-            fill(&[f32::NAN, 1.0, -0.5, 0.25, f32::NAN, 3.0]),
-        ),
-        ("all NaN", vec![f32::NAN; len]),
-        ("+inf among values", fill(&[f32::INFINITY, 1.0, -2.0, 0.5])),
-        (
-            "-inf among values",
-            fill(&[-1.0, f32::NEG_INFINITY, 2.0, 0.0]),
-        ),
-        (
-            "both infinities",
-            fill(&[f32::INFINITY, f32::NEG_INFINITY, 1.0, f32::NAN]),
-        ),
-        ("largest finite", fill(&[f32::MAX, -f32::MAX, 1.0, -1e38])),
-        ("constant", vec![0.75; len]),
-        (
-            "one outlier",
-            (0..len)
-                .map(|i| if i == 5 { 1e4 } else { (i as f32) * 1e-3 })
-                .collect(),
-        ),
-    ]
 }
 
 #[test]

@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 use bitbudget_math::quant::analysis::SchemeResult;
+use bitbudget_math::quant::fp4_options::Fp4Options;
 use bitbudget_math::quant::lab::{Overview, SchemeDetail, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
 use bitbudget_math::quant::tensor_io::{
@@ -71,6 +72,11 @@ pub struct SchemeTask {
     pub double_quant: bool,
     /// Values per part of the streamed analysis (as the page's `CHUNK_VALUES`).
     pub part_values: usize,
+    /// NVFP4's and MXFP4's random Hadamard transform: its seed, or `None` for off (other
+    /// schemes ignore it).
+    pub rht: Option<u64>,
+    /// NVFP4's and MXFP4's stochastic rounding: its seed, or `None` for off.
+    pub sr: Option<u64>,
 }
 
 /// This build's message format: an FNV-1a hash of the sources that define the messages (this
@@ -256,6 +262,10 @@ impl Analyst {
             job.double_quant,
             overview,
             job.part_values,
+            Fp4Options {
+                rht: job.rht,
+                sr: job.sr,
+            },
         )
         .map_err(|e| format!("{scheme}: {e}"))?;
         Ok(Response::Analysed {
@@ -268,7 +278,8 @@ impl Analyst {
 }
 
 /// Runs one scheme's [`SchemeRun`] over `x` to the end on the CPU, in parts of about
-/// `part_values` values; errors as [`SchemeRun::step`].
+/// `part_values` values, with NVFP4's and MXFP4's `opts` (other schemes ignore them); errors as
+/// [`SchemeRun::step`].
 pub fn run_scheme(
     scheme: Scheme,
     x: &[f32],
@@ -276,8 +287,10 @@ pub fn run_scheme(
     double_quant: bool,
     overview: &Overview,
     part_values: usize,
+    opts: Fp4Options,
 ) -> Result<(SchemeResult, SchemeDetail), bitbudget_math::quant::error::QuantError> {
-    let mut run = SchemeRun::new(scheme, x, block, double_quant, overview, part_values);
+    let mut run =
+        SchemeRun::new(scheme, x, block, double_quant, overview, part_values).with_options(opts);
     while !run.done() {
         run.step()?;
     }

@@ -1,5 +1,6 @@
 //! A worker's answers, read back from their bytes, are exactly the page's own-thread results.
 
+use bitbudget_math::quant::fp4_options::{Fp4Options, SCHEMES as FP4_SCHEMES};
 use bitbudget_math::quant::generate::{generate, Distribution};
 use bitbudget_math::quant::lab::Overview;
 use bitbudget_math::quant::scheme::Scheme;
@@ -42,8 +43,16 @@ fn job(generation: u64, tensor: u64, index: usize, scheme: Scheme) -> SchemeTask
         block: scheme.default_block(),
         double_quant: true,
         part_values: 1 << 12,
+        rht: OPTIONS.rht,
+        sr: OPTIONS.sr,
     }
 }
+
+/// The FP4 options every job asks for (NVFP4 and MXFP4 take them, the others ignore them).
+const OPTIONS: Fp4Options = Fp4Options {
+    rht: Some(5),
+    sr: Some(6),
+};
 
 #[test]
 fn every_scheme_answered_by_a_worker_is_bit_identical_to_the_page_s_own_run() {
@@ -78,8 +87,26 @@ fn every_scheme_answered_by_a_worker_is_bit_identical_to_the_page_s_own_run() {
             panic!("{scheme}: no analysis");
         };
         assert_eq!((generation, got), (3, index));
-        let (want_row, want_detail) =
-            run_scheme(scheme, &x, scheme.default_block(), true, &overview, 1 << 12).unwrap();
+        let run = |opts| {
+            run_scheme(
+                scheme,
+                &x,
+                scheme.default_block(),
+                true,
+                &overview,
+                1 << 12,
+                opts,
+            )
+            .unwrap()
+        };
+        let (want_row, want_detail) = run(OPTIONS);
+        let with_options = FP4_SCHEMES.contains(&scheme);
+        let plain = encode(&run(Fp4Options::NONE).0);
+        assert_eq!(
+            plain != encode(&want_row),
+            with_options,
+            "{scheme}: options"
+        );
         // Compared as bytes: NaN is not equal to itself, its bits are.
         assert_eq!(encode(&row), encode(&want_row), "{scheme} row");
         assert_eq!(encode(&detail), encode(&want_detail), "{scheme} detail");

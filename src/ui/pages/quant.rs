@@ -2,6 +2,7 @@
 
 pub mod columns_field;
 pub mod device_bench;
+pub mod fp4_options_field;
 pub mod gpu_lab;
 pub mod int8_demo;
 pub mod kquant_block;

@@ -28,17 +28,9 @@ pub fn open(device: Device) -> Result<Option<Gpu>, String> {
     }
 }
 
-/// The GPU kernels do not have the random Hadamard transform or stochastic rounding: an error
-/// saying so when either is on.
-fn cpu_only(opts: Fp4Options) -> Result<(), String> {
-    match opts.is_none() {
-        true => Ok(()),
-        false => Err("--rht and --sr run on the CPU only: use --device cpu".into()),
-    }
-}
-
 /// [`bitbudget_math::quant::codec::quantize`] (or `nf4_double_quant_bytes` with
-/// `double_quant`) on the GPU; `opts` must be off ([`cpu_only`]).
+/// `double_quant`) on the GPU; with NVFP4's and MXFP4's options, the bytes of
+/// `fp4_options::quantize(scheme, x, opts, 0)` (the kernels refuse them on other schemes).
 pub fn quantize(
     gpu: &Gpu,
     scheme: Scheme,
@@ -47,8 +39,11 @@ pub fn quantize(
     double_quant: bool,
     opts: Fp4Options,
 ) -> Result<Vec<u8>, String> {
-    cpu_only(opts)?;
-    let bytes = if double_quant {
+    let bytes = if !opts.is_none() {
+        block_on(bitbudget_gpu::quantize_with_options(
+            gpu, scheme, x, opts, 0,
+        ))
+    } else if double_quant {
         block_on(bitbudget_gpu::nf4_double_quant_bytes(gpu, x, block))
     } else {
         block_on(bitbudget_gpu::quantize(gpu, scheme, x, block))
@@ -56,7 +51,8 @@ pub fn quantize(
     bytes.map_err(|e| e.to_string())
 }
 
-/// [`bitbudget_math::quant::codec::dequantize`] on the GPU; `opts` must be off ([`cpu_only`]).
+/// [`bitbudget_math::quant::codec::dequantize`] on the GPU; with options, the values of
+/// `fp4_options::dequantize(scheme, bytes, opts)` (the inverse transform for `--rht`).
 pub fn dequantize(
     gpu: &Gpu,
     scheme: Scheme,
@@ -64,14 +60,19 @@ pub fn dequantize(
     block: usize,
     opts: Fp4Options,
 ) -> Result<Vec<f32>, String> {
-    cpu_only(opts)?;
-    block_on(bitbudget_gpu::dequantize(gpu, scheme, bytes, block)).map_err(|e| e.to_string())
+    let values = match opts.is_none() {
+        true => block_on(bitbudget_gpu::dequantize(gpu, scheme, bytes, block)),
+        false => block_on(bitbudget_gpu::dequantize_with_options(
+            gpu, scheme, bytes, opts,
+        )),
+    };
+    values.map_err(|e| e.to_string())
 }
 
 /// Values per part of [`report_metrics`] (the lab's streaming analysis).
 const REPORT_PART: usize = 1 << 22;
 
-/// The error metrics of `scheme` on `x` for `quantize --report`, measured on the GPU: the lab's
+/// The error metrics of `scheme` (with `opts`) on `x` for `quantize --report`, measured on the GPU: the lab's
 /// streaming analysis with every part quantized, dequantized and measured on the device
 /// (`bitbudget_gpu::analyse`), so the dequantized values never come back. The skipped and lost
 /// counts equal the CPU's; the other metrics are within `bitbudget_gpu::SUM_TOLERANCE` (see
@@ -82,6 +83,7 @@ pub fn report_metrics(
     x: &[f32],
     block: usize,
     double_quant: bool,
+    opts: Fp4Options,
 ) -> Result<ErrorMetrics, String> {
     block_on(bitbudget_gpu::analyse(
         gpu,
@@ -90,6 +92,7 @@ pub fn report_metrics(
         block,
         double_quant,
         REPORT_PART,
+        opts,
     ))
     .map(|(row, _)| row.metrics)
     .map_err(|e| e.to_string())

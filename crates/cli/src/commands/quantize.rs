@@ -246,8 +246,8 @@ fn quantize_one_shot(args: QuantizeArgs) -> Result<(), String> {
         }
         .map_err(|e| e.to_string())?;
         let m = match &gpu {
-            Some(gpu) if opts.is_none() => {
-                gpu_device::report_metrics(gpu, args.scheme, &x, b, args.double_quant)
+            Some(gpu) => {
+                gpu_device::report_metrics(gpu, args.scheme, &x, b, args.double_quant, opts)
                     .map_err(|e| format!("{}: {e}", args.input))?
             }
             _ => error_metrics(&x, &y),

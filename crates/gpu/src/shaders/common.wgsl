@@ -28,12 +28,14 @@ struct Params {
     /// the host split the stored blocks, 4 when they are the quantize kernels' `blocks`), and
     /// `double_quantize`'s input and output (1, or 4 in `blocks` layout).
     stride: u32,
-    /// Unused (keeps `consts` 16-byte aligned).
-    pad1: u32,
-    /// Unused.
-    pad2: u32,
+    /// The tensor index of the chunk's first weight, low and high halves (the FP4 kernels'
+    /// stochastic rounding draws by tensor index; 0 elsewhere).
+    first_lo: u32,
+    /// See `first_lo`.
+    first_hi: u32,
     /// Format facts (FP8: mantissa bits, f32 exponent field of the smallest normal, largest
-    /// finite pattern, NaN pattern).
+    /// finite pattern, NaN pattern), or the NVFP4 and MXFP4 kernels' options
+    /// (fp4_options.wgsl).
     consts: vec4<u32>,
 }
 

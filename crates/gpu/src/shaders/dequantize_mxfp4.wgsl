@@ -7,8 +7,9 @@
 // table: [256..272) `KVALUES_MXFP4` (E2M1 values doubled) as f32 bits.
 // y: the weights as f32 bit patterns, [n].
 
-/// Weight i's f32 bits (called by the shared `dequantize` entry point, entry_dequantize.wgsl).
-fn weight(i: u32) -> u32 {
+/// The f32 bits that weight i's bytes hold (in the rotated basis with RHT on: the shared
+/// `weight(i)` of dequantize_rotated.wgsl undoes the rotation).
+fn stored_weight(i: u32) -> u32 {
     let b = i / 32u;
     let j = i % 32u;
     let byte = code_byte(b * 16u + j % 16u);

@@ -11,8 +11,9 @@
 //   f32 bits.
 // y: the weights as f32 bits, [n].
 
-/// Weight i's f32 bits (called by the shared `dequantize` entry point, entry_dequantize.wgsl).
-fn weight(i: u32) -> u32 {
+/// The f32 bits that weight i's bytes hold (in the rotated basis with RHT on: the shared
+/// `weight(i)` of dequantize_rotated.wgsl undoes the rotation).
+fn stored_weight(i: u32) -> u32 {
     let b = i / 64u;
     let j = i % 64u;
     let s = j / 16u;

@@ -38,7 +38,8 @@
 // ERROR_BASE.
 @group(0) @binding(4) var<storage, read_write> stats: array<atomic<u32>>;
 // tiles: per tile [largest finite |e| bits, Σe², Σx², Σx̂², Σx·x̂ (scaled f32 bits), the three
-// scale exponents (e, x, x̂) as bytes biased by 128, finite pairs | lost << 31].
+// scale exponents (e, x, x̂) as bytes biased by 128, finite pairs | lost << 31, Σe (e scaled
+// as in Σe², f32 bits)].
 @group(0) @binding(5) var<storage, read_write> tiles: array<u32>;
 // partials: [0] the largest finite |e| of the part so far (0 before its first chunk; the host
 // writes it once per part); then per group of 64 tiles its largest |e| (after `scan`: of
@@ -56,7 +57,7 @@ const ERROR_BASE: u32 = 272u;
 const FINE: u32 = 4096u;
 const HALF: u32 = 2048u;
 
-const WORDS: u32 = 7u;
+const WORDS: u32 = 8u;
 
 var<workgroup> value_bins: array<atomic<u32>, 256>;
 
@@ -282,6 +283,7 @@ fn measure_tile(t: u32) {
     let kx = scale_exponent(mx);
     let ky = scale_exponent(my);
     var acc = vec4<f32>(0.0);
+    var signed = 0.0;
     var counted = 0u;
     var skipped = 0u;
     var lost = 0u;
@@ -312,6 +314,7 @@ fn measure_tile(t: u32) {
             let xs = scaled(a, kx);
             let ys = scaled(b, ky);
             acc = acc + vec4<f32>(es * es, xs * xs, ys * ys, xs * ys);
+            signed = signed + select(bitcast<f32>(e), scaled(e, ke), is_finite(e));
         }
     }
     let w = WORDS * t;
@@ -321,6 +324,7 @@ fn measure_tile(t: u32) {
     tiles[w + 4u] = bitcast<u32>(acc.w);
     tiles[w + 5u] = u32(ke + 128) | (u32(kx + 128) << 8u) | (u32(ky + 128) << 16u);
     tiles[w + 6u] = counted | select(0u, SIGN, lost > 0u);
+    tiles[w + 7u] = bitcast<u32>(signed);
     atomicAdd(&stats[COUNTED], counted);
     atomicAdd(&stats[SKIPPED], skipped);
     atomicAdd(&stats[LOST], lost);

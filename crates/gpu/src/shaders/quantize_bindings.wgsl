@@ -21,3 +21,12 @@ fn absmax_of(start: u32, len: u32) -> u32 {
     }
     return amax;
 }
+
+/// The 16 weights from `start`.
+fn weights16(start: u32) -> array<u32, 16> {
+    var v: array<u32, 16>;
+    for (var k = 0u; k < 16u; k = k + 1u) {
+        v[k] = x[start + k];
+    }
+    return v;
+}

@@ -1,5 +1,6 @@
 // MXFP4 (ggml.rs, llama.cpp `quantize_row_mxfp4_ref`): 32 weights per block, an E8M0 exponent
-// and E2M1 codes. `measure` runs once per block, `quantize` once per code word.
+// and E2M1 codes (rounded stochastically, and of rotated values, with the options of
+// fp4_options.wgsl). `measure` runs once per block, `quantize` once per code word.
 
 // Bindings (quantize_bindings.wgsl), for this kernel:
 // params: dispatch sizes.
@@ -12,8 +13,15 @@
 
 
 /// Block b's four result words (called by the shared `measure` entry point, entry_measure.wgsl).
+/// The exponent comes from the values as quantized (rotated with RHT on, fp4_options.wgsl).
 fn block_words(b: u32) -> vec4<u32> {
-    let amax = absmax_of(b * QK, QK);
+    var amax = 0u;
+    for (var g = 0u; g < QK; g = g + 16u) {
+        var v = rht_forward(weights16(b * QK + g));
+        for (var k = 0u; k < 16u; k = k + 1u) {
+            amax = absmax_step(amax, v[k]);
+        }
+    }
     // Binary search: the thresholds are non-decreasing in t.
     var lo = 0u; // table[t] <= amax for every t in 1..=lo
     var hi = 256u; // table[t] > amax for every t in hi..256
@@ -51,14 +59,23 @@ fn best_index(v: u32, d: u32) -> u32 {
     return i + 8u;
 }
 
-/// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl).
+/// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl); with SR on,
+/// each code is `sr_code` of weight `at`'s draw.
 fn code_word(w: u32) -> u32 {
     let b = w / 4u;
     let d = blocks[4u * b + 2u];
+    var low = rht_forward(weights16(b * QK));
+    var high = rht_forward(weights16(b * QK + 16u));
     var word = 0u;
     for (var k = 0u; k < 4u; k = k + 1u) {
         let j = 4u * (w % 4u) + k;
-        let byte = best_index(x[b * QK + j], d) | (best_index(x[b * QK + j + 16u], d) << 4u);
+        let at = b * QK + j;
+        var byte: u32;
+        if (sr_on()) {
+            byte = sr_code(low[j], d, draw(at)) | (sr_code(high[j], d, draw(at + 16u)) << 4u);
+        } else {
+            byte = best_index(low[j], d) | (best_index(high[j], d) << 4u);
+        }
         word = word | (byte << (8u * k));
     }
     return word;

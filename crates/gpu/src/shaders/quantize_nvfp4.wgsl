@@ -1,6 +1,7 @@
 // NVFP4 (nvfp4.rs `quantize_block`, as llama.cpp's `quantize_row_nvfp4_ref`): 64 weights per
 // block in four 16-weight sub-blocks, each with a UE4M3 scale byte for amax / 6, and E2M1 codes
-// picked by the smallest f32 error. `measure` runs once per block, `quantize` once per code word.
+// picked by the smallest f32 error (or stochastically, and of rotated values: fp4_options.wgsl).
+// `measure` runs once per block, `quantize` once per code word.
 
 // Bindings (quantize_bindings.wgsl), for this kernel:
 // params: dispatch sizes.
@@ -39,13 +40,15 @@ fn ue4m3(v: u32) -> u32 {
 }
 
 /// Block b's four result words (called by the shared `measure` entry point, entry_measure.wgsl):
-/// the four sub-block scale bytes packed in the first.
+/// the four sub-block scale bytes packed in the first, from the values as quantized (rotated
+/// with RHT on, fp4_options.wgsl).
 fn block_words(b: u32) -> vec4<u32> {
     var packed = 0u;
     for (var s = 0u; s < 4u; s = s + 1u) {
+        var v = rht_forward(weights16(64u * b + 16u * s));
         var amax = 0u;
         for (var j = 0u; j < 16u; j = j + 1u) {
-            let a = x[64u * b + 16u * s + j] & ABS;
+            let a = v[j] & ABS;
             if (f_lt(amax, a)) {
                 amax = a;
             }
@@ -71,18 +74,24 @@ fn best_code(v: u32, d: u32) -> u32 {
     return best;
 }
 
-/// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl).
+/// Code word w (called by the shared `quantize` entry point, entry_quantize.wgsl): its four
+/// bytes lie in one sub-block; with SR on, each code is `sr_code` of weight `at`'s draw.
 fn code_word(w: u32) -> u32 {
     let b = w / 8u;
-    let scales = blocks[4u * b];
+    let s = (w % 8u) / 2u;
+    let d = table[(blocks[4u * b] >> (8u * s)) & 0xffu];
+    var v = rht_forward(weights16(64u * b + 16u * s));
     var word = 0u;
     for (var k = 0u; k < 4u; k = k + 1u) {
-        let byte = 4u * (w % 8u) + k;
-        let s = byte / 8u;
-        let j = byte % 8u;
-        let d = table[(scales >> (8u * s)) & 0xffu];
+        let j = (4u * (w % 8u) + k) % 8u;
         let at = 64u * b + 16u * s + j;
-        word = word | ((best_code(x[at], d) | (best_code(x[at + 8u], d) << 4u)) << (8u * k));
+        var byte: u32;
+        if (sr_on()) {
+            byte = sr_code(v[j], d, draw(at)) | (sr_code(v[j + 8u], d, draw(at + 8u)) << 4u);
+        } else {
+            byte = best_code(v[j], d) | (best_code(v[j + 8u], d) << 4u);
+        }
+        word = word | (byte << (8u * k));
     }
     return word;
 }

@@ -74,3 +74,108 @@ pub fn any_bits(n: usize, seed: u64) -> Vec<f32> {
         .map(|_| f32::from_bits(rng.next_u64() as u32))
         .collect()
 }
+
+/// Panics with the first differing byte (and how many differ) unless `gpu == cpu`.
+#[allow(dead_code)]
+pub fn assert_same_bytes(what: &str, gpu: &[u8], cpu: &[u8]) {
+    assert_eq!(
+        gpu.len(),
+        cpu.len(),
+        "{what}: GPU gave {} bytes, CPU {}",
+        gpu.len(),
+        cpu.len()
+    );
+    if let Some(i) = gpu.iter().zip(cpu).position(|(a, b)| a != b) {
+        let differ = gpu.iter().zip(cpu).filter(|(a, b)| a != b).count();
+        panic!(
+            "{what}: first difference at byte {i}: GPU {:#04x}, CPU {:#04x} ({differ} of {} bytes \
+             differ)",
+            gpu[i],
+            cpu[i],
+            cpu.len()
+        );
+    }
+}
+
+/// Panics with the first differing weight unless the bits agree (any NaN matches any NaN).
+#[allow(dead_code)]
+pub fn assert_same_weights(what: &str, gpu: &[f32], cpu: &[f32]) {
+    assert_eq!(
+        gpu.len(),
+        cpu.len(),
+        "{what}: GPU gave {} weights, CPU {}",
+        gpu.len(),
+        cpu.len()
+    );
+    let same = |a: &f32, b: &f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    if let Some(i) = gpu.iter().zip(cpu).position(|(a, b)| !same(a, b)) {
+        let differ = gpu.iter().zip(cpu).filter(|(a, b)| !same(a, b)).count();
+        panic!(
+            "{what}: first difference at weight {i}: GPU {:e} ({:#010x}), CPU {:e} ({:#010x}) \
+             ({differ} of {} differ)",
+            gpu[i],
+            gpu[i].to_bits(),
+            cpu[i],
+            cpu[i].to_bits(),
+            cpu.len()
+        );
+    }
+}
+
+/// Seeded blocks whose magnitudes differ wildly from block to block (1e-42 to 1e38), so scales
+/// land in the subnormal range and near overflow.
+#[allow(dead_code)]
+pub fn wild_blocks(n: usize, block: usize, seed: u64) -> Vec<f32> {
+    let mut rng = SplitMix64(seed);
+    let mut x = Vec::with_capacity(n);
+    while x.len() < n {
+        let magnitude = 10f64.powf(rng.unit() * 80.0 - 42.0);
+        for _ in 0..block.min(n - x.len()) {
+            x.push((rng.normal() * magnitude) as f32);
+        }
+    }
+    x
+}
+
+/// Hand-made tensors of `len` weights that hit the rounding edge cases.
+#[allow(dead_code)]
+pub fn special_blocks(len: usize) -> Vec<(&'static str, Vec<f32>)> {
+    let fill = |v: &[f32]| -> Vec<f32> { v.iter().copied().cycle().take(len).collect() };
+    let mut ties = vec![127.0f32];
+    ties.extend((0..len as i32 - 1).map(|i| (i - len as i32 / 2) as f32 * 0.5));
+    let mut quarter = vec![-8.0f32];
+    quarter.extend((1..len).map(|i| (i as f32 - len as f32 / 2.0) * 0.25));
+    vec![
+        ("zeros", vec![0.0; len]),
+        ("negative zeros", vec![-0.0; len]),
+        ("mixed zeros", fill(&[0.0, -0.0, -0.0, 0.0])),
+        ("ties at half steps", ties),
+        ("ties at quarter steps", quarter),
+        (
+            "subnormals",
+            fill(&[1e-45, -3e-39, 1.1754942e-38, -1e-40, 0.0, 2e-44]),
+        ),
+        (
+            "NaN among values",
+            fill(&[f32::NAN, 1.0, -0.5, 0.25, f32::NAN, 3.0]),
+        ),
+        ("all NaN", vec![f32::NAN; len]),
+        ("+inf among values", fill(&[f32::INFINITY, 1.0, -2.0, 0.5])),
+        (
+            "-inf among values",
+            fill(&[-1.0, f32::NEG_INFINITY, 2.0, 0.0]),
+        ),
+        (
+            "both infinities",
+            fill(&[f32::INFINITY, f32::NEG_INFINITY, 1.0, f32::NAN]),
+        ),
+        ("largest finite", fill(&[f32::MAX, -f32::MAX, 1.0, -1e38])),
+        ("constant", vec![0.75; len]),
+        (
+            "one outlier",
+            (0..len)
+                .map(|i| if i == 5 { 1e4 } else { (i as f32) * 1e-3 })
+                .collect(),
+        ),
+    ]
+}

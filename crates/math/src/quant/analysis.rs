@@ -4,6 +4,7 @@
 
 use super::codec::{dequantize, nf4_double_quant_bytes_with_mean, quantize};
 use super::error::QuantError;
+use super::fp4_options::{self, Fp4Options};
 use super::fp8_tiles::{fp8_encode, fp8_scale};
 use super::layout::Layout;
 use super::metrics::ErrorMetrics;
@@ -41,13 +42,17 @@ fn named<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Scheme, D::Error> {
 /// per-tensor scale and NF4 double quantization's mean are computed up front, and parts are whole
 /// blocks (whole groups of 256 blocks for double quantization). A backend other than the CPU
 /// reads the per-tensor parameters from [`PartQuantizer::fp8_scale`] and
-/// [`PartQuantizer::nf4_mean`].
+/// [`PartQuantizer::nf4_mean`], and NVFP4's and MXFP4's options from [`PartQuantizer::options`]
+/// with the tensor index of the part's first value, [`PartQuantizer::first`] (stochastic
+/// rounding draws by tensor index, so parts give the whole tensor's bytes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PartQuantizer {
     scheme: Scheme,
     block: usize,
     fp8_scale: Option<f32>,
     nf4_mean: Option<f32>,
+    fp4: Fp4Options,
+    first: u64,
 }
 
 impl PartQuantizer {
@@ -85,7 +90,36 @@ impl PartQuantizer {
             block,
             fp8_scale: fp8.then(|| fp8_scale(scheme, amax_from)),
             nf4_mean: (scheme == Scheme::Nf4 && double_quant).then(|| nf4::absmax_mean(x, block)),
+            fp4: Fp4Options::NONE,
+            first: 0,
         }
+    }
+
+    /// This quantizer with the random Hadamard transform and stochastic rounding of `opts`
+    /// ([`fp4_options`]) when its scheme is one of [`fp4_options::SCHEMES`] (at the scheme's own
+    /// block); other schemes ignore them and stay as they are.
+    pub fn with_options(mut self, opts: Fp4Options) -> Self {
+        if fp4_options::SCHEMES.contains(&self.scheme) {
+            self.fp4 = opts;
+        }
+        self
+    }
+
+    /// The FP4 options in force ([`Fp4Options::NONE`] unless [`PartQuantizer::with_options`]
+    /// set them on NVFP4 or MXFP4).
+    pub fn options(&self) -> Fp4Options {
+        self.fp4
+    }
+
+    /// The tensor index of the next part's first value: stochastic rounding's counter (0 until
+    /// [`PartQuantizer::at`]; [`super::lab::SchemeRun`] keeps it at its next part).
+    pub fn first(&self) -> u64 {
+        self.first
+    }
+
+    /// Sets [`PartQuantizer::first`]: the next part starts at tensor index `first`.
+    pub fn at(&mut self, first: u64) {
+        self.first = first;
     }
 
     /// The scheme.
@@ -122,8 +156,12 @@ impl PartQuantizer {
     }
 
     /// Quantizes one part, without the header; `part.len()` must be a whole number of blocks
-    /// ([`QuantError::Ragged`] otherwise).
+    /// ([`QuantError::Ragged`] otherwise). With options, [`fp4_options::quantize`] from
+    /// [`PartQuantizer::first`].
     pub fn part(&self, part: &[f32]) -> Result<Vec<u8>, QuantError> {
+        if !self.fp4.is_none() {
+            return fp4_options::quantize(self.scheme, part, self.fp4, self.first);
+        }
         if let Some(scale) = self.fp8_scale {
             let mut out = Vec::with_capacity(part.len());
             fp8_encode(self.scheme, part, scale, &mut out);
@@ -138,6 +176,10 @@ impl PartQuantizer {
     /// Dequantizes the bytes of one part (as [`PartQuantizer::part`] returned them).
     /// Errors as [`dequantize`].
     pub fn dequantize_part(&self, bytes: &[u8]) -> Result<Vec<f32>, QuantError> {
+        if self.fp4.rht.is_some() {
+            // The inverse transform back to the original basis (blocks hold whole groups of 16).
+            return fp4_options::dequantize(self.scheme, bytes, self.fp4);
+        }
         match self.fp8_scale {
             Some(_) => {
                 let mut whole = self.header();
@@ -195,6 +237,42 @@ mod tests {
                 bytes.extend(b);
             }
             assert_eq!(bytes, quantize(s, &x, block).unwrap(), "{s}");
+        }
+    }
+
+    #[test]
+    fn parts_with_fp4_options_concatenate_to_the_whole_and_other_schemes_ignore_them() {
+        let x = generate(Distribution::Laplace, 32, 96, 0.1, 3);
+        let opts = Fp4Options {
+            rht: Some(5),
+            sr: Some(6),
+        };
+        for s in Scheme::ALL {
+            let block = s.default_block();
+            let mut q = PartQuantizer::new(s, &x, block, false).with_options(opts);
+            let fp4 = fp4_options::SCHEMES.contains(&s);
+            assert_eq!(q.options().is_none(), !fp4, "{s}");
+            let len = q.part_len(500);
+            let mut bytes = q.header();
+            let mut values = Vec::new();
+            for (k, part) in x.chunks(len).enumerate() {
+                q.at((k * len) as u64);
+                let b = q.part(part).unwrap();
+                values.extend(q.dequantize_part(&b).unwrap());
+                bytes.extend(b);
+            }
+            let whole = match fp4 {
+                true => fp4_options::quantize(s, &x, opts, 0).unwrap(),
+                false => quantize(s, &x, block).unwrap(),
+            };
+            assert_eq!(bytes, whole, "{s}");
+            if fp4 {
+                assert_eq!(
+                    values,
+                    fp4_options::dequantize(s, &whole, opts).unwrap(),
+                    "{s}"
+                );
+            }
         }
     }
 

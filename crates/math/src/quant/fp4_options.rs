@@ -83,13 +83,22 @@ pub fn parse_seed(text: &str) -> Result<u64, String> {
     ))
 }
 
+/// [`mix32`]'s two multipliers (Wellons' "lowbias32"; the GPU kernels get them from here).
+pub const MIX32_MULTIPLIERS: [u32; 2] = [0x7feb_352d, 0x846c_a68b];
+
+/// [`mix32`]'s three xorshift distances, in order.
+pub const MIX32_SHIFTS: [u32; 3] = [16, 15, 16];
+
+/// Bits of stochastic rounding's uniform ([`uniform24`]): the draw is U / 2^24.
+pub const UNIFORM_BITS: u32 = 24;
+
 /// A 32-bit integer hash (Wellons' "lowbias32": two multiply-xorshift rounds).
 pub const fn mix32(mut x: u32) -> u32 {
-    x ^= x >> 16;
-    x = x.wrapping_mul(0x7feb_352d);
-    x ^= x >> 15;
-    x = x.wrapping_mul(0x846c_a68b);
-    x ^= x >> 16;
+    x ^= x >> MIX32_SHIFTS[0];
+    x = x.wrapping_mul(MIX32_MULTIPLIERS[0]);
+    x ^= x >> MIX32_SHIFTS[1];
+    x = x.wrapping_mul(MIX32_MULTIPLIERS[1]);
+    x ^= x >> MIX32_SHIFTS[2];
     x
 }
 
@@ -102,7 +111,7 @@ pub const fn seed_key(seed: u64) -> u32 {
 /// being U / 2^24 in [0, 1). Counter-based (a hash of the seed's key and both halves of the
 /// index), so any part of a tensor draws the same numbers wherever it is computed.
 pub const fn uniform24(seed: u64, index: u64) -> u32 {
-    mix32(index as u32 ^ mix32((index >> 32) as u32 ^ seed_key(seed))) >> 8
+    mix32(index as u32 ^ mix32((index >> 32) as u32 ^ seed_key(seed))) >> (32 - UNIFORM_BITS)
 }
 
 /// A finite f32's magnitude as m · 2^e with m odd (or 0), exactly (subnormals included).
@@ -128,14 +137,16 @@ fn odd_parts(v: f32) -> (u64, i32) {
 pub fn rounds_up(a: f32, b: f32, u24: u32) -> bool {
     let (ma, ea) = odd_parts(a);
     let (mb, eb) = odd_parts(b);
-    let left = u24 as u64 * mb;
-    let shift = ea + 24 - eb;
+    // u24 · mb < 2^48; with a < b, ma · 2^shift < mb · 2^24 < 2^48 as well, and past 2^60 the
+    // comparison is decided whatever the exact value (ma ≥ 1), so the cap loses nothing.
+    let left = (u24 as u128) * mb as u128;
+    let shift = ea + UNIFORM_BITS as i32 - eb;
     let right = if shift >= 0 {
-        ma << shift.min(40)
+        (ma as u128) << shift.min(60)
     } else if -shift >= 63 {
-        (ma > 0) as u64
+        (ma > 0) as u128
     } else {
-        (ma + (1u64 << -shift) - 1) >> -shift
+        ((ma + (1u64 << -shift) - 1) >> -shift) as u128
     };
     // left is a whole number: left < a·2^24/2^eb·… ⟺ left < ⌈…⌉.
     left < right
@@ -321,6 +332,11 @@ mod tests {
         assert!(!rounds_up(0.0, 1.5, 0));
         assert!(rounds_up(f32::from_bits(1), 0.25, 0));
         assert!(!rounds_up(f32::from_bits(1), 0.25, 1));
+        // A wide b (odd part 2^24 − 1) against a power-of-two a: shift 47, U·b < a·2^24 exactly
+        // when U < 2^47 / (2^24 − 1), i.e. U ≤ 2^23.
+        let wide = (16_777_215.0f32) / 1024.0;
+        assert!(rounds_up(8192.0, wide, 1 << 23));
+        assert!(!rounds_up(8192.0, wide, (1 << 23) + 1));
         // Against f64 arithmetic, which is exact here (24 + 4 bits).
         for (k, u) in (0..5000u32).map(|k| (k, uniform24(5, k as u64))) {
             let b = [0.5f32, 0.75, 1.25, 0.0625 * 15.0][k as usize % 4];

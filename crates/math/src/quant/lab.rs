@@ -223,7 +223,21 @@ impl<'a> SchemeRun<'a> {
         self.pos >= self.x.len()
     }
 
-    /// The quantizer with this run's per-tensor parameters (for a backend).
+    /// This run with NVFP4's and MXFP4's options (see [`PartQuantizer::with_options`]; other
+    /// schemes ignore them). Call before the first part.
+    pub fn with_options(mut self, opts: super::fp4_options::Fp4Options) -> Self {
+        self.quantizer = self.quantizer.with_options(opts);
+        self
+    }
+
+    /// Moves on to the part that starts at `end` (the quantizer's tensor index with it).
+    fn advance(&mut self, end: usize) {
+        self.pos = end;
+        self.quantizer.at(end as u64);
+    }
+
+    /// The quantizer with this run's per-tensor parameters and the next part's tensor index
+    /// (for a backend).
     pub fn quantizer(&self) -> &PartQuantizer {
         &self.quantizer
     }
@@ -294,7 +308,7 @@ impl<'a> SchemeRun<'a> {
                 }
             }
         }
-        self.pos = end;
+        self.advance(end);
         Ok(())
     }
 
@@ -455,6 +469,39 @@ mod tests {
             }
             let errors: u32 = detail.errors.counts.iter().sum();
             assert_eq!(errors as usize, x.len(), "{s}: every error counted once");
+        }
+    }
+
+    #[test]
+    fn fp4_options_in_parts_measure_what_the_whole_tensor_gives() {
+        use crate::quant::fp4_options::{self, Fp4Options, SCHEMES};
+        let x = generate(Distribution::Laplace, 3, 1024, 0.05, 9);
+        let overview = Overview::new(&x);
+        for s in SCHEMES {
+            for opts in [
+                Fp4Options {
+                    rht: Some(2),
+                    sr: None,
+                },
+                Fp4Options {
+                    rht: Some(2),
+                    sr: Some(8),
+                },
+            ] {
+                let mut run = SchemeRun::new(s, &x, s.default_block(), false, &overview, 700)
+                    .with_options(opts);
+                assert!(run.parts() > 2, "{s}");
+                while !run.done() {
+                    run.step().unwrap();
+                }
+                let (row, detail) = run.finish();
+                let bytes = fp4_options::quantize(s, &x, opts, 0).unwrap();
+                let y = fp4_options::dequantize(s, &bytes, opts).unwrap();
+                assert_eq!(row.metrics, error_metrics(&x, &y), "{s} {opts:?}");
+                assert_eq!(detail.first[3].dequantized, y[3], "{s} {opts:?}");
+                let (plain, _) = run_on_cpu(s, &x, s.default_block(), false, &overview).finish();
+                assert_ne!(plain.metrics, row.metrics, "{s} {opts:?}");
+            }
         }
     }
 

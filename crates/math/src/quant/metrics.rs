@@ -16,6 +16,10 @@ pub struct ErrorMetrics {
     pub sqnr_db: f64,
     /// Cosine similarity of the two vectors (1 when both are zero); NaN when any value was lost.
     pub cosine: f64,
+    /// Mean signed error mean(x̂ − x) over the pairs where both are finite (0 for none): the
+    /// rounding's bias, as `fp4_options::mean_error` (up to the order of the f64 additions).
+    /// Stochastic rounding brings it near 0; round-to-nearest can leave it away from 0.
+    pub mean_error: f64,
     /// Originals that are NaN or ±inf: no error can be measured against them, so they are skipped.
     pub skipped: usize,
     /// Finite originals that came back NaN or ±inf (a block whose scale overflowed because it held
@@ -35,6 +39,8 @@ pub struct MetricSums {
     pub sy: f64,
     /// Σ x·x̂.
     pub sxy: f64,
+    /// Σ (x − x̂), signed.
+    pub sd: f64,
     /// Largest |x − x̂| (0 when no pair was counted).
     pub max_abs_error: f64,
     /// Pairs in the sums.
@@ -59,6 +65,7 @@ pub struct MetricsAccumulator {
     sx: Lanes,
     sy: Lanes,
     sxy: Lanes,
+    sd: Lanes,
     max: f64,
     n: usize,
     skipped: usize,
@@ -114,6 +121,7 @@ impl MetricsAccumulator {
         self.sx[l] += a * a;
         self.sy[l] += b * b;
         self.sxy[l] += a * b;
+        self.sd[l] += e;
         // Both are finite here, so a plain comparison (no NaN handling) is enough.
         if e.abs() > self.max {
             self.max = e.abs();
@@ -182,6 +190,7 @@ impl MetricsAccumulator {
         self.sx[0] += sums.sx;
         self.sy[0] += sums.sy;
         self.sxy[0] += sums.sxy;
+        self.sd[0] += sums.sd;
         if sums.max_abs_error > self.max {
             self.max = sums.max_abs_error;
         }
@@ -193,6 +202,11 @@ impl MetricsAccumulator {
     /// The metrics of everything added so far (see [`error_metrics`]).
     pub fn finish(&self) -> ErrorMetrics {
         let (skipped, lost) = (self.skipped, self.lost);
+        let mean_error = if self.n == 0 {
+            0.0
+        } else {
+            -total(self.sd) / self.n as f64
+        };
         if lost > 0 {
             return ErrorMetrics {
                 mse: f64::INFINITY,
@@ -200,6 +214,7 @@ impl MetricsAccumulator {
                 max_abs_error: f64::INFINITY,
                 sqnr_db: f64::NEG_INFINITY,
                 cosine: f64::NAN,
+                mean_error,
                 skipped,
                 lost,
             };
@@ -225,6 +240,7 @@ impl MetricsAccumulator {
             max_abs_error: self.max,
             sqnr_db,
             cosine,
+            mean_error,
             skipped,
             lost,
         }
@@ -271,6 +287,7 @@ struct Sums {
     sx: Lanes,
     sy: Lanes,
     sxy: Lanes,
+    sd: Lanes,
     block: Lanes,
     max: f64,
 }
@@ -280,12 +297,13 @@ impl Sums {
     /// The accumulator's sums, and `open` as the block's.
     #[inline(always)]
     fn load(acc: &MetricsAccumulator, block: Lanes) -> Self {
-        let (se, sx, sy, sxy, max) = (acc.se, acc.sx, acc.sy, acc.sxy, acc.max);
+        let (se, sx, sy, sxy, sd, max) = (acc.se, acc.sx, acc.sy, acc.sxy, acc.sd, acc.max);
         Self {
             se,
             sx,
             sy,
             sxy,
+            sd,
             block,
             max,
         }
@@ -314,6 +332,7 @@ impl Sums {
         self.sx[lane] += a * a;
         self.sy[lane] += b * b;
         self.sxy[lane] += a * b;
+        self.sd[lane] += e;
         // Finite pairs: no NaN, so the select is `push_measured`'s comparison.
         self.max = if e.abs() > self.max {
             e.abs()
@@ -331,8 +350,8 @@ impl Sums {
     /// Writes the sums back to `acc`; returns the open block's.
     #[inline(always)]
     fn store(self, acc: &mut MetricsAccumulator) -> Lanes {
-        (acc.se, acc.sx, acc.sy, acc.sxy, acc.max) =
-            (self.se, self.sx, self.sy, self.sxy, self.max);
+        (acc.se, acc.sx, acc.sy, acc.sxy, acc.sd, acc.max) =
+            (self.se, self.sx, self.sy, self.sxy, self.sd, self.max);
         self.block
     }
 }
@@ -364,7 +383,16 @@ mod tests {
         assert_eq!(m.max_abs_error, 0.5);
         assert!((m.sqnr_db - 10.0 * (6.0f64 / 0.25).log10()).abs() < 1e-12);
         assert!(m.cosine > 0.99 && m.cosine < 1.0);
+        assert_eq!(m.mean_error, 0.125);
         assert_eq!(error_metrics(&[1.0], &[1.0]).sqnr_db, f64::INFINITY);
+        // The same mean as `fp4_options::mean_error`, lost and skipped pairs left out.
+        let (x, y) = (
+            [1.0, 2.0, f32::NAN, 4.0, 0.5],
+            [1.5, 1.0, 0.0, f32::INFINITY, 0.75],
+        );
+        let m = error_metrics(&x, &y);
+        assert_eq!(m.mean_error, crate::quant::fp4_options::mean_error(&x, &y));
+        assert_eq!(m.mean_error, (0.5 - 1.0 + 0.25) / 3.0);
     }
 
     #[test]

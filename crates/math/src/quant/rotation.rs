@@ -8,6 +8,9 @@ use crate::format::{FormatId, Overflow};
 /// Values per Hadamard block (NVFP4 training uses 16 × 16).
 pub const HADAMARD: usize = 16;
 
+/// The factor that makes the transform orthonormal: 1/√16, exact in f32.
+pub const HADAMARD_SCALE: f32 = 0.25;
+
 /// A seeded ±1 sign for each of the 16 positions (the "random" of the transform: one sign vector
 /// shared by every block, as the paper shares one across layers).
 pub fn signs(seed: u64) -> [f32; HADAMARD] {
@@ -38,7 +41,7 @@ fn walsh_hadamard(v: &mut [f32]) {
         h *= 2;
     }
     for x in v.iter_mut() {
-        *x *= 0.25;
+        *x *= HADAMARD_SCALE;
     }
 }
 

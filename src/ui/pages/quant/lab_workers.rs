@@ -106,6 +106,8 @@ fn jobs(
             block,
             double_quant: query.double_quant,
             part_values,
+            rht: query.fp4.rht,
+            sr: query.fp4.sr,
         }));
     }
     jobs

@@ -2,6 +2,7 @@
 //! scheme, block size and the model size used for whole-model bytes.
 
 use crate::ui::pages::quant::columns_field::ColumnsField;
+use crate::ui::pages::quant::fp4_options_field::Fp4OptionsField;
 use crate::ui::pages::quant::gpu_lab::GpuStatus;
 use crate::ui::pages::quant::query::{
     describe_blocks, parse_model_billions, shape_text, Device, TensorSource, MAX_BLOCK,
@@ -161,6 +162,9 @@ pub fn QuantControls() -> impl IntoView {
                         )
                     }}
                 </label>
+                <Show when=move || state.query.with(|q| q.offers_fp4_options())>
+                    <Fp4OptionsField />
+                </Show>
                 <ModelSize />
             </fieldset>
             <DeviceChoice />

@@ -59,6 +59,7 @@ pub fn QuantTable() -> impl IntoView {
                             <td class="more">{metric(m.max_abs_error)}</td>
                             <td data-testid=format!("sqnr-{s}")>{sqnr}</td>
                             <td class="more">{cosine}</td>
+                            <td class="more" data-testid=format!("bias-{s}")>{short(m.mean_error, 3)}</td>
                         </tr>
                     }
                 })
@@ -77,13 +78,13 @@ pub fn QuantTable() -> impl IntoView {
             <table class="facts quant-table" data-testid="quant-table">
                 <thead><tr>
                     <th scope="col">"scheme"</th><th scope="col">"bits / weight"</th><th scope="col" class="more">"this tensor"</th><th scope="col">"whole model"</th>
-                    <th scope="col" class="more">"MSE"</th><th scope="col" class="wide">"RMSE"</th><th scope="col" class="more">"max |error|"</th><th scope="col"><Term word="SQNR" />" dB"</th><th scope="col" class="more">"cosine"</th>
+                    <th scope="col" class="more">"MSE"</th><th scope="col" class="wide">"RMSE"</th><th scope="col" class="more">"max |error|"</th><th scope="col"><Term word="SQNR" />" dB"</th><th scope="col" class="more">"cosine"</th><th scope="col" class="more">"mean error (bias)"</th>
                 </tr></thead>
                 <tbody>{rows}</tbody>
             </table>
         </div>
         <button type="button" class="link column-toggle" aria-pressed=move || all_columns.get().to_string() data-testid="quant-all-columns" on:click=move |_| all_columns.update(|a| *a = !*a)>
-            {move || if all_columns.get() { "Key columns only" } else { "All columns (this tensor's bytes, MSE, max |error|, cosine…)" }}
+            {move || if all_columns.get() { "Key columns only" } else { "All columns (this tensor's bytes, MSE, max |error|, cosine, bias…)" }}
         </button>
         <p class="help" data-testid="ran-on" data-kind=move || state.results.with(|r| r.as_ref().map(|r| r.ran_on.kind()))>{move || state.results.with(|r| r.as_ref().map(|r| r.ran_on.to_string()))}</p>
     }

@@ -4,6 +4,7 @@
 use crate::ui::shell::query::PageQuery;
 use crate::ui::shell::url::Tab;
 use bitbudget_math::quant::error::QuantError;
+use bitbudget_math::quant::fp4_options::{self, parse_seed, Fp4Options};
 use bitbudget_math::quant::generate::Distribution;
 use bitbudget_math::quant::scheme::{Scheme, SchemeFamily};
 
@@ -182,6 +183,9 @@ pub struct QuantQuery {
     pub device: Device,
     /// The schemes compared (the table's rows); always holds `scheme`.
     pub schemes: SchemeSet,
+    /// NVFP4's and MXFP4's random Hadamard transform and stochastic rounding, each a seed or
+    /// off; the other schemes ignore them. In the URL as `rht` and `sr` (the seed; absent: off).
+    pub fp4: Fp4Options,
 }
 
 impl Default for QuantQuery {
@@ -197,6 +201,7 @@ impl Default for QuantQuery {
             cols: None,
             device: Device::Cpu,
             schemes: SchemeSet::ALL,
+            fp4: Fp4Options::NONE,
         }
     }
 }
@@ -275,6 +280,8 @@ impl QuantQuery {
                 .map(|on| self.double_quant = on),
             "device" => value.parse().map(|d| self.device = d),
             "schemes" => SchemeSet::parse(value).map(|set| self.schemes = set),
+            "rht" => parse_seed(value).map(|seed| self.fp4.rht = Some(seed)),
+            "sr" => parse_seed(value).map(|seed| self.fp4.sr = Some(seed)),
             _ => return None,
         };
         if let TensorSource::Synthetic(Distribution::OutlierChannels { .. }) = self.tensor {
@@ -333,6 +340,12 @@ impl QuantQuery {
         if self.schemes != SchemeSet::ALL {
             s += &format!("&schemes={}", self.schemes.url_value());
         }
+        if let Some(seed) = self.fp4.rht {
+            s += &format!("&rht={seed}");
+        }
+        if let Some(seed) = self.fp4.sr {
+            s += &format!("&sr={seed}");
+        }
         if embed {
             s += "&embed=1";
         }
@@ -372,6 +385,13 @@ impl QuantQuery {
         if !set.contains(self.scheme) {
             self.scheme = first;
         }
+    }
+
+    /// Whether a compared scheme takes the FP4 options (NVFP4 or MXFP4): then the lab offers them.
+    pub fn offers_fp4_options(&self) -> bool {
+        fp4_options::SCHEMES
+            .iter()
+            .any(|s| self.compared().contains(*s))
     }
 
     /// The schemes to compute: those compared, and the shown one whatever happens.
@@ -524,6 +544,10 @@ mod tests {
             outliers: 3,
             magnitude: 50.0,
             double_quant: true,
+            fp4: Fp4Options {
+                rht: Some(7),
+                sr: Some(u64::MAX),
+            },
             ..Default::default()
         };
         q.tensor = TensorSource::Synthetic(q.outlier_distribution());
@@ -538,6 +562,34 @@ mod tests {
             assert_eq!(back.apply(k, v), Some(Ok(())), "{k}");
         }
         assert_eq!(back, q);
+    }
+
+    #[test]
+    fn fp4_option_seeds_are_read_and_a_bad_one_is_reported_and_leaves_the_option_off() {
+        let mut q = QuantQuery::default();
+        assert!(!q.to_query_string(false).contains("rht"));
+        assert_eq!(q.apply("rht", "7"), Some(Ok(())));
+        assert_eq!(q.fp4.rht, Some(7));
+        let e = q.apply("sr", "x").unwrap().unwrap_err();
+        assert_eq!(
+            e,
+            "sr: a seed must be a whole number from 0 to 18446744073709551615: 'x' is not a whole \
+             number; keeping the default"
+        );
+        assert_eq!(q.fp4.sr, None);
+        assert!(q
+            .apply("sr", "-3")
+            .unwrap()
+            .unwrap_err()
+            .contains("negative"));
+        assert_eq!(q.fp4.sr, None);
+        assert!(q.to_query_string(false).ends_with("&rht=7"));
+        // Offered while NVFP4 or MXFP4 is compared.
+        assert!(q.offers_fp4_options());
+        q.schemes = SchemeSet::only(q.scheme);
+        assert!(!q.offers_fp4_options());
+        q.compare(Scheme::Nvfp4, true);
+        assert!(q.offers_fp4_options());
     }
 
     #[test]

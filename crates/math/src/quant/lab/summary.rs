@@ -119,7 +119,7 @@ impl<'a> SchemeRun<'a> {
         }
         self.bytes += bytes.len();
         self.first_and_levels_from_bytes(pos, end, bytes)?;
-        self.pos = end;
+        self.advance(end);
         Ok(())
     }
 
@@ -193,6 +193,7 @@ pub fn summarize(setup: &MeasureSetup, original: &[f32], approx: &[f32]) -> Part
             sums.sx += x * x;
             sums.sy += y * y;
             sums.sxy += x * y;
+            sums.sd += e;
             sums.max_abs_error = sums.max_abs_error.max(e.abs());
             sums.counted += 1;
             run.se += e * e;

@@ -13,6 +13,7 @@ pub(super) struct Sums {
     sx: v128,
     sy: v128,
     sxy: v128,
+    sd: v128,
     block: v128,
     /// The largest |e| of either lane (both lanes start from the accumulator's).
     max: v128,
@@ -39,6 +40,7 @@ impl Sums {
             sx: vector(acc.sx),
             sy: vector(acc.sy),
             sxy: vector(acc.sxy),
+            sd: vector(acc.sd),
             block: vector(block),
             max: f64x2_splat(acc.max),
         }
@@ -56,6 +58,7 @@ impl Sums {
         self.sx = f64x2_add(self.sx, f64x2_mul(a, a));
         self.sy = f64x2_add(self.sy, f64x2_mul(b, b));
         self.sxy = f64x2_add(self.sxy, f64x2_mul(a, b));
+        self.sd = f64x2_add(self.sd, e);
         self.max = f64x2_pmax(self.max, f64x2_abs(e));
     }
 
@@ -84,8 +87,8 @@ impl Sums {
     }
 
     /// Adds one pair to `lane`'s sums: the other lane adds zeros, which changes none of its
-    /// sums (a partial sum is never −0, the only value that adding +0 changes) nor the maximum
-    /// (never below 0).
+    /// sums (a partial sum is never −0, the only value that adding +0 changes: sums start at
+    /// +0, and a sum is −0 only when both terms are) nor the maximum (never below 0).
     #[inline(always)]
     pub(super) fn one(&mut self, lane: usize, a: f32, b: f32) {
         let alone = |v: f32| {
@@ -109,11 +112,12 @@ impl Sums {
     /// Writes the sums back to `acc`; returns the open block's.
     #[inline(always)]
     pub(super) fn store(self, acc: &mut MetricsAccumulator) -> Lanes {
-        (acc.se, acc.sx, acc.sy, acc.sxy) = (
+        (acc.se, acc.sx, acc.sy, acc.sxy, acc.sd) = (
             lanes(self.se),
             lanes(self.sx),
             lanes(self.sy),
             lanes(self.sxy),
+            lanes(self.sd),
         );
         let max = lanes(self.max);
         acc.max = if max[1] > max[0] { max[1] } else { max[0] };

@@ -134,7 +134,8 @@ async fn compute_here(
             query.double_quant,
             &overview,
             CHUNK_VALUES,
-        );
+        )
+        .with_options(query.fp4);
         while !run.done() {
             let on_gpu = device == Device::Gpu;
             if let Err(e) = next_part(state, &mut run, &mut device, &mut cpu_only).await {
