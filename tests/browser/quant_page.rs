@@ -68,6 +68,8 @@ async fn every_scheme_runs_and_the_detail_follows_the_selection() {
     settle().await;
     assert_text_is(&root, "block-hint", "131,072 values → 256 blocks of 512");
     for id in ["quant-histogram", "quant-tradeoff"] {
+        // A chart is drawn once it is in view (the FP4 options can push it below the window).
+        scroll_into_view(&root, id).await;
         assert!(canvas_fingerprint(&root, id).1 >= 3, "{id} is blank");
     }
     assert!(text(&root, "int8-mixed-rmse").parse::<f64>().is_ok());
@@ -118,6 +120,8 @@ async fn picking_q4_k_shows_its_row_and_llama_cpp_s_codes() {
         assert_eq!(text(&root, &format!("code-{j}")), c.to_string(), "code {j}");
     }
     for id in ["quant-histogram", "quant-tradeoff"] {
+        // A chart is drawn once it is in view (the FP4 options can push it below the window).
+        scroll_into_view(&root, id).await;
         assert!(canvas_fingerprint(&root, id).1 >= 3, "{id} is blank");
     }
 }
