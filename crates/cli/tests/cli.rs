@@ -40,6 +40,21 @@ fn bitbudget(args: &[&str], stdin: &[u8]) -> Output {
     bitbudget_env(args, stdin, &[])
 }
 
+/// Asserts that two little-endian f32 arrays (GPU, CPU) are equal bit for bit, except that a NaN
+/// only has to be a NaN (its payload is unspecified); `what` names the case.
+fn assert_same_f32s(from_gpu: &[u8], from_cpu: &[u8], what: &str) {
+    for (i, (g, c)) in from_gpu.chunks(4).zip(from_cpu.chunks(4)).enumerate() {
+        let (g, c) = (
+            f32::from_le_bytes(g.try_into().unwrap()),
+            f32::from_le_bytes(c.try_into().unwrap()),
+        );
+        assert!(
+            g.to_bits() == c.to_bits() || (g.is_nan() && c.is_nan()),
+            "{what}: dequantized weight {i}: GPU {g:e}, CPU {c:e}"
+        );
+    }
+}
+
 fn json(args: &[&str]) -> serde_json::Value {
     let out = bitbudget(args, b"");
     assert!(
@@ -981,17 +996,7 @@ fn quantize_and_dequantize_on_the_gpu_write_the_cpu_bytes() {
         };
         let (from_cpu, from_gpu) = (back("cpu"), back("gpu"));
         assert_eq!(from_gpu.len(), from_cpu.len(), "{scheme}");
-        // Bit for bit, except that a NaN only has to be a NaN (its payload is unspecified).
-        for (i, (g, c)) in from_gpu.chunks(4).zip(from_cpu.chunks(4)).enumerate() {
-            let (g, c) = (
-                f32::from_le_bytes(g.try_into().unwrap()),
-                f32::from_le_bytes(c.try_into().unwrap()),
-            );
-            assert!(
-                g.to_bits() == c.to_bits() || (g.is_nan() && c.is_nan()),
-                "{scheme}: dequantized weight {i}: GPU {g:e}, CPU {c:e}"
-            );
-        }
+        assert_same_f32s(&from_gpu, &from_cpu, scheme);
     }
     let dq = |device| {
         bitbudget(
@@ -1520,16 +1525,7 @@ fn rht_and_sr_on_the_gpu_write_the_cpu_bytes() {
                 run("dequantize", "gpu", &["-", "-"], &cpu),
             );
             assert_eq!(from_gpu.len(), from_cpu.len(), "{scheme} {opts:?}");
-            for (i, (g, c)) in from_gpu.chunks(4).zip(from_cpu.chunks(4)).enumerate() {
-                let (g, c) = (
-                    f32::from_le_bytes(g.try_into().unwrap()),
-                    f32::from_le_bytes(c.try_into().unwrap()),
-                );
-                assert!(
-                    g.to_bits() == c.to_bits() || (g.is_nan() && c.is_nan()),
-                    "{scheme} {opts:?}: dequantized weight {i}: GPU {g:e}, CPU {c:e}"
-                );
-            }
+            assert_same_f32s(&from_gpu, &from_cpu, &format!("{scheme} {opts:?}"));
             let report = |device| -> serde_json::Value {
                 serde_json::from_slice(&run("quantize", device, &["--report", "-"], &input))
                     .unwrap()

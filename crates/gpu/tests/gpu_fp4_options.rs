@@ -225,17 +225,7 @@ fn the_lab_gives_the_same_results_with_options_and_parts_made_on_the_gpu() {
             };
             let (mut cpu, mut on_gpu) = (new(), new());
             assert!(cpu.parts() > 1, "{what}: several parts");
-            while !cpu.done() {
-                let padded = on_gpu.padded_part();
-                let part = block_on(bitbudget_gpu::produce_part(
-                    gpu,
-                    on_gpu.quantizer(),
-                    &padded,
-                ))
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
-                on_gpu.measure(&part).unwrap();
-                cpu.step().unwrap();
-            }
+            common::run_parts(gpu, &mut cpu, &mut on_gpu, &what);
             assert_eq!(
                 format!("{:?}", on_gpu.finish()),
                 format!("{:?}", cpu.finish()),

@@ -336,17 +336,7 @@ fn the_lab_gives_the_same_results_with_parts_made_on_the_gpu() {
             let mut cpu = SchemeRun::new(s, &x, block, double_quant, &overview, 4096);
             let mut on_gpu = SchemeRun::new(s, &x, block, double_quant, &overview, 4096);
             assert!(cpu.parts() > 1, "{what}: several parts");
-            while !cpu.done() {
-                let padded = on_gpu.padded_part();
-                let part = block_on(bitbudget_gpu::produce_part(
-                    gpu,
-                    on_gpu.quantizer(),
-                    &padded,
-                ))
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
-                on_gpu.measure(&part).unwrap();
-                cpu.step().unwrap();
-            }
+            common::run_parts(gpu, &mut cpu, &mut on_gpu, &what);
             assert!(on_gpu.done(), "{what}");
             let (cpu_row, cpu_detail) = cpu.finish();
             let (gpu_row, gpu_detail) = on_gpu.finish();

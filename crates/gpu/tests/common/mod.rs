@@ -179,3 +179,25 @@ pub fn special_blocks(len: usize) -> Vec<(&'static str, Vec<f32>)> {
         ),
     ]
 }
+
+/// Runs `cpu` on the CPU and `on_gpu` part by part with each part produced on the device
+/// (`bitbudget_gpu::produce_part`), until both are done; panics with `what` on a device error.
+#[allow(dead_code)]
+pub fn run_parts(
+    gpu: &Gpu,
+    cpu: &mut bitbudget_math::quant::lab::SchemeRun,
+    on_gpu: &mut bitbudget_math::quant::lab::SchemeRun,
+    what: &str,
+) {
+    while !cpu.done() {
+        let padded = on_gpu.padded_part();
+        let part = block_on(bitbudget_gpu::produce_part(
+            gpu,
+            on_gpu.quantizer(),
+            &padded,
+        ))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        on_gpu.measure(&part).unwrap();
+        cpu.step().unwrap();
+    }
+}
