@@ -2,7 +2,7 @@
 // DevTools Protocol: 1474.56 kbit/s down, 675 kbit/s up, 562.5 ms request latency, CPU slowed 4×,
 // a cold cache, every build served gzip-compressed (and cacheable, as hosts serve it) under a
 // sub-path. "Usable": the widget's first answer is on screen and its controls work (Memory's
-// verdict, Bits' BF16 cell, the lab's scheme list, a Learn chapter's heading); for the lab also
+// verdict, Bits' BF16 cell, the lab's controls (an embed folds them under one line), a Learn chapter's heading); for the lab also
 // its first results, which wait for its Web Worker. Also the bytes transferred until usable. A benchmark, not a test: it prints, it does not
 // judge. Compare builds in one run:
 //   node scripts/bench_time_to_usable.mjs before=/path/to/old/dist after=dist [--runs 3]
@@ -20,7 +20,7 @@ const builds = (args.length ? args : ['dist']).map((a) => (a.includes('=') ? a.s
 const WIDGETS = [
   ['Memory', '?tab=memory&model=llama-3-8b&mode=lora&gpu=rtx-4090&embed=1', '[data-testid="verdict"]'],
   ['Bits', '?tab=bits&x=0.1&fmt=bf16&embed=1', '[data-testid="stored-bf16"]'],
-  ['Quantize', '?tab=quant&embed=1', '[data-testid="scheme-count"]'],
+  ['Quantize', '?tab=quant&embed=1', '[data-testid="embed-more-controls"] > summary'],
   ['Quantize results', '?tab=quant&embed=1', '[data-testid="sqnr-q8_0"]'],
   ['Learn', '?tab=learn&step=1&embed=1', '[data-testid="learn-page"] h3'],
 ];

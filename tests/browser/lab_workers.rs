@@ -40,7 +40,7 @@ fn tensor(seed: u64, n: usize) -> Arc<Tensor> {
     })
 }
 
-/// Every scheme's row and detail on the page's own thread, as CBOR bytes (NaN's bits included).
+/// Every scheme's row and detail on the page's own thread, as postcard bytes (NaN's bits included).
 fn in_thread(t: &Tensor, q: &QuantQuery) -> Vec<(Vec<u8>, Vec<u8>)> {
     let overview = Overview::new(&t.values);
     Scheme::ALL

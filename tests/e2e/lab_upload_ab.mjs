@@ -7,7 +7,7 @@
 //
 // Each scheme's time is read from outside the app, with no hook in it: where the lab computes in
 // Web Workers, from a job's message to the worker until its answer (the scheme's name is read from
-// the job's CBOR header); where it computes on the page's thread (builds before the workers), from
+// the job's postcard header); where it computes on the page's thread (builds before the workers), from
 // the progress bar's value, sampled every animation frame, crossing k/n and then (k+1)/n, which
 // is within a frame or two of the truth.
 //
@@ -43,14 +43,32 @@ function instrument() {
   window.__ev = [];
   const Native = window.Worker;
   let count = 0;
+  // A job's header is postcard (Request::Analyse is variant 2: generation, tensor and index as
+  // varints, then the scheme's name, length first); builds before it wrote CBOR, a map whose
+  // `scheme` key is followed by a short text string.
   const schemeOf = (m) => {
     const header = Array.isArray(m) ? m[0] : null;
     if (!(header instanceof Uint8Array)) return null;
     const text = String.fromCharCode(...header);
     const at = text.indexOf('scheme');
-    if (at < 0) return null;
-    const len = header[at + 6] - 0x60;
-    return len > 0 && len < 24 ? text.slice(at + 7, at + 7 + len) : null;
+    if (at >= 0) {
+      const len = header[at + 6] - 0x60;
+      return len > 0 && len < 24 ? text.slice(at + 7, at + 7 + len) : null;
+    }
+    if (header[0] !== 2) return null;
+    let i = 1;
+    const varint = () => {
+      let v = 0;
+      for (let shift = 0; i < header.length; shift += 7) {
+        const b = header[i++];
+        v += (b & 0x7f) * 2 ** shift;
+        if (!(b & 0x80)) break;
+      }
+      return v;
+    };
+    varint(), varint(), varint();
+    const len = varint();
+    return len > 0 && len < 24 ? text.slice(i, i + len) : null;
   };
   window.Worker = function (url, options) {
     const w = new Native(url, options);

@@ -5,8 +5,9 @@
 //! (whole-tensor facts such as FP8's scale and NF4's mean are computed once per scheme, over the
 //! whole tensor, by [`SchemeRun::new`]).
 //!
-//! Messages are a CBOR header ([`encode`], [`decode`]): f32 and f64 bits, NaN and ±inf included,
-//! come back exactly, which JSON cannot do. A tensor's values travel beside the header as a
+//! Messages are a postcard header ([`encode`], [`decode`]): f32 and f64 travel as their bits, so
+//! NaN and ±inf come back exactly, which JSON cannot do; and its decoder is small, which matters
+//! because the Quantize page links it. A tensor's values travel beside the header as a
 //! transferred `Float32Array`, never in it.
 //!
 //! This crate depends on the math only (and, in wasm, on wasm-bindgen), so the worker's wasm is
@@ -152,19 +153,15 @@ pub enum Response {
     },
 }
 
-/// CBOR bytes of `value` (serialising these types into memory cannot fail; should it, the
-/// result is empty and decoding says so).
+/// The postcard bytes of `value` (serialising these types into memory cannot fail; should it,
+/// the result is empty and decoding says so).
 pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
-    let mut out = Vec::new();
-    if ciborium::into_writer(value, &mut out).is_err() {
-        out.clear();
-    }
-    out
+    postcard::to_allocvec(value).unwrap_or_default()
 }
 
 /// Reads what [`encode`] wrote; malformed bytes are an error that says so.
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    ciborium::from_reader(bytes).map_err(|e| format!("unreadable lab message: {e}"))
+    postcard::from_bytes(bytes).map_err(|e| format!("unreadable lab message: {e}"))
 }
 
 /// A worker's state: the tensor it holds (possibly still arriving) and its overview.

@@ -1,8 +1,8 @@
 //! The Quantize lab's Web Worker (built by Trunk from `index.html`'s `data-type="worker"` link,
-//! started by the page from `bitbudget-worker_loader.js`). Each message is an array: a CBOR
+//! started by the page from `bitbudget-worker_loader.js`). Each message is an array: a postcard
 //! [`bitbudget_worker::Request`] in a `Uint8Array`, then a tensor part's values in a
 //! `Float32Array`, or a file's bytes in a `Uint8Array` or the chosen file itself (a `Blob`,
-//! read here so that the page's thread never holds the whole file). Answers are a CBOR
+//! read here so that the page's thread never holds the whole file). Answers are a postcard
 //! [`bitbudget_worker::Response`] in a transferred `Uint8Array`, then a read file's values.
 
 #[cfg(target_arch = "wasm32")]
@@ -15,7 +15,7 @@ fn main() {
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    // Answers are [CBOR header] or, for a read file, [CBOR header, Float32Array].
+    // Answers are [postcard header] or, for a read file, [postcard header, Float32Array].
     let post = {
         let scope = scope.clone();
         move |response: &Response, values: Option<&[f32]>| {
