@@ -54,9 +54,11 @@ scripts/device_check.sh --quick --out target/device_check
 [ "$before" = "$(committed)" ] || { echo "device_check.sh changed committed results without a GPU" >&2; exit 1; }
 grep -q 'CPU FALLBACK' target/device_check/benchmarks-section.md
 step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, then the app"
-# The app's GPU tests run on Chromium's WebGPU over SwiftShader (webdriver.json), a CPU emulation:
-# slower than the runner's default 20 s per test allows.
-export WASM_BINDGEN_TEST_TIMEOUT=300
+# In a headless browser the runner waits WASM_BINDGEN_TEST_TIMEOUT seconds for a whole test binary,
+# not for each test (default 20): the app's 112 tests run in one page, its GPU tests on Chromium's
+# WebGPU over SwiftShader (webdriver.json), a CPU emulation. They took about 5 minutes on a slow
+# day of the 2-core VM, where 300 s stopped them short of the end.
+export WASM_BINDGEN_TEST_TIMEOUT=1200
 cargo_tools
 cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked
 # The lab's Web Worker, for tests/browser/lab_workers.rs (Trunk builds the release one).
