@@ -56,8 +56,8 @@ grep -q 'CPU FALLBACK' target/device_check/benchmarks-section.md
 step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, then the app"
 # In a headless browser the runner waits WASM_BINDGEN_TEST_TIMEOUT seconds for a whole test binary,
 # not for each test (default 20): the app's 112 tests run in one page, its GPU tests on Chromium's
-# WebGPU over SwiftShader (webdriver.json), a CPU emulation. They took about 5 minutes on a slow
-# day of the 2-core VM, where 300 s stopped them short of the end.
+# WebGPU over SwiftShader (webdriver.json), a CPU emulation. On a slow day of the 2-core VM they
+# took 437 s, where a limit of 300 s stopped them short of the end.
 export WASM_BINDGEN_TEST_TIMEOUT=1200
 cargo_tools
 cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked
