@@ -20,17 +20,15 @@ use leptos::prelude::*;
 /// The app showing page `P`, configured from the page URL.
 pub fn app<P: Page>() -> impl IntoView {
     let (query, page) = parse_page_query::<P>(&location_search());
+    let theme = provide_theme(&query);
     if let Some(target) = page.moved_to() {
         let embed = if query.embed { "&embed=1" } else { "" };
         let url = format!(
             "{target}{embed}{}",
             shell_suffix(query.theme, query.widget_id.as_deref())
         );
-        open_in_place(&url);
-        return view! { <p class="field-note" role="status"><a href=url>"Opening the page that answers this link…"</a></p> }
-            .into_any();
+        return moved(url, query.notes).into_any();
     }
-    let theme = provide_theme(&query);
     set_shell_suffix(shell_suffix(query.theme, query.widget_id.as_deref()));
     let embed = query.embed;
     let tab = P::TAB;
@@ -127,4 +125,24 @@ fn SiteHeader(
             </div>
         </header>
     }
+}
+
+/// A link that another page answers: that page opens in its place, unless some of the link's values
+/// could not be read. Then their notes stay on screen with a link to that page, so that what the
+/// link got wrong is not lost on the way (the other page never sees those values).
+fn moved(url: String, notes: Vec<String>) -> impl IntoView {
+    if notes.is_empty() {
+        open_in_place(&url);
+        return view! { <p class="field-note" role="status"><a href=url>"Opening the page that answers this link…"</a></p> }
+            .into_any();
+    }
+    view! {
+        <div class="app">
+            <main>
+                <Notes notes />
+                <p><a href=url data-testid="moved-link">"Open the page that answers this link"</a>" (the values noted above left at their defaults)"</p>
+            </main>
+        </div>
+    }
+    .into_any()
 }

@@ -350,6 +350,14 @@ pub fn shown(root: &HtmlElement, id: &str) -> bool {
     element_shown(&by_testid(root, id))
 }
 
+/// Whether nothing with `data-testid=id` is on screen: not built (what an embed keeps behind a
+/// click is built when first opened) or built and hidden.
+pub fn not_on_screen(root: &HtmlElement, id: &str) -> bool {
+    root.query_selector(&format!("[data-testid='{id}']"))
+        .unwrap()
+        .is_none_or(|el| !element_shown(el.unchecked_ref()))
+}
+
 /// Whether `el` takes up room on screen. Chromium lays out a closed `<details>`'s content
 /// (`content-visibility: hidden`) when asked for its size, so that is checked apart.
 pub fn element_shown(el: &HtmlElement) -> bool {

@@ -705,7 +705,7 @@ async fn an_embed_in_a_760_px_column_opens_at_its_point_with_the_rest_one_click_
     .await;
     assert!(shown(&root, "verdict") && shown(&root, "memory-bar"));
     assert!(
-        !shown(&root, "input-dp") && !shown(&root, "step-time"),
+        not_on_screen(&root, "input-dp") && not_on_screen(&root, "step-time"),
         "the rest should wait behind a click"
     );
     let height = mounted_height(&root);

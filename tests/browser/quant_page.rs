@@ -510,7 +510,7 @@ async fn an_embed_opens_at_its_table_with_the_charts_and_controls_one_click_away
     }
     assert_eq!(rows(&root), 7);
     assert!(shown(&root, "quant-table"));
-    assert!(!shown(&root, "quant-scheme") && !shown(&root, "quant-histogram"));
+    assert!(not_on_screen(&root, "quant-scheme") && not_on_screen(&root, "quant-histogram"));
     let height = mounted_height(&root);
     assert!(height < 900.0, "the widget is {height} px tall");
     open_disclosure(&root, "embed-more-controls").await;

@@ -124,13 +124,15 @@ async fn an_embed_in_a_760_px_column_opens_at_its_verdict() {
     assert!(shown(&root, "serve-verdict"));
     let height = mounted_height(&root);
     assert!(height < 1000.0, "the widget is {height} px tall");
-    let select: web_sys::HtmlElement = root
-        .query_selector("[data-testid='embed-more-controls'] select")
-        .unwrap()
-        .unwrap()
-        .unchecked_into();
-    assert!(!element_shown(&select), "the controls wait behind a click");
+    let select = || {
+        root.query_selector("[data-testid='embed-more-controls'] select")
+            .unwrap()
+    };
+    assert!(select().is_none(), "the controls wait behind a click");
     open_disclosure(&root, "embed-more-controls").await;
+    let select: web_sys::HtmlElement = select()
+        .expect("opened, the controls are built")
+        .unchecked_into();
     assert!(element_shown(&select));
 }
 

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 /// ceiling is the fresh clone's weight): the test fails above it, and fails once the page is under its target so
 /// that the ceiling is removed.
 export const BUDGETS = {
-  memory: { target: 300_000, ceiling: 421_000 },
+  memory: { target: 300_000, ceiling: 423_000 },
   bits: { target: 300_000 },
   quant: { target: 450_000 },
-  serve: { target: 300_000, ceiling: 351_000 },
+  serve: { target: 300_000, ceiling: 353_000 },
   learn: { target: 450_000 },
 };
 

@@ -216,7 +216,7 @@ await check('embed-button-copies', { url: '?tab=memory&model=llama-3-8b&zero=3&d
   const widget = await context.newPage();
   await widget.goto(src);
   await byId(widget, 'verdict').waitFor({ timeout: 20000 }).catch(() => { throw new Error(`the snippet's widget ${src} shows no verdict`); });
-  await byId(widget, 'verdict').waitFor({ timeout: 20000 });
+  await widget.locator('[data-testid="embed-more-controls"] > summary').click();
   expect(await byId(widget, 'input-dp').inputValue() === '4', `the widget from the snippet lost dp=4 (${widget.url()})`);
 });
 await check('embed-button-clipboard-refused', { url: '?tab=bits' }, async (page) => {

@@ -4,8 +4,11 @@
 use leptos::prelude::*;
 
 /// On a full page its children as they are; in an embed, inside a closed `<details>` whose
-/// summary names what is inside. Opening it grows the frame through the auto-height protocol
-/// (`assets/embed.js`), as any change of height does.
+/// summary names what is inside, built the first time it opens (an embed starts sooner: on a
+/// phone, building the hidden controls cost as much as drawing what shows) and kept after.
+/// Opening it grows the frame through the auto-height protocol (`assets/embed.js`), as any change
+/// of height does. What the children show must therefore come from state the page owns: nothing
+/// behind the click runs before it is opened.
 #[component]
 pub fn EmbedMore(
     /// Embedded in an iframe.
@@ -20,15 +23,22 @@ pub fn EmbedMore(
     /// What is kept behind the click.
     children: Children,
 ) -> impl IntoView {
-    if embed {
-        view! {
-            <details class=format!("embed-more {class}") data-testid=testid>
-                <summary>{summary}</summary>
-                {children()}
-            </details>
-        }
-        .into_any()
-    } else {
-        children().into_any()
+    if !embed {
+        return children().into_any();
     }
+    let unbuilt = StoredValue::new_local(Some(children));
+    let opened = RwSignal::new(false);
+    let on_toggle = move |ev: leptos::ev::Event| {
+        let open = event_target::<web_sys::HtmlDetailsElement>(&ev).open();
+        if open && !opened.get_untracked() {
+            opened.set(true);
+        }
+    };
+    view! {
+        <details class=format!("embed-more {class}") data-testid=testid on:toggle=on_toggle>
+            <summary>{summary}</summary>
+            {move || opened.get().then(|| unbuilt.try_update_value(Option::take).flatten().map(|build| build()))}
+        </details>
+    }
+    .into_any()
 }
