@@ -10,6 +10,8 @@ thread_local! {
     static SHELL_SUFFIX: RefCell<String> = const { RefCell::new(String::new()) };
     /// The query last written by [`replace_query`] (or read at start), for links that copy it.
     static QUERY: ArcRwSignal<String> = ArcRwSignal::new(location_search());
+    /// Set by [`write_address_at_once`]: [`replace_query`] writes the address bar without delay.
+    static AT_ONCE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Sets the shell parameters (e.g. `&theme=dark&id=w1`) that [`replace_query`] appends to every
@@ -71,9 +73,18 @@ pub fn replace_query(query: &str) {
         }
     });
     let already_scheduled = PENDING_URL.with(|p| p.borrow_mut().replace(query).is_some());
-    if !already_scheduled {
+    if AT_ONCE.with(std::cell::Cell::get) {
+        flush_url();
+    } else if !already_scheduled {
         schedule_url_write();
     }
+}
+
+/// Writes the pending query now, and every later one at once: the address is what another
+/// binary starts from (a light embed handing over to its whole page), so it must never lag.
+pub fn write_address_at_once() {
+    AT_ONCE.with(|a| a.set(true));
+    flush_url();
 }
 
 /// Writes the pending query (if any) to the address bar now.

@@ -4,6 +4,7 @@
 
 pub mod embed_button;
 pub mod embed_open_link;
+pub mod light;
 pub mod notes;
 pub mod palette;
 pub mod query;

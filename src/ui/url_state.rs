@@ -314,6 +314,22 @@ mod tests {
             let link = format!("data-bin=\"bitbudget-{t}\"");
             assert!(html.contains(&link), "index.html builds no {link}");
         }
+        let light = crate::ui::shell::light::LIGHT_EMBEDS;
+        let names: Vec<String> = light.iter().map(|t| format!("'{t}'")).collect();
+        let want = format!("const LIGHT = [{}];", names.join(", "));
+        assert!(html.contains(&want), "index.html lacks `{want}`");
+        let cargo = include_str!("../../Cargo.toml");
+        for t in light {
+            let bin = format!("bitbudget-{t}-embed");
+            assert!(
+                html.contains(&format!("data-bin=\"{bin}\"")),
+                "index.html builds no {bin}"
+            );
+            assert!(
+                cargo.contains(&format!("name = \"{bin}\"")),
+                "Cargo.toml has no binary {bin}"
+            );
+        }
     }
 
     /// The lists the end-to-end scripts need, from the Rust that defines them: every scheme, the

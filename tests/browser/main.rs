@@ -8,6 +8,7 @@ mod common;
 mod bits_page;
 mod lab_workers;
 mod learn_page;
+mod light_embeds;
 mod memory_framework;
 mod memory_page;
 mod quant_gpu;

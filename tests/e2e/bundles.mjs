@@ -6,16 +6,21 @@ import { readdir, readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 
-/// Byte budgets (gzip, 1 KB = 1000 B) of each page, embedded or not: a page's widget loads the
-/// same files as the page. `ceiling`, where set, is what the page weighs today while it is over
+/// Byte budgets (gzip, 1 KB = 1000 B) of what each page and each embed transfers before it is
+/// usable. A page's embed loads the page's own files, except Memory's and Serve's, which start with
+/// their light binary (`<page>-embed`) and load the rest when a reader opens it. Memory is the
+/// site's first page (400 KB); Serve, Quantize and Learn load when opened (450 KB); an embed of
+/// Memory, Serve or Bits 300 KB, of Quantize or Learn 450 KB. `ceiling`, where set, is what the page weighs today while it is over
 /// its target (a fresh clone's build measures up to 2 KB heavier than a working tree's: the
 /// ceiling is the fresh clone's weight): the test fails above it, and fails once the page is under its target so
 /// that the ceiling is removed.
 export const BUDGETS = {
-  memory: { target: 300_000, ceiling: 423_000 },
+  memory: { target: 400_000, ceiling: 423_000 },
+  'memory-embed': { target: 300_000 },
   bits: { target: 300_000 },
   quant: { target: 450_000 },
-  serve: { target: 300_000, ceiling: 353_000 },
+  serve: { target: 450_000 },
+  'serve-embed': { target: 300_000 },
   learn: { target: 450_000 },
 };
 

@@ -127,6 +127,48 @@ await check('memory-embed', 900, '?tab=memory&model=mixtral-8x7b&mode=lora&seq=3
   if (await page.locator('[data-testid="strategies-chart"]').count()) throw new Error('embed mode shows the comparisons');
   await page.locator('[data-testid="verdict"]').waitFor({ timeout: 20000 });
 });
+// Memory's and Serve's embeds start with their light binary; opening a disclosure loads the
+// page's whole binary once, which takes the light one's place with the same state, reopens what
+// was opened and keeps the focus there; then the controls work (each change applied once).
+for (const [page, url, disclosure, inside, input] of [
+  ['memory', '?tab=memory&model=llama-3-8b&gpu=h100-80gb&zero=3&dp=2&embed=1', 'embed-more-controls', 'input-dp', 'input-dp'],
+  ['serve', '?tab=serve&model=llama-3-8b&gpu=rtx-4090&embed=1', 'embed-more-results', 'serve-figures', null],
+]) await check(`${page}-embed-loads-rest`, 900, url, async (tab) => {
+  const wasm = [];
+  tab.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
+  const verdictId = page === 'memory' ? 'verdict' : 'serve-verdict';
+  const verdict = await text(tab, verdictId);
+  const light = new RegExp(`^bitbudget-${page}-embed-[0-9a-f]+_bg\\.wasm$`);
+  const whole = new RegExp(`^bitbudget-${page}-[0-9a-f]+_bg\\.wasm$`);
+  const loaded = await tab.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()).filter((n) => n.endsWith('.wasm')));
+  if (!loaded.some((n) => light.test(n)) || loaded.some((n) => whole.test(n))) throw new Error(`before a click the embed loaded ${loaded.join(', ')}`);
+  await tab.locator(`[data-testid="${disclosure}"] > summary`).click();
+  await tab.locator(`[data-testid="${inside}"]`).waitFor({ timeout: 30000 });
+  if (wasm.filter((n) => whole.test(n)).length !== 1) throw new Error(`opening loaded ${wasm.join(', ')}`);
+  expectEq(await tab.locator('body > .app').count(), 1, 'apps on the page after the swap');
+  expectEq(await tab.locator(`[data-testid="${disclosure}"]`).evaluate((d) => d.open), true, 'the opened disclosure is open again');
+  expectEq(await tab.evaluate((id) => document.activeElement?.closest('[data-testid]')?.dataset.testid, disclosure), disclosure, 'focus after the swap');
+  expectEq(await text(tab, verdictId), verdict, 'the verdict after the swap');
+  if (input) {
+    const before = await tab.locator('[data-testid="bytes-total"]').getAttribute('data-bytes');
+    await tab.locator(`[data-testid="${input}"]`).fill('4');
+    await tab.waitForFunction((b) => document.querySelector('[data-testid="bytes-total"]').dataset.bytes !== b, before);
+    await tab.waitForURL(/[?&]dp=4(&|$)/, { timeout: 5000 });
+  }
+});
+// A change made in the light widget while the rest loads (here an "Apply" of the advice, the
+// whole binary held back 2 s) is the state the whole page starts from.
+await check('memory-embed-change-while-loading', 900, '?tab=memory&model=llama-3-8b&mode=train&gpu=rtx-4090&embed=1', async (tab) => {
+  await tab.route(/bitbudget-memory-[0-9a-f]+_bg\.wasm$/, async (r) => { await new Promise((w) => setTimeout(w, 2000)); await r.continue(); });
+  const verdict = await text(tab, 'verdict');
+  await tab.locator('[data-testid="embed-more-controls"] > summary').click();
+  await tab.locator('[data-testid^="apply-"]').first().click();
+  await tab.waitForFunction((v) => document.querySelector('[data-testid="verdict"]').textContent.trim() !== v, verdict);
+  const applied = await text(tab, 'verdict');
+  if (await tab.locator('[data-testid="input-dp"]').count()) throw new Error('the whole page came before the change: the check proves nothing');
+  await tab.locator('[data-testid="input-dp"]').waitFor({ timeout: 30000 });
+  expectEq(await text(tab, 'verdict'), applied, 'the verdict after the swap');
+});
 // A serving link made for the Memory page opens the Serve page in its place, with what it carries.
 await check('memory-serving-link', 900, '?tab=memory&model=mixtral-8x7b&mode=inference&seq=32768&batch=4&gpu=a100-80gb&embed=1&theme=dark', async (page) => {
   await page.waitForURL(/tab=serve/, { timeout: 20000 });

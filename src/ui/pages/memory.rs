@@ -37,6 +37,7 @@ use crate::ui::pages::memory::step_time::StepTimePanel;
 use crate::ui::pages::memory::strategy_order::StrategyOrderSelect;
 use crate::ui::pages::memory::validation_panel::ValidationPanel;
 use crate::ui::pages::memory::verdict::Verdict;
+use crate::ui::shell::light::LoadsRest;
 use bitbudget_charts::{scaling, strategies};
 use bitbudget_math::memory::plan::Strategy;
 use bitbudget_math::memory::step::order::strategy_order;
@@ -49,21 +50,35 @@ use leptos::prelude::*;
 pub fn MemoryPage(
     /// Starting state (from the URL).
     initial: MemoryQuery,
-    /// Embedded in an iframe: the controls and the main chart alone.
+    /// Embedded in an iframe: the verdict, the bar and its legend; the rest behind a click.
     #[prop(optional)]
     embed: bool,
     /// Keep the address bar in step with the state.
     #[prop(optional)]
     sync_url: bool,
 ) -> impl IntoView {
+    memory_page::<false>(initial, embed, sync_url)
+}
+
+/// The Memory page; with `LIGHT` (the light embed's binary, `embed` set) what an embed keeps
+/// behind a click is not built and not linked (the branches on the constant fold away): opening
+/// it loads the whole page in this one's place ([`LoadsRest`]).
+pub fn memory_page<const LIGHT: bool>(
+    initial: MemoryQuery,
+    embed: bool,
+    sync_url: bool,
+) -> impl IntoView {
     let state = MemoryState::new(initial);
     provide_context(state);
-    validation_panel::fetch_measurements(state);
+    if !LIGHT {
+        validation_panel::fetch_measurements(state);
+    }
     if sync_url {
         Effect::new(move |_| {
             crate::ui::browser::replace_query(&state.query.with(|q| q.to_query_string(embed)))
         });
     }
+    let page_only = !LIGHT && !embed;
     view! {
         <section class="page memory" aria-labelledby="memory-title">
             <PageIntro id="memory-title" title=Signal::derive(|| "Will it fit? Where GPU memory goes".to_string()) lede="Pick a model and a way to run it. Each GPU holds the weights, their gradients, the optimizer's states, the activations saved for the backward pass, and some overhead. Point at a part of the bar to see how it is computed." embed />
@@ -73,32 +88,35 @@ pub fn MemoryPage(
                 <div class="results" id="memory-results" data-testid="memory-results">
                     <Verdict />
                     <PeakPhase />
-                    <Show when=move || !embed>
-                        <ValidationPanel />
-                    </Show>
+                    {page_only.then(|| view! { <ValidationPanel /> })}
                     <div class="bar-and-legend">
                         <MemoryBarChart />
                         <div><BreakdownLegend /></div>
                     </div>
                     <EmbedMore embed summary="Step time, GPU layout and downloads" testid="embed-more-results">
-                        <StepTimePanel />
-                        <ParallelLayout setup=state.setup />
-                        <Downloads />
+                        {if LIGHT {
+                            view! { <LoadsRest /> }.into_any()
+                        } else {
+                            view! {
+                                <StepTimePanel />
+                                <ParallelLayout setup=state.setup />
+                                <Downloads />
+                            }
+                            .into_any()
+                        }}
                     </EmbedMore>
                 </div>
                 <div class="controls-area">
-                    <Show when=move || !embed>
-                        <VerdictStrip />
-                    </Show>
+                    {page_only.then(|| view! { <VerdictStrip /> })}
                     <EmbedMore embed summary="Change the setup: model, precision, parallelism, batch, GPU" testid="embed-more-controls">
-                        <MemoryControls />
+                        {if LIGHT {
+                            view! { <LoadsRest /> }.into_any()
+                        } else {
+                            view! { <MemoryControls /> }.into_any()
+                        }}
                     </EmbedMore>
                 </div>
-                <Show when=move || !embed>
-                    <div class="comparisons">
-                        <Comparisons />
-                    </div>
-                </Show>
+                {page_only.then(|| view! { <div class="comparisons"><Comparisons /></div> })}
             </div>
         </section>
     }
@@ -200,8 +218,14 @@ fn Comparisons() -> impl IntoView {
     }
 }
 
-impl crate::ui::shell::query::Page for crate::ui::pages::memory::query::MemoryQuery {
+impl crate::ui::shell::query::Page for MemoryQuery {
     fn view(self, embed: bool) -> AnyView {
         view! { <MemoryPage initial=self embed sync_url=true /> }.into_any()
+    }
+}
+
+impl crate::ui::shell::light::LightPage for MemoryQuery {
+    fn light_view(self) -> AnyView {
+        memory_page::<true>(self, true, true).into_any()
     }
 }

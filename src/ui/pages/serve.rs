@@ -17,6 +17,7 @@ use crate::ui::pages::serve::figures::{Checked, Figures};
 use crate::ui::pages::serve::gguf_source::ServedFile;
 use crate::ui::pages::serve::placement::TensorPlacement;
 use crate::ui::pages::serve::query::ServeQuery;
+use crate::ui::shell::light::LoadsRest;
 use bitbudget_math::serve::{advice, serve, verdict, ServeReport, ServeSetup};
 use leptos::prelude::*;
 
@@ -70,11 +71,22 @@ impl ServeState {
 pub fn ServePage(
     /// Starting state (from the URL).
     initial: ServeQuery,
-    /// Embedded in an iframe: the controls, the verdict and the charts.
+    /// Embedded in an iframe: the verdict and the charts; the rest behind a click.
     #[prop(optional)]
     embed: bool,
     /// Keep the address bar in step with the state.
     #[prop(optional)]
+    sync_url: bool,
+) -> impl IntoView {
+    serve_page::<false>(initial, embed, sync_url)
+}
+
+/// The Serve page; with `LIGHT` (the light embed's binary, `embed` set) what an embed keeps
+/// behind a click is not built and not linked (the branches on the constant fold away): opening
+/// it loads the whole page in this one's place ([`LoadsRest`]).
+pub fn serve_page<const LIGHT: bool>(
+    initial: ServeQuery,
+    embed: bool,
     sync_url: bool,
 ) -> impl IntoView {
     let state = ServeState::new(initial);
@@ -84,22 +96,32 @@ pub fn ServePage(
             crate::ui::browser::replace_query(&state.query.with(|q| q.to_query_string(embed)))
         });
     }
+    let page_only = !LIGHT && !embed;
     view! {
         <section class="page serve" aria-labelledby="serve-title">
             <PageIntro id="serve-title" title=Signal::derive(|| "How many users? Serving as the engines do".to_string()) lede="Pick an engine, a model and GPUs. Each engine takes its share of the GPU, loads the weights, runs a profiling batch, and gives what remains to the KV cache: that cache decides how many requests run at once. Decode reads every weight and every request's cache each step, so memory bandwidth sets the tokens per second." embed />
             <div class="memory-layout serve-layout">
                 <div class="results" data-testid="serve-results">
                     <ServeVerdict />
-                    <Show when=move || !embed>
-                        <Checked />
-                    </Show>
+                    {page_only.then(|| view! { <Checked /> })}
                     <EmbedMore embed summary="The engine's accounting, line by line" testid="embed-more-results">
-                        <Figures />
-                        <TensorPlacement />
+                        {if LIGHT {
+                            view! { <LoadsRest /> }.into_any()
+                        } else {
+                            view! {
+                                <Figures />
+                                <TensorPlacement />
+                            }
+                            .into_any()
+                        }}
                     </EmbedMore>
                 </div>
                 <EmbedMore embed summary="Change the engine, model, GPUs or requests" testid="embed-more-controls" class="controls-area">
-                    <ServeControls />
+                    {if LIGHT {
+                        view! { <LoadsRest /> }.into_any()
+                    } else {
+                        view! { <ServeControls /> }.into_any()
+                    }}
                 </EmbedMore>
                 <div class="comparisons">
                     <ServeCharts embed />
@@ -139,5 +161,11 @@ fn ServeVerdict() -> impl IntoView {
 impl crate::ui::shell::query::Page for ServeQuery {
     fn view(self, embed: bool) -> AnyView {
         view! { <ServePage initial=self embed sync_url=true /> }.into_any()
+    }
+}
+
+impl crate::ui::shell::light::LightPage for ServeQuery {
+    fn light_view(self) -> AnyView {
+        serve_page::<true>(self, true, true).into_any()
     }
 }
