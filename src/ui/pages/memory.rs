@@ -37,7 +37,7 @@ use crate::ui::pages::memory::step_time::StepTimePanel;
 use crate::ui::pages::memory::strategy_order::StrategyOrderSelect;
 use crate::ui::pages::memory::validation_panel::ValidationPanel;
 use crate::ui::pages::memory::verdict::Verdict;
-use crate::ui::shell::light::LoadsRest;
+use crate::ui::shell::light::whole_or_rest;
 use bitbudget_charts::{scaling, strategies};
 use bitbudget_math::memory::plan::Strategy;
 use bitbudget_math::memory::step::order::strategy_order;
@@ -62,7 +62,7 @@ pub fn MemoryPage(
 
 /// The Memory page; with `LIGHT` (the light embed's binary, `embed` set) what an embed keeps
 /// behind a click is not built and not linked (the branches on the constant fold away): opening
-/// it loads the whole page in this one's place ([`LoadsRest`]).
+/// it loads the whole page in this one's place ([`whole_or_rest`]).
 pub fn memory_page<const LIGHT: bool>(
     initial: MemoryQuery,
     embed: bool,
@@ -94,26 +94,13 @@ pub fn memory_page<const LIGHT: bool>(
                         <div><BreakdownLegend /></div>
                     </div>
                     <EmbedMore embed summary="Step time, GPU layout and downloads" testid="embed-more-results">
-                        {if LIGHT {
-                            view! { <LoadsRest /> }.into_any()
-                        } else {
-                            view! {
-                                <StepTimePanel />
-                                <ParallelLayout setup=state.setup />
-                                <Downloads />
-                            }
-                            .into_any()
-                        }}
+                        {whole_or_rest::<LIGHT, _>(|| view! { <StepTimePanel /> <ParallelLayout setup=state.setup /> <Downloads /> })}
                     </EmbedMore>
                 </div>
                 <div class="controls-area">
                     {page_only.then(|| view! { <VerdictStrip /> })}
                     <EmbedMore embed summary="Change the setup: model, precision, parallelism, batch, GPU" testid="embed-more-controls">
-                        {if LIGHT {
-                            view! { <LoadsRest /> }.into_any()
-                        } else {
-                            view! { <MemoryControls /> }.into_any()
-                        }}
+                        {whole_or_rest::<LIGHT, _>(|| view! { <MemoryControls /> })}
                     </EmbedMore>
                 </div>
                 {page_only.then(|| view! { <div class="comparisons"><Comparisons /></div> })}

@@ -17,7 +17,7 @@ use crate::ui::pages::serve::figures::{Checked, Figures};
 use crate::ui::pages::serve::gguf_source::ServedFile;
 use crate::ui::pages::serve::placement::TensorPlacement;
 use crate::ui::pages::serve::query::ServeQuery;
-use crate::ui::shell::light::LoadsRest;
+use crate::ui::shell::light::whole_or_rest;
 use bitbudget_math::serve::{advice, serve, verdict, ServeReport, ServeSetup};
 use leptos::prelude::*;
 
@@ -83,7 +83,7 @@ pub fn ServePage(
 
 /// The Serve page; with `LIGHT` (the light embed's binary, `embed` set) what an embed keeps
 /// behind a click is not built and not linked (the branches on the constant fold away): opening
-/// it loads the whole page in this one's place ([`LoadsRest`]).
+/// it loads the whole page in this one's place ([`whole_or_rest`]).
 pub fn serve_page<const LIGHT: bool>(
     initial: ServeQuery,
     embed: bool,
@@ -105,23 +105,11 @@ pub fn serve_page<const LIGHT: bool>(
                     <ServeVerdict />
                     {page_only.then(|| view! { <Checked /> })}
                     <EmbedMore embed summary="The engine's accounting, line by line" testid="embed-more-results">
-                        {if LIGHT {
-                            view! { <LoadsRest /> }.into_any()
-                        } else {
-                            view! {
-                                <Figures />
-                                <TensorPlacement />
-                            }
-                            .into_any()
-                        }}
+                        {whole_or_rest::<LIGHT, _>(|| view! { <Figures /> <TensorPlacement /> })}
                     </EmbedMore>
                 </div>
                 <EmbedMore embed summary="Change the engine, model, GPUs or requests" testid="embed-more-controls" class="controls-area">
-                    {if LIGHT {
-                        view! { <LoadsRest /> }.into_any()
-                    } else {
-                        view! { <ServeControls /> }.into_any()
-                    }}
+                    {whole_or_rest::<LIGHT, _>(|| view! { <ServeControls /> })}
                 </EmbedMore>
                 <div class="comparisons">
                     <ServeCharts embed />

@@ -54,6 +54,19 @@ impl<P: LightPage> Page for Light<P> {
     }
 }
 
+/// What a page builds behind one of its embed's disclosures: `whole()`, or with `LIGHT` (the light
+/// embed's binary) a [`LoadsRest`] in its place. `whole` is then never called, so nothing it
+/// builds is linked into the light binary.
+pub fn whole_or_rest<const LIGHT: bool, V: IntoView + 'static>(
+    whole: impl FnOnce() -> V,
+) -> AnyView {
+    if LIGHT {
+        view! { <LoadsRest /> }.into_any()
+    } else {
+        whole().into_any()
+    }
+}
+
 /// What a light embed (a page's `-embed` binary: everything but what [`EmbedMore`] keeps behind a
 /// click, `crate::ui::components::embed_more::EmbedMore`) builds in place of the hidden parts: a line saying the rest is loading, and a call to the
 /// boot script's `bitbudgetBoot.loadRest()`, which loads the page's whole binary, mounts it in
