@@ -7,6 +7,7 @@
 //! `--enable-unsafe-webgpu` (webdriver.json): without an adapter these tests fail, never skip.
 
 use super::common::*;
+use bitbudget_app::ui::pages::quant::gpu_lab::document_gpu;
 use bitbudget_app::ui::pages::quant::lab_workers::set_lab_workers;
 use bitbudget_app::ui::pages::quant::QuantPage;
 use bitbudget_app::ui::url_state::parse_query;
@@ -18,10 +19,13 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
+/// The document's device, which the page's tests below use too (a clone with a chunk cap shares
+/// its compiled pipelines: on SwiftShader compiling them is most of these tests' time).
 async fn open_gpu() -> Gpu {
-    Gpu::new().await.unwrap_or_else(|e| {
+    let gpu = document_gpu().await.unwrap_or_else(|e| {
         panic!("WebGPU must be available here (Chromium with --enable-unsafe-webgpu): {e}")
-    })
+    });
+    Gpu::clone(&gpu)
 }
 
 /// 24 blocks of 64 normal weights with a NaN, ±∞, a subnormal and a zero block among them.

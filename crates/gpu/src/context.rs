@@ -5,7 +5,7 @@ use crate::shaders::Family;
 use crate::tables::Table;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Why a GPU call failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -135,7 +135,9 @@ pub(crate) struct Cache {
 
 /// A WebGPU adapter, its device and queue, and the pipelines, tables and buffers built on them
 /// (created on first use, then reused). Every host function takes a `&Gpu`, so callers and tests
-/// bring their own.
+/// bring their own. A clone is another handle on the same device, queue and caches (a pipeline
+/// compiled for one is there for all), with a chunk cap of its own ([`Gpu::with_chunk_limit`]).
+#[derive(Clone)]
 pub struct Gpu {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
@@ -148,7 +150,7 @@ pub struct Gpu {
     quantize_pipeline_layout: wgpu::PipelineLayout,
     dequantize_pipeline_layout: wgpu::PipelineLayout,
     measure_pipeline_layout: wgpu::PipelineLayout,
-    cache: Mutex<Cache>,
+    cache: Arc<Mutex<Cache>>,
 }
 
 /// One storage binding entry of the shared layouts.
@@ -278,7 +280,7 @@ impl Gpu {
             quantize_pipeline_layout,
             dequantize_pipeline_layout,
             measure_pipeline_layout,
-            cache: Mutex::new(Cache::default()),
+            cache: Arc::default(),
         }
     }
 

@@ -133,7 +133,7 @@ mod tests {
     #[test]
     fn every_layout_predicts_the_cpu_byte_count() {
         // fp8-128x128's bands of 128 rows are laid out by fp8_blocks.rs, tested against the CPU in
-        // tests/gpu_parity.rs.
+        // tests/gpu/parity.rs.
         for scheme in Scheme::ALL.into_iter().filter(|s| *s != Scheme::Fp8Block) {
             for block in [2usize, 8, 32, 64, 256] {
                 let Ok(block) = scheme.block(Some(block)).or_else(|_| scheme.block(None)) else {

@@ -137,15 +137,22 @@ mod web {
             return;
         }
         leptos::task::spawn_local(async move {
-            match Gpu::new().await {
-                Ok(gpu) => {
-                    let name = adapter_name(&gpu).await;
-                    GPU.with(|g| *g.borrow_mut() = Some(Rc::new(gpu)));
-                    status.set(GpuStatus::Ready(name));
-                }
+            match document_gpu().await {
+                Ok(gpu) => status.set(GpuStatus::Ready(adapter_name(&gpu).await)),
                 Err(e) => status.set(GpuStatus::Missing(why_none(&e))),
             }
         });
+    }
+
+    /// The document's GPU: opened on the first call, then the same device (with the pipelines
+    /// compiled on it) for every later one, the page mounted again included, until the lab gives
+    /// it up after a failure. Errors are the adapter's or the device's refusal.
+    pub async fn document_gpu() -> Result<Rc<Gpu>, GpuError> {
+        if let Some(gpu) = GPU.with(|g| g.borrow().clone()) {
+            return Ok(gpu);
+        }
+        let gpu = Rc::new(Gpu::new().await?);
+        Ok(GPU.with(|g| g.borrow_mut().get_or_insert(gpu).clone()))
     }
 
     /// The page's GPU, or a failure when there is none (never found, or given up).
@@ -204,6 +211,9 @@ mod web {
         GPU.with(|g| *g.borrow_mut() = None);
     }
 }
+
+#[cfg(target_arch = "wasm32")]
+pub use web::document_gpu;
 
 /// Asks for the page's GPU (once, in the background) and reports in `status`.
 pub fn look_for_gpu(status: RwSignal<GpuStatus>) {

@@ -3,18 +3,14 @@
 //! codes come from the fit, not from the stored scale), sub-blocks just above and below
 //! `GROUP_MAX_EPS`, constant and zero super-blocks, FP16-subnormal and overflowing super-block
 //! scales, and non-finite weights. The generic cases (seeded sizes, chunks, special blocks) run
-//! for every kernel in gpu_parity.rs. Bytes must be identical; the first differing byte is
+//! for every kernel in parity.rs. Bytes must be identical; the first differing byte is
 //! reported.
 
-#![cfg(not(target_arch = "wasm32"))]
-
-mod common;
-
+use crate::common::{any_bits, chunked_gpu, gpu, normal};
 use bitbudget_gpu::block_on;
 use bitbudget_math::quant::codec;
 use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::scheme::Scheme;
-use common::{any_bits, chunked_gpu, gpu, normal};
 
 /// The K-quants and IQ4_NL (each has a GPU quantize kernel).
 fn kquants() -> Vec<Scheme> {

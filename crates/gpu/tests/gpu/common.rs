@@ -1,5 +1,6 @@
-//! What the GPU test files share: one context per test binary (and two that stream in small and
-//! tiny chunks), or SKIPPED with the reason; seeded inputs.
+//! What the GPU test modules share: one context for the whole binary (and two clones of it that
+//! stream in small and tiny chunks, on the same device with the same compiled pipelines), or
+//! SKIPPED with the reason; seeded inputs.
 
 use bitbudget_gpu::{block_on, Gpu};
 use bitbudget_math::quant::generate::SplitMix64;
@@ -10,38 +11,29 @@ use std::sync::OnceLock;
 /// few blocks streams through several chunks (and FP8 through its two passes).
 pub const SMALL_CHUNK: usize = 1000;
 
-fn open(chunk: Option<usize>) -> Result<Gpu, String> {
-    let gpu = block_on(Gpu::new()).map_err(|e| e.to_string())?;
-    Ok(match chunk {
-        Some(c) => gpu.with_chunk_limit(c),
-        None => gpu,
-    })
-}
-
-/// One context for the whole test binary (or why there is none).
-pub fn gpu() -> Option<&'static Gpu> {
-    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
-    usable(GPU.get_or_init(|| open(None)))
-}
-
-/// A second context that streams in chunks of [`SMALL_CHUNK`] weights.
-pub fn chunked_gpu() -> Option<&'static Gpu> {
-    static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
-    usable(GPU.get_or_init(|| open(Some(SMALL_CHUNK))))
-}
-
 /// Weights per chunk of the tiny-chunk context: a few blocks, so that a tensor of a few
 /// thousand weights streams through dozens of double-buffered chunks (each chunk's readback
-/// overlapping the next chunk's upload and compute). (Not every test file streams this way:
-/// `gpu_kquant`'s 256-weight super-blocks do not fit it.)
-#[allow(dead_code)]
+/// overlapping the next chunk's upload and compute). (Not every test module streams this way:
+/// `kquant`'s 256-weight super-blocks do not fit it.)
 pub const TINY_CHUNK: usize = 96;
 
-/// A third context that streams in chunks of [`TINY_CHUNK`] weights.
-#[allow(dead_code)]
-pub fn tiny_chunk_gpu() -> Option<&'static Gpu> {
+/// One context for the whole test binary (or why there is none). On a CPU Vulkan driver most of
+/// these tests' time is compiling pipelines: one context compiles each once.
+pub fn gpu() -> Option<&'static Gpu> {
     static GPU: OnceLock<Result<Gpu, String>> = OnceLock::new();
-    usable(GPU.get_or_init(|| open(Some(TINY_CHUNK))))
+    usable(GPU.get_or_init(|| block_on(Gpu::new()).map_err(|e| e.to_string())))
+}
+
+/// [`gpu`], streaming in chunks of [`SMALL_CHUNK`] weights.
+pub fn chunked_gpu() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Gpu> = OnceLock::new();
+    gpu().map(|g| GPU.get_or_init(|| g.clone().with_chunk_limit(SMALL_CHUNK)))
+}
+
+/// [`gpu`], streaming in chunks of [`TINY_CHUNK`] weights.
+pub fn tiny_chunk_gpu() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Gpu> = OnceLock::new();
+    gpu().map(|g| GPU.get_or_init(|| g.clone().with_chunk_limit(TINY_CHUNK)))
 }
 
 fn usable(g: &'static Result<Gpu, String>) -> Option<&'static Gpu> {
@@ -76,7 +68,6 @@ pub fn any_bits(n: usize, seed: u64) -> Vec<f32> {
 }
 
 /// Panics with the first differing byte (and how many differ) unless `gpu == cpu`.
-#[allow(dead_code)]
 pub fn assert_same_bytes(what: &str, gpu: &[u8], cpu: &[u8]) {
     assert_eq!(
         gpu.len(),
@@ -98,7 +89,6 @@ pub fn assert_same_bytes(what: &str, gpu: &[u8], cpu: &[u8]) {
 }
 
 /// Panics with the first differing weight unless the bits agree (any NaN matches any NaN).
-#[allow(dead_code)]
 pub fn assert_same_weights(what: &str, gpu: &[f32], cpu: &[f32]) {
     assert_eq!(
         gpu.len(),
@@ -124,7 +114,6 @@ pub fn assert_same_weights(what: &str, gpu: &[f32], cpu: &[f32]) {
 
 /// Seeded blocks whose magnitudes differ wildly from block to block (1e-42 to 1e38), so scales
 /// land in the subnormal range and near overflow.
-#[allow(dead_code)]
 pub fn wild_blocks(n: usize, block: usize, seed: u64) -> Vec<f32> {
     let mut rng = SplitMix64(seed);
     let mut x = Vec::with_capacity(n);
@@ -138,7 +127,6 @@ pub fn wild_blocks(n: usize, block: usize, seed: u64) -> Vec<f32> {
 }
 
 /// Hand-made tensors of `len` weights that hit the rounding edge cases.
-#[allow(dead_code)]
 pub fn special_blocks(len: usize) -> Vec<(&'static str, Vec<f32>)> {
     let fill = |v: &[f32]| -> Vec<f32> { v.iter().copied().cycle().take(len).collect() };
     let mut ties = vec![127.0f32];
@@ -182,7 +170,6 @@ pub fn special_blocks(len: usize) -> Vec<(&'static str, Vec<f32>)> {
 
 /// Runs `cpu` on the CPU and `on_gpu` part by part with each part produced on the device
 /// (`bitbudget_gpu::produce_part`), until both are done; panics with `what` on a device error.
-#[allow(dead_code)]
 pub fn run_parts(
     gpu: &Gpu,
     cpu: &mut bitbudget_math::quant::lab::SchemeRun,

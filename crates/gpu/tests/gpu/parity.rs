@@ -3,23 +3,15 @@
 //! 64-invocation workgroup, and tensors larger than one chunk), and hand-made blocks of ties,
 //! zeros, subnormals, NaN and ±∞. Quantized bytes must be identical; dequantized weights must have
 //! identical bits (NaN only has to be NaN: Rust does not specify NaN payloads, nor does WGSL).
-//!
-//! Natively this runs on whatever adapter wgpu finds (CI: Mesa lavapipe with
-//! `WGPU_BACKEND=vulkan`). Without one every test prints SKIPPED and the reason, unless
-//! `BITBUDGET_REQUIRE_GPU=1`, which turns that into a failure.
 
-#![cfg(not(target_arch = "wasm32"))]
-
-mod common;
-
+use crate::common::{
+    any_bits, assert_same_bytes, assert_same_weights, chunked_gpu, gpu, normal, special_blocks,
+    tiny_chunk_gpu, wild_blocks, SMALL_CHUNK, TINY_CHUNK,
+};
 use bitbudget_gpu::{block_on, Gpu};
 use bitbudget_math::quant::codec;
 use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::scheme::Scheme;
-use common::{
-    any_bits, assert_same_bytes, assert_same_weights, chunked_gpu, gpu, normal, special_blocks,
-    tiny_chunk_gpu, wild_blocks, SMALL_CHUNK, TINY_CHUNK,
-};
 
 /// The block size each scheme is tested with, besides its default.
 fn blocks_of(s: Scheme) -> Vec<usize> {
@@ -336,7 +328,7 @@ fn the_lab_gives_the_same_results_with_parts_made_on_the_gpu() {
             let mut cpu = SchemeRun::new(s, &x, block, double_quant, &overview, 4096);
             let mut on_gpu = SchemeRun::new(s, &x, block, double_quant, &overview, 4096);
             assert!(cpu.parts() > 1, "{what}: several parts");
-            common::run_parts(gpu, &mut cpu, &mut on_gpu, &what);
+            crate::common::run_parts(gpu, &mut cpu, &mut on_gpu, &what);
             assert!(on_gpu.done(), "{what}");
             let (cpu_row, cpu_detail) = cpu.finish();
             let (gpu_row, gpu_detail) = on_gpu.finish();

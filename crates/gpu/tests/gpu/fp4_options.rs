@@ -3,19 +3,15 @@
 //! both, on seeded tensors, hand-made blocks of ties, zeros, subnormals, NaN and ±∞, arbitrary bit
 //! patterns, and tensors streamed in many chunks whose tensor offsets (`first`) decide SR's draws.
 //! Quantized bytes must be identical; dequantized weights must have identical bits (any NaN
-//! matches any NaN, as in gpu_parity.rs).
+//! matches any NaN, as in parity.rs).
 
-#![cfg(not(target_arch = "wasm32"))]
-
-mod common;
-
-use bitbudget_gpu::{block_on, dequantize_with_options, quantize_with_options, Gpu};
-use bitbudget_math::quant::fp4_options::{self, Fp4Options, SCHEMES};
-use bitbudget_math::quant::scheme::Scheme;
-use common::{
+use crate::common::{
     any_bits, assert_same_bytes, assert_same_weights, chunked_gpu, gpu, normal, special_blocks,
     tiny_chunk_gpu, wild_blocks, SMALL_CHUNK, TINY_CHUNK,
 };
+use bitbudget_gpu::{block_on, dequantize_with_options, quantize_with_options, Gpu};
+use bitbudget_math::quant::fp4_options::{self, Fp4Options, SCHEMES};
+use bitbudget_math::quant::scheme::Scheme;
 
 /// RHT alone, SR alone, both (seeds that exercise every sign pattern bit: seed 7's signs are
 /// mixed).
@@ -225,7 +221,7 @@ fn the_lab_gives_the_same_results_with_options_and_parts_made_on_the_gpu() {
             };
             let (mut cpu, mut on_gpu) = (new(), new());
             assert!(cpu.parts() > 1, "{what}: several parts");
-            common::run_parts(gpu, &mut cpu, &mut on_gpu, &what);
+            crate::common::run_parts(gpu, &mut cpu, &mut on_gpu, &what);
             assert_eq!(
                 format!("{:?}", on_gpu.finish()),
                 format!("{:?}", cpu.finish()),

@@ -4,14 +4,8 @@
 //! run (table row and chart data) against the CPU's. Inputs include NaN, ±∞, subnormals, every
 //! f16 value of a range (so values sit on and beside every value-bin edge), and errors that sit
 //! exactly on the error histogram's range or are tiny beside it, before and after it grows.
-//!
-//! Natively on whatever adapter wgpu finds (CI: Mesa lavapipe, `WGPU_BACKEND=vulkan`); without
-//! one the tests print SKIPPED, unless `BITBUDGET_REQUIRE_GPU=1`.
 
-#![cfg(not(target_arch = "wasm32"))]
-
-mod common;
-
+use crate::common::{any_bits, chunked_gpu, gpu, normal, tiny_chunk_gpu, TINY_CHUNK};
 use bitbudget_gpu::{
     block_on, measure_part, metrics_within_tolerance, summary_within_tolerance, Gpu, SUM_TOLERANCE,
 };
@@ -19,7 +13,6 @@ use bitbudget_math::format::half::f16_bits_to_f32;
 use bitbudget_math::quant::fp4_options::{Fp4Options, SCHEMES as FP4_SCHEMES};
 use bitbudget_math::quant::lab::{summarize, CpuBackend, Overview, PartBackend, SchemeRun};
 use bitbudget_math::quant::scheme::Scheme;
-use common::{any_bits, chunked_gpu, gpu, normal, tiny_chunk_gpu, TINY_CHUNK};
 
 /// The schemes with kernels, NF4 also with double quantization.
 fn cases() -> Vec<(Scheme, bool)> {
