@@ -10,7 +10,7 @@
 // slowed CPU (0.1 to 0.2 s). Also the bytes transferred until usable. The builds take turns, run
 // by run, so that a slower minute of the machine does not fall on one build. A benchmark, not a
 // test: it prints, it does not judge. Compare builds in one run:
-//   node scripts/bench_time_to_usable.mjs before=/path/to/old/dist after=dist [--runs 3]
+//   node scripts/bench_time_to_usable.mjs before=/path/to/old/dist after=dist [--runs 3] [--only Bits]
 import { createRequire } from 'node:module';
 import { serveDist, launchOptions } from '../tests/e2e/serve.mjs';
 
@@ -20,6 +20,8 @@ const { chromium } = require('playwright-core');
 const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
 const runs = runsAt >= 0 ? Number(args.splice(runsAt, 2)[1]) : 3;
+const onlyAt = args.indexOf('--only');
+const only = onlyAt >= 0 ? new RegExp(args.splice(onlyAt, 2)[1]) : null;
 const builds = (args.length ? args : ['dist']).map((a) => (a.includes('=') ? a.split(/=(.*)/s).slice(0, 2) : [a, a]));
 
 const WIDGETS = [
@@ -66,7 +68,7 @@ for (const [label, dist] of builds) served.push([label, await serveDist(dist, '/
 const samples = {};
 for (let i = 0; i < runs; i++) {
   for (const [label, { base }] of served) {
-    for (const [name, url, usable] of WIDGETS) {
+    for (const [name, url, usable] of WIDGETS.filter(([name]) => !only || only.test(name))) {
       const { time, bytes } = await timeOne(browser, base, url, usable);
       (samples[`${label} ${name}`] ??= { times: [], bytes }).times.push(time);
     }

@@ -21,32 +21,19 @@ use leptos::prelude::*;
 pub fn app<P: Page>() -> impl IntoView {
     let (query, page) = parse_page_query::<P>(&location_search());
     let theme = provide_theme(&query);
+    let embed = query.embed;
+    let root = height_posting_root(embed, query.widget_id.clone());
     if let Some(target) = page.moved_to() {
-        let embed = if query.embed { "&embed=1" } else { "" };
+        let embed_param = if embed { "&embed=1" } else { "" };
         let url = format!(
-            "{target}{embed}{}",
+            "{target}{embed_param}{}",
             shell_suffix(query.theme, query.widget_id.as_deref())
         );
-        return moved(url, query.notes).into_any();
+        return moved(url, query.notes, embed, root).into_any();
     }
     set_shell_suffix(shell_suffix(query.theme, query.widget_id.as_deref()));
-    let embed = query.embed;
     let tab = P::TAB;
     let page = page.view(embed);
-    let root = NodeRef::<leptos::html::Div>::new();
-    if embed {
-        let id = query
-            .widget_id
-            .clone()
-            .unwrap_or_else(|| "bitbudget".into());
-        root.on_load(move |el| {
-            if let Some(w) = watch_size(&el, move |entry| {
-                post_height(&id, entry.target().get_bounding_client_rect().height())
-            }) {
-                w.forever();
-            }
-        });
-    }
     // Keep an explicit theme choice in the URL (for embeds) when the URL named one.
     let url_theme = query.theme.is_some();
     let widget_id = query.widget_id.clone();
@@ -127,17 +114,40 @@ fn SiteHeader(
     }
 }
 
+/// The app's root element; in an embed its height goes to the host page whenever it changes
+/// ([`post_height`], under `widget_id` or "bitbudget").
+fn height_posting_root(embed: bool, widget_id: Option<String>) -> NodeRef<leptos::html::Div> {
+    let root = NodeRef::<leptos::html::Div>::new();
+    if embed {
+        let id = widget_id.unwrap_or_else(|| "bitbudget".into());
+        root.on_load(move |el| {
+            if let Some(w) = watch_size(&el, move |entry| {
+                post_height(&id, entry.target().get_bounding_client_rect().height())
+            }) {
+                w.forever();
+            }
+        });
+    }
+    root
+}
+
 /// A link that another page answers: that page opens in its place, unless some of the link's values
 /// could not be read. Then their notes stay on screen with a link to that page, so that what the
-/// link got wrong is not lost on the way (the other page never sees those values).
-fn moved(url: String, notes: Vec<String>) -> impl IntoView {
+/// link got wrong is not lost on the way (the other page never sees those values); an embed's host
+/// page is told their height through `root`.
+fn moved(
+    url: String,
+    notes: Vec<String>,
+    embed: bool,
+    root: NodeRef<leptos::html::Div>,
+) -> impl IntoView {
     if notes.is_empty() {
         open_in_place(&url);
         return view! { <p class="field-note" role="status"><a href=url>"Opening the page that answers this link…"</a></p> }
             .into_any();
     }
     view! {
-        <div class="app">
+        <div class="app" class:embed=embed node_ref=root>
             <main>
                 <Notes notes />
                 <p><a href=url data-testid="moved-link">"Open the page that answers this link"</a>" (the values noted above left at their defaults)"</p>

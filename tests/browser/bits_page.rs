@@ -319,7 +319,7 @@ async fn an_embed_in_a_760_px_column_shows_the_chosen_format_and_the_rest_on_a_c
         mount_in_frame(760, 900, move || view! { <BitsPage initial embed=true /> }).await;
     assert!(shown(&root, "card-bf16") && shown(&root, "number-line"));
     assert!(
-        !shown(&root, "card-f32"),
+        not_on_screen(&root, "card-f32"),
         "the other formats wait behind a click"
     );
     let height = mounted_height(&root);

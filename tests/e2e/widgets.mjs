@@ -34,6 +34,10 @@ var f=document.querySelectorAll("iframe");for(var k in d)for(var i=0;i<f.length;
 const { server, origin, base } = await serveDist(dist, PREFIX, {
   '/host-script.html': ['text/html', hostPage(`<script src="${PREFIX}embed.js"></script>`)],
   '/host-datawrapper.html': ['text/html', hostPage(datawrapperListener)],
+  // A serving link with a value the Memory page cannot read: its notes stay, in the widget's frame.
+  '/host-moved.html': ['text/html', `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,"></head>
+<body style="margin:0"><iframe id="m" src="${PREFIX}?tab=memory&model=llama-3-8b&mode=inference&batch=banana&gpu=a100-80gb&embed=1&id=m" title="bitbudget: Memory widget" height="300" style="border:0;width:100%"></iframe>
+<script src="${PREFIX}embed.js"></script></body></html>`],
 });
 
 const browser = await chromium.launch(launchOptions());
@@ -264,24 +268,33 @@ await check('theme-menu-is-remembered', { url: '?tab=bits' }, async (page) => {
 });
 
 // ---- Host pages with two widgets ----------------------------------------------------------------
+/// Waits until iframe `id` of the host page is as tall as its widget's content (not the 300 px it
+/// was given), and returns that height.
+async function fitsContent(page, id) {
+  const frame = page.frameLocator(`#${id}`);
+  await frame.locator('main').waitFor({ timeout: 20000 });
+  await page.waitForFunction(async (id) => {
+    const f = document.getElementById(id);
+    const app = f.contentDocument?.querySelector('.app');
+    return app && Math.abs(f.getBoundingClientRect().height - Math.ceil(app.getBoundingClientRect().height)) <= 1;
+  }, id, { timeout: 10000 }).catch(() => {});
+  const [outer, inner] = await page.evaluate((id) => {
+    const f = document.getElementById(id);
+    return [f.getBoundingClientRect().height, f.contentDocument.querySelector('.app').getBoundingClientRect().height];
+  }, id);
+  expect(Math.abs(outer - Math.ceil(inner)) <= 1 && outer !== 300, `iframe ${id} is ${outer}px tall for ${inner}px of content`);
+  return outer;
+}
+await check('host-moved', { width: 700 }, async (page) => {
+  await page.goto(`${origin}/host-moved.html`);
+  await fitsContent(page, 'm');
+  const notes = await page.frameLocator('#m').locator('[data-testid="url-notes"]').innerText();
+  expect(notes.includes('banana'), `the note does not name the bad value: ${notes}`);
+});
 for (const host of ['host-script', 'host-datawrapper']) {
   await check(host, { width: 700 }, async (page) => {
     await page.goto(`${origin}/${host}.html`);
-    const fits = async (id) => {
-      const frame = page.frameLocator(`#${id}`);
-      await frame.locator('main').waitFor({ timeout: 20000 });
-      await page.waitForFunction(async (id) => {
-        const f = document.getElementById(id);
-        const app = f.contentDocument?.querySelector('.app');
-        return app && Math.abs(f.getBoundingClientRect().height - Math.ceil(app.getBoundingClientRect().height)) <= 1;
-      }, id, { timeout: 10000 }).catch(() => {});
-      const [outer, inner] = await page.evaluate((id) => {
-        const f = document.getElementById(id);
-        return [f.getBoundingClientRect().height, f.contentDocument.querySelector('.app').getBoundingClientRect().height];
-      }, id);
-      expect(Math.abs(outer - Math.ceil(inner)) <= 1 && outer !== 300, `iframe ${id} is ${outer}px tall for ${inner}px of content`);
-      return outer;
-    };
+    const fits = (id) => fitsContent(page, id);
     await fits('a');
     await fits('b');
     const before = await fits('a');

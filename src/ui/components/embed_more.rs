@@ -15,7 +15,8 @@ pub fn EmbedMore(
     /// Embedded in an iframe.
     embed: bool,
     /// What the disclosure holds, in a few words ("Change the setup").
-    summary: &'static str,
+    #[prop(into)]
+    summary: String,
     /// `data-testid` of the `<details>` (embeds only).
     testid: &'static str,
     /// Extra classes of the `<details>` (e.g. the grid area it takes).

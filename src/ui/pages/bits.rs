@@ -9,6 +9,7 @@ pub mod value_input;
 
 use crate::ui::browser::download_text;
 use crate::ui::components::canvas_chart::{draw_chart, warn_on_error, CanvasChart};
+use crate::ui::components::embed_more::EmbedMore;
 use crate::ui::components::page_intro::PageIntro;
 use crate::ui::pages::bits::facts_table::FactsTable;
 use crate::ui::pages::bits::format_card::FormatCard;
@@ -62,7 +63,7 @@ pub fn BitsPage(
 }
 
 /// An embed's cards: the format on the number line, with the others one click away (the widget
-/// opens at its point, about one screen).
+/// opens at its point, about one screen), built when first opened.
 #[component]
 fn EmbeddedCards() -> impl IntoView {
     let state = expect_context::<BitsState>();
@@ -71,12 +72,15 @@ fn EmbeddedCards() -> impl IntoView {
             .into_iter()
             .filter(move |id| *id != state.fmt.get())
     };
+    let summary = format!(
+        "The same value in the other {} formats",
+        FormatId::ALL.len() - 1
+    );
     view! {
         <div class="cards">{move || view! { <FormatCard id=state.fmt.get() /> }}</div>
-        <details class="embed-more" data-testid="embed-more-cards">
-            <summary>{move || format!("The same value in the other {} formats", others().count())}</summary>
+        <EmbedMore embed=true summary testid="embed-more-cards">
             <div class="cards">{move || others().map(|id| view! { <FormatCard id /> }).collect_view()}</div>
-        </details>
+        </EmbedMore>
     }
 }
 
