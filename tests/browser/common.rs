@@ -140,8 +140,11 @@ pub async fn settle() {
 
 /// The fingerprint of canvas `id` once it differs from `before`: a redraw can wait for an
 /// animation frame, which a busy machine delays, so this polls for up to about 3 s and then
-/// returns what is there (the caller's assertion says what did not change).
+/// returns what is there (the caller's assertion says what did not change). The canvas is first
+/// scrolled into view: a chart out of view waits to be seen before it draws (`Placement`), and the
+/// roots of earlier tests can push this one's below the fold.
 pub async fn redrawn(root: &HtmlElement, id: &str, before: u64) -> u64 {
+    scroll_into_view(root, id).await;
     for _ in 0..60 {
         let now = canvas_fingerprint(root, id).0;
         if now != before {
