@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 /// On a full page its children as they are; in an embed, inside a closed `<details>` whose
 /// summary names what is inside, built the first time it opens and kept after (on a throttled
-/// phone, Memory's, Serve's and the lab's embeds are usable 0.25 to 0.33 s sooner for it:
+/// phone, Memory's, Serve's, the lab's and Bits' embeds are usable 0.25 to 0.33 s sooner for it:
 /// docs/benchmarks.md).
 /// Opening it grows the frame through the auto-height protocol (`assets/embed.js`), as any change
 /// of height does. What the children show must therefore come from state the page owns: nothing
