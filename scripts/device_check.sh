@@ -66,7 +66,9 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export WGPU_BACKEND="${WGPU_BACKEND:-vulkan}" XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 bench="${BITBUDGET_DEVICE_BENCH:-}"
 [ -z "$bench" ] && [ -x .device/device_bench ] && bench=.device/device_bench
-if [ $quick = 1 ]; then bench_args=(--weights 1048576 --reps 3); else bench_args=(--weights 67108864 --reps 5); fi
+# The browser's benchmark: its tensors up to 1M values quick, 16M in full (the page's sizes).
+if [ $quick = 1 ]; then bench_args=(--weights 1048576 --reps 3); browser_largest=1048576
+else bench_args=(--weights 67108864 --reps 5); browser_largest=16777216; fi
 bench_json="$out/device_bench.json"
 if [ -n "$bench" ]; then
   "$bench" "${bench_args[@]}" >"$bench_json" || failed=1
@@ -85,9 +87,9 @@ fi
 say "(c) the Quantize page's benchmark in headless Chromium's WebGPU"
 browser_log="$out/browser_bench.txt"
 if [ -z "$gpu_name" ]; then
-  echo "not run without a GPU: the test command runs the same benchmark on SwiftShader (dist_check.mjs)" | tee "$browser_log"
+  echo "not run without a GPU: scripts/bench_release_wasm.mjs --only gpu runs it on SwiftShader" | tee "$browser_log"
 elif command -v chromium >/dev/null && command -v node >/dev/null && [ -d dist ] && [ -d tools/node_modules/playwright-core ]; then
-  ONLY=quant-gpu-bench node tests/e2e/dist_check.mjs 2>&1 | tee "$browser_log" || failed=1
+  node scripts/bench_release_wasm.mjs --only gpu --largest "$browser_largest" 2>&1 | tee "$browser_log" || failed=1
 else
   echo "not run: this machine lacks Chromium, node, tools/node_modules or a release build (dist/)" | tee "$browser_log"
 fi

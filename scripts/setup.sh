@@ -30,20 +30,24 @@ rust_targets() {
 }
 
 cargo_tools() {
+  # Neither tool downloads anything here (the test runner finds Debian's chromedriver through
+  # CHROMEDRIVER, Trunk runs `offline`, and its update check is left out), so both are built
+  # without their TLS stacks (--no-default-features).
   # The CLI must match the wasm-bindgen in Cargo.lock exactly. --locked fails on crates.io today
   # (a pinned dependency is missing from the registry), so it resolves fresh. First: the browser
   # tests need its test runner before the release build needs trunk.
   if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
     say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
-    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --no-default-features --force
   fi
   # Trunk's own release profile is fat LTO in one codegen unit, which made it the slowest step of
   # a cold run (about 7 minutes on 2 cores). Trunk only orchestrates (cargo, wasm-bindgen and
-  # wasm-opt do the work), so it is built at opt-level 1 without LTO.
+  # wasm-opt do the work), so it is built unoptimised, without LTO: that halves its 14 CPU-minutes
+  # against opt-level 1, and a release build takes as long with it (docs/benchmarks.md).
   if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
     say "installing trunk $TRUNK_VERSION"
-    CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-      cargo install trunk --version "$TRUNK_VERSION" --locked
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+      cargo install trunk --version "$TRUNK_VERSION" --locked --no-default-features
   fi
 }
 

@@ -3,13 +3,14 @@
 # tests in headless Chromium, a release build, and that build loaded in Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --test --no-cargo-tools
-# wasm-bindgen-cli and trunk compile for minutes on a fresh machine: in the background, while the
-# checks that do not need them run; each step that needs them waits for them first.
+# wasm-bindgen-cli and trunk compile for minutes on a fresh machine: in the background, from the
+# start (while Debian's and npm's packages download, then the checks that do not need them run);
+# each step that needs them waits for them first.
 mkdir -p target
 scripts/setup.sh --cargo-tools >target/setup-cargo-tools.log 2>&1 &
 cargo_tools_pid=$!
 trap '[ -z "$cargo_tools_pid" ] || kill "$cargo_tools_pid" 2>/dev/null || true' EXIT
+scripts/setup.sh --test --no-cargo-tools
 cargo_tools() {
   if [ -n "$cargo_tools_pid" ]; then
     if ! wait "$cargo_tools_pid"; then
@@ -42,7 +43,10 @@ cargo fmt --all -- --check
 step "clippy, native"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "clippy, wasm32"
-cargo clippy -p bitbudget-app -p bitbudget-math -p bitbudget-charts -p bitbudget-gpu -p bitbudget-worker --all-targets --target wasm32-unknown-unknown --locked -- -D warnings
+# Every target but the benchmarks, which are native (criterion); `--test '*'` takes in the wasm
+# benchmarks that are test files with `test = false`.
+cargo clippy -p bitbudget-app -p bitbudget-math -p bitbudget-charts -p bitbudget-gpu -p bitbudget-worker \
+  --lib --bins --tests --test '*' --examples --target wasm32-unknown-unknown --locked -- -D warnings
 step "native tests (the GPU kernels on lavapipe included)"
 # The app's own tests run in the browser (below): natively only its library's unit tests.
 cargo test --workspace --exclude bitbudget-app --locked
@@ -66,10 +70,19 @@ cargo_tools
 CARGO_TARGET_DIR=target/trunk-release trunk build --release >target/trunk-release.log 2>&1 &
 release_pid=$!
 trap '[ -z "$cargo_tools_pid" ] || kill "$cargo_tools_pid" 2>/dev/null || true; [ -z "${release_pid:-}" ] || kill "$release_pid" 2>/dev/null || true' EXIT
-cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked
+# The math's library and those of its test files that have wasm tests (the others are native
+# only, and `test = false` files are benchmarks, run by name).
+math_wasm_tests=()
+for file in crates/math/tests/*.rs; do
+  name=$(basename "$file" .rs)
+  grep -q 'wasm_bindgen_test' "$file" || continue
+  grep -A1 "^name = \"$name\"\$" crates/math/Cargo.toml | grep -q '^test = false' || math_wasm_tests+=(--test "$name")
+done
+cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked --lib "${math_wasm_tests[@]}"
 # The lab's Web Worker, for tests/browser/lab_workers.rs (Trunk builds the release one).
 scripts/build_lab_worker.sh
-cargo test -p bitbudget-app --target wasm32-unknown-unknown --locked
+# The app's browser tests are one binary; its library's unit tests ran natively, above.
+cargo test -p bitbudget-app --target wasm32-unknown-unknown --locked --test browser
 step "release build (trunk, wasm-opt -Oz), started before the browser tests"
 release_ok=0
 wait "$release_pid" || release_ok=$?
