@@ -169,7 +169,8 @@ impl QuantState {
     pub async fn load_chosen(self, name: String, file: web_sys::File) {
         let read = self.next_read();
         let result = lab_upload::read_off_thread(&name, &file).await;
-        if self.reads.get_value() != read {
+        // A later file was chosen meanwhile, or the page is gone.
+        if self.reads.try_get_value() != Some(read) {
             return;
         }
         match result {

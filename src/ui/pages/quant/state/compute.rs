@@ -69,7 +69,8 @@ pub async fn compute(
         state.progress.set(1.0);
         return;
     }
-    let outdated = move || state.generation.get_value() != generation;
+    // A newer computation started, or the page is gone (its state disposed while this awaited).
+    let outdated = move || state.generation.try_get_value() != Some(generation);
     let on_gpu = query.device == Device::Gpu && state.gpu.with_untracked(GpuStatus::ready);
     let mut off_thread = None;
     if !on_gpu {
@@ -111,7 +112,8 @@ async fn compute_here(
     generation: u64,
     off_thread: Option<String>,
 ) {
-    let outdated = move || state.generation.get_value() != generation;
+    // A newer computation started, or the page is gone (its state disposed while this awaited).
+    let outdated = move || state.generation.try_get_value() != Some(generation);
     let values = &tensor.values;
     let overview = Arc::new(Overview::new(values));
     let schemes = query.schemes;
