@@ -320,7 +320,7 @@ pub fn DeviceBench() -> impl IntoView {
     let rows = move || {
         found.get().into_iter().map(|m| view! {
             <tr><th scope="row">{m.task.label()}</th><td class="num">{grouped(m.values)}</td>
-                <td class="num">{format!("{:.1}", m.median_ms)}</td><td class="num" data-testid="bench-rate">{format!("{:.3}", m.gb_per_s)}</td>
+                <td class="num">{format!("{:.1}", m.median_ms)}</td><td class="num" data-testid="bench-rate">{rate_text(m.gb_per_s)}</td>
                 <td data-testid="bench-phases">{m.phases.as_ref().map(Phases::text)}</td></tr>
         }).collect_view()
     };
@@ -353,4 +353,15 @@ pub fn DeviceBench() -> impl IntoView {
             </Show>
         </details>
     }
+}
+
+/// A throughput in GB/s with at least three decimals and three significant digits, so that a
+/// software adapter's 0.0004 reads 0.000400, not 0.000 (at most 12 decimals; 0, NaN and
+/// infinities print as Rust writes them).
+fn rate_text(gb_per_s: f64) -> String {
+    if !(gb_per_s.is_finite() && gb_per_s > 0.0) {
+        return gb_per_s.to_string();
+    }
+    let decimals = (2 - gb_per_s.log10().floor() as i32).clamp(3, 12) as usize;
+    format!("{gb_per_s:.decimals$}")
 }
