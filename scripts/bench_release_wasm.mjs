@@ -15,7 +15,7 @@
 // DIST=DIR measures another build folder.
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
-import { consoleProblem, launchOptions, serveDist } from '../tests/e2e/serve.mjs';
+import { collectProblems, launchOptions, serveDist, webgpuLaunchOptions } from '../tests/e2e/serve.mjs';
 
 const require = createRequire(new URL('../tools/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
@@ -43,9 +43,7 @@ const { server, base } = await serveDist(dist);
 /// Opens `url` in a fresh page of `browser`, runs `body`, and fails on any console error.
 async function measure(browser, url, body, [width, height] = [1280, 900]) {
   const page = await browser.newPage({ viewport: { width, height } });
-  const errors = [];
-  page.on('console', (m) => { if (consoleProblem(m)) errors.push(`${m.type()}: ${m.text()}`); });
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  const errors = collectProblems(page);
   try {
     await page.goto(base + url, { waitUntil: 'load' });
     await body(page);
@@ -118,11 +116,7 @@ async function quantize() {
 }
 
 async function gpu() {
-  const options = launchOptions();
-  const browser = await chromium.launch({
-    ...options,
-    args: [...options.args.filter((a) => a !== '--disable-gpu'), '--enable-unsafe-webgpu', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
-  });
+  const browser = await chromium.launch(webgpuLaunchOptions());
   try {
     await measure(browser, '?tab=quant&scheme=q8_0&tensor=normal', async (page) => {
       const found = () => document.querySelector('[data-testid="gpu-status"]')?.textContent.startsWith('GPU: ');

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
-import { consoleProblem, launchOptions, serveDist } from './serve.mjs';
+import { collectProblems, launchOptions, serveDist, webgpuLaunchOptions } from './serve.mjs';
 
 // The lists this script needs, written from the Rust that defines them (a native test keeps it equal).
 const facts = JSON.parse(await readFile(new URL('./facts.json', import.meta.url), 'utf8'));
@@ -25,9 +25,7 @@ async function check(name, width, url, assertions, colorScheme = 'light', on = b
   if (process.env.ONLY && !name.startsWith(process.env.ONLY)) return; // ONLY=learn: one group
   const [w, h] = Array.isArray(width) ? width : [width, 900]; // [width, height] for a taller window
   const page = await on.newPage({ viewport: { width: w, height: h }, deviceScaleFactor: 1, colorScheme });
-  const errors = [];
-  page.on('console', (m) => { if (consoleProblem(m)) errors.push(`${m.type()}: ${m.text()}`); });
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  const errors = collectProblems(page);
   try {
     await page.goto(base + url, { waitUntil: 'load' });
     await assertions(page);
@@ -326,10 +324,7 @@ if (!process.env.ONLY || 'lab-bench'.startsWith(process.env.ONLY) || process.env
 // The Quantize lab's GPU path in the release build, with Chromium's WebGPU on SwiftShader (a CPU
 // emulation of a GPU): the GPU switch gives the CPU's table. scripts/bench_release_wasm.mjs --only
 // gpu times the same path.
-const webgpu = await chromium.launch({
-  ...launchOptions(),
-  args: [...launchOptions().args.filter((a) => a !== '--disable-gpu'), '--enable-unsafe-webgpu', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
-});
+const webgpu = await chromium.launch(webgpuLaunchOptions());
 await check('quant-gpu-lab', 1280, '?tab=quant&scheme=q4_0&tensor=laplace&seed=4&schemes=q4_0,q8_0', async (page) => {
   const status = await text(page, 'gpu-status');
   await page.waitForFunction(() => document.querySelector('[data-testid="gpu-status"]').textContent.startsWith('GPU: '), null, { timeout: 30000 })

@@ -57,6 +57,15 @@ export function launchOptions() {
   };
 }
 
+/// Chromium as `launchOptions`, with WebGPU: SwiftShader's (a CPU emulation) where there is no GPU.
+export function webgpuLaunchOptions() {
+  const options = launchOptions();
+  return {
+    ...options,
+    args: [...options.args.filter((a) => a !== '--disable-gpu'), '--enable-unsafe-webgpu', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+  };
+}
+
 /// Whether a console message is a problem of the page: errors and warnings, except Chromium's own
 /// "No available adapters." when the Quantize lab asks for a WebGPU adapter on a machine without
 /// one (the page says so itself and runs on the CPU), and canvas read-back hints.
@@ -64,4 +73,13 @@ export function consoleProblem(m) {
   const text = m.text();
   return (m.type() === 'error' || m.type() === 'warning')
     && !text.includes('willReadFrequently') && text !== 'No available adapters.';
+}
+
+/// The problems `page` reports from now on (console errors and warnings by `consoleProblem`, and
+/// uncaught exceptions), collected into the returned array as they happen.
+export function collectProblems(page) {
+  const problems = [];
+  page.on('console', (m) => { if (consoleProblem(m)) problems.push(`${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  return problems;
 }
