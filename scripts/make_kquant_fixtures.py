@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes reference bytes for crates/math/tests/kquant_reference.rs from llama.cpp itself.
+"""Writes reference bytes for crates/math/tests/math/kquant_reference.rs from llama.cpp itself.
 
 The quantizers are llama.cpp's own C code, compiled by scripts/build_llama_reference.py from the
 pinned llama-cpp-python source distribution (nothing of it is committed). Run once; the outputs

@@ -9,7 +9,13 @@ cd "$(dirname "$0")/.."
 mkdir -p target
 scripts/setup.sh --cargo-tools >target/setup-cargo-tools.log 2>&1 &
 cargo_tools_pid=$!
-trap '[ -z "$cargo_tools_pid" ] || kill "$cargo_tools_pid" 2>/dev/null || true' EXIT
+# What runs in the background is stopped with the command, however it ends.
+stop_background() {
+  for pid in "$cargo_tools_pid" "${gpu_tests_pid:-}" "${release_pid:-}"; do
+    [ -z "$pid" ] || kill "$pid" 2>/dev/null || true
+  done
+}
+trap stop_background EXIT
 scripts/setup.sh --test --no-cargo-tools
 cargo_tools() {
   if [ -n "$cargo_tools_pid" ]; then
@@ -33,7 +39,8 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
 # keeps them for quick reruns while editing.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's start, in minutes:seconds since the command started, so a log shows where time goes.
+step() { printf '\n==> %s [%d:%02d]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 # A cold run needs about 5 GB under target/: say how much there is, so a full disk reads as one.
 free_kb=$(df -Pk target | awk 'NR==2 {print $4}')
 echo "free disk under target/: $((free_kb / 1024 / 1024)) GB (a cold run needs about 5 GB)"
@@ -48,9 +55,20 @@ step "clippy, wasm32"
 cargo clippy -p bitbudget-app -p bitbudget-math -p bitbudget-charts -p bitbudget-gpu -p bitbudget-worker \
   --lib --bins --tests --test '*' --examples --target wasm32-unknown-unknown --locked -- -D warnings
 step "native tests (the GPU kernels on lavapipe included)"
-# The app's own tests run in the browser (below): natively only its library's unit tests.
-cargo test --workspace --exclude bitbudget-app --locked
-cargo test -p bitbudget-app --lib --locked
+# The app's own tests run in the browser (below): natively only its library's unit tests (its
+# browser test is `test = false`, run by name). One build for the whole workspace: one feature
+# resolution, so the crates the app shares with the others compile once.
+cargo test --workspace --locked --no-run
+# The GPU kernels on lavapipe keep about one core busy and the CLI's tests about one and a half:
+# the gpu crate's tests run beside the others' (the same build: nothing compiles again).
+cargo test -p bitbudget-gpu --locked >target/gpu-tests.log 2>&1 &
+gpu_tests_pid=$!
+cargo test --workspace --exclude bitbudget-gpu --locked
+gpu_tests_ok=0
+wait "$gpu_tests_pid" || gpu_tests_ok=$?
+gpu_tests_pid=
+cat target/gpu-tests.log
+[ "$gpu_tests_ok" = 0 ] || { echo "the gpu crate's tests failed" >&2; exit 1; }
 step "scripts/device_check.sh --quick (no GPU here: its CPU fallbacks, written only under target/)"
 committed() { for f in docs/benchmarks.md validation/results-cuda.json; do [ ! -f "$f" ] || cksum "$f"; done; }
 before=$(committed)
@@ -69,16 +87,10 @@ cargo_tools
 # steps each leave a core to the other. Its output is shown when it is joined, below.
 CARGO_TARGET_DIR=target/trunk-release trunk build --release >target/trunk-release.log 2>&1 &
 release_pid=$!
-trap '[ -z "$cargo_tools_pid" ] || kill "$cargo_tools_pid" 2>/dev/null || true; [ -z "${release_pid:-}" ] || kill "$release_pid" 2>/dev/null || true' EXIT
-# The math's library and those of its test files that have wasm tests (the others are native
-# only, and `test = false` files are benchmarks, run by name).
-math_wasm_tests=()
-for file in crates/math/tests/*.rs; do
-  name=$(basename "$file" .rs)
-  grep -q 'wasm_bindgen_test' "$file" || continue
-  grep -A1 "^name = \"$name\"\$" crates/math/Cargo.toml | grep -q '^test = false' || math_wasm_tests+=(--test "$name")
-done
-cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked --lib "${math_wasm_tests[@]}"
+# The math's library and its test binary (tests/math/: the modules with wasm tests; the
+# `test = false` files are benchmarks, run by name).
+cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked --lib --test math
+step "browser tests: the app (its lab's worker built first)"
 # The lab's Web Worker, for tests/browser/lab_workers.rs (Trunk builds the release one).
 scripts/build_lab_worker.sh
 # The app's browser tests are one binary; its library's unit tests ran natively, above.
@@ -93,3 +105,4 @@ step "release build in headless Chromium"
 node tests/e2e/dist_check.mjs "$@"
 step "byte budgets, widgets, embeds, themes, CSP, accessibility (dist/ under a sub-path, headless Chromium)"
 node tests/e2e/widgets.mjs "$@"
+step "every check passed"

@@ -1,7 +1,7 @@
 //! The inner loops that the INT8 quantizers spend their time in: a block's absmax and its codes.
 //!
 //! Each loop has a scalar reference (what the native tests check byte for byte against llama.cpp)
-//! and, in WebAssembly builds with `simd128`, an explicit SIMD path that `tests/simd_parity.rs`
+//! and, in WebAssembly builds with `simd128`, an explicit SIMD path that `tests/math/simd_parity.rs`
 //! checks against that reference in the browser. Natively the scalar loops are written so that
 //! LLVM vectorizes them.
 

@@ -1,15 +1,12 @@
 //! The WebAssembly SIMD paths of the INT8 kernels (absmax, Q8_0 and absmax INT8 codes) give the
 //! same results as the scalar code that the native tests check against llama.cpp's reference
 //! (run in the browser, where simd128 is on).
-#![cfg(target_arch = "wasm32")]
 
 use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::kernels::{
     absmax, absmax_scalar, divided_codes, divided_codes_scalar, scaled_codes, scaled_codes_scalar,
 };
 use wasm_bindgen_test::*;
-
-wasm_bindgen_test_configure!(run_in_browser);
 
 /// Both code loops on `x` with `factor`, SIMD against scalar.
 fn assert_codes_agree(x: &[f32], factor: f32, what: &str) {

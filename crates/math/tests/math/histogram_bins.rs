@@ -10,9 +10,6 @@
 use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::histogram::{Bins, GrowingHistogram, FINE};
 
-#[cfg(target_arch = "wasm32")]
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
-
 /// `v` (finite) and the floats on either side of it.
 fn around(v: f32) -> [f32; 3] {
     if v == 0.0 {

@@ -12,9 +12,6 @@ use bitbudget_math::quant::lab::{Overview, SchemeRun, BINS};
 use bitbudget_math::quant::metrics::error_metrics;
 use bitbudget_math::quant::scheme::Scheme;
 
-#[cfg(target_arch = "wasm32")]
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
-
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn the_one_pass_measures_what_measuring_pair_by_pair_gives() {

@@ -7,9 +7,6 @@
 use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::lab::Overview;
 
-#[cfg(target_arch = "wasm32")]
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
-
 /// (lo, hi, peak): the fold in order (an equal value replaces the running one, so −0 and +0 tell
 /// which came last; the first strictly largest |x| is the peak), then the Overview's own
 /// treatment of an empty or single-valued range.

@@ -8,9 +8,6 @@
 use bitbudget_math::format::fp8::{e2m3, e3m2, e4m3, e5m2, Fp8Codec};
 use bitbudget_math::quant::generate::SplitMix64;
 
-#[cfg(target_arch = "wasm32")]
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
-
 /// Every pattern's finite value, midpoints and their neighbours (both signs), and specials.
 fn edges(codec: &Fp8Codec) -> Vec<f32> {
     let mut values: Vec<f32> = (0..=255u8)

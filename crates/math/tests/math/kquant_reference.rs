@@ -37,9 +37,13 @@ macro_rules! scheme {
             block_bytes: $module::BLOCK_BYTES,
             quantize: $module::quantize,
             dequantize: $module::dequantize,
-            reference: include_bytes!(concat!("fixtures/ggml/", $name, ".bin")),
-            reference_dequant: include_bytes!(concat!("fixtures/ggml/", $name, ".dequant.f32")),
-            reference_nonfinite: include_bytes!(concat!("fixtures/ggml/", $name, ".nonfinite.bin")),
+            reference: include_bytes!(concat!("../fixtures/ggml/", $name, ".bin")),
+            reference_dequant: include_bytes!(concat!("../fixtures/ggml/", $name, ".dequant.f32")),
+            reference_nonfinite: include_bytes!(concat!(
+                "../fixtures/ggml/",
+                $name,
+                ".nonfinite.bin"
+            )),
         }
     };
 }
@@ -52,11 +56,11 @@ fn floats(bytes: &[u8]) -> Vec<f32> {
 }
 
 fn finite_input() -> Vec<f32> {
-    floats(include_bytes!("fixtures/ggml/kquant_input.f32"))
+    floats(include_bytes!("../fixtures/ggml/kquant_input.f32"))
 }
 
 fn nonfinite_input() -> Vec<f32> {
-    floats(include_bytes!("fixtures/ggml/kquant_nonfinite.f32"))
+    floats(include_bytes!("../fixtures/ggml/kquant_nonfinite.f32"))
 }
 
 /// Same bits, or both NaN (a NaN's payload is not part of the contract).
@@ -188,7 +192,7 @@ fn iq4_nl_ref_path_matches_quantize_row_iq4_nl_ref_except_zero_block_indices() {
     // quantize_row_iq4_nl_ref leaves a zero block's indices as its buffer held them (the
     // previous block's); only the scale and the (zero) values are defined there.
     let x = finite_input();
-    let reference: &[u8] = include_bytes!("fixtures/ggml/iq4_nl_ref.bin");
+    let reference: &[u8] = include_bytes!("../fixtures/ggml/iq4_nl_ref.bin");
     let mut ours = vec![0u8; reference.len()];
     iq4_nl::quantize_ref(&x, &mut ours).unwrap();
     let mut compared = 0;
@@ -206,7 +210,7 @@ fn iq4_nl_ref_path_matches_quantize_row_iq4_nl_ref_except_zero_block_indices() {
     }
     assert!(compared > ours.len() / iq4_nl::BLOCK_BYTES * 3 / 4);
     // The two llama.cpp paths really differ on ordinary weights (the search changes bytes).
-    assert_ne!(&ours[..], include_bytes!("fixtures/ggml/iq4_nl.bin"));
+    assert_ne!(&ours[..], include_bytes!("../fixtures/ggml/iq4_nl.bin"));
 }
 
 fn k_round_trip<const B: usize>(

@@ -6,9 +6,6 @@ use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::kernels::absmax;
 use bitbudget_math::quant::nf4::{nearest_code, quantize, NF4_CODE};
 
-#[cfg(target_arch = "wasm32")]
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
-
 /// The codes by definition: the nearest code of each value over its block's absmax (7 for a
 /// block of zeros).
 fn by_definition(x: &[f32], block: usize) -> Vec<u8> {

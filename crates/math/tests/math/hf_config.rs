@@ -4,9 +4,6 @@
 //! The fixtures in tests/fixtures/hf_configs/ are copies of each model's published config.json
 //! (fields that do not affect shapes kept as published where practical).
 
-// Reads fixture files from disk: native only.
-#![cfg(not(target_arch = "wasm32"))]
-
 use bitbudget_math::memory::model::hf_config::{parse_config, ConfigError};
 use bitbudget_math::memory::{find_model, ModelArch};
 

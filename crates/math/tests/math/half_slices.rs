@@ -8,9 +8,6 @@ use bitbudget_math::format::half::{
 };
 use bitbudget_math::quant::generate::SplitMix64;
 
-#[cfg(target_arch = "wasm32")]
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
-
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn every_fp16_decodes_to_the_scalar_value() {

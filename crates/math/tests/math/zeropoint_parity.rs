@@ -4,9 +4,6 @@
 
 use bitbudget_math::quant::zeropoint::{quantize, ZeroPointBlock};
 
-#[cfg(target_arch = "wasm32")]
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
-
 /// The formula as first written.
 fn reference(x: &[f32], bits: u32) -> ZeroPointBlock {
     let top = ((1u32 << bits) - 1) as f32;

@@ -8,9 +8,6 @@ use bitbudget_math::quant::generate::SplitMix64;
 use bitbudget_math::quant::ggml::scalar::quantize_block_scalar;
 use bitbudget_math::quant::ggml::{quantize_block, GgmlType, QK};
 
-#[cfg(target_arch = "wasm32")]
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
-
 fn same_bytes(block: &[f32; QK]) {
     for t in GgmlType::ALL {
         let (mut fast, mut reference) = (vec![0u8; t.block_bytes()], vec![0u8; t.block_bytes()]);
