@@ -60,8 +60,11 @@ step "native tests (the GPU kernels on lavapipe included)"
 # resolution, so the crates the app shares with the others compile once.
 cargo test --workspace --locked --no-run
 # The GPU kernels on lavapipe keep about one core busy and the CLI's tests about one and a half:
-# the gpu crate's tests run beside the others' (the same build: nothing compiles again).
-cargo test -p bitbudget-gpu --locked >target/gpu-tests.log 2>&1 &
+# the gpu crate's tests run beside the others'. Selected with `--workspace` (not `-p`, which
+# resolves other features and compiles wgpu and the math again); `--lib` runs every library's
+# unit tests (seconds; the others' again) because it cannot pick one package's (the gpu crate has
+# no doc tests).
+cargo test --workspace --locked --lib --test gpu >target/gpu-tests.log 2>&1 &
 gpu_tests_pid=$!
 cargo test --workspace --exclude bitbudget-gpu --locked
 gpu_tests_ok=0
