@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes reference GGML block bytes for crates/math/tests/math/ggml_reference.rs.
+"""Writes reference GGML block bytes for crates/math/tests/math/native/ggml_reference.rs.
 
 The `gguf` package's numpy quantizers mirror llama.cpp's quantize_row_*_ref bit for bit.
 Run once (the outputs are committed):

@@ -1,7 +1,7 @@
 //! bitbudget against what the engines printed: the published startup logs and benchmark rows in
 //! `validation/serve/engine_logs.json` (engine, version, model, GPU and knobs, each with its
 //! source), included at compile time and answered with [`serve`]. The one source for the
-//! comparison test (`tests/math/serve_logs.rs`), `bitbudget serve --check` and the Serve page's
+//! comparison test (`tests/math/native/serve_logs.rs`), `bitbudget serve --check` and the Serve page's
 //! "checked against engine logs" line.
 
 use super::setup::ServeSetup;

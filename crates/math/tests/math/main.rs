@@ -23,39 +23,7 @@ mod zeropoint_parity;
 #[cfg(target_arch = "wasm32")]
 mod simd_parity;
 
-// Natively only: they read fixture files from disk, count allocations or check arithmetic that
-// does not depend on the target.
+// Natively only (native/): they read fixture files from disk, count allocations or check
+// arithmetic that does not depend on the target.
 #[cfg(not(target_arch = "wasm32"))]
-mod config_links;
-#[cfg(not(target_arch = "wasm32"))]
-mod context_expert_parallel;
-#[cfg(not(target_arch = "wasm32"))]
-mod format_exhaustive;
-#[cfg(not(target_arch = "wasm32"))]
-mod ggml_reference;
-#[cfg(not(target_arch = "wasm32"))]
-mod gguf_fuzz;
-#[cfg(not(target_arch = "wasm32"))]
-mod gguf_mix;
-#[cfg(not(target_arch = "wasm32"))]
-mod gguf_reader;
-#[cfg(not(target_arch = "wasm32"))]
-mod hf_config;
-#[cfg(not(target_arch = "wasm32"))]
-mod megatron_convention;
-#[cfg(not(target_arch = "wasm32"))]
-mod memory_golden;
-#[cfg(not(target_arch = "wasm32"))]
-mod mx_formats;
-#[cfg(not(target_arch = "wasm32"))]
-mod published_checks;
-#[cfg(not(target_arch = "wasm32"))]
-mod pytorch_validation;
-#[cfg(not(target_arch = "wasm32"))]
-mod sample_tensor;
-#[cfg(not(target_arch = "wasm32"))]
-mod serve_logs;
-#[cfg(not(target_arch = "wasm32"))]
-mod serve_parallel;
-#[cfg(not(target_arch = "wasm32"))]
-mod step_golden;
+mod native;

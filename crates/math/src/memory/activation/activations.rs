@@ -227,7 +227,7 @@ pub fn inference_bytes(shape: &ActivationShape) -> (u128, String) {
     // its cast back (3e + 4 bytes); for FP32 models the upcast and the cast are no-ops: the scores
     // and the softmax (8 bytes). With attention sinks (gpt-oss) the softmax stays in the compute
     // dtype: the masked scores, their concatenation with the sink logit and the max-subtracted
-    // logits (3e). Checked against PyTorch in tests/math/pytorch_validation.rs.
+    // logits (3e). Checked against PyTorch in tests/math/native/pytorch_validation.rs.
     let per_score = match (e, a.attention_sinks) {
         (4, _) => 8,
         (_, true) => 3 * e,

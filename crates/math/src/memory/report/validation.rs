@@ -2,7 +2,7 @@
 //! `validation/results.json` (real Transformers models under fake tensors, one training step or a
 //! prefill plus decode steps), included at compile time with the configs they were built from, and
 //! bitbudget's estimate of each setup. The one source for the comparison test
-//! (`tests/math/pytorch_validation.rs`) and the Memory page's "checked against PyTorch" panel.
+//! (`tests/math/native/pytorch_validation.rs`) and the Memory page's "checked against PyTorch" panel.
 //!
 //! What is compared: each part's largest size over the measured phases (activations include the
 //! working tensors of forward/backward or prefill/decode, not the optimizer step's, which count in

@@ -18,7 +18,7 @@ const MATCH: f64 = 0.05;
 /// The widest band a figure that differs may have: wider would check nothing.
 const WIDEST_BAND: f64 = 0.15;
 
-const FIGURES: &str = include_str!("../../../../validation/published/figures.json");
+const FIGURES: &str = include_str!("../../../../../validation/published/figures.json");
 
 #[derive(Deserialize)]
 struct File {

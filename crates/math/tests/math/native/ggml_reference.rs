@@ -4,7 +4,14 @@
 
 use bitbudget_math::quant::ggml::{dequantize_block, quantize_block, GgmlType, QK};
 
-const INPUT: &[u8] = include_bytes!("../fixtures/ggml/input.f32");
+/// The bytes of a file in tests/fixtures/ggml/.
+macro_rules! fixture {
+    ($name:literal) => {
+        include_bytes!(concat!("../../fixtures/ggml/", $name))
+    };
+}
+
+const INPUT: &[u8] = fixture!("input.f32");
 
 fn input() -> Vec<f32> {
     INPUT
@@ -37,33 +44,30 @@ fn check(t: GgmlType, reference: &[u8]) {
 
 #[test]
 fn q8_0_matches_llama_cpp() {
-    check(GgmlType::Q8_0, include_bytes!("../fixtures/ggml/q8_0.bin"));
+    check(GgmlType::Q8_0, fixture!("q8_0.bin"));
 }
 
 #[test]
 fn q4_0_matches_llama_cpp() {
-    check(GgmlType::Q4_0, include_bytes!("../fixtures/ggml/q4_0.bin"));
+    check(GgmlType::Q4_0, fixture!("q4_0.bin"));
 }
 
 #[test]
 fn q4_1_matches_llama_cpp() {
-    check(GgmlType::Q4_1, include_bytes!("../fixtures/ggml/q4_1.bin"));
+    check(GgmlType::Q4_1, fixture!("q4_1.bin"));
 }
 
 #[test]
 fn q5_0_matches_llama_cpp() {
-    check(GgmlType::Q5_0, include_bytes!("../fixtures/ggml/q5_0.bin"));
+    check(GgmlType::Q5_0, fixture!("q5_0.bin"));
 }
 
 #[test]
 fn q5_1_matches_llama_cpp() {
-    check(GgmlType::Q5_1, include_bytes!("../fixtures/ggml/q5_1.bin"));
+    check(GgmlType::Q5_1, fixture!("q5_1.bin"));
 }
 
 #[test]
 fn mxfp4_matches_llama_cpp() {
-    check(
-        GgmlType::Mxfp4,
-        include_bytes!("../fixtures/ggml/mxfp4.bin"),
-    );
+    check(GgmlType::Mxfp4, fixture!("mxfp4.bin"));
 }

@@ -221,19 +221,19 @@ fn presets_equal_their_imported_configs() {
     for (id, config) in [
         (
             "deepseek-v3",
-            include_str!("../fixtures/hf_configs/deepseek-v3.json"),
+            include_str!("../../fixtures/hf_configs/deepseek-v3.json"),
         ),
         (
             "gemma-3-1b",
-            include_str!("../fixtures/hf_configs/gemma-3-1b.json"),
+            include_str!("../../fixtures/hf_configs/gemma-3-1b.json"),
         ),
         (
             "qwen3-0.6b",
-            include_str!("../fixtures/hf_configs/qwen3-0.6b.json"),
+            include_str!("../../fixtures/hf_configs/qwen3-0.6b.json"),
         ),
         (
             "gpt-oss-20b",
-            include_str!("../fixtures/hf_configs/gpt-oss-20b.json"),
+            include_str!("../../fixtures/hf_configs/gpt-oss-20b.json"),
         ),
     ] {
         let imported = parse_config(config).unwrap().arch;

@@ -5,7 +5,7 @@ use bitbudget_math::quant::metrics::error_metrics;
 use bitbudget_math::quant::scheme::Scheme;
 use bitbudget_math::quant::tensor_io::{read_safetensors, safetensors_index};
 
-const SAMPLE: &[u8] = include_bytes!("../../../../assets/tensors/minilm-l6-layer0.safetensors");
+const SAMPLE: &[u8] = include_bytes!("../../../../../assets/tensors/minilm-l6-layer0.safetensors");
 
 #[test]
 fn sample_tensor_has_the_documented_tensors() {
