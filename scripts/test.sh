@@ -47,18 +47,22 @@ echo "free disk under target/: $((free_kb / 1024 / 1024)) GB (a cold run needs a
 [ "$free_kb" -ge $((5 * 1024 * 1024)) ] || echo "warning: less than 5 GB free; the build may stop with 'No space left on device'" >&2
 step "cargo fmt --check"
 cargo fmt --all -- --check
-step "clippy, native"
-cargo clippy --workspace --all-targets --locked -- -D warnings
 step "clippy, wasm32"
 # Every target but the benchmarks, which are native (criterion); `--test '*'` takes in the wasm
 # benchmarks that are test files with `test = false`.
 cargo clippy -p bitbudget-app -p bitbudget-math -p bitbudget-charts -p bitbudget-gpu -p bitbudget-worker \
   --lib --bins --tests --test '*' --examples --target wasm32-unknown-unknown --locked -- -D warnings
-step "native tests (the GPU kernels on lavapipe included)"
+step "clippy and native tests, in one build (the GPU kernels on lavapipe included)"
+# Natively clippy lints while the tests compile: clippy-driver compiles the workspace's own crates
+# (what `cargo clippy` has it do for a check, with `CLIPPY_ARGS` for its `-- -D warnings`), so the
+# crates build once instead of once checked and once built. Every target, as `cargo clippy
+# --all-targets` takes them. Only for the native steps: clippy-driver builds without MIR
+# optimisations, which the release build must have.
+export RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-Dwarnings
 # The app's own tests run in the browser (below): natively only its library's unit tests (its
 # browser test is `test = false`, run by name). One build for the whole workspace: one feature
 # resolution, so the crates the app shares with the others compile once.
-cargo test --workspace --locked --no-run
+cargo test --workspace --locked --all-targets --no-run
 # The GPU kernels on lavapipe keep about one core busy and the CLI's tests about one and a half:
 # the gpu crate's tests run beside the others'. Selected with `--workspace` (not `-p`, which
 # resolves other features and compiles wgpu and the math again); `--lib` runs every library's
@@ -78,7 +82,8 @@ before=$(committed)
 scripts/device_check.sh --quick --out target/device_check
 [ "$before" = "$(committed)" ] || { echo "device_check.sh changed committed results without a GPU" >&2; exit 1; }
 grep -q 'CPU FALLBACK' target/device_check/benchmarks-section.md
-step "browser tests (wasm-bindgen-test in headless Chromium): the math crate, then the app"
+unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
+step "browser tests (wasm-bindgen-test in headless Chromium): the math's, then the app's"
 # In a headless browser the runner waits WASM_BINDGEN_TEST_TIMEOUT seconds for a whole test binary,
 # not for each test (default 20): the app's 115 tests run in one page, its GPU tests on Chromium's
 # WebGPU over SwiftShader (webdriver.json), a CPU emulation. On a slow day of the 2-core VM they
@@ -90,14 +95,8 @@ cargo_tools
 # steps each leave a core to the other. Its output is shown when it is joined, below.
 CARGO_TARGET_DIR=target/trunk-release trunk build --release >target/trunk-release.log 2>&1 &
 release_pid=$!
-# The math's library and its test binary (tests/math/: the modules with wasm tests; the
-# `test = false` files are benchmarks, run by name).
-cargo test -p bitbudget-math --target wasm32-unknown-unknown --locked --lib --test math
-step "browser tests: the app (its lab's worker built first)"
-# The lab's Web Worker, for tests/browser/lab_workers.rs (Trunk builds the release one).
-scripts/build_lab_worker.sh
-# The app's browser tests are one binary; its library's unit tests ran natively, above.
-cargo test -p bitbudget-app --target wasm32-unknown-unknown --locked --test browser
+# One build of every browser test and the lab's worker, then each runs (see the script).
+scripts/browser_tests.sh
 step "release build (trunk, wasm-opt -Oz), started before the browser tests"
 release_ok=0
 wait "$release_pid" || release_ok=$?

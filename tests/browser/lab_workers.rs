@@ -1,5 +1,5 @@
 //! The Quantize lab in real Web Workers (headless Chromium), started from the worker that
-//! `scripts/build_lab_worker.sh` builds into target/lab-worker/ (the test runner serves the
+//! `scripts/browser_tests.sh` builds into target/lab-worker/ (the test runner serves the
 //! repository's files): the workers' results are bit for bit those of the page's own thread, a
 //! newer computation cancels an older one, an upload (or another of its tensors) is read in a
 //! worker exactly as on the page's thread, and a worker script that cannot load leaves the lab on the page's thread with a
@@ -25,7 +25,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen_test::*;
 
-/// Where scripts/build_lab_worker.sh puts the worker.
+/// Where scripts/browser_tests.sh puts the worker.
 const WORKER: &str = "/target/lab-worker/lab-worker.js";
 
 fn tensor(seed: u64, n: usize) -> Arc<Tensor> {

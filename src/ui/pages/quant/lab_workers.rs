@@ -229,7 +229,7 @@ pub async fn analyse(
 }
 
 /// Starts the lab's workers from `url` instead of `./lab-worker.js` from the next computation on (the
-/// browser tests serve a worker built by `scripts/build_lab_worker.sh` from another folder).
+/// browser tests serve a worker built by `scripts/browser_tests.sh` from another folder).
 pub fn use_worker_script(url: &str) {
     SCRIPT.with(|s| *s.borrow_mut() = url.into());
     set_lab_workers(true);
