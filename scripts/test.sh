@@ -47,22 +47,18 @@ echo "free disk under target/: $((free_kb / 1024 / 1024)) GB (a cold run needs a
 [ "$free_kb" -ge $((5 * 1024 * 1024)) ] || echo "warning: less than 5 GB free; the build may stop with 'No space left on device'" >&2
 step "cargo fmt --check"
 cargo fmt --all -- --check
+step "clippy, native"
+cargo clippy --workspace --all-targets --locked -- -D warnings
 step "clippy, wasm32"
 # Every target but the benchmarks, which are native (criterion); `--test '*'` takes in the wasm
 # benchmarks that are test files with `test = false`.
 cargo clippy -p bitbudget-app -p bitbudget-math -p bitbudget-charts -p bitbudget-gpu -p bitbudget-worker \
   --lib --bins --tests --test '*' --examples --target wasm32-unknown-unknown --locked -- -D warnings
-step "clippy and native tests, in one build (the GPU kernels on lavapipe included)"
-# Natively clippy lints while the tests compile: clippy-driver compiles the workspace's own crates
-# (what `cargo clippy` has it do for a check, with `CLIPPY_ARGS` for its `-- -D warnings`), so the
-# crates build once instead of once checked and once built. Every target, as `cargo clippy
-# --all-targets` takes them. Only for the native steps: clippy-driver builds without MIR
-# optimisations, which the release build must have.
-export RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-Dwarnings
+step "native tests (the GPU kernels on lavapipe included)"
 # The app's own tests run in the browser (below): natively only its library's unit tests (its
 # browser test is `test = false`, run by name). One build for the whole workspace: one feature
 # resolution, so the crates the app shares with the others compile once.
-cargo test --workspace --locked --all-targets --no-run
+cargo test --workspace --locked --no-run
 # The GPU kernels on lavapipe keep about one core busy and the CLI's tests about one and a half:
 # the gpu crate's tests run beside the others'. Selected with `--workspace` (not `-p`, which
 # resolves other features and compiles wgpu and the math again); `--lib` runs every library's
@@ -82,7 +78,6 @@ before=$(committed)
 scripts/device_check.sh --quick --out target/device_check
 [ "$before" = "$(committed)" ] || { echo "device_check.sh changed committed results without a GPU" >&2; exit 1; }
 grep -q 'CPU FALLBACK' target/device_check/benchmarks-section.md
-unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
 step "browser tests (wasm-bindgen-test in headless Chromium): the math's, then the app's"
 # In a headless browser the runner waits WASM_BINDGEN_TEST_TIMEOUT seconds for a whole test binary,
 # not for each test (default 20): the app's 115 tests run in one page, its GPU tests on Chromium's
