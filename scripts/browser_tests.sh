@@ -15,8 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-packages=(-p bitbudget-math -p bitbudget-app -p bitbudget-worker --target wasm32-unknown-unknown --locked)
-cargo test "${packages[@]}" --lib --test math --test browser --test analyst --no-run
+wasm_tests=(-p bitbudget-math -p bitbudget-app -p bitbudget-worker --target wasm32-unknown-unknown --locked)
+cargo test "${wasm_tests[@]}" --lib --test math --test browser --test analyst --no-run
 
 # The lab's worker as Trunk builds it for the release build: wasm-bindgen's no-modules glue and the
 # wasm, beside assets/lab-worker.js, in target/lab-worker/ (tests/browser/lab_workers.rs starts
@@ -30,6 +30,6 @@ cp assets/lab-worker.js "$worker/"
 printf 'lab worker: %s bytes of wasm in %s\n' "$(wc -c <"$worker/bitbudget-worker_bg.wasm")" "$worker"
 
 if [ $# -eq 0 ]; then
-  cargo test "${packages[@]}" --lib --test math
+  cargo test "${wasm_tests[@]}" --lib --test math
 fi
-cargo test "${packages[@]}" --test browser -- "$@"
+cargo test "${wasm_tests[@]}" --test browser -- "$@"
