@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The browser tests (wasm-bindgen-test in headless Chromium, needs CHROMEDRIVER): the math's
-# library (its wasm SIMD lanes) and tests/math/, then the app's tests/browser/ with the Quantize
-# lab's Web Worker that they start.
+# library (its wasm SIMD lanes), tests/math/ and the app's library unit tests, then the app's
+# tests/browser/ with the Quantize lab's Web Worker that they start.
 #
 # Usage: scripts/browser_tests.sh            every browser test
 #        scripts/browser_tests.sh FILTER     only the app's tests whose names hold FILTER (bits_page)
@@ -10,8 +10,8 @@
 # math, serde, wasm-bindgen and the proc macros) compiles once, not once per package and again for
 # the worker. Cargo builds a package's binaries for its integration tests, so naming the worker's
 # (tests/analyst.rs, native-only: empty in wasm32) builds the worker's binary in the same run.
-# Running with the same packages builds nothing more; the app's and the worker's library unit
-# tests are native, so `--lib` says "no tests to run!" for them in the browser.
+# Running with the same packages builds nothing more; the worker's library unit tests are native,
+# so `--lib` says "no tests to run!" for it in the browser.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"

@@ -97,8 +97,9 @@ mod tests {
     use crate::ui::pages::bits::query::bits_query_string;
     use crate::ui::shell::url::*;
     use bitbudget_math::format::FormatId;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
-    #[test]
+    #[wasm_bindgen_test]
     fn a_full_bits_url_is_reproduced() {
         let q = parse_query("?tab=bits&x=0.1&fmt=bf16&embed=1");
         assert_eq!(q.tab, Tab::Bits);
@@ -118,7 +119,7 @@ mod tests {
         );
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn bad_values_fall_back_with_a_note_each() {
         let q = parse_query("tab=nope&x=abc&fmt=f7&embed=maybe&zzz=1");
         assert_eq!(q.tab, Tab::Memory);
@@ -128,7 +129,7 @@ mod tests {
         assert!(q.notes.iter().any(|n| n.contains("not a number")));
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn percent_encoding_round_trips() {
         let bits = BitsQuery {
             x: "-1e-3 ".trim().into(),
@@ -148,7 +149,7 @@ mod tests {
         );
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_issue_example_memory_url_is_understood() {
         let q = parse_query("?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb");
         assert!(q.notes.is_empty(), "{:?}", q.notes);
@@ -164,7 +165,7 @@ mod tests {
 
     /// `order` is a view option: before or after the memory options, it survives their reset to
     /// the table's defaults, and alone it keeps the landing example.
-    #[test]
+    #[wasm_bindgen_test]
     fn the_strategy_order_is_read_wherever_it_stands_in_the_url() {
         use bitbudget_math::memory::step::order::StrategyOrder;
         for url in ["?order=time&model=gpt2", "?model=gpt2&order=time"] {
@@ -182,7 +183,7 @@ mod tests {
 
     /// The page accepts every option the CLI does: a URL with a non-default value for each option of
     /// the table gives the setup the CLI's arguments give.
-    #[test]
+    #[wasm_bindgen_test]
     fn every_cli_option_is_a_url_parameter() {
         use bitbudget_math::memory::job::{Job, OPTIONS};
         let values = |key: &str| match key {
@@ -223,7 +224,7 @@ mod tests {
         assert_eq!(q.memory.to_setup(), cli.to_setup());
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn theme_and_id_are_read_and_bad_ones_leave_notes() {
         let q = parse_query("?tab=bits&theme=dark&id=post-7_a&embed=1");
         assert_eq!(q.theme, Some(ThemeChoice::Dark));
@@ -237,7 +238,7 @@ mod tests {
         assert!(parse_widget_id("").is_err());
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_explicit_theme_wins_over_the_system() {
         assert!(ThemeChoice::Dark.is_dark(false));
         assert!(!ThemeChoice::Light.is_dark(true));
@@ -248,7 +249,7 @@ mod tests {
         }
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn widget_and_full_page_queries_keep_the_state() {
         let page = "?tab=bits&x=%2D2.5&fmt=f16&theme=light";
         let widget = widget_query(page, ThemeChoice::Dark, "w1");
@@ -278,7 +279,7 @@ mod tests {
         );
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_snippet_has_a_title_a_height_and_escaped_urls() {
         let s = embed_snippet(
             "https://h.example/b/?tab=memory&embed=1",
@@ -295,7 +296,7 @@ mod tests {
         assert!(!embed_snippet("\"><x", "s", Tab::Bits).contains("\"><x"));
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn a_pattern_is_read_in_the_format_given_anywhere_in_the_url() {
         let q = parse_query("x=0x7e&fmt=f8e4m3");
         assert_eq!(q.bits.x, "0x7e");
@@ -303,7 +304,7 @@ mod tests {
     }
 
     /// index.html's boot script picks a page's binary from the same list, the default first.
-    #[test]
+    #[wasm_bindgen_test]
     fn the_boot_script_knows_every_page() {
         let html = include_str!("../../index.html");
         let names: Vec<String> = Tab::ALL.iter().map(|t| format!("'{t}'")).collect();
@@ -334,8 +335,8 @@ mod tests {
 
     /// The lists the end-to-end scripts need, from the Rust that defines them: every scheme, the
     /// number of Learn chapters and the pages. `tests/e2e/facts.json` must equal this document
-    /// (`BITBUDGET_UPDATE_FIXTURES=1 cargo test -p bitbudget-app e2e_facts` rewrites it).
-    #[test]
+    /// (on a failure, write the expected document, which the message shows, into the file).
+    #[wasm_bindgen_test]
     fn e2e_facts_json_is_the_rust_lists() {
         use bitbudget_math::quant::scheme::Scheme;
         let quoted = |names: Vec<String>| {
@@ -351,14 +352,10 @@ mod tests {
             "{{\n  \"schemes\": [{schemes}],\n  \"chapters\": {},\n  \"pages\": [{pages}]\n}}\n",
             crate::ui::pages::learn::query::Chapter::COUNT
         );
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/e2e/facts.json");
-        if std::env::var_os("BITBUDGET_UPDATE_FIXTURES").is_some() {
-            std::fs::write(path, &want).expect("tests/e2e/facts.json written");
-        }
         assert_eq!(
-            std::fs::read_to_string(path).unwrap_or_default(),
+            include_str!("../../tests/e2e/facts.json"),
             want,
-            "tests/e2e/facts.json is stale: BITBUDGET_UPDATE_FIXTURES=1 cargo test -p bitbudget-app e2e_facts"
+            "tests/e2e/facts.json is stale: write the expected document (right) into it"
         );
     }
 }

@@ -1,5 +1,5 @@
 //! The app's SVG downloads are the same documents as the CLI's `--svg` output: each download is
-//! compared byte for byte with a fixture that a native test keeps equal to the CLI's (Bits) or the
+//! compared byte for byte with a fixture that a unit test keeps equal to the CLI's (Bits) or the
 //! shared document code's (Memory) output for the same state.
 
 use super::common::*;

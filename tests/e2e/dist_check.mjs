@@ -22,26 +22,42 @@ const browser = await chromium.launch(launchOptions());
 const failures = [];
 let passed = 0;
 async function check(name, width, url, assertions, colorScheme = 'light', on = browser) {
-  if (process.env.ONLY && !name.startsWith(process.env.ONLY)) return; // ONLY=learn: one group
+  await checkSteps([[name, assertions]], width, url, colorScheme, on);
+}
+
+// Opens `url` once, then runs each step on that page in turn: its assertions, then what every
+// page must pass (no horizontal scrolling, no console problem); each step passes or fails alone.
+async function checkSteps(steps, width, url, colorScheme = 'light', on = browser) {
+  steps = steps.filter(([name]) => !process.env.ONLY || name.startsWith(process.env.ONLY)); // ONLY=learn: one group
+  if (!steps.length) return;
+  let started = performance.now();
   const [w, h] = Array.isArray(width) ? width : [width, 900]; // [width, height] for a taller window
   const page = await on.newPage({ viewport: { width: w, height: h }, deviceScaleFactor: 1, colorScheme });
   const errors = collectProblems(page);
   try {
     await page.goto(base + url, { waitUntil: 'load' });
-    await assertions(page);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    if (overflow > 0) throw new Error(`the page is ${overflow}px wider than the ${w}px window (horizontal scrolling)`);
-    if (errors.length) throw new Error(`console: ${errors.join(' | ')}`);
-    if (shotsDir) {
-      // Back to the top, as a reader arrives (the controls are sticky: they follow the scroll).
-      await page.evaluate(() => new Promise((r) => { window.scrollTo(0, 0); requestAnimationFrame(() => requestAnimationFrame(r)); }));
-      await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
+    for (const [name, assertions] of steps) {
+      try {
+        await assertions(page);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        if (overflow > 0) throw new Error(`the page is ${overflow}px wider than the ${w}px window (horizontal scrolling)`);
+        if (errors.length) throw new Error(`console: ${errors.splice(0).join(' | ')}`);
+        if (shotsDir) {
+          // Back to the top, as a reader arrives (the controls are sticky: they follow the scroll).
+          await page.evaluate(() => new Promise((r) => { window.scrollTo(0, 0); requestAnimationFrame(() => requestAnimationFrame(r)); }));
+          await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
+        }
+        passed += 1;
+        console.log(`ok   ${name} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+      } catch (e) {
+        failures.push(`${name}: ${e.message}`);
+        console.log(`FAIL ${name}: ${e.message}`);
+      }
+      started = performance.now();
     }
-    passed += 1;
-    console.log(`ok   ${name}`);
   } catch (e) {
-    failures.push(`${name}: ${e.message}`);
-    console.log(`FAIL ${name}: ${e.message}`);
+    failures.push(`${url}: ${e.message}`);
+    console.log(`FAIL ${url}: ${e.message}`);
   } finally {
     await page.close();
   }
@@ -212,22 +228,31 @@ await check('bits-bad-url', 800, '?tab=bits&x=banana&fmt=f99', async (page) => {
   if (!notes.includes('banana') || !notes.includes('f99')) throw new Error(`notes do not name the bad values: ${notes}`);
   expectEq(await text(page, 'stored-bf16'), '0.10009765625', 'default value after a bad URL');
 });
-// Every Learn chapter renders its heading, widget and numbers with no console error at 360 and
-// 1280 px (and in dark mode at 390 px, for the screenshots).
-for (let n = 1; n <= facts.chapters; n++) {
-  for (const [width, scheme] of [[360, 'light'], [1280, 'light'], [390, 'dark']]) {
-    await check(`learn-${n}-${width}-${scheme}`, width, `?tab=learn&step=${n}`, async (page) => {
-      const heading = await text(page, 'learn-heading');
-      if (!heading.startsWith(`${n}. `)) throw new Error(`heading: ${heading}`);
-      await text(page, 'learn-widget');
-      await text(page, 'learn-try');
-      if (n === 1) expectEq(await text(page, 'learn-bytes-f32'), '4.00 GB', '1B parameters in FP32');
-      if (await page.locator('[data-testid="learn-bar"]').count()) {
-        const colours = await canvasInk(page, 'learn-bar');
-        if (colours < 4) throw new Error(`the chapter's memory bar looks blank (${colours} colours)`);
-      }
-    }, scheme);
+// Every Learn chapter renders its heading, widget and numbers with no console error: each opened
+// by its own link at 360 px, then all reached in one page through the "next" button, at 1280 px
+// and in dark mode at 390 px (for the screenshots).
+const learnChapter = (n) => async (page) => {
+  const heading = await text(page, 'learn-heading');
+  if (!heading.startsWith(`${n}. `)) throw new Error(`heading: ${heading}`);
+  await text(page, 'learn-widget');
+  await text(page, 'learn-try');
+  if (n === 1) expectEq(await text(page, 'learn-bytes-f32'), '4.00 GB', '1B parameters in FP32');
+  if (await page.locator('[data-testid="learn-bar"]').count()) {
+    const colours = await canvasInk(page, 'learn-bar');
+    if (colours < 4) throw new Error(`the chapter's memory bar looks blank (${colours} colours)`);
   }
+};
+const chapters = Array.from({ length: facts.chapters }, (_, i) => i + 1);
+for (const n of chapters) await check(`learn-${n}-360-light`, 360, `?tab=learn&step=${n}`, learnChapter(n));
+for (const [width, scheme] of [[1280, 'light'], [390, 'dark']]) {
+  await checkSteps(chapters.map((n) => [`learn-${n}-${width}-${scheme}`, async (page) => {
+    if (n > 1) {
+      await page.click('[data-testid="learn-next"]');
+      await page.waitForFunction((p) => document.querySelector('[data-testid="learn-heading"]')?.textContent.startsWith(p), `${n}. `, { timeout: 20000 })
+        .catch(async () => { throw new Error(`"next" did not open chapter ${n}: ${await text(page, 'learn-heading')}`); });
+    }
+    await learnChapter(n)(page);
+  }]), width, '?tab=learn&step=1', scheme);
 }
 await check('learn-bad-step', 800, '?tab=learn&step=99', async (page) => {
   const notes = await text(page, 'url-notes');

@@ -50,6 +50,7 @@ let passed = 0;
 const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null; // run a subset while debugging
 async function check(name, { width = 1280, colorScheme = 'light', url = null, allowErrors = false, context: ctxOptions = {} } = {}, body = async () => {}) {
   if (only && !only.test(name)) return;
+  const started = performance.now();
   const context = await browser.newContext({ viewport: { width, height: 800 }, deviceScaleFactor: 1, colorScheme, ...ctxOptions });
   const page = await context.newPage();
   const errors = [];
@@ -68,7 +69,7 @@ async function check(name, { width = 1280, colorScheme = 'light', url = null, al
     if (errors.length && !allowErrors) throw new Error(`${errors.length} console errors: ${errors.slice(0, 3).map((e) => e.slice(0, 240)).join(' | ')}`);
     if (shotsDir) await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage: true });
     passed += 1;
-    console.log(`ok   ${name}`);
+    console.log(`ok   ${name} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
   } catch (e) {
     failures.push(`${name}: ${e.message.split('\n')[0]}`);
     console.log(`FAIL ${name}: ${e.message.split('\n')[0]}`);

@@ -167,8 +167,9 @@ pub fn with_terms(text: &str) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
-    #[test]
+    #[wasm_bindgen_test]
     fn glossary_words_are_found_whole_and_in_any_case() {
         assert_eq!(
             split_terms("beyond the range of binary64 (about 1.8e308)"),
@@ -187,7 +188,7 @@ mod tests {
         assert_eq!(split_terms(""), []);
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn every_glossary_word_has_a_sentence() {
         for (word, tip) in GLOSSARY {
             assert!(tip.ends_with('.') && tip.len() > 30, "{word}: {tip}");

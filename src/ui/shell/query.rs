@@ -1,6 +1,6 @@
 //! The shell's side of the URL: its own parameters (`tab`, `embed`, `theme`, `id`), the trait
 //! each page's parameters implement, and the one parser that reads both. A page's binary links
-//! only its own parameters' parser. Parsing is plain Rust, tested natively; every bad value falls
+//! only its own parameters' parser. Parsing is plain Rust (its unit tests need no page); every bad value falls
 //! back to its default and leaves a note saying so.
 
 use crate::ui::shell::url::{pairs, parse_widget_id, Tab, ThemeChoice};

@@ -132,8 +132,9 @@ impl PageQuery for BitsQuery {
 mod tests {
     use super::*;
     use crate::ui::shell::query::parse_page_query;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_scaled_view_travels_in_the_link_and_bad_magnitudes_leave_a_note() {
         let q = BitsQuery {
             x: "5".into(),

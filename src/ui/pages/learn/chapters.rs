@@ -80,10 +80,11 @@ pub fn ChapterView(
 mod tests {
     use super::*;
     use crate::ui::pages::learn::scenario::rows;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
     /// Every chapter's comparison sizes every row and times it (the chapters' setups are
     /// typed as option pairs, so a renamed option or value would otherwise show an error).
-    #[test]
+    #[wasm_bindgen_test]
     fn every_chapter_row_is_a_valid_setup_with_a_step_time() {
         for (n, t) in CHAPTERS.iter().enumerate() {
             let Widget::Scenario(s) = &t.widget else {

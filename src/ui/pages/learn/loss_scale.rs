@@ -245,6 +245,7 @@ fn DynamicScaling(
 mod tests {
     use super::*;
     use bitbudget_math::format::Overflow;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
     fn gradient_sample() -> Result<GradientSample, String> {
         let file = include_bytes!("../../../../assets/gradients/minilm-l6-gradients.safetensors");
@@ -255,7 +256,7 @@ mod tests {
         gradient_sample().unwrap().histogram
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_embedded_file_holds_minilm_gradients_with_their_provenance() {
         let g = gradient_sample().unwrap();
         assert!(g.meta("model").unwrap().contains("all-MiniLM-L6-v2"));
@@ -269,7 +270,7 @@ mod tests {
 
     /// Each step's sample starts with the model's largest gradients: its largest value is the
     /// step's largest |g| the script measured over all parameters.
-    #[test]
+    #[wasm_bindgen_test]
     fn every_step_sample_holds_its_steps_largest_gradient() {
         let g = gradient_sample().unwrap();
         let top_k = g.meta_numbers("top_k")[0] as usize;
@@ -293,7 +294,7 @@ mod tests {
     }
 
     /// Chapter 4's text says most of these gradients are below FP16's smallest normal number.
-    #[test]
+    #[wasm_bindgen_test]
     fn most_gradients_are_below_fp16s_smallest_normal_number() {
         let g = histogram_gradients();
         let min_normal = FormatFacts::of(FormatId::F16).min_normal.unwrap();
@@ -301,7 +302,7 @@ mod tests {
         assert!(2 * below > g.len(), "{below} of {}", g.len());
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn a_loss_scale_rescues_gradients_that_unscaled_fp16_flushes_to_zero() {
         let g = histogram_gradients();
         let unscaled = fp16_fate(&g, 1.0);
@@ -312,7 +313,7 @@ mod tests {
     }
 
     /// The first step overflows at 2^24 exactly when the whole model's largest gradient does.
-    #[test]
+    #[wasm_bindgen_test]
     fn dynamic_scaling_skips_the_steps_whose_largest_gradient_overflows() {
         let g = gradient_sample().unwrap();
         let maxima = g.meta_numbers("max_abs_gradient");

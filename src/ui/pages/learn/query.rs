@@ -93,8 +93,9 @@ impl PageQuery for Chapter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
-    #[test]
+    #[wasm_bindgen_test]
     fn chapters_parse_from_1_to_the_last_and_nothing_else() {
         assert_eq!("4".parse::<Chapter>().unwrap().number(), 4);
         let last = Chapter::COUNT.to_string();

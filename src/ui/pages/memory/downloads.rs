@@ -125,16 +125,15 @@ mod tests {
     use crate::ui::pages::memory::query::MemoryQuery;
     use crate::ui::shell::query::parse_page_query;
     use bitbudget_charts::documents::{self, MemoryChart};
+    use wasm_bindgen_test::wasm_bindgen_test;
 
     /// The example setup, as in tests/browser/memory_page.rs.
     const EXAMPLE: &str = "?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb";
-    const FIXTURE: &str = "tests/fixtures/memory_llama3_8b_zero3_bar.svg";
 
     /// The browser test `svg_downloads::memory_download_is_the_fixture` compares the page's SVG
-    /// download with this fixture; this keeps the fixture equal to the document for that setup
-    /// (`BITBUDGET_UPDATE_FIXTURES=1 cargo test -p bitbudget-app` rewrites it). The CLI's
-    /// `memory ... --svg - --chart bar` must give the same bytes.
-    #[test]
+    /// download with this fixture, which the CLI's tests keep equal to `memory ... --svg - --chart
+    /// bar`; this holds the page's setup, read from its URL, to the same document.
+    #[wasm_bindgen_test]
     fn memory_bar_fixture_is_the_document_for_the_example_setup() {
         let (shell, memory) = parse_page_query::<MemoryQuery>(EXAMPLE);
         assert!(shell.notes.is_empty(), "{:?}", shell.notes);
@@ -144,14 +143,10 @@ mod tests {
             documents::memory_bar_document(&memory.to_setup()).unwrap(),
             svg
         );
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
-        if std::env::var_os("BITBUDGET_UPDATE_FIXTURES").is_some() {
-            std::fs::write(&path, &svg).unwrap();
-        }
         assert_eq!(
             svg,
-            std::fs::read_to_string(&path).unwrap_or_default(),
-            "regenerate {FIXTURE} with BITBUDGET_UPDATE_FIXTURES=1 cargo test -p bitbudget-app"
+            include_str!("../../../../tests/fixtures/memory_llama3_8b_zero3_bar.svg"),
+            "the page's setup for {EXAMPLE} draws another bar than the CLI's for the same setup"
         );
     }
 }

@@ -189,6 +189,7 @@ mod tests {
     use super::*;
     use bitbudget_math::memory::{Mlp, ZeroStage};
     use bitbudget_math::numbers::Units;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
     fn through_url(q: &MemoryQuery) -> MemoryQuery {
         let mut back = MemoryQuery::defaults();
@@ -202,7 +203,7 @@ mod tests {
         back
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn every_field_round_trips_through_the_url() {
         let mut q = MemoryQuery::from({
             let mut changed = MemoryQuery::default().job;
@@ -221,7 +222,7 @@ mod tests {
         assert_eq!(through_url(&MemoryQuery::default()), MemoryQuery::default());
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_strategy_order_round_trips_through_the_url_and_is_left_out_by_default() {
         for order in StrategyOrder::ALL {
             let q = MemoryQuery {
@@ -243,7 +244,7 @@ mod tests {
         assert!(by_time.to_query_string(false).ends_with("&order=time"));
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn a_bad_strategy_order_keeps_the_default_and_says_so() {
         let mut q = MemoryQuery::default();
         for bad in ["speed", "", "TIME%", "1e15"] {
@@ -255,7 +256,7 @@ mod tests {
         assert_eq!(q.order, StrategyOrder::Memory);
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_landing_example_parses() {
         assert_eq!(
             Job::from_pairs(LANDING.iter().copied()).as_ref(),
@@ -263,7 +264,7 @@ mod tests {
         );
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn bad_values_keep_defaults_and_say_so() {
         let mut q = MemoryQuery::default();
         let refused = [
@@ -282,7 +283,7 @@ mod tests {
     }
 
     /// Notes from a link are plain words: no "dp: dp: 0 is outside 1..=1048576".
-    #[test]
+    #[wasm_bindgen_test]
     fn link_notes_name_the_option_in_words_not_its_key() {
         let mut q = MemoryQuery::default();
         let note = q.apply("dp", "0").unwrap().unwrap_err();
@@ -296,7 +297,7 @@ mod tests {
         );
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn number_fields_use_the_table_limits() {
         assert_eq!(parse_field("dp", "16"), Ok(16));
         assert!(parse_field("dp", "eight")
@@ -308,7 +309,7 @@ mod tests {
     }
 
     /// The landing example teaches sharding: DDP does not fit, ZeRO-3 does.
-    #[test]
+    #[wasm_bindgen_test]
     fn the_landing_example_needs_sharding() {
         use bitbudget_math::memory::estimate;
         let q = MemoryQuery::default();
@@ -323,7 +324,7 @@ mod tests {
         assert!(total(&|q| q.job.zero = ZeroStage(3)) <= cap, "ZeRO-3 fits");
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_default_setup_is_valid() {
         assert!(bitbudget_math::memory::estimate(&MemoryQuery::default().to_setup()).is_ok());
     }

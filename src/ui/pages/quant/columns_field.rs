@@ -77,8 +77,9 @@ pub fn ColumnsField() -> impl IntoView {
 mod tests {
     use super::*;
     use bitbudget_math::quant::scheme::Scheme;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
-    #[test]
+    #[wasm_bindgen_test]
     fn says_where_the_columns_come_from() {
         let mut q = QuantQuery {
             scheme: Scheme::Fp8Block,

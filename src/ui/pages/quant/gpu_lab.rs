@@ -1,7 +1,6 @@
 //! The Quantize lab's GPU: WebGPU looked for once per page (an adapter and a device through
 //! wgpu, `crates/gpu`), what the page says about it, and the GPU step of the lab's analysis
 //! (each part quantized, dequantized and measured on the device).
-//! Off the web (native builds of the app) there is never a GPU.
 
 use bitbudget_math::quant::lab::SchemeRun;
 use leptos::prelude::*;
@@ -57,7 +56,6 @@ impl std::fmt::Display for PartFailure {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
 mod web {
     use super::*;
     use bitbudget_gpu::{Gpu, GpuError};
@@ -212,17 +210,11 @@ mod web {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
 pub use web::document_gpu;
 
 /// Asks for the page's GPU (once, in the background) and reports in `status`.
 pub fn look_for_gpu(status: RwSignal<GpuStatus>) {
-    #[cfg(target_arch = "wasm32")]
     web::look(status);
-    #[cfg(not(target_arch = "wasm32"))]
-    status.set(GpuStatus::Missing(
-        "only the browser build uses WebGPU".into(),
-    ));
 }
 
 /// Runs the next part of `run` on the GPU (see `bitbudget_gpu::measure_part`): quantized,
@@ -230,13 +222,7 @@ pub fn look_for_gpu(status: RwSignal<GpuStatus>) {
 /// counts and histograms are the CPU's exactly, the sums within `bitbudget_gpu::SUM_TOLERANCE`.
 /// On failure nothing is merged and the part is still next.
 pub async fn step_on_gpu(run: &mut SchemeRun<'_>) -> Result<(), PartFailure> {
-    #[cfg(target_arch = "wasm32")]
-    return web::step(run).await;
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let _ = run;
-        Err(PartFailure::Failed("no GPU off the web".into()))
-    }
+    web::step(run).await
 }
 
 /// Quantizes a whole tensor on the GPU (the benchmark's "quantize alone"): the same bytes as
@@ -246,17 +232,10 @@ pub async fn quantize_on_gpu(
     x: &[f32],
     block: usize,
 ) -> Result<Vec<u8>, PartFailure> {
-    #[cfg(target_arch = "wasm32")]
-    return web::quantize(scheme, x, block).await;
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let _ = (scheme, x, block);
-        Err(PartFailure::Failed("no GPU off the web".into()))
-    }
+    web::quantize(scheme, x, block).await
 }
 
-/// One GPU quantization's phases, in milliseconds (`bitbudget_gpu::Timings`, which only the
-/// browser build links).
+/// One GPU quantization's phases, in milliseconds (from `bitbudget_gpu::Timings`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PhaseTimes {
     /// Writing the input to the GPU (host clock).
@@ -276,31 +255,17 @@ pub async fn quantize_timed_on_gpu(
     x: &[f32],
     block: usize,
 ) -> Result<PhaseTimes, PartFailure> {
-    #[cfg(target_arch = "wasm32")]
-    return web::quantize_timed(scheme, x, block).await;
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let _ = (scheme, x, block);
-        Err(PartFailure::Failed("no GPU off the web".into()))
-    }
+    web::quantize_timed(scheme, x, block).await
 }
 
 /// Lets go of a GPU that failed, and says so in `status`.
 pub fn give_up_gpu(status: RwSignal<GpuStatus>, why: String) {
-    #[cfg(target_arch = "wasm32")]
     web::forget();
     status.set(GpuStatus::Lost(why));
 }
 
 /// The GPU's tolerance on the lab's error sums, in parts per million
-/// (`bitbudget_gpu::SUM_TOLERANCE`). The native build has no GPU crate and never finds a GPU.
-#[cfg(target_arch = "wasm32")]
+/// (`bitbudget_gpu::SUM_TOLERANCE`).
 fn sum_tolerance_ppm() -> f64 {
     bitbudget_gpu::SUM_TOLERANCE * 1e6
-}
-
-/// The native build never reports a ready GPU, so it quotes no tolerance.
-#[cfg(not(target_arch = "wasm32"))]
-fn sum_tolerance_ppm() -> f64 {
-    f64::NAN
 }

@@ -55,8 +55,9 @@ pub fn NonFiniteNote() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
-    #[test]
+    #[wasm_bindgen_test]
     fn says_nothing_for_a_clean_tensor_and_counts_otherwise() {
         assert_eq!(non_finite_message(0, &[]), None);
         assert_eq!(

@@ -534,8 +534,9 @@ impl PageQuery for QuantQuery {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
-    #[test]
+    #[wasm_bindgen_test]
     fn url_round_trips() {
         let mut q = QuantQuery {
             scheme: "nf4".parse().unwrap(),
@@ -564,7 +565,7 @@ mod tests {
         assert_eq!(back, q);
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn fp4_option_seeds_are_read_and_a_bad_one_is_reported_and_leaves_the_option_off() {
         let mut q = QuantQuery::default();
         assert!(!q.to_query_string(false).contains("rht"));
@@ -592,7 +593,7 @@ mod tests {
         assert!(q.offers_fp4_options());
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn every_scheme_of_the_one_list_round_trips_through_the_url_with_its_fixed_block() {
         for s in Scheme::ALL {
             let q = QuantQuery {
@@ -626,7 +627,7 @@ mod tests {
         );
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn fp8_128x128_gets_the_tensor_s_columns_or_says_why_not() {
         let s = Scheme::Fp8Block;
         let mut q = QuantQuery::default();
@@ -662,7 +663,7 @@ mod tests {
         assert!(left_out[0].1.contains("columns"), "{}", left_out[0].1);
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn a_bad_cols_value_keeps_the_last_good_one() {
         let mut q = QuantQuery::default();
         assert_eq!(q.apply("cols", "384"), Some(Ok(())));
@@ -678,7 +679,7 @@ mod tests {
         assert!(!q.to_query_string(false).contains("cols="));
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn blocks_are_described_with_padding_and_the_cap() {
         assert_eq!(
             describe_blocks(147_456, 64),
@@ -693,7 +694,7 @@ mod tests {
             .ends_with("(a block holds at most 16,777,216 values)"));
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn model_sizes_are_read_in_billions_and_bad_ones_say_why() {
         assert_eq!(parse_model_billions(" 70 "), Ok(70e9));
         assert_eq!(parse_model_billions("0.5"), Ok(0.5e9));
@@ -711,7 +712,7 @@ mod tests {
         }
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn typed_errors_are_plain_sentences_and_url_errors_name_the_key() {
         let mut q = QuantQuery::default();
         assert_eq!(
@@ -730,14 +731,14 @@ mod tests {
         assert_eq!(q, QuantQuery::default());
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn shapes_read_as_dimensions() {
         assert_eq!(shape_text(&[256, 512]), "256 × 512");
         assert_eq!(shape_text(&[64]), "64");
         assert_eq!(shape_text(&[]), "a single value");
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn bad_values_keep_defaults() {
         let mut q = QuantQuery::default();
         for (k, v) in [
@@ -752,7 +753,7 @@ mod tests {
         assert_eq!(q, QuantQuery::default());
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_compared_schemes_round_trip_through_the_url_by_name_or_family() {
         let q = QuantQuery {
             scheme: "nf4".parse().unwrap(),
@@ -777,7 +778,7 @@ mod tests {
         );
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn bad_scheme_lists_say_why_and_keep_every_scheme() {
         let mut q = QuantQuery::default();
         let e = q.apply("schemes", "q4_0,q9_9").unwrap().unwrap_err();
@@ -790,7 +791,7 @@ mod tests {
         assert_eq!(q, QuantQuery::default());
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_shown_scheme_is_always_compared() {
         // Named in the URL outside the list: it joins the list.
         let mut q = QuantQuery::default();

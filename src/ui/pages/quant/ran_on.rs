@@ -62,8 +62,9 @@ impl fmt::Display for RanOn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
-    #[test]
+    #[wasm_bindgen_test]
     fn each_place_is_one_sentence_with_its_kind() {
         let gpu = RanOn::Gpu {
             adapter: "lavapipe".into(),

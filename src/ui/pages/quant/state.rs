@@ -303,9 +303,12 @@ mod tests {
     use super::*;
     use bitbudget_math::quant::generate::Distribution;
     use bitbudget_math::quant::scheme::Scheme;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_tensor_is_built_once_per_source_and_seed() {
+        // The state looks for the page's GPU in a task of its own.
+        let _ = any_spawner::Executor::init_wasm_bindgen();
         Owner::new().with(|| {
             let state = QuantState::new(QuantQuery::default());
             assert_eq!(
@@ -333,7 +336,7 @@ mod tests {
         });
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn the_seed_is_no_part_of_a_sample_s_key() {
         let mut q = QuantQuery {
             tensor: TensorSource::Sample("x".into()),

@@ -391,10 +391,11 @@ impl PageQuery for ServeQuery {
 mod tests {
     use super::*;
     use crate::ui::shell::query::parse_page_query;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
     /// A Memory-page serving link (`mode=inference`) opens this page with everything it carries
     /// that the engines serve, and nothing refused.
-    #[test]
+    #[wasm_bindgen_test]
     fn a_memory_serving_link_opens_here_with_its_setup() {
         use crate::ui::components::serve_link::serve_query;
         use crate::ui::pages::memory::query::MemoryQuery;
@@ -453,7 +454,7 @@ mod tests {
         );
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn a_link_round_trips_and_leaves_defaults_out() {
         let q = ServeQuery {
             engine: Engine::Sglang,
@@ -470,7 +471,7 @@ mod tests {
         assert_eq!(back, q);
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn bad_values_leave_a_note_and_keep_the_last_good_state() {
         let (shell, q) = parse_page_query::<ServeQuery>(
             "?tab=serve&util=1.5&len=0&tp=NaN&model=gpt-9&prefix=1&len=1e15&kv=q8",
@@ -484,7 +485,7 @@ mod tests {
         );
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn a_config_s_architecture_travels_in_the_link() {
         use bitbudget_math::memory::model::arch_text::arch_to_text;
         let arch = find_model("qwen3-30b-a3b").unwrap().arch;
@@ -503,7 +504,7 @@ mod tests {
         assert!(shell.notes[0].starts_with("arch: "), "{:?}", shell.notes);
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn llama_cpp_overrides_and_flash_attention_travel_in_the_link() {
         let q = ServeQuery {
             engine: Engine::LlamaCpp,
@@ -529,7 +530,7 @@ mod tests {
         assert!(shell.notes[0].contains("never closed"), "{:?}", shell.notes);
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn pipeline_data_and_expert_parallelism_travel_in_the_link() {
         let q = ServeQuery {
             model: "qwen3-30b-a3b".into(),
@@ -551,7 +552,7 @@ mod tests {
         assert_eq!(shell.notes.len(), 3, "{:?}", shell.notes);
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn a_link_s_knobs_for_another_engine_go_back_to_their_defaults_with_a_note() {
         let (shell, q) = parse_page_query::<ServeQuery>("?tab=serve&engine=llama.cpp&pp=2&ep=1");
         assert_eq!((q.pp, q.ep), (1, false));
@@ -569,7 +570,7 @@ mod tests {
             .is_ok());
     }
 
-    #[test]
+    #[wasm_bindgen_test]
     fn counts_take_k_suffixes() {
         assert_eq!(parse_count("8k", TOKEN_LIMIT), Ok(8192));
         assert_eq!(parse_count("1e3", TOKEN_LIMIT), Ok(1000));
