@@ -73,10 +73,10 @@ bench_json="$out/device_bench.json"
 if [ -n "$bench" ]; then
   "$bench" "${bench_args[@]}" >"$bench_json" || failed=1
 elif command -v cargo >/dev/null; then
-  # The native crates' feature set (the workspace's default members, as the test command's
-  # `cargo test` builds them): after the tests, a quick run compiles nothing again.
+  # The native crates' feature set (every crate but the app, as the test command builds them):
+  # after the tests, a quick run compiles nothing again.
   profile=(--release); dir=release; [ $quick = 1 ] && profile=() && dir=debug
-  cargo build -q "${profile[@]}" --locked --example device_bench &&
+  cargo build -q "${profile[@]}" --locked --workspace --exclude bitbudget-app --example device_bench &&
     "${CARGO_TARGET_DIR:-target}/$dir/examples/device_bench" "${bench_args[@]}" >"$bench_json" || failed=1
 else
   echo "no bench binary and no cargo: build one here and carry it as .device/device_bench" >&2

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every check: formatting, clippy (native and wasm32), native tests of every crate, browser
+# Runs every check: formatting, clippy (native and wasm32), native tests of every crate but the app, browser
 # tests in headless Chromium, a release build, and that build loaded in Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,26 +48,26 @@ echo "free disk under target/: $((free_kb / 1024 / 1024)) GB (a cold run needs a
 step "cargo fmt --check"
 cargo fmt --all -- --check
 step "clippy, native"
-# Natively every crate but the app (the workspace's default members); the app is linted for
-# wasm32, its only target, below.
-cargo clippy --all-targets --locked -- -D warnings
+# Natively every crate but the app; the app is linted for wasm32, its only target, below.
+native=(--workspace --exclude bitbudget-app --locked)
+cargo clippy "${native[@]}" --all-targets -- -D warnings
 step "clippy, wasm32"
 # Every target but the benchmarks, which are native (criterion); `--test '*'` takes in the wasm
 # benchmarks that are test files with `test = false`.
 cargo clippy -p bitbudget-app -p bitbudget-math -p bitbudget-charts -p bitbudget-gpu -p bitbudget-worker \
   --lib --bins --tests --test '*' --examples --target wasm32-unknown-unknown --locked -- -D warnings
 step "native tests (the GPU kernels on lavapipe included)"
-# Every crate but the app (the workspace's default members; the app's tests run in the browser,
-# below), in one build: one feature resolution, so what the crates share compiles once.
-cargo test --locked --no-run
+# Every crate but the app (its tests run in the browser, below), in one build: one feature
+# resolution, so what the crates share compiles once.
+cargo test "${native[@]}" --no-run
 # The GPU kernels on lavapipe keep about one core busy and the CLI's tests about one and a half:
 # the gpu crate's tests run beside the others'. Selected among the same packages (not with `-p`,
 # which resolves other features and compiles wgpu and the math again); `--lib` runs every
 # library's unit tests (seconds; the others' again) because it cannot pick one package's (the gpu
 # crate has no doc tests).
-cargo test --locked --lib --test gpu >target/gpu-tests.log 2>&1 &
+cargo test "${native[@]}" --lib --test gpu >target/gpu-tests.log 2>&1 &
 gpu_tests_pid=$!
-cargo test --workspace --exclude bitbudget-app --exclude bitbudget-gpu --locked
+cargo test "${native[@]}" --exclude bitbudget-gpu
 gpu_tests_ok=0
 wait "$gpu_tests_pid" || gpu_tests_ok=$?
 gpu_tests_pid=

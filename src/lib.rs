@@ -6,7 +6,7 @@
 #[cfg(not(target_arch = "wasm32"))]
 compile_error!(
     "bitbudget-app is the browser app: build it for wasm32-unknown-unknown (`trunk build`, \
-     `scripts/browser_tests.sh`); native cargo commands at the root take the other crates"
+     `scripts/browser_tests.sh`); natively, `cargo test --workspace --exclude bitbudget-app` tests the other crates"
 );
 
 // Its unit tests run in headless Chromium, with the browser tests (scripts/browser_tests.sh).
