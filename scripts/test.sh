@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every check: formatting, clippy (native and wasm32), native tests of every crate but the app, browser
-# tests in headless Chromium, a release build, and that build loaded in Chromium.
+# Runs every check: formatting, clippy (native and wasm32), native tests of every crate but the
+# app, browser tests in headless Chromium, a release build, and that build loaded in Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # wasm-bindgen-cli and trunk compile for minutes on a fresh machine: in the background, from the
