@@ -371,27 +371,6 @@ fn memory_fixture_is_what_the_cli_prints() {
     );
 }
 
-/// The browser test `svg_downloads::memory_download_is_the_fixture` compares the Memory page's bar
-/// download with this fixture; this test keeps it equal to what `--svg - --chart bar` writes for
-/// the same setup.
-#[test]
-fn memory_bar_svg_fixture_is_what_the_cli_writes() {
-    let out = bitbudget(
-        &[LLAMA3_8B_ZERO3, &["--svg", "-", "--chart", "bar"]].concat(),
-        b"",
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        include_str!("../../../tests/fixtures/memory_llama3_8b_zero3_bar.svg"),
-        "regenerate with the command above, `--svg tests/fixtures/memory_llama3_8b_zero3_bar.svg --chart bar`"
-    );
-}
-
 /// The CLI writes llama.cpp's Q4_0 bytes: the same fixture the math crate checks against the
 /// `gguf` package's reference quantizer.
 #[test]
