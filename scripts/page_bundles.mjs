@@ -2,7 +2,7 @@
 // Trunk writes without a content hash (bitbudget-bits.js, bitbudget-bits_bg.wasm). This renames
 // both to one hash of their contents, as Trunk names a main app, so that a browser never pairs a
 // cached JS glue with a newer wasm, and writes the names into index.html's boot script
-// (`const BUNDLES = {}`), the light embeds' too. Fails the build when a page's files or the marker are missing.
+// (`const BUNDLES = {}`), the light embeds' and the on-demand modules' (`MODULES`) too. Fails the build when a page's files or the marker are missing.
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -15,10 +15,12 @@ const pages = html.match(/const PAGES = (\[[^\]]*\]);/);
 if (!pages) throw new Error(`no PAGES list in the boot script of ${file}`);
 const light = html.match(/const LIGHT = (\[[^\]]*\]);/);
 if (!light) throw new Error(`no LIGHT list in the boot script of ${file}`);
+const modules = html.match(/const MODULES = (\[[^\]]*\]);/);
+if (!modules) throw new Error(`no MODULES list in the boot script of ${file}`);
 const list = (m) => JSON.parse(m[1].replaceAll("'", '"'));
 const bundles = {};
-// Each page, and the light embed (`<page>-embed`) of each page in LIGHT.
-for (const page of [...list(pages), ...list(light).map((p) => `${p}-embed`)]) {
+// Each page, the light embed (`<page>-embed`) of each page in LIGHT, and each on-demand module.
+for (const page of [...list(pages), ...list(light).map((p) => `${p}-embed`), ...list(modules)]) {
   const name = `bitbudget-${page}`;
   const built = readdirSync(dir).filter((f) => new RegExp(`^${name}(-[0-9a-f]+)?\\.js$`).test(f));
   if (built.length !== 1) throw new Error(`${name}: expected one JS file in ${dir}, found ${built.length}`);

@@ -6,6 +6,7 @@ pub mod embed_button;
 pub mod embed_open_link;
 pub mod light;
 pub mod notes;
+pub mod on_demand;
 pub mod palette;
 pub mod query;
 pub mod theme_toggle;

@@ -15,8 +15,64 @@ pub fn load_css() {
     }
 }
 
-/// A fresh `<div>` appended to the body, so each test starts from nothing.
+thread_local! {
+    /// The exports of the on-demand modules, linked into this binary (see [`link_modules`]).
+    static MODULES: wasm_bindgen::JsValue = linked_modules();
+}
+
+/// `bitbudgetBoot.module` of index.html's boot script, answering from this binary: the Memory
+/// page's files module is the same library functions that `src/bin/memory_files.rs` exports
+/// under the same names (`dist_check.mjs` checks the real module in the release build).
+fn linked_modules() -> wasm_bindgen::JsValue {
+    use bitbudget_app::ui::pages::memory::files;
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsValue;
+    let download =
+        Closure::<dyn Fn(String, String) -> js_sys::Promise>::new(|kind: String, query: String| {
+            wasm_bindgen_futures::future_to_promise(async move {
+                let made = files::download(&kind, &query).await;
+                made.map(|()| JsValue::UNDEFINED).map_err(JsValue::from)
+            })
+        });
+    let read_config = Closure::<dyn Fn(String, String) -> Result<JsValue, JsValue>>::new(
+        |query: String, text: String| {
+            let (q, said) = files::read_config(&query, &text)?;
+            Ok(js_sys::Array::of2(&q.into(), &said.into()).into())
+        },
+    );
+    let exports = js_sys::Object::new();
+    js_sys::Reflect::set(&exports, &files::DOWNLOAD.into(), &download.into_js_value()).unwrap();
+    js_sys::Reflect::set(
+        &exports,
+        &files::READ_CONFIG.into(),
+        &read_config.into_js_value(),
+    )
+    .unwrap();
+    let module = js_sys::Function::new_with_args(
+        "exports, name",
+        "return (asked) => asked === name ? Promise.resolve(exports) : Promise.reject(new Error(`no module named ${asked}`));",
+    );
+    module
+        .call2(&JsValue::NULL, &exports, &files::MODULE.into())
+        .unwrap()
+}
+
+/// Gives the test page the boot script's `bitbudgetBoot.module`, keeping what else a test put
+/// in `bitbudgetBoot` (a light embed's `loadRest`).
+pub fn link_modules() {
+    let window = web_sys::window().unwrap();
+    let mut boot = js_sys::Reflect::get(&window, &"bitbudgetBoot".into()).unwrap();
+    if !boot.is_object() {
+        boot = js_sys::Object::new().into();
+        js_sys::Reflect::set(&window, &"bitbudgetBoot".into(), &boot).unwrap();
+    }
+    MODULES.with(|m| js_sys::Reflect::set(&boot, &"module".into(), m).unwrap());
+}
+
+/// A fresh `<div>` appended to the body, so each test starts from nothing; the on-demand modules
+/// are linked ([`link_modules`]).
 pub fn fresh_root() -> HtmlElement {
+    link_modules();
     let document = web_sys::window().unwrap().document().unwrap();
     let root: HtmlElement = document.create_element("div").unwrap().unchecked_into();
     root.style().set_property("width", "1000px").unwrap();
@@ -318,6 +374,7 @@ where
     N: leptos::prelude::IntoView + 'static,
 {
     use wasm_bindgen::JsCast;
+    link_modules();
     let document = web_sys::window().unwrap().document().unwrap();
     let frame = document.create_element("iframe").unwrap();
     frame
@@ -416,4 +473,55 @@ pub fn pick_file(root: &web_sys::HtmlElement, f: &web_sys::File) {
     input
         .dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
         .unwrap();
+}
+
+/// Replaces link clicks (how the app starts a download) with keeping what would have been saved
+/// while it still exists: `window.__downloads` gets `[file name, text, href]` per download (the
+/// text of a `blob:` link, "" for a `data:` one such as the PNG's).
+pub fn capture_downloads() {
+    js_sys::Function::new_no_args(
+        "window.__downloads = [];
+         HTMLAnchorElement.prototype.click = function () {
+           let text = '';
+           if (this.href.startsWith('blob:')) {
+             const xhr = new XMLHttpRequest();
+             xhr.open('GET', this.href, false);
+             xhr.send();
+             text = xhr.responseText;
+           }
+           window.__downloads.push([this.download, text, this.href]);
+         };",
+    )
+    .call0(&wasm_bindgen::JsValue::NULL)
+    .unwrap();
+}
+
+fn downloads() -> js_sys::Array {
+    js_sys::Reflect::get(&web_sys::window().unwrap(), &"__downloads".into())
+        .unwrap()
+        .unchecked_into()
+}
+
+/// Clicks the button `id` and waits (about 5 s at most) for the download it starts, after
+/// [`capture_downloads`]: `(file name, text, href)`. Panics with the page's message (a
+/// `.field-error` under `root`) when none comes.
+pub async fn download_by(root: &HtmlElement, id: &str) -> (String, String, String) {
+    let before = downloads().length();
+    by_testid(root, id).click();
+    for _ in 0..200 {
+        settle().await;
+        let all = downloads();
+        if all.length() > before {
+            let last: js_sys::Array = all.at(-1).unchecked_into();
+            let field = |i| last.get(i).as_string().unwrap_or_default();
+            return (field(0), field(1), field(2));
+        }
+        if let Some(e) = root.query_selector(".field-error").unwrap() {
+            panic!(
+                "{id}: no download: {}",
+                e.text_content().unwrap_or_default()
+            );
+        }
+    }
+    panic!("{id}: no download, and no message");
 }

@@ -95,13 +95,14 @@ async fn the_precision_recipe_moves_bytes_between_the_parts() {
 #[wasm_bindgen_test]
 async fn the_page_says_how_close_it_has_been_to_pytorch_for_the_nearest_setup() {
     use bitbudget_math::memory::report::validation::{
-        committed, signed_percent, CONFIGS, RESULTS_JSON,
+        committed, config_archs_json, signed_percent, RESULTS_JSON,
     };
     // The release build serves these next to the page (index.html copies them).
     serve_file("results.json", Some(RESULTS_JSON.as_bytes()));
-    for (name, text) in CONFIGS {
-        serve_file(&format!("configs/{name}"), Some(text.as_bytes()));
-    }
+    serve_file(
+        "config_archs.json",
+        Some(config_archs_json().unwrap().as_bytes()),
+    );
     let (root, _app) = mount(PURE_BF16);
     for _ in 0..100 {
         if text(&root, "validation-summary").starts_with("Checked") {

@@ -191,25 +191,32 @@ async fn bad_url_parameters_show_a_note_and_defaults() {
     assert_eq!(bytes(&root, "total"), defaults.total);
 }
 
+/// Each download comes from the page's files module, named for the setup, with its content.
 #[wasm_bindgen_test]
-async fn every_download_is_produced_without_error() {
+async fn every_download_is_produced_with_its_content() {
+    capture_downloads();
     let (root, _app) = mount(parse_query(EXAMPLE).memory, false);
     settle().await;
-    for id in [
-        "download-png",
-        "download-svg",
-        "download-csv",
-        "download-json",
-    ] {
-        by_testid(&root, id).click();
-        settle().await;
-        let error = root.query_selector(".downloads .field-error").unwrap();
-        assert!(
-            error.is_none(),
-            "{id}: {}",
-            error.and_then(|e| e.text_content()).unwrap_or_default()
-        );
-    }
+    let stem = "bitbudget-llama-3-8b-train-zero3-dp8";
+    let (name, _, url) = download_by(&root, "download-png").await;
+    assert_eq!(name, format!("{stem}.png"));
+    assert!(url.starts_with("data:image/png;base64,"), "{url:.40}");
+    let (name, svg, _) = download_by(&root, "download-svg").await;
+    assert_eq!(name, format!("{stem}.svg"));
+    assert!(svg.starts_with("<svg"), "{svg:.80}");
+    let (name, csv, _) = download_by(&root, "download-csv").await;
+    assert_eq!(name, format!("{stem}.csv"));
+    let total = bitbudget_math::memory::estimate(&parse_query(EXAMPLE).memory.to_setup())
+        .unwrap()
+        .total;
+    assert!(
+        csv.contains(&format!("\ntotal,{total},,\n")),
+        "the CSV has the total {total}:\n{csv}"
+    );
+    let (name, json, _) = download_by(&root, "download-json").await;
+    assert_eq!(name, format!("{stem}.json"));
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["per_gpu"]["total"].as_u64(), Some(total), "{json:.200}");
 }
 
 fn value(root: &web_sys::HtmlElement, id: &str) -> String {

@@ -99,6 +99,32 @@ for (const [name, width] of [['memory-1280', 1280], ['memory-390', 390]]) {
     }
   });
 }
+// The Memory page's downloads and config reader live in an on-demand module (memory-files): none
+// of it loads with the page; the first use loads it once, and it makes the same files as the CLI.
+await check('memory-files-module', 1280, '?tab=memory&model=llama-3-8b&mode=train&dtype=bf16&optimizer=adamw&zero=3&dp=8&tp=1&pp=1&batch=1&seq=4096&recompute=selective&gpu=h100-80gb', async (page) => {
+  const module = /^bitbudget-memory-files-[0-9a-f]+_bg\.wasm$/;
+  const loads = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()));
+  await text(page, 'verdict');
+  if ((await loads()).some((n) => module.test(n))) throw new Error('the page loaded its files module before any use');
+  const saved = async (id) => {
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30000 }), page.locator(`[data-testid="${id}"]`).click()]);
+    return [download.suggestedFilename(), await readFile(await download.path(), 'utf8')];
+  };
+  const [svgName, svg] = await saved('download-svg');
+  expectEq(svgName, 'bitbudget-llama-3-8b-train-zero3-dp8.svg', "the SVG's name");
+  expectEq(svg, await readFile(new URL('../fixtures/memory_llama3_8b_zero3_bar.svg', import.meta.url), 'utf8'), "the SVG download (the CLI's --svg --chart bar)");
+  const [, csv] = await saved('download-csv');
+  const total = await page.locator('[data-testid="bytes-total"]').getAttribute('data-bytes');
+  if (!csv.includes(`\ntotal,${total},,\n`)) throw new Error(`the CSV lacks the total ${total}: ${csv.slice(0, 200)}`);
+  const [pngName] = await saved('download-png');
+  expectEq(pngName, 'bitbudget-llama-3-8b-train-zero3-dp8.png', "the PNG's name");
+  await page.locator('[data-testid="config-drop"] > summary').click();
+  await page.locator('[data-testid="config-text"]').fill(await readFile(new URL('../../validation/configs/llama-3.2-1b.json', import.meta.url), 'utf8'));
+  await page.locator('[data-testid="config-load"]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="config-message"]')?.textContent.includes('1.24B parameters'), null, { timeout: 10000 });
+  await page.waitForURL(/[?&]arch=/, { timeout: 5000 });
+  expectEq((await loads()).filter((n) => module.test(n)).length, 1, 'loads of the files module');
+});
 for (const [name, width] of [['bits-1280', 1280], ['bits-390', 390]]) {
   await check(name, width, '?tab=bits&x=0.1&fmt=bf16', async (page) => {
     expectEq(await text(page, 'stored-bf16'), '0.10009765625', 'BF16 of 0.1');

@@ -4,6 +4,12 @@
 //! model in use stays.
 
 use leptos::prelude::*;
+use std::future::Future;
+use std::pin::Pin;
+
+/// A page's reading of a config's text: what it sized (`Ok`) or why it could not (`Err`), once
+/// known (the Memory page reads configs in an on-demand module, which may still be loading).
+pub type ConfigRead = Pin<Box<dyn Future<Output = Result<String, String>>>>;
 
 /// The paste / drop area, its "Use this config" button and the outcome: `load` gets the text and
 /// answers what it sized (`Ok`, shown as a status) or why it could not (`Err`, shown as an alert,
@@ -11,15 +17,27 @@ use leptos::prelude::*;
 #[component]
 pub fn ConfigPaste(
     /// Reads a config's text into the page's state.
-    load: Callback<String, Result<String, String>>,
+    load: Callback<String, ConfigRead>,
+    /// Called when a pointer or the focus reaches the area (the page may start loading its
+    /// reader).
+    #[prop(optional)]
+    warm: Option<Callback<()>>,
 ) -> impl IntoView {
     let (text, set_text) = signal(String::new());
     let (outcome, set_outcome) = signal(None::<Result<String, String>>);
     let use_text = move |t: String| {
-        set_outcome.set(Some(
-            load.run(t)
-                .map_err(|e| format!("{e}. The model in use stays.")),
-        ))
+        let reading = load.run(t);
+        leptos::task::spawn_local(async move {
+            let read = reading.await;
+            set_outcome.set(Some(
+                read.map_err(|e| format!("{e}. The model in use stays.")),
+            ));
+        });
+    };
+    let warm = move || {
+        if let Some(w) = warm {
+            w.run(());
+        }
     };
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
@@ -55,7 +73,7 @@ pub fn ConfigPaste(
         })
     };
     view! {
-        <details class="config-drop" data-testid="config-drop">
+        <details class="config-drop" data-testid="config-drop" on:pointerenter=move |_| warm() on:focusin=move |_| warm()>
             <summary>"Any model: paste or drop its config.json"</summary>
             <textarea rows="5" spellcheck="false" aria-label="Hugging Face config.json" data-testid="config-text"
                 placeholder="Paste a Hugging Face config.json here, or drop the file"

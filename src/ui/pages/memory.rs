@@ -6,6 +6,7 @@ pub mod config_drop;
 pub mod conventions_table;
 pub mod downloads;
 pub mod fields;
+pub mod files;
 pub mod lora_targets;
 pub mod memory_bar_chart;
 pub mod memory_controls;

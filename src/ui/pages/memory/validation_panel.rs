@@ -1,43 +1,40 @@
 //! How close the estimate has been to PyTorch: the committed measurements
 //! (`validation/results.json`, through `memory::report::validation`, the numbers the comparison test
 //! checks), the nearest measured setup's error, and every setup in a details table. The
-//! measurements and their configs are fetched (index.html copies them next to the page), not
-//! compiled into the page's code.
+//! measurements and their configs' architectures (`validation/config_archs.json`) are fetched
+//! (index.html copies them next to the page), not compiled into the page's code.
 
 use crate::ui::browser::fetch_bytes;
 use crate::ui::pages::memory::state::MemoryState;
 use bitbudget_math::memory::report::validation::{
-    config_names, signed_percent, validation_of, Row, Validation, PARTS, TOTAL_BOUND,
+    archs_from_json, signed_percent, validation_of, Row, Validation, PARTS, TOTAL_BOUND,
 };
 use leptos::prelude::*;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Where the release build serves `validation/results.json` (relative to the page).
 pub const RESULTS_URL: &str = "results.json";
-/// Where it serves `validation/configs/` (relative to the page).
-pub const CONFIGS_URL: &str = "configs/";
+/// Where it serves `validation/config_archs.json` (relative to the page).
+pub const ARCHS_URL: &str = "config_archs.json";
 
 async fn fetch_text(url: &str) -> Result<String, String> {
     let bytes = fetch_bytes(url).await.map_err(|e| format!("{url}: {e}"))?;
     String::from_utf8(bytes).map_err(|_| format!("{url} is not UTF-8 text"))
 }
 
-/// Fetches the measurements and the configs they name, and estimates every setup.
-async fn load() -> Result<Validation, String> {
-    let results = fetch_text(RESULTS_URL).await?;
-    let mut configs = HashMap::new();
-    for name in config_names(&results)? {
-        let text = fetch_text(&format!("{CONFIGS_URL}{name}")).await?;
-        configs.insert(name, text);
-    }
-    validation_of(&results, &|name| configs.get(name).cloned())
+/// Fetches the measurements and their configs' architectures, and estimates every setup; an error
+/// says which file could not be read or which setup could not be estimated.
+pub async fn load_measurements() -> Result<Validation, String> {
+    let (results, archs) =
+        futures_util::future::join(fetch_text(RESULTS_URL), fetch_text(ARCHS_URL)).await;
+    let arch_of = archs_from_json(&archs?).map_err(|e| format!("{ARCHS_URL}: {e}"))?;
+    validation_of(&results?, &arch_of)
 }
 
 /// Starts fetching the measurements into `state.pytorch` (once per page).
 pub fn fetch_measurements(state: MemoryState) {
     leptos::task::spawn_local(async move {
-        let loaded = load().await.map(Arc::new);
+        let loaded = load_measurements().await.map(Arc::new);
         state.pytorch.set(Some(loaded));
     });
 }

@@ -1,7 +1,7 @@
 //! The Serve page's knobs, named as the chosen engine names them; an empty box is the engine's
 //! default.
 
-use crate::ui::components::config_paste::ConfigPaste;
+use crate::ui::components::config_paste::{ConfigPaste, ConfigRead};
 use crate::ui::components::fields::{CheckField, CheckedField, SelectField};
 use crate::ui::pages::serve::gguf_source::GgufSource;
 use crate::ui::pages::serve::query::{parse_count, parse_share};
@@ -118,7 +118,7 @@ pub fn ServeControls() -> impl IntoView {
     });
     // A config.json becomes the model; its quantization_config sets the checkpoint (llama.cpp
     // keeps its GGUF file type: it reads a converted file, not the config's weights).
-    let load_config = Callback::new(move |t: String| -> Result<String, String> {
+    let read_config = move |t: String| -> Result<String, String> {
         let model = parse_config(&t).map_err(|e| e.to_string())?;
         let (checkpoint, said) = checkpoint_of(&t)?;
         let text = arch_to_text(&model.model_type, &model.arch);
@@ -134,6 +134,9 @@ pub fn ServeControls() -> impl IntoView {
             "Serving {}: {params} parameters. {said}",
             model.model_type
         ))
+    };
+    let load_config = Callback::new(move |t: String| -> ConfigRead {
+        Box::pin(std::future::ready(read_config(t)))
     });
     let fraction_label = move || engine().fraction_knob().map_or("memory fraction", |k| k.0);
     let util = Signal::derive(move || {

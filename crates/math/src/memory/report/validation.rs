@@ -2,7 +2,9 @@
 //! `validation/results.json` (real Transformers models under fake tensors, one training step or a
 //! prefill plus decode steps), included at compile time with the configs they were built from, and
 //! bitbudget's estimate of each setup. The one source for the comparison test
-//! (`tests/math/native/pytorch_validation.rs`) and the Memory page's "checked against PyTorch" panel.
+//! (`tests/math/native/pytorch_validation.rs`) and the Memory page's "checked against PyTorch" panel,
+//! which reads each config's architecture from `validation/config_archs.json` (the compact text its
+//! links use, written from the configs: [`config_archs_json`]) instead of the configs themselves.
 //!
 //! What is compared: each part's largest size over the measured phases (activations include the
 //! working tensors of forward/backward or prefill/decode, not the optimizer step's, which count in
@@ -12,6 +14,8 @@
 //! fragmentation).
 
 use crate::memory::estimate::{estimate, Breakdown};
+use crate::memory::model::arch::ModelArch;
+use crate::memory::model::arch_text::{arch_from_text, arch_to_text};
 use crate::memory::model::hf_config::parse_config;
 use crate::memory::options::{Dtype, Mode, Optimizer, OptimizerStep, Precision, Recompute};
 use crate::memory::setup::{LoraTargets, ModelSpec, Setup};
@@ -142,24 +146,60 @@ fn num(s: &Value, k: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("setup field {k} is missing"))
 }
 
-/// The text of a committed config by its file name (`"gpt2.json"`).
-pub fn committed_config(file: &str) -> Option<String> {
-    CONFIGS
+/// The architecture of a committed config by its file name (`"gpt2.json"`), read from the
+/// config; an error names the file and what is wrong with it.
+pub fn committed_arch(file: &str) -> Result<ModelArch, String> {
+    let (_, config) = CONFIGS
         .iter()
         .find(|(f, _)| *f == file)
-        .map(|(_, text)| (*text).to_string())
+        .ok_or_else(|| format!("no config {file} in validation/configs"))?;
+    parse_config(config)
+        .map(|m| m.arch)
+        .map_err(|e| format!("{file}: {e}"))
+}
+
+/// `validation/config_archs.json` as the committed configs make it: each config's file name and
+/// its architecture in the compact text of a link's `arch=` (`memory::model::arch_text`), one per
+/// line in [`CONFIGS`]' order. A test keeps the committed file equal to this.
+pub fn config_archs_json() -> Result<String, String> {
+    let mut lines = Vec::new();
+    for (file, config) in CONFIGS {
+        let m = parse_config(config).map_err(|e| format!("{file}: {e}"))?;
+        let text = arch_to_text(&m.model_type, &m.arch);
+        lines.push(format!("  {}: {}", Value::from(*file), Value::from(text)));
+    }
+    Ok(format!("{{\n{}\n}}\n", lines.join(",\n")))
+}
+
+/// Reads a `config_archs.json` document ([`config_archs_json`]) into a lookup of each config's
+/// architecture by file name, for [`validation_of`]; an error names the entry that is wrong.
+pub fn archs_from_json(json: &str) -> Result<impl Fn(&str) -> Result<ModelArch, String>, String> {
+    let doc: Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    let mut archs = Vec::new();
+    for (file, text) in doc.as_object().ok_or("not an object")? {
+        let text = text.as_str().ok_or_else(|| format!("{file}: not a text"))?;
+        let (_, arch) = arch_from_text(text).map_err(|e| format!("{file}: {e}"))?;
+        archs.push((file.clone(), arch));
+    }
+    Ok(move |file: &str| {
+        archs
+            .iter()
+            .find(|(f, _)| f == file)
+            .map(|(_, a)| a.clone())
+            .ok_or_else(|| format!("no architecture for {file}"))
+    })
 }
 
 /// The bitbudget setup of one harness setup (the one place that maps harness names onto options);
-/// `config_of` gives a config's text by its file name.
-pub fn setup_of(s: &Value, config_of: &dyn Fn(&str) -> Option<String>) -> Result<Setup, String> {
-    let file = text(s, "config")?;
-    let config =
-        config_of(file).ok_or_else(|| format!("no config {file} in validation/configs"))?;
-    let model = parse_config(&config).map_err(|e| format!("{file}: {e}"))?;
+/// `arch_of` gives a config's architecture by its file name.
+pub fn setup_of(
+    s: &Value,
+    arch_of: &dyn Fn(&str) -> Result<ModelArch, String>,
+) -> Result<Setup, String> {
+    let arch = arch_of(text(s, "config")?)?;
     let mut setup = Setup::new(ModelSpec::Arch {
         name: text(s, "name")?.into(),
-        arch: Box::new(model.arch),
+        arch: Box::new(arch),
     });
     setup.mode = text(s, "mode")?.parse::<Mode>()?;
     (setup.dtype, setup.precision) = match text(s, "precision")? {
@@ -246,27 +286,15 @@ fn measured(m: &Value, part: &str) -> Result<f64, String> {
 
 /// Reads [`RESULTS_JSON`] and estimates every setup; an error names the setup and the problem.
 pub fn validation() -> Result<Validation, String> {
-    validation_of(RESULTS_JSON, &committed_config)
+    validation_of(RESULTS_JSON, &committed_arch)
 }
 
-/// The file names of the configs `results_json`'s setups were built from, each once, in order.
-pub fn config_names(results_json: &str) -> Result<Vec<String>, String> {
-    let doc: Value = serde_json::from_str(results_json).map_err(|e| e.to_string())?;
-    let mut names: Vec<String> = Vec::new();
-    for row in doc["setups"].as_array().ok_or("no setups")? {
-        let file = text(&row["setup"], "config")?;
-        if !names.iter().any(|n| n == file) {
-            names.push(file.to_string());
-        }
-    }
-    Ok(names)
-}
-
-/// [`validation`] of any results document in the harness's format, its configs given by file name
-/// through `config_of` (the Memory page fetches both instead of carrying them in its code).
+/// [`validation`] of any results document in the harness's format, each config's architecture
+/// given by its file name through `arch_of` (the Memory page fetches the results and
+/// `config_archs.json` instead of carrying them in its code).
 pub fn validation_of(
     results_json: &str,
-    config_of: &dyn Fn(&str) -> Option<String>,
+    arch_of: &dyn Fn(&str) -> Result<ModelArch, String>,
 ) -> Result<Validation, String> {
     let doc: Value = serde_json::from_str(results_json).map_err(|e| e.to_string())?;
     let version = |k: &str| doc["versions"][k].as_str().unwrap_or("?").to_string();
@@ -275,7 +303,7 @@ pub fn validation_of(
         let s = &row["setup"];
         let name = text(s, "name")?.to_string();
         let m = row.get("measured").ok_or(format!("{name}: not measured"))?;
-        let setup = setup_of(s, config_of).map_err(|e| format!("{name}: {e}"))?;
+        let setup = setup_of(s, arch_of).map_err(|e| format!("{name}: {e}"))?;
         let estimate = estimate(&setup).map_err(|e| format!("{name}: {e}"))?;
         let mut parts = Vec::new();
         for part in PARTS {
@@ -433,6 +461,30 @@ mod tests {
         assert_eq!(signed_percent(-0.00001), "0.0%");
         assert_eq!(signed_percent(-0.108), "-10.8%");
         assert_eq!(signed_percent(0.023), "+2.3%");
+    }
+
+    /// The page's architectures are the configs': the committed `config_archs.json` is what the
+    /// configs make, and each text reads back into the config's architecture.
+    #[test]
+    fn the_pages_architectures_are_the_configs() {
+        let made = config_archs_json().unwrap();
+        let committed = include_str!("../../../../../validation/config_archs.json");
+        assert!(
+            made == committed,
+            "validation/config_archs.json differs from the configs; it should read:\n{made}"
+        );
+        let arch_of = archs_from_json(committed).unwrap();
+        for (file, _) in CONFIGS {
+            assert_eq!(arch_of(file), committed_arch(file), "{file}");
+        }
+        assert_eq!(
+            validation_of(RESULTS_JSON, &arch_of),
+            validation(),
+            "the page's validation is the CLI's"
+        );
+        assert!(archs_from_json("[]").is_err());
+        let bad = archs_from_json(r#"{"x.json": "llama.Q7"}"#).err().unwrap();
+        assert!(bad.starts_with("x.json: "), "{bad}");
     }
 
     #[test]
