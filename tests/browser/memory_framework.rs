@@ -167,6 +167,37 @@ async fn a_pasted_config_becomes_the_model_and_a_bad_one_names_the_missing_field
     assert!(text(&root, "config-message").contains("1.24B parameters"));
 }
 
+/// A control changed while the config reader still loads is kept: the config is read again into
+/// the setup as it is then.
+#[wasm_bindgen_test]
+async fn a_change_made_while_the_config_reader_loads_is_kept() {
+    let (root, _app) = mount("?tab=memory&model=gpt2&dp=2");
+    settle().await;
+    js_sys::eval(
+        "const real = window.bitbudgetBoot.module;
+         window.bitbudgetBoot.module = (name) => new Promise((r) => setTimeout(() => r(real(name)), 300));",
+    )
+    .unwrap();
+    paste(&root, LLAMA_1B);
+    settle().await;
+    assert!(
+        !present(&root, "config-message"),
+        "the reader is still loading"
+    );
+    type_into(&root, "input-dp", "4");
+    for _ in 0..100 {
+        settle().await;
+        if present(&root, "config-message") {
+            break;
+        }
+    }
+    assert!(text(&root, "config-message").contains("1.24B parameters"));
+    assert_eq!(weights(&root), 2 * 1_235_814_400);
+    let dp: web_sys::HtmlInputElement =
+        wasm_bindgen::JsCast::unchecked_into(by_testid(&root, "input-dp"));
+    assert_eq!(dp.value(), "4", "the change made while the reader loaded");
+}
+
 #[wasm_bindgen_test]
 async fn a_dropped_config_file_is_read_and_sized() {
     let (root, _app) = mount("?tab=memory&model=gpt2");

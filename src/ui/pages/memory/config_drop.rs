@@ -19,22 +19,36 @@ fn answer(value: wasm_bindgen::JsValue) -> Result<(String, String), String> {
     }
 }
 
-/// The paste / drop area, reading into the page's query.
+/// Reads `text` into `query` in the module: the new query (the config in force) and the sentence.
+async fn read(query: &MemoryQuery, text: &str) -> Result<(MemoryQuery, String), String> {
+    let args = [query.to_query_string(false).into(), text.into()];
+    let answered = on_demand::call(MODULE, READ_CONFIG, &args).await;
+    let (query, said) = answer(answered.map_err(|e| match e {
+        OnDemandError::Load(_) => format!("The config reader: {e}"),
+        OnDemandError::Failed(why) => why,
+    })?)?;
+    Ok((parse_page_query::<MemoryQuery>(&query).1, said))
+}
+
+/// How many times a config is read again when the setup changed while it was being read.
+const READS: usize = 3;
+
+/// The paste / drop area, reading into the page's query. A control changed while the reader
+/// loads is kept: the config is then read again into the setup as it is now.
 #[component]
 pub fn ConfigDrop() -> impl IntoView {
     let state = expect_context::<MemoryState>();
     let load = Callback::new(move |text: String| -> ConfigRead {
-        let query = state.query.with_untracked(|q| q.to_query_string(false));
         Box::pin(async move {
-            let args = [query.into(), text.into()];
-            let read = on_demand::call(MODULE, READ_CONFIG, &args).await;
-            let (query, said) = answer(read.map_err(|e| match e {
-                OnDemandError::Load(_) => format!("The config reader: {e}"),
-                OnDemandError::Failed(why) => why,
-            })?)?;
-            let read = parse_page_query::<MemoryQuery>(&query).1;
-            state.set(|now| *now = read);
-            Ok(said)
+            for _ in 0..READS {
+                let before = state.query.get_untracked();
+                let (after, said) = read(&before, &text).await?;
+                if state.query.with_untracked(|now| *now == before) {
+                    state.set(|now| *now = after);
+                    return Ok(said);
+                }
+            }
+            Err("The setup kept changing while the config was read; use it again".into())
         })
     });
     let warm = Callback::new(|()| on_demand::warm(MODULE));
