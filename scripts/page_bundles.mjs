@@ -6,21 +6,16 @@
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { bootList } from './boot_lists.mjs';
 
 const dir = process.env.TRUNK_STAGING_DIR;
 if (!dir) throw new Error('page_bundles.mjs runs as a Trunk hook (TRUNK_STAGING_DIR is not set)');
 const file = join(dir, 'index.html');
 const html = readFileSync(file, 'utf8');
-const pages = html.match(/const PAGES = (\[[^\]]*\]);/);
-if (!pages) throw new Error(`no PAGES list in the boot script of ${file}`);
-const light = html.match(/const LIGHT = (\[[^\]]*\]);/);
-if (!light) throw new Error(`no LIGHT list in the boot script of ${file}`);
-const modules = html.match(/const MODULES = (\[[^\]]*\]);/);
-if (!modules) throw new Error(`no MODULES list in the boot script of ${file}`);
-const list = (m) => JSON.parse(m[1].replaceAll("'", '"'));
 const bundles = {};
 // Each page, the light embed (`<page>-embed`) of each page in LIGHT, and each on-demand module.
-for (const page of [...list(pages), ...list(light).map((p) => `${p}-embed`), ...list(modules)]) {
+const [pages, light, modules] = ['PAGES', 'LIGHT', 'MODULES'].map((name) => bootList(html, name, file));
+for (const page of [...pages, ...light.map((p) => `${p}-embed`), ...modules]) {
   const name = `bitbudget-${page}`;
   const built = readdirSync(dir).filter((f) => new RegExp(`^${name}(-[0-9a-f]+)?\\.js$`).test(f));
   if (built.length !== 1) throw new Error(`${name}: expected one JS file in ${dir}, found ${built.length}`);

@@ -6,6 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
+import { bootList } from '../../scripts/boot_lists.mjs';
 
 /// Byte budgets (gzip, 1 KB = 1000 B) of what each page and each embed transfers before it is
 /// usable. A page's embed loads the page's own files, except Memory's and Serve's, which start with
@@ -37,21 +38,13 @@ export async function bundles(dist) {
 
 const gz = async (dist, file) => gzipSync(await readFile(join(dist, file)), { level: 9 }).length;
 
-/// The boot script's on-demand modules (`const MODULES = [...]`) in `dist/index.html`.
-async function modules(dist) {
-  const html = await readFile(join(dist, 'index.html'), 'utf8');
-  const m = html.match(/const MODULES = (\[[^\]]*\]);/);
-  if (!m) throw new Error(`no MODULES list in ${join(dist, 'index.html')}`);
-  return JSON.parse(m[1].replaceAll("'", '"'));
-}
-
 /// Per page: { html, css, js, wasm, total } in gzip'd bytes (html and css 0 for a module).
 export async function pageWeights(dist) {
   const css = (await readdir(dist)).filter((f) => f.endsWith('.css'));
   const html = await gz(dist, 'index.html');
   let cssBytes = 0;
   for (const f of css) cssBytes += await gz(dist, f);
-  const onDemand = await modules(dist);
+  const onDemand = bootList(await readFile(join(dist, 'index.html'), 'utf8'), 'MODULES', dist);
   const out = {};
   for (const [page, [js, wasm]] of Object.entries(await bundles(dist))) {
     const shell = onDemand.includes(page) ? { html: 0, css: 0 } : { html, css: cssBytes };
