@@ -1,5 +1,6 @@
-// Trunk post_build hook, then csp_hashes.mjs (imported last, so it hashes the final script): each page's binary is a worker-type link, which
-// Trunk writes without a content hash (bitbudget-bits.js, bitbudget-bits_bg.wasm). This renames
+// Trunk post_build hook. A release build's text files are minified first (minify_build.mjs);
+// csp_hashes.mjs comes last, so it hashes the final script. Each page's binary is a worker-type
+// link, which Trunk writes without a content hash (bitbudget-bits.js, bitbudget-bits_bg.wasm). This renames
 // both to one hash of their contents, as Trunk names a main app, so that a browser never pairs a
 // cached JS glue with a newer wasm, and writes the names into index.html's boot script
 // (`const BUNDLES = {}`), the light embeds' and the on-demand modules' (`MODULES`) too. Fails the build when a page's files or the marker are missing.
@@ -11,7 +12,10 @@ import { bootList } from './boot_lists.mjs';
 const dir = process.env.TRUNK_STAGING_DIR;
 if (!dir) throw new Error('page_bundles.mjs runs as a Trunk hook (TRUNK_STAGING_DIR is not set)');
 const file = join(dir, 'index.html');
-const html = readFileSync(file, 'utf8');
+const source = readFileSync(file, 'utf8');
+const release = process.env.TRUNK_PROFILE === 'release';
+const minify = release ? await import('./minify_build.mjs') : null;
+const html = minify ? minify.minifyStyleAndPage(dir, source) : source;
 const bundles = {};
 // Each page, the light embed (`<page>-embed`) of each page in LIGHT, and each on-demand module.
 const [pages, light, modules] = ['PAGES', 'LIGHT', 'MODULES'].map((name) => bootList(html, name, file));
@@ -20,6 +24,7 @@ for (const page of [...pages, ...light.map((p) => `${p}-embed`), ...modules]) {
   const built = readdirSync(dir).filter((f) => new RegExp(`^${name}(-[0-9a-f]+)?\\.js$`).test(f));
   if (built.length !== 1) throw new Error(`${name}: expected one JS file in ${dir}, found ${built.length}`);
   const from = [built[0], built[0].replace(/\.js$/, '_bg.wasm')];
+  if (minify) await minify.minifyModuleFile(join(dir, from[0]));
   const [js, wasm] = from.map((f) => readFileSync(join(dir, f)));
   const hash = createHash('sha256').update(js).update(wasm).digest('hex').slice(0, 16);
   bundles[page] = [`${name}-${hash}.js`, `${name}-${hash}_bg.wasm`];

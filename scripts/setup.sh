@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what bitbudget needs, once: each step checks first and skips what is already there.
-# Nothing comes from GitHub: Rust tools from crates.io, wasm-opt and playwright-core from npm,
+# Nothing comes from GitHub: Rust tools from crates.io, wasm-opt, the minifiers and playwright-core from npm,
 # Chromium, chromedriver and Mesa's lavapipe from Debian.
 #   scripts/setup.sh                  tools to build and serve the app
 #   scripts/setup.sh --test           also the browser and GPU drivers the tests use
@@ -52,9 +52,10 @@ cargo_tools() {
 }
 
 npm_tools() {
-  # npm's binaryen 132 (Debian's wasm-opt 108 silently breaks the output) and playwright-core.
+  # npm's binaryen 132 (Debian's wasm-opt 108 silently breaks the output), terser and csso (the
+  # release build's minifiers, scripts/minify_build.mjs) and playwright-core.
   if ! (cd tools && npm ls --depth=0 >/dev/null 2>&1) || ! wasm-opt --version 2>/dev/null | grep -q "version 132"; then
-    say "installing npm tools (binaryen, playwright-core, axe-core)"
+    say "installing npm tools (binaryen, terser, csso, playwright-core, axe-core)"
     (cd tools && npm ci --no-audit --no-fund)
   fi
 }

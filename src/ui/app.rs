@@ -46,14 +46,16 @@ pub fn app<P: Page>() -> impl IntoView {
     });
     view! {
         <div class="app" class:embed=embed node_ref=root>
-            <Show when=move || !embed>
-                <SiteHeader current=tab />
-            </Show>
+            {(!P::EMBED_ONLY).then(|| view! {
+                <Show when=move || !embed>
+                    <SiteHeader current=tab />
+                </Show>
+            })}
             <main>
                 <Notes notes=query.notes.clone() />
                 {page}
             </main>
-            {if embed {
+            {if embed || P::EMBED_ONLY {
                 view! { <EmbedOpenLink /> }.into_any()
             } else {
                 view! { <footer>"All numbers are computed in your browser by bitbudget-math. Formats: IEEE 754-2019, OCP FP8 1.0, OCP MX 1.0."</footer> }.into_any()

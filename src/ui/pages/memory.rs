@@ -33,7 +33,7 @@ use crate::ui::pages::memory::memory_bar_chart::MemoryBarChart;
 use crate::ui::pages::memory::memory_controls::MemoryControls;
 use crate::ui::pages::memory::peak_phase::PeakPhase;
 use crate::ui::pages::memory::query::MemoryQuery;
-use crate::ui::pages::memory::state::MemoryState;
+use crate::ui::pages::memory::state::{MemoryDetails, MemoryState};
 use crate::ui::pages::memory::step_time::StepTimePanel;
 use crate::ui::pages::memory::strategy_order::StrategyOrderSelect;
 use crate::ui::pages::memory::validation_panel::ValidationPanel;
@@ -72,6 +72,7 @@ pub fn memory_page<const LIGHT: bool>(
     let state = MemoryState::new(initial);
     provide_context(state);
     if !LIGHT {
+        provide_context(MemoryDetails::new(state));
         validation_panel::fetch_measurements(state);
     }
     if sync_url {
@@ -150,6 +151,7 @@ fn VerdictStrip() -> impl IntoView {
 #[component]
 fn Comparisons() -> impl IntoView {
     let state = expect_context::<MemoryState>();
+    let details = expect_context::<MemoryDetails>();
     let current = move || {
         state.query.with(|q| Strategy {
             zero: q.job.zero,
@@ -157,10 +159,10 @@ fn Comparisons() -> impl IntoView {
         })
     };
     let draw_strategies = move |canvas: &web_sys::HtmlCanvasElement| {
-        let (bars, setup) = (state.strategies.get(), state.setup.get());
-        let order = state
+        let (bars, setup) = (details.strategies.get(), state.setup.get());
+        let order = details
             .step_strategies
-            .with(|t| strategy_order(&bars, t, state.order.get()));
+            .with(|t| strategy_order(&bars, t, details.order.get()));
         let input = strategies::Input {
             order: &order,
             bars: &bars,
@@ -181,7 +183,7 @@ fn Comparisons() -> impl IntoView {
         })
     });
     let draw_scaling = move |canvas: &web_sys::HtmlCanvasElement| {
-        let ((capacity, units), lines) = (scaling_frame.get(), state.sweep.get());
+        let ((capacity, units), lines) = (scaling_frame.get(), details.sweep.get());
         let input = scaling::Input {
             lines: &lines,
             capacity,

@@ -19,8 +19,8 @@ pub trait LightPage: PageQuery {
 }
 
 /// Page `P`'s light embed, as the shell shows it: the page's own URL parameters, read and noted as
-/// the page reads them. Out of an embed (a link the boot script read differently) it loads the
-/// whole page at once.
+/// the page reads them. It is only ever shown embedded, so the site's header is not linked; out
+/// of an embed (a link the boot script read differently) it loads the whole page at once.
 #[derive(Clone, Default)]
 pub struct Light<P>(pub P);
 
@@ -45,6 +45,8 @@ impl<P: LightPage> PageQuery for Light<P> {
 }
 
 impl<P: LightPage> Page for Light<P> {
+    const EMBED_ONLY: bool = true;
+
     fn view(self, embed: bool) -> AnyView {
         if embed {
             self.0.light_view()

@@ -9,6 +9,10 @@ use leptos::prelude::AnyView;
 
 /// A page the shell can show: its URL parameters, and the view they start.
 pub trait Page: PageQuery {
+    /// Only ever shown embedded (a light embed's binary, `crate::ui::shell::light`): the site's
+    /// header and footer are then not built, nor linked.
+    const EMBED_ONLY: bool = false;
+
     /// The page, starting from `self` (read from the URL), keeping the address bar in step.
     fn view(self, embed: bool) -> AnyView;
 }

@@ -1,7 +1,7 @@
 //! The numbers behind the Memory page's strategy and scaling charts, as tables in a disclosure
 //! under each chart: the same memos the charts draw, reachable by keyboard and screen reader.
 
-use crate::ui::pages::memory::state::MemoryState;
+use crate::ui::pages::memory::state::{MemoryDetails, MemoryState};
 use bitbudget_math::numbers::format_bytes;
 use leptos::prelude::*;
 
@@ -9,10 +9,11 @@ use leptos::prelude::*;
 #[component]
 pub fn StrategyNumbers() -> impl IntoView {
     let state = expect_context::<MemoryState>();
+    let details = expect_context::<MemoryDetails>();
     let rows = move || {
         let setup = state.setup.get();
         let capacity = setup.gpu.as_ref().map(|g| g.capacity_bytes);
-        state
+        details
             .strategies
             .get()
             .into_iter()
@@ -48,11 +49,12 @@ pub fn StrategyNumbers() -> impl IntoView {
 #[component]
 pub fn ScalingNumbers() -> impl IntoView {
     let state = expect_context::<MemoryState>();
+    let details = expect_context::<MemoryDetails>();
     let rows = move || {
         let setup = state.setup.get();
         let capacity = setup.gpu.as_ref().map(|g| g.capacity_bytes);
         let bytes = move |b: u64| format_bytes(b, setup.units);
-        state
+        details
             .sweep
             .get()
             .into_iter()

@@ -1,5 +1,7 @@
 //! Shared state of the Memory page: one typed query signal, and memos for everything derived
-//! from it (the breakdown, every strategy, the GPU sweep, the advice).
+//! from it: the breakdown and the advice ([`MemoryState`]), and what the page shows beyond the
+//! verdict and the bar, the step time and the strategy comparisons ([`MemoryDetails`], which the
+//! light embed's binary neither builds nor links).
 
 use crate::ui::pages::memory::query::MemoryQuery;
 use bitbudget_math::memory::plan::{by_strategy, sweep, sweep_input, Strategy, SweepLine};
@@ -21,10 +23,6 @@ pub struct MemoryState {
     pub result: Memo<Result<Breakdown, MemoryError>>,
     /// The last valid breakdown (charts keep showing it while a control is invalid).
     pub shown: Memo<Option<Breakdown>>,
-    /// The same setup under every strategy.
-    pub strategies: Memo<Vec<(Strategy, Result<Breakdown, MemoryError>)>>,
-    /// Per-GPU totals as the GPU count grows.
-    pub sweep: Memo<Vec<SweepLine>>,
     /// What would make it fit on the chosen GPU (`memory::report::advice`; empty when it fits or no GPU
     /// is chosen).
     pub advice: Memo<Advice>,
@@ -33,13 +31,6 @@ pub struct MemoryState {
     pub settled: RwSignal<Option<String>>,
     /// The part under the pointer or keyboard focus.
     pub hovered: RwSignal<Option<Part>>,
-    /// Time of one step with the query's step knobs, or why the knobs or the setup are invalid.
-    pub step: Memo<Result<StepTime, MemoryError>>,
-    /// The step time under every strategy (same order as `strategies`).
-    pub step_strategies: Memo<Vec<(Strategy, Result<StepTime, MemoryError>)>>,
-    /// How the strategies chart ranks its bars (the query's, so the URL carries it; change it
-    /// with [`MemoryState::set`]).
-    pub order: Memo<StrategyOrder>,
     /// The PyTorch measurements, fetched once the page is up (`None` until they arrive; an error
     /// says why they could not be read): the Memory page's code does not carry them.
     pub pytorch: RwSignal<Option<Result<Arc<Validation>, String>>>,
@@ -56,10 +47,6 @@ impl MemoryState {
             Ok(b) => Some(b),
             Err(_) => prev.cloned().flatten(),
         });
-        let strategies = Memo::new(move |_| setup.with(by_strategy));
-        // The sweep runs over every data-parallel degree itself: changing dp alone reuses it.
-        let sweep_key = Memo::new(move |_| setup.with(sweep_input));
-        let sweep = Memo::new(move |_| sweep_key.with(sweep));
         let advice = Memo::new(move |_| {
             setup.with(|s| {
                 s.gpu
@@ -67,28 +54,14 @@ impl MemoryState {
                     .map_or_else(Advice::default, |g| advise(s, g.capacity_bytes))
             })
         });
-        let step_params = Memo::new(move |_| query.with(|q| q.job.step_params()));
-        let step = Memo::new(move |_| {
-            let p = step_params.get();
-            setup.with(|s| step::step_time(s, &p))
-        });
-        let step_strategies = Memo::new(move |_| {
-            let p = step_params.get();
-            setup.with(|s| step::by_strategy(s, &p))
-        });
         Self {
             query,
             setup,
             result,
             shown,
-            strategies,
-            sweep,
             advice,
             settled,
             hovered: RwSignal::new(None),
-            step,
-            step_strategies,
-            order: Memo::new(move |_| query.with(|q| q.order)),
             pytorch: RwSignal::new(None),
         }
     }
@@ -115,5 +88,45 @@ impl MemoryState {
                 let _ = q.apply(c.key(), &c.value());
             }
         });
+    }
+}
+
+/// What the Memory page shows beyond the verdict and the bar, derived from [`MemoryState`]: the step
+/// time and the strategy comparisons. Provided through context by the page's whole binary only.
+#[derive(Clone, Copy)]
+pub struct MemoryDetails {
+    /// The same setup under every strategy.
+    pub strategies: Memo<Vec<(Strategy, Result<Breakdown, MemoryError>)>>,
+    /// Per-GPU totals as the GPU count grows.
+    pub sweep: Memo<Vec<SweepLine>>,
+    /// Time of one step with the query's step knobs, or why the knobs or the setup are invalid.
+    pub step: Memo<Result<StepTime, MemoryError>>,
+    /// The step time under every strategy (same order as `strategies`).
+    pub step_strategies: Memo<Vec<(Strategy, Result<StepTime, MemoryError>)>>,
+    /// How the strategies chart ranks its bars (the query's, so the URL carries it; change it
+    /// with [`MemoryState::set`]).
+    pub order: Memo<StrategyOrder>,
+}
+
+impl MemoryDetails {
+    /// The details of `state`'s setup, computed when first read.
+    pub fn new(state: MemoryState) -> Self {
+        let (query, setup) = (state.query, state.setup);
+        // The sweep runs over every data-parallel degree itself: changing dp alone reuses it.
+        let sweep_key = Memo::new(move |_| setup.with(sweep_input));
+        let step_params = Memo::new(move |_| query.with(|q| q.job.step_params()));
+        Self {
+            strategies: Memo::new(move |_| setup.with(by_strategy)),
+            sweep: Memo::new(move |_| sweep_key.with(sweep)),
+            step: Memo::new(move |_| {
+                let p = step_params.get();
+                setup.with(|s| step::step_time(s, &p))
+            }),
+            step_strategies: Memo::new(move |_| {
+                let p = step_params.get();
+                setup.with(|s| step::by_strategy(s, &p))
+            }),
+            order: Memo::new(move |_| query.with(|q| q.order)),
+        }
     }
 }

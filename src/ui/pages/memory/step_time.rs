@@ -2,41 +2,41 @@
 //! (`memory::step`) for the page's setup, with its two knobs (utilisation, gradient accumulation).
 
 use crate::ui::pages::memory::fields::NumberField;
-use crate::ui::pages::memory::state::MemoryState;
+use crate::ui::pages::memory::state::MemoryDetails;
 use bitbudget_math::memory::step::text::{format_flops, format_seconds, format_tokens_per_s};
 use leptos::prelude::*;
 
 /// Seconds per step, tokens per second, and (in a disclosure) what the seconds are made of.
 #[component]
 pub fn StepTimePanel() -> impl IntoView {
-    let state = expect_context::<MemoryState>();
+    let details = expect_context::<MemoryDetails>();
     let timing = move || {
-        state
+        details
             .step
             .with(|r| r.as_ref().ok().and_then(|t| t.timing.clone()))
     };
     let seconds = move || timing().map_or("—".into(), |t| format_seconds(t.total_s));
     let tokens = move || timing().map_or("—".into(), |t| format_tokens_per_s(t.tokens_per_s));
     let why_not = move || {
-        state.step.with(|r| match r {
+        details.step.with(|r| match r {
             Ok(t) => t.no_timing.clone(),
             Err(e) => Some(e.to_string()),
         })
     };
     let summary = move || {
-        state
+        details
             .step
             .with(|r| r.as_ref().map(|t| t.summary()).unwrap_or_default())
     };
     let flops = move || {
-        state.step.with(|r| {
+        details.step.with(|r| {
             r.as_ref()
                 .map(|t| format_flops(t.hardware_flops))
                 .unwrap_or_default()
         })
     };
     let assumptions = move || {
-        state.step.with(|r| {
+        details.step.with(|r| {
             r.as_ref()
                 .map(|t| {
                     t.assumptions
