@@ -143,11 +143,26 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
             vec![(0.0, c), (1.0, c)],
             color(t.danger).stroke_width(s.stroke(2.0)),
         )))?;
-        let text = format!("{name}: {}", format_bytes(capacity, u));
         // Right-aligned at the plot's right edge, just above the line, or below it, or a row
-        // further away, whichever first clears the parts' labels and the total.
+        // further away, whichever first clears the parts' labels and the total. Where the one
+        // line would reach the bar (a long GPU name on a phone), the name goes above the size.
         let (right, line_y) = chart.backend_coord(&(1.0, c));
-        let (tw, th, gap) = (s.text_width(&text, 12.0), s.px(12.0), s.px(2.0));
+        let (bar_right, _) = chart.backend_coord(&(x1, c));
+        let (th, gap) = (s.px(12.0), s.px(2.0));
+        let size = format_bytes(capacity, u);
+        let one_line = format!("{name}: {size}");
+        let lines = if s.text_width(&one_line, 12.0) <= right - bar_right - 2 * gap {
+            vec![one_line]
+        } else {
+            vec![format!("{name}:"), size]
+        };
+        let tw = lines
+            .iter()
+            .map(|l| s.text_width(l, 12.0))
+            .max()
+            .unwrap_or(0);
+        let row = th + gap;
+        let height = lines.len() as i32 * row - gap;
         let (_, total_y) = chart.backend_coord(&(x0, drawn_top));
         let total_box = (
             chart.backend_coord(&(x0, drawn_top)).0,
@@ -158,14 +173,14 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
         );
         taken.push(total_box);
         let free = |top: i32| {
-            let b = (right - tw, top, right, top + th);
+            let b = (right - tw, top, right, top + height);
             !taken
                 .iter()
                 .any(|o| b.0 < o.2 && o.0 < b.2 && b.1 < o.3 && o.1 < b.3)
         };
-        let above = line_y - gap - th;
+        let above = line_y - gap - height;
         let below = line_y + 2 * gap;
-        let step = th + gap;
+        let step = height + gap;
         let top = [
             above,
             below,
@@ -175,18 +190,20 @@ pub fn draw<B: DrawingBackend>(root: &Area<B>, input: &Input, t: &Theme, s: Scal
             below + 2 * step,
         ]
         .into_iter()
-        .find(|&y| free(y) && y >= 0 && y + th <= root.dim_in_pixel().1 as i32)
+        .find(|&y| free(y) && y >= 0 && y + height <= root.dim_in_pixel().1 as i32)
         .unwrap_or(above);
         let (bx, by) = root.get_base_pixel();
-        root.draw(&Text::new(
-            text,
-            (right - bx, top - by),
-            s.font(12.0, t.danger)
-                .pos(plotters::style::text_anchor::Pos::new(
-                    plotters::style::text_anchor::HPos::Right,
-                    plotters::style::text_anchor::VPos::Top,
-                )),
-        ))?;
+        for (i, line) in lines.into_iter().enumerate() {
+            root.draw(&Text::new(
+                line,
+                (right - bx, top + i as i32 * row - by),
+                s.font(12.0, t.danger)
+                    .pos(plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Right,
+                        plotters::style::text_anchor::VPos::Top,
+                    )),
+            ))?;
+        }
     }
     let total = format!(
         "total {}{}",

@@ -246,6 +246,11 @@ fn setups() -> Vec<(String, Setup)> {
             llama("llama-3-70b", 2, "a100-80gb"),
         ),
         ("8B on a T4, dp 1".into(), llama("llama-3-8b", 1, "t4")),
+        // A GPU whose name is long beside a bar that reaches past its line.
+        (
+            "8B on an RTX 4090, dp 1".into(),
+            llama("llama-3-8b", 1, "rtx-4090"),
+        ),
         (
             "Mixtral, every kind of group".into(),
             llama("mixtral-8x7b", 4, "h100-80gb").with(|r| {
