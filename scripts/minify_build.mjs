@@ -21,19 +21,19 @@ const { minify: terser } = require('terser');
 const csso = require('csso');
 
 /** The ES module `code`, minified (names mangled inside it, exports kept). */
-export async function minifyModule(code) {
+async function minifyModule(code) {
   const out = await terser(code, { module: true, ecma: 2020, compress: { passes: 2 }, mangle: true, format: { comments: false } });
   if (typeof out.code !== 'string' || out.code.length === 0) throw new Error('terser returned no code');
   return out.code;
 }
 
 /** The style sheet `css`, minified without moving rules (their order decides the cascade). */
-export function minifyCss(css) {
+function minifyCss(css) {
   return csso.minify(css, { restructure: false, comments: false }).css;
 }
 
 /** `html` without comments and without the white space between tags, except inside scripts. */
-export function minifyHtml(html) {
+function minifyHtml(html) {
   return html
     .split(/(<script\b[\s\S]*?<\/script>)/)
     .map((part, i) => (i % 2 ? part : part.replace(/<!--[\s\S]*?-->/g, '').replace(/>\s+</g, '><').trim()))
@@ -41,7 +41,7 @@ export function minifyHtml(html) {
 }
 
 /** The Subresource Integrity value of `bytes`, as Trunk writes it (SHA-384). */
-export function integrity(bytes) {
+function integrity(bytes) {
   return `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
 }
 

@@ -13,8 +13,7 @@ const dir = process.env.TRUNK_STAGING_DIR;
 if (!dir) throw new Error('page_bundles.mjs runs as a Trunk hook (TRUNK_STAGING_DIR is not set)');
 const file = join(dir, 'index.html');
 const source = readFileSync(file, 'utf8');
-const release = process.env.TRUNK_PROFILE === 'release';
-const minify = release ? await import('./minify_build.mjs') : null;
+const minify = process.env.TRUNK_PROFILE === 'release' ? await import('./minify_build.mjs') : null;
 const html = minify ? minify.minifyStyleAndPage(dir, source) : source;
 const bundles = {};
 // Each page, the light embed (`<page>-embed`) of each page in LIGHT, and each on-demand module.
